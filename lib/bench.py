@@ -1,0 +1,80 @@
+"""`python -m lib bench`: the library's speed against the budgets of DESIGN.md, in figures.
+
+Timings are medians of repeated runs on this machine; nothing here asserts, it reports.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BUDGETS = {"import": 2.0, "train": 60.0, "forward": 0.050, "tsne_step": 0.100, "tsne_first": 0.300}
+
+
+def _median_time(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def _row(what: str, seconds: float, budget: float | None) -> str:
+    verdict = "" if budget is None else ("within" if seconds <= budget else "OVER") + f" budget {budget:g} s"
+    return f"{what:46s} {seconds:9.4f} s   {verdict}"
+
+
+def main(train_models: bool = True) -> int:
+    print(f"python {sys.version.split()[0]}")
+    code = "import time; t=time.perf_counter(); import lib, lib.model, lib.store; print(time.perf_counter()-t)"
+    imports = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                    check=True).stdout) for _ in range(3)]
+    print(_row("import lib (with torch and the model)", statistics.median(imports), BUDGETS["import"]))
+    code_light = "import time; t=time.perf_counter(); import lib; print(time.perf_counter()-t)"
+    light = float(subprocess.run([sys.executable, "-c", code_light], capture_output=True, text=True,
+                                 check=True).stdout)
+    print(_row("import lib (package only)", light, BUDGETS["import"]))
+
+    import numpy as np
+    import torch
+    from .maps import tsne
+    from .store import load
+
+    lm = load("calling-game")
+    ids = lm.encode("<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama 5 <SEP> 5 chiama Pietro capo")
+    with torch.no_grad():
+        lm.model(ids)
+    print(_row(f"forward pass, calling-game, {len(ids)} tokens", _median_time(lambda: lm.model(ids), 50),
+               BUDGETS["forward"]))
+    print(_row("run_with_cache, calling-game", _median_time(lambda: lm.model.run_with_cache(ids), 50),
+               BUDGETS["forward"]))
+
+    emb = lm.model.W_E.detach().numpy()
+    rng = np.random.default_rng(0)
+    wide = rng.normal(size=(84, 384))
+    for label, x, perp in (("t-SNE, 28 points (calling-game vocabulary)", emb, 5),
+                           ("t-SNE, 84 points of 384 dimensions", wide, 15)):
+        t = time.perf_counter()
+        tsne(x, perplexity=perp, seed=0)
+        first = time.perf_counter() - t
+        print(_row(label + ", first", first, BUDGETS["tsne_first"]))
+        print(_row(label + ", median of 5", _median_time(lambda: tsne(x, perplexity=perp, seed=1), 5),
+                   BUDGETS["tsne_step"]))
+
+    if train_models:
+        from .store import shipped_names
+        for name in shipped_names():
+            with tempfile.TemporaryDirectory() as tmp:
+                t = time.perf_counter()
+                subprocess.run([sys.executable, "-m", "lib", "train", name, "--out", str(Path(tmp) / name),
+                                "--quiet"], check=True, capture_output=True)
+                wall = time.perf_counter() - t
+                loop = json.loads((Path(tmp) / name / "meta.json").read_text())["train_seconds"]
+            print(_row(f"python -m lib train {name} (whole command)", wall, BUDGETS["train"]))
+            print(_row(f"  of which the training loop", loop, None))
+    return 0

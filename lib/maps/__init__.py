@@ -1,0 +1,13 @@
+"""Ways to look at an embedding space: PCA, concept planes (Gram-Schmidt), t-SNE, analogies, probes.
+
+Every function takes plain arrays ([point, dimension]) so the same code maps the toy tables of
+the notes, the shipped models' embeddings and the residual stream.
+"""
+from .pca import PCA, pca, unit_sphere
+from .concepts import ConceptPlane, concept_plane, direction, gram_schmidt, spread_captured
+from .analogy import Analogy, analogy
+from .probes import ProbeResult, linear_probe
+from .tsne import tsne, check_perplexity
+
+__all__ = ["PCA", "pca", "unit_sphere", "ConceptPlane", "concept_plane", "direction", "gram_schmidt",
+           "spread_captured", "Analogy", "analogy", "ProbeResult", "linear_probe", "tsne", "check_perplexity"]

@@ -1,0 +1,87 @@
+"""The command line is a contract: JSON shapes, and one clear line for every bad input."""
+import json
+
+import pytest
+
+CONFIDENT = "<BOS> Pietro chiama Paolo"
+
+
+def test_models_lists_every_shipped_model(run_cli):
+    out = run_cli("models", check=True).stdout
+    assert out.splitlines()[0].startswith("calling-game")
+    assert "hand-wired" in out
+
+
+def test_predict_json_ranks_tarso_first(run_cli):
+    data = json.loads(run_cli("predict", "calling-game", CONFIDENT, "--json", check=True).stdout)
+    assert set(data) == {"model", "prompt", "temperature", "next"}
+    assert data["prompt"] == CONFIDENT.split() and data["temperature"] == 1.0
+    assert len(data["next"]) == 28
+    probs = [n["prob"] for n in data["next"]]
+    assert probs == sorted(probs, reverse=True) and sum(probs) == pytest.approx(1.0)
+    assert data["next"][0]["token"] == "Tarso" and data["next"][0]["prob"] >= 0.99
+    assert set(data["next"][0]) == {"token", "prob", "logit"}
+
+
+def test_predict_truncation_and_temperature(run_cli):
+    data = json.loads(run_cli("predict", "calling-game", "<BOS> Pietro chiama", "--json", "--top-k", "3",
+                              "--temperature", "2", check=True).stdout)
+    assert len(data["next"]) == 3 and data["temperature"] == 2.0
+    assert sum(n["prob"] for n in data["next"]) == pytest.approx(1.0)
+    data = json.loads(run_cli("predict", "calling-game", CONFIDENT, "--json", "--top-p", "0.5", check=True).stdout)
+    assert [n["token"] for n in data["next"]] == ["Tarso"]
+
+
+def test_predict_prints_a_readable_page(run_cli):
+    out = run_cli("predict", "calling-game", CONFIDENT, check=True).stdout
+    assert "Tarso" in out.splitlines()[1]
+
+
+def test_lens_json_stages_run_from_embedding_to_output(run_cli):
+    data = json.loads(run_cli("lens", "calling-game", CONFIDENT, "--json", check=True).stdout)
+    assert set(data) == {"model", "prompt", "stages"}
+    names = [s["name"] for s in data["stages"]]
+    assert names == ["embed", "blocks.0.attn", "blocks.0.mlp", "blocks.1.attn", "blocks.1.mlp"]
+    predicted = json.loads(run_cli("predict", "calling-game", CONFIDENT, "--json", check=True).stdout)
+    last = data["stages"][-1]["top"][0]
+    assert last["token"] == "Tarso" and last["prob"] == pytest.approx(predicted["next"][0]["prob"], abs=1e-6)
+
+
+def test_check_passes_on_the_shipped_models(run_cli):
+    r = run_cli("check")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("PASS") == 2
+
+
+BAD_INPUTS = [
+    (("predict", "nonesuch", CONFIDENT), "unknown model 'nonesuch'"),
+    (("predict", "calling-game", "<BOS> Pietro chiama Giovanni"), "unknown token 'Giovanni'"),
+    (("predict", "calling-game", "<BOS> pietro chiama"), "did you mean 'Pietro'"),
+    (("predict", "calling-game", "   "), "prompt is empty"),
+    (("predict", "calling-game", " ".join(["<BOS>"] + ["Pietro"] * 48)), "at most 48"),
+    (("predict", "calling-game", CONFIDENT, "--temperature", "0"), "temperature must be a positive finite number"),
+    (("predict", "calling-game", CONFIDENT, "--temperature", "-1"), "temperature must be a positive finite number"),
+    (("predict", "calling-game", CONFIDENT, "--temperature", "nan"), "temperature must be a positive finite number"),
+    (("predict", "calling-game", CONFIDENT, "--temperature", "inf"), "temperature must be a positive finite number"),
+    (("predict", "calling-game", CONFIDENT, "--temperature", "hot"), "temperature must be a number"),
+    (("predict", "calling-game", CONFIDENT, "--top-p", "0"), "top-p must lie in (0, 1]"),
+    (("predict", "calling-game", CONFIDENT, "--top-p", "1.5"), "top-p must lie in (0, 1]"),
+    (("predict", "calling-game", CONFIDENT, "--top-k", "0"), "top-k must be a whole number of at least 1"),
+    (("predict", "calling-game", CONFIDENT, "--top-k", "2.5"), "top-k must be a whole number"),
+    (("lens", "calling-game", "<BOS> Pietro chiama banane"), "unknown token 'banane'"),
+    (("lens", "calling-game", ""), "prompt is empty"),
+    (("train", "nonesuch"), "unknown model 'nonesuch'"),
+    (("check", "nonesuch"), "unknown model 'nonesuch'"),
+    (("predict",), "the following arguments are required"),
+    (("fly",), "invalid choice"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD_INPUTS, ids=[" ".join(a)[:60] for a, _ in BAD_INPUTS])
+def test_bad_input_gets_one_clear_line_and_a_non_zero_exit(run_cli, args, message):
+    r = run_cli(*args)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    assert message in lines[0], lines[0]

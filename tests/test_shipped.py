@@ -1,0 +1,37 @@
+"""The shipped weights: they load without running code, match their checksums and metadata."""
+import json
+
+import pytest
+from safetensors.torch import load_file
+
+from lib.store import META, WEIGHTS, load, models_dir, sha256, shipped_names
+
+
+def test_both_models_are_shipped():
+    assert shipped_names() == ["calling-game", "hand-wired"]
+
+
+@pytest.mark.parametrize("name", ["calling-game", "hand-wired"])
+def test_metadata_is_complete_and_the_checksum_matches(name):
+    folder = models_dir() / name
+    meta = json.loads((folder / META).read_text())
+    for key in ("config", "vocab", "train", "final_loss", "behaviour", "sha256", "n_params", "loss_history"):
+        assert key in meta, key
+    assert meta["sha256"] == sha256(folder / WEIGHTS)
+    assert len(meta["vocab"]) == meta["config"]["vocab_size"]
+    assert set(load_file(str(folder / WEIGHTS))) == set(load(name).model.state_dict())
+
+
+def test_calling_game_has_the_specified_shape():
+    cfg = load("calling-game").model.cfg
+    assert (cfg.n_layers, cfg.n_heads, cfg.d_model, cfg.tied, cfg.vocab_size) == (2, 4, 64, True, 28)
+
+
+def test_hand_wired_has_the_specified_shape_and_records_its_figures():
+    lm = load("hand-wired")
+    cfg = lm.model.cfg
+    assert (cfg.n_layers, cfg.n_heads, cfg.d_model) == (2, 2, 32)
+    fig = lm.meta["behaviour"]
+    for key in ("pca_top2_designed", "pca_top2_learned", "probes_read_back", "analogies_recovered", "king_man_woman"):
+        assert key in fig
+    assert fig["pca_top2_designed"] > fig["pca_top2_learned"]

@@ -1,0 +1,51 @@
+import numpy as np
+import torch
+
+from lib import worked_examples as wx
+from lib.convolution import ocr_pass
+
+
+def test_cat_sat_runs_the_notes_matrices_through_the_model():
+    ex = wx.cat_sat()
+    logits, cache = ex.model.run_with_cache(ex.tokens)
+    X = np.array([wx.CAT_SAT_EMBED[w] for w in wx.SENTENCE])
+    Q, K, V = X @ np.array(wx.CAT_SAT_W_Q), X @ np.array(wx.CAT_SAT_W_K), X @ np.array(wx.CAT_SAT_W_V)
+    scores = Q @ K.T / np.sqrt(5)
+    scores[np.triu_indices(3, 1)] = -np.inf
+    pattern = np.exp(scores - scores.max(1, keepdims=True))
+    pattern /= pattern.sum(1, keepdims=True)
+    assert np.allclose(cache["blocks.0.attn.q"][:, 0].numpy(), Q, atol=1e-6)
+    assert np.allclose(cache["blocks.0.attn.pattern"][0].numpy(), pattern, atol=1e-6)
+    h = X + pattern @ V  # W_O is the identity
+    assert np.allclose(cache["resid_final"].numpy(), h, atol=1e-6)
+    assert np.allclose(logits.numpy(), h @ ex.model.W_E.detach().numpy().T, atol=1e-5)
+    # The note's hand-rounded first query row matches; its third row does not (see the chapter).
+    assert np.allclose(Q[1], wx.NOTE_CAT_SAT["Q"][1], atol=0.005)
+    assert not np.allclose(Q[2], wx.NOTE_CAT_SAT["Q"][2], atol=0.05)
+
+
+def test_two_heads_per_head_view_equals_the_concatenated_view():
+    ex = wx.two_heads()
+    _, cache = ex.model.run_with_cache(ex.tokens)
+    h0 = torch.tensor(wx.TWO_HEADS_H0)
+    assert torch.allclose(cache["blocks.0.resid_pre"], h0, atol=1e-6)
+    attn = ex.model.blocks[0].attn
+    Q_full = h0 @ wx.concat_heads(attn.W_Q)
+    assert Q_full.shape == (3, 6)
+    assert torch.allclose(Q_full[:, 3:], cache["blocks.0.attn.q"][:, 1], atol=1e-6)
+    z = cache["blocks.0.attn.z"]                       # [T, head, d_head]
+    concat = z.reshape(3, 6)                            # heads side by side
+    assert torch.allclose(concat @ wx.concat_W_O(attn.W_O), cache["blocks.0.attn_out"], atol=1e-6)
+    assert torch.allclose(cache["blocks.0.attn.head_out"].sum(1), cache["blocks.0.attn_out"], atol=1e-6)
+    assert cache["blocks.0.mlp.pre"].shape == (3, 8)
+    assert (cache["blocks.0.mlp.post"] >= 0).all()
+
+
+def test_the_convolution_by_hand():
+    out = ocr_pass(wx.stroke_image(), wx.FILTERS)
+    assert out["conv"]["vertical"].tolist() == [[-3, 6, -3]] * 3
+    assert out["pool"]["vertical"].tolist() == [[6, 6], [6, 6]]
+    assert not out["conv"]["horizontal"].any()
+    assert out["features"].tolist() == [6, 6, 6, 6, 0, 0, 0, 0]
+    assert out["scores"].tolist() == [24, 0]
+    assert out["probs"][0] > 0.999999
