@@ -26,7 +26,8 @@ def _number(kind, label):
         try:
             return kind(text)
         except ValueError:
-            raise CourseError(f"{label} must be {'a whole number' if kind is int else 'a number'}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"{label} must be {'a whole number' if kind is int else 'a number'}, got {text!r}") from None
     return parse
 
 

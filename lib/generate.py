@@ -61,3 +61,33 @@ def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, 
             break
     out.kv_bytes = kv.n_bytes() if kv is not None else 0
     return out
+
+
+def sample_many(model: Transformer, prompt: Iterable[int], n: int, max_new_tokens: int, *, seed: int = 0,
+                temperature: float = 1.0, stop: int | None = None) -> list[list[int]]:
+    """`n` seeded samples from one prompt, drawn side by side as one batch (with the KV cache).
+
+    Each returned sequence ends at its first `stop` token (included) or after `max_new_tokens`.
+    """
+    temperature = check_temperature(temperature)
+    prompt = [int(t) for t in prompt]
+    require(n >= 1, f"n must be at least 1, got {n}")
+    max_new_tokens = min(max_new_tokens, model.cfg.n_ctx - len(prompt))
+    gen = torch.Generator().manual_seed(int(seed))
+    batch = torch.tensor([prompt] * n)
+    rows = batch.clone()
+    logits, kv = model.forward_with_kv(batch)
+    for _ in range(max_new_tokens):
+        probs = torch.softmax(logits[:, -1].double() / temperature, dim=-1)
+        nxt = torch.multinomial(probs.float(), 1, generator=gen)
+        rows = torch.cat([rows, nxt], dim=1)
+        if stop is not None and bool((rows[:, len(prompt):] == stop).any(1).all()):
+            break
+        logits, kv = model.forward_with_kv(nxt, kv)
+    out = []
+    for row in rows.tolist():
+        new = row[len(prompt):]
+        if stop is not None and stop in new:
+            new = new[:new.index(stop) + 1]
+        out.append(prompt + new)
+    return out
