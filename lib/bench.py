@@ -59,12 +59,11 @@ def main(train_models: bool = True) -> int:
     wide = rng.normal(size=(84, 384))
     for label, x, perp in (("t-SNE, 28 points (calling-game vocabulary)", emb, 5),
                            ("t-SNE, 84 points of 384 dimensions", wide, 15)):
-        t = time.perf_counter()
-        tsne(x, perplexity=perp, seed=0)
-        first = time.perf_counter() - t
-        print(_row(label + ", first", first, BUDGETS["tsne_first"]))
-        print(_row(label + ", median of 5", _median_time(lambda: tsne(x, perplexity=perp, seed=1), 5),
-                   BUDGETS["tsne_step"]))
+        seeds = iter(range(100))
+        # Each call uses a new seed, so nothing is reused: this is the uncached cost of a slider
+        # step; a step back to a layout already seen is a dictionary lookup in the explorer.
+        print(_row(label + ", uncached, median of 5",
+                   _median_time(lambda: tsne(x, perplexity=perp, seed=next(seeds)), 5), BUDGETS["tsne_first"]))
 
     if train_models:
         from .store import shipped_names

@@ -65,3 +65,26 @@ def test_tsne_is_seeded_and_checks_perplexity():
     assert not np.allclose(a, tsne(x, perplexity=5, seed=2))
     with pytest.raises(CourseError, match="perplexity must lie in"):
         tsne(x, perplexity=20)
+
+
+def test_tsne_keeps_clusters_together():
+    rng = np.random.default_rng(4)
+    centres = rng.normal(0, 5, size=(3, 10))
+    x = np.vstack([c + rng.normal(size=(20, 10)) for c in centres])
+    labels = np.repeat([0, 1, 2], 20)
+    y = tsne(x, perplexity=10, seed=0)
+    d = ((y[:, None] - y[None]) ** 2).sum(-1)
+    np.fill_diagonal(d, np.inf)
+    assert (labels[d.argmin(1)] == labels).mean() == 1.0
+
+
+def test_neighbourhoods_have_the_requested_perplexity():
+    from lib.maps.tsne import conditional_probabilities, neighbour_probabilities
+    x = np.random.default_rng(5).normal(size=(30, 4))
+    for perplexity in (2.0, 7.0, 20.0):
+        rows = conditional_probabilities(x, perplexity)
+        entropy = -(np.where(rows > 0, rows * np.log(np.where(rows > 0, rows, 1)), 0)).sum(1)
+        assert np.allclose(np.exp(entropy), perplexity, rtol=1e-3)
+        assert np.allclose(np.diag(rows), 0)
+    P = neighbour_probabilities(x, 7.0)
+    assert np.allclose(P, P.T) and P.sum() == pytest.approx(1.0, abs=1e-6)
