@@ -146,3 +146,19 @@ FILTERS = {
     "vertical": np.array([[-1, 2, -1], [-1, 2, -1], [-1, 2, -1]], dtype=float),
     "horizontal": np.array([[-1, -1, -1], [2, 2, 2], [-1, -1, -1]], dtype=float),
 }
+
+
+# Note 3, appendix A: the search by hand. A finished query vector and a three-word dictionary.
+SEARCH_QUERY = (1.0, 0.5, -0.2)
+SEARCH_DICTIONARY = {
+    "Tarso": (1.2, 0.4, -0.1),
+    "Cefa": (0.3, 1.0, 0.2),
+    "Paolo": (-0.5, 0.2, 0.9),
+}
+# What the note prints for the same search, rounded by hand.
+NOTE_SEARCH = {
+    "logits": (1.42, 0.76, -0.58),
+    "probs": (0.61, 0.31, 0.08),
+    "logits_x3": (4.26, 2.28, -1.74),
+    "probs_x3": (0.87, 0.12, 0.01),
+}

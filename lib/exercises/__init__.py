@@ -1,0 +1,67 @@
+"""Self-checks for the chapters' exercises.
+
+Each check takes the learner's answer and returns a `Feedback`: right, or what is wrong and a
+hint, never the answer itself. An answer still left as `...` gets "not answered yet", so a
+student notebook runs from top to bottom before any exercise is done.
+"""
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Feedback:
+    ok: bool
+    message: str
+    answered: bool = True
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def _mark(self) -> str:
+        return "Correct" if self.ok else ("Not answered yet" if not self.answered else "Not yet")
+
+    def __repr__(self) -> str:
+        return f"{self._mark()}: {self.message}"
+
+    def _repr_html_(self) -> str:
+        colour = "#1a7f37" if self.ok else ("#6e7781" if not self.answered else "#bc4c00")
+        return (f'<div class="course-feedback" style="border-left:4px solid {colour};padding:4px 8px">'
+                f"<strong>{self._mark()}</strong>: {html.escape(self.message)}</div>")
+
+
+NOT_ANSWERED = "replace the ... with your answer, then run the cell again."
+
+
+def unanswered(answer) -> bool:
+    return answer is ... or answer is None
+
+
+def as_number(answer):
+    """The answer as a float, or None if it is not a single finite number."""
+    if isinstance(answer, bool):
+        return None
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def check_number(answer, expected: float, *, tol: float, what: str, hints: dict | None = None) -> Feedback:
+    """Compare a numeric answer; on a miss, say whether it is too high or too low, and by how much
+    in order of magnitude, plus an optional hint for a known mistake (`hints`: value -> text)."""
+    if unanswered(answer):
+        return Feedback(False, NOT_ANSWERED, answered=False)
+    value = as_number(answer)
+    if value is None:
+        return Feedback(False, f"{what} should be a single finite number; got {answer!r}.")
+    if abs(value - expected) <= tol:
+        return Feedback(True, f"{what} is {value:.4g}.")
+    for wrong, hint in (hints or {}).items():
+        if abs(value - wrong) <= tol:
+            return Feedback(False, hint)
+    direction = "too high" if value > expected else "too low"
+    return Feedback(False, f"{what} of {value:.4g} is {direction}.")

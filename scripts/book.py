@@ -1,0 +1,208 @@
+"""Build tasks for the book: vendored assets, a cache keyed on the library, student notebooks.
+
+    python scripts/book.py vendor     copy MathJax, require.js and the widget manager into _assets/vendor
+    python scripts/book.py build      execute every chapter and build the site (warnings are errors)
+    python scripts/book.py student    write student notebooks (no solutions, no outputs) to student/
+    python scripts/book.py bench      fresh build, rebuild after a one-line edit, peak memory per chapter
+
+The Makefile calls these; they can be run by hand inside the environment.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "_build"
+CACHE = BUILD / ".jupyter_cache"
+KEY_FILE = BUILD / ".library-key"
+# Not under _static: Jupyter Book adds every script found there to every page.
+VENDOR = ROOT / "_assets" / "vendor"
+NODE = ROOT / "node_modules"
+# The jupyter-book command of this environment (its package has no __main__ module).
+JUPYTER_BOOK = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())"]
+
+
+def chapters() -> list[Path]:
+    """Every notebook page listed in _toc.yml, in order (pages with code cells only)."""
+    toc = (ROOT / "_toc.yml").read_text()
+    files = re.findall(r"file:\s*(\S+)", toc)
+    out = []
+    for f in files:
+        path = ROOT / (f + ".md")
+        if path.exists() and "```{code-cell}" in path.read_text():
+            out.append(path)
+    return out
+
+
+# ----------------------------------------------------------------------------- vendor
+def vendor() -> None:
+    """Copy the browser assets from node_modules so that no page fetches anything from outside."""
+    if not NODE.is_dir():
+        sys.exit("node_modules is missing: run `npm ci` first (make does this)")
+    VENDOR.mkdir(parents=True, exist_ok=True)
+    shutil.copy(NODE / "requirejs" / "require.js", VENDOR / "require.min.js")
+    manager = VENDOR / "html-manager"
+    if manager.exists():
+        shutil.rmtree(manager)
+    shutil.copytree(NODE / "@jupyter-widgets" / "html-manager" / "dist", manager,
+                    ignore=shutil.ignore_patterns("*.map", "*.LICENSE.txt"))
+    mathjax = VENDOR / "mathjax"
+    if mathjax.exists():
+        shutil.rmtree(mathjax)
+    es5 = NODE / "mathjax" / "es5"
+    # The combined TeX-to-HTML component, its fonts, and the TeX extensions it may load on demand.
+    shutil.copytree(es5, mathjax, ignore=shutil.ignore_patterns("sre", "mml-*", "tex-mml-*", "tex-svg*",
+                                                                 "*.map", "svg", "node-main.js"))
+
+
+# ----------------------------------------------------------------------------- build
+def library_key() -> str:
+    """A hash of everything a chapter's output depends on besides the chapter itself."""
+    h = hashlib.sha256()
+    for folder in ("lib", "data"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(ROOT)).encode())
+                h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def build(clean: bool = False) -> float:
+    key = library_key()
+    if clean or not KEY_FILE.exists() or KEY_FILE.read_text() != key:
+        # jupyter-cache only notices changes to a notebook's own cells; a change in lib/ or data/
+        # must re-execute every chapter, so the cache is dropped when their hash moves.
+        shutil.rmtree(CACHE, ignore_errors=True)
+    if not (VENDOR / "mathjax" / "tex-chtml.js").exists():
+        vendor()
+    start = time.perf_counter()
+    cmd = JUPYTER_BOOK + ["build", str(ROOT), "-W", "-n", "--keep-going"]
+    result = subprocess.run(cmd, cwd=ROOT)
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"the book did not build (exit {result.returncode}); see the messages above")
+    BUILD.mkdir(exist_ok=True)
+    KEY_FILE.write_text(key)
+    print(f"\nThe site is built: {BUILD / 'html' / 'index.html'}  ({seconds:.1f} s)")
+    print("Serve it with `make serve`, then open http://127.0.0.1:8000/")
+    return seconds
+
+
+# ----------------------------------------------------------------------------- student notebooks
+def student_notebook(path: Path):
+    """The chapter as a notebook without its solutions and without outputs.
+
+    Solutions sit between `solution-start` and `solution-end` directives; everything between
+    them (prose and code) is dropped. Cells tagged `exercise-stub` stay, visible, as the
+    learner's workspace; `remove-cell` only hides them on the website.
+    """
+    import jupytext
+
+    nb = jupytext.read(path)
+    cells, inside = [], False
+    for cell in nb.cells:
+        text = cell.source
+        if cell.cell_type == "markdown" and "solution-start" in text:
+            before = text.split(":::{solution-start}")[0].rstrip().rstrip(":").rstrip()
+            if before:
+                cell.source = before
+                cells.append(cell)
+            inside = True
+            continue
+        if inside:
+            if cell.cell_type == "markdown" and "solution-end" in text:
+                inside = False
+                after = text.split(":::{solution-end}")[-1].lstrip(": \n")
+                after = after[3:].lstrip() if after.startswith(":::") else after
+                if after.strip():
+                    cell.source = after
+                    cells.append(cell)
+            continue
+        if cell.cell_type == "code":
+            tags = cell.metadata.get("tags", [])
+            if "exercise-stub" in tags:
+                cell.metadata["tags"] = [t for t in tags if t != "remove-cell"]
+            cell.outputs = []
+            cell.execution_count = None
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
+def student(out: Path = ROOT / "student") -> list[Path]:
+    import jupytext
+
+    out.mkdir(exist_ok=True)
+    written = []
+    for path in chapters():
+        nb = student_notebook(path)
+        if not any("exercise-stub" in c.metadata.get("tags", []) for c in nb.cells):
+            continue
+        target = out / (path.stem + ".ipynb")
+        jupytext.write(nb, target, fmt="ipynb")
+        written.append(target)
+        print(f"wrote {target.relative_to(ROOT)}")
+    return written
+
+
+# ----------------------------------------------------------------------------- bench
+def peak_memory_of(path: Path) -> tuple[float, float]:
+    """Execute one chapter in a fresh kernel; return (seconds, peak resident MB of the kernel)."""
+    code = f"""
+import resource, time, jupytext, nbclient
+nb = jupytext.read({str(path)!r})
+t = time.perf_counter()
+client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources={{"metadata": {{"path": {str(path.parent)!r}}}}})
+with client.setup_kernel():
+    client.execute()
+    km = client.kc
+    import json
+    msg = client.kc.execute_interactive("import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)", timeout=60, output_hook=lambda m: print(m.get('content', {{}}).get('text', ''), end=''))
+print("SECONDS", time.perf_counter() - t)
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr[-2000:])
+    lines = r.stdout.split()
+    kb = float(lines[0])
+    seconds = float(lines[lines.index("SECONDS") + 1])
+    return seconds, kb / 1024
+
+
+def bench() -> None:
+    budget = {"build": 180.0, "rebuild": 20.0, "memory": 1024.0}
+    shutil.rmtree(BUILD, ignore_errors=True)
+    fresh = build(clean=True)
+    page = ROOT / "intro.md"
+    original = page.read_text()
+    try:
+        page.write_text(original + "\n<!-- bench: a one-line prose edit -->\n")
+        start = time.perf_counter()
+        subprocess.run(JUPYTER_BOOK + ["build", str(ROOT), "-W", "-n", "--keep-going"],
+                       cwd=ROOT, check=True, capture_output=True)
+        rebuild = time.perf_counter() - start
+    finally:
+        page.write_text(original)
+    rows = [("fresh build, every chapter executed, clean cache", fresh, budget["build"], "s"),
+            ("rebuild after a one-line prose edit", rebuild, budget["rebuild"], "s")]
+    for path in chapters():
+        seconds, mb = peak_memory_of(path)
+        rows.append((f"execute {path.relative_to(ROOT)}: time", seconds, None, "s"))
+        rows.append((f"execute {path.relative_to(ROOT)}: peak kernel memory", mb, budget["memory"], "MB"))
+    print()
+    for what, value, limit, unit in rows:
+        verdict = "" if limit is None else ("within" if value <= limit else "OVER") + f" budget {limit:g} {unit}"
+        print(f"{what:70s} {value:9.1f} {unit:2s}  {verdict}")
+
+
+if __name__ == "__main__":
+    task = sys.argv[1] if len(sys.argv) > 1 else "build"
+    {"vendor": vendor, "build": build, "student": student, "bench": bench}.get(
+        task, lambda: sys.exit(f"unknown task {task!r}; tasks: vendor, build, student, bench"))()
