@@ -16,9 +16,10 @@ def temperature_explorer(lm, prompts: list[str], temperature: float = 1.0, k: in
     import ipywidgets as W
 
     slider = W.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05,
-                              description="temperature", readout_format=".2f", continuous_update=True)
+                              description="temperature", readout_format=".2f", continuous_update=True,
+                              style={"description_width": "initial"})
     prompt = W.Combobox(value=prompts[0], options=list(prompts), description="prompt", ensure_option=False,
-                        layout=W.Layout(width="28em"))
+                        layout=W.Layout(width="26em"), style={"description_width": "initial"})
     message = W.HTML()
     out = W.Output()
 

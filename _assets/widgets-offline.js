@@ -1,0 +1,25 @@
+// Loaded on pages with widgets, after require.js and before the widget manager.
+(function () {
+  // 1. Tell require.js where the manager's own files live, so that the fonts it loads come from
+  //    this site, not from a path relative to the page (which does not exist) or from a CDN.
+  var root = document.documentElement.dataset.content_root || "";
+  require.config({ paths: { "@jupyter-widgets/html-manager/dist": root + "_static/vendor/html-manager" } });
+
+  // 2. The manager typesets widget labels with the MathJax 2 call MathJax.Hub.Queue; the site
+  //    runs MathJax 3. Give it that one call, forwarded to MathJax 3's typesetPromise.
+  function addHub() {
+    var mj = window.MathJax;
+    if (mj && !mj.Hub) {
+      mj.Hub = {
+        Queue: function (job) {
+          var el = job && job[2];
+          if (window.MathJax.typesetPromise) {
+            window.MathJax.typesetPromise(el ? [el] : undefined).catch(function () {});
+          }
+        },
+      };
+    }
+  }
+  addHub();
+  document.addEventListener("DOMContentLoaded", addHub);
+})();

@@ -1,0 +1,94 @@
+"""Browser fixtures: the built site served on 127.0.0.1, and Debian's Chromium under Playwright.
+
+Every request that does not go to 127.0.0.1 is refused and recorded, so a test can assert that
+no page reached outside.
+"""
+import functools
+import http.server
+import os
+import shutil
+import socket
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "_build" / "html"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def site_url():
+    if not (SITE / "index.html").exists():
+        pytest.fail("the site is not built: run `make book` (make test builds it first)")
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail("Debian's chromium is not installed (apt-get install chromium); make test installs it")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Visit:
+    """One page load with its console errors and the outside requests it tried."""
+
+    def __init__(self, page):
+        self.page = page
+        self.console_errors: list[str] = []
+        self.outside: list[str] = []
+        self.failed: list[str] = []
+
+
+@pytest.fixture
+def visit(browser):
+    context = browser.new_context()
+    opened = []
+
+    def route(r):
+        host = urlparse(r.request.url).hostname
+        if r.request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
+            r.continue_()
+        else:
+            opened[-1].outside.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+
+    def go(url: str) -> Visit:
+        page = context.new_page()
+        v = Visit(page)
+        opened.append(v)
+        page.on("console", lambda m: v.console_errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: v.console_errors.append(str(e)))
+        page.on("requestfailed", lambda r: v.failed.append(r.url))
+        page.goto(url, wait_until="networkidle")
+        return v
+
+    yield go
+    context.close()

@@ -1,0 +1,53 @@
+"""The built website in a real browser: every page loads cleanly and offline, math renders,
+figures carry alt text, and the page with a widget shows it."""
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import SITE
+
+PAGES = sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html")
+               if not p.name.startswith(("genindex", "search")) and "_static" not in p.parts) if SITE.exists() else []
+
+
+def test_every_toc_page_was_built():
+    toc = (SITE.parent.parent / "_toc.yml").read_text()
+    for f in re.findall(r"(?:root|file):\s*(\S+)", toc):
+        assert (SITE / (f + ".html")).exists(), f
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_loads_offline_without_console_errors(visit, site_url, path):
+    v = visit(f"{site_url}/{path}")
+    assert v.outside == [], f"{path} tried to reach outside 127.0.0.1: {v.outside}"
+    assert v.console_errors == [], f"{path}: {v.console_errors}"
+    local_failures = [u for u in v.failed if u.startswith(site_url)]
+    assert local_failures == [], f"{path}: missing files {local_failures}"
+    for img in v.page.locator("article img").all():
+        alt = img.get_attribute("alt") or ""
+        assert alt.strip() and not alt.endswith(".png"), f"{path}: an image has no alt text ({img.get_attribute('src')})"
+
+
+def test_math_renders(visit, site_url):
+    v = visit(f"{site_url}/chapters/part3/search-by-hand.html")
+    v.page.wait_for_selector("mjx-container", timeout=15000)
+    assert v.page.locator("mjx-container").count() >= 2
+    assert v.page.locator("mjx-merror").count() == 0, "MathJax reported a TeX error"
+    assert v.outside == []
+
+
+def test_the_widget_is_shown(visit, site_url):
+    v = visit(f"{site_url}/chapters/part3/search-by-hand.html")
+    slider = v.page.locator(".course-explorer .widget-slider, .course-explorer .slider-container, .course-explorer input[type=range]")
+    v.page.wait_for_selector(".course-explorer", timeout=15000)
+    assert v.page.locator(".course-explorer").first.is_visible()
+    assert slider.count() >= 1
+    assert v.console_errors == [] and v.outside == []
+
+
+def test_exercise_solutions_are_folded(visit, site_url):
+    v = visit(f"{site_url}/chapters/part3/search-by-hand.html")
+    solutions = v.page.locator(".solution.dropdown, details.solution, .solution.toggle")
+    assert solutions.count() == 3
+    assert v.page.locator(".exercise").count() == 3
