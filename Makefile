@@ -1,10 +1,18 @@
-# The course's commands. `make test` and `make bench` create the environment on first use.
+# The course's commands. Each creates what it needs on first use.
+#   make book    environment, assets, every chapter executed, the website built
+#   make test    everything make book does, then every test (Debian's chromium is installed if missing)
+#   make serve   the built site on http://127.0.0.1:8000/
+#   make lab     JupyterLab on the chapters
+#   make student student notebooks (no solutions, no outputs) in student/
+#   make bench   timings and memory against the budgets of DESIGN.md
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+ASSETS := _assets/vendor/mathjax/tex-chtml.js
+PORT ?= 8000
 
-.PHONY: install test bench clean
+.PHONY: install book test serve lab student bench chromium clean
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,13 +20,39 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	touch $(STAMP)
 
-install: $(STAMP)
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --silent --no-audit --no-fund
 
-test: $(STAMP)
+$(ASSETS): node_modules/.package-lock.json scripts/book.py
+	$(PY) scripts/book.py vendor
+
+install: $(STAMP) $(ASSETS)
+
+book: install
+	$(PY) scripts/book.py build
+
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+test: install chromium
+	rm -rf _build
+	$(PY) scripts/book.py build
 	$(PY) -m pytest -q -p no:cacheprovider
 
-bench: $(STAMP)
+serve:
+	@test -f _build/html/index.html || $(MAKE) book
+	@echo "Serving the site on http://127.0.0.1:$(PORT)/ (Ctrl-C to stop)"
+	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
+
+lab: install
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=chapters
+
+student: install
+	$(PY) scripts/book.py student
+
+bench: install
 	$(PY) -m lib bench
+	$(PY) scripts/book.py bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) _build node_modules _assets/vendor student build *.egg-info

@@ -119,7 +119,8 @@ def student_notebook(path: Path):
         if inside:
             if cell.cell_type == "markdown" and "solution-end" in text:
                 inside = False
-                after = text.split(":::{solution-end}")[-1].lstrip(": \n")
+                # The directive is written ":::{solution-end}" then a closing ":::" line.
+                after = text.split(":::{solution-end}", 1)[1].lstrip()
                 after = after[3:].lstrip() if after.startswith(":::") else after
                 if after.strip():
                     cell.source = after
@@ -148,7 +149,7 @@ def student(out: Path = ROOT / "student") -> list[Path]:
         target = out / (path.stem + ".ipynb")
         jupytext.write(nb, target, fmt="ipynb")
         written.append(target)
-        print(f"wrote {target.relative_to(ROOT)}")
+        print(f"wrote {target}")
     return written
 
 

@@ -1,0 +1,108 @@
+"""Live: JupyterLab on loopback opens the first chapter, runs it, and the slider recomputes."""
+import os
+import secrets
+import subprocess
+import sys
+import time
+import urllib.request
+from urllib.parse import urlparse
+from pathlib import Path
+
+import pytest
+
+from conftest_lab import free_port  # noqa: F401  (kept separate from the site fixtures)
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAPTER = "chapters/part3/search-by-hand.md"
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    port, token = free_port(), secrets.token_hex(16)
+    home = tmp_path_factory.mktemp("lab-home")
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+               JUPYTER_DATA_DIR=str(Path(sys.prefix) / "share" / "jupyter"), PYTHONWARNINGS="ignore")
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT}",
+           "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=False",
+           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--allow-root"]
+    log = open(home / "lab.log", "wb")  # a file, not a pipe: an unread pipe would block the server
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+            break
+        except Exception:
+            if proc.poll() is not None:
+                pytest.fail("JupyterLab exited: " + (home / "lab.log").read_text()[-3000:])
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("JupyterLab did not start within 90 s")
+    yield base, token, home / "lab.log"
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _image_of_explorer(page) -> str:
+    img = page.locator(".course-explorer img").first
+    img.wait_for(timeout=60000)
+    return img.get_attribute("src")
+
+
+def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
+    base, token, log = lab
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    outside = []
+
+    def route(r):
+        if r.request.url.startswith(("data:", "blob:")) or urlparse(r.request.url).hostname == "127.0.0.1":
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.set_default_timeout(60000)
+    page.goto(f"{base}/lab?token={token}", wait_until="domcontentloaded")
+    page.wait_for_selector(".jp-LabShell")
+    # Open the MyST source as a notebook (jupytext), run every cell, wait for the explorer.
+    page.evaluate(f"""async () => {{
+        const app = window.jupyterapp;
+        await app.started;
+        await app.commands.execute('docmanager:open', {{path: '{CHAPTER}', factory: 'Jupytext Notebook'}});
+    }}""")
+    page.wait_for_selector(".jp-Notebook .jp-Cell")
+    # Wait until the kernel is ready, then start the run without waiting for it in the page
+    # (the waits below, with their own time limits, follow its progress).
+    page.evaluate("""async () => {
+        const nb = window.jupyterapp.shell.currentWidget;
+        await nb.context.ready;
+        await nb.sessionContext.ready;
+        window.jupyterapp.commands.execute('notebook:run-all-cells');
+        return true;
+    }""")
+    before = _image_of_explorer(page)
+    handle = page.locator(".course-explorer .noUi-handle, .course-explorer .slider-container [role=slider]").first
+    handle.wait_for(timeout=30000)
+    handle.focus()
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "(before) => { const i = document.querySelector('.course-explorer img'); return i && i.getAttribute('src') !== before; }",
+        arg=before, timeout=30000)
+    after = _image_of_explorer(page)
+    assert after != before
+    readout = page.locator(".course-explorer .widget-readout").first.inner_text()
+    assert readout.strip() != "1.00", "the slider did not move"
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'] pre").all_inner_texts()
+    assert not any("Traceback" in e or "Error" in e for e in errors), errors
+    assert outside == [], outside
+    context.close()
