@@ -10,7 +10,6 @@ The Makefile calls these; they can be run by hand inside the environment.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import shutil
 import subprocess
@@ -155,26 +154,23 @@ def student(out: Path = ROOT / "student") -> list[Path]:
 
 # ----------------------------------------------------------------------------- bench
 def peak_memory_of(path: Path) -> tuple[float, float]:
-    """Execute one chapter in a fresh kernel; return (seconds, peak resident MB of the kernel)."""
-    code = f"""
-import resource, time, jupytext, nbclient
-nb = jupytext.read({str(path)!r})
-t = time.perf_counter()
-client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3", resources={{"metadata": {{"path": {str(path.parent)!r}}}}})
-with client.setup_kernel():
-    client.execute()
-    km = client.kc
-    import json
-    msg = client.kc.execute_interactive("import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)", timeout=60, output_hook=lambda m: print(m.get('content', {{}}).get('text', ''), end=''))
-print("SECONDS", time.perf_counter() - t)
-"""
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr[-2000:])
-    lines = r.stdout.split()
-    kb = float(lines[0])
-    seconds = float(lines[lines.index("SECONDS") + 1])
-    return seconds, kb / 1024
+    """Execute one chapter in a fresh kernel; return (seconds, peak resident MB of the kernel).
+
+    A last cell, added to the copy that runs, asks the kernel for its own high-water mark.
+    """
+    import jupytext
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = jupytext.read(path)
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "import resource; print('PEAK_KB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"))
+    start = time.perf_counter()
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    seconds = time.perf_counter() - start
+    text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
+    return seconds, float(text.split("PEAK_KB")[1].split()[0]) / 1024
 
 
 def bench() -> None:

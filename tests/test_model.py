@@ -4,7 +4,7 @@ import torch
 from lib.errors import CourseError
 from lib.generate import generate
 from lib.lens import components, direct_logit_attribution, logit_lens
-from conftest import small_model
+from helpers import small_model
 
 TOKENS = [1, 4, 2, 7, 3, 3]
 
