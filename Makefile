@@ -9,6 +9,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 ASSETS := _assets/vendor/mathjax/tex-chtml.js
 PORT ?= 8000
 
@@ -19,6 +20,10 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP) requirements-test.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	touch $(TEST_STAMP)
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --silent --no-audit --no-fund
@@ -34,7 +39,7 @@ book: install
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
-test: install chromium
+test: install $(TEST_STAMP) chromium
 	rm -rf _build
 	$(PY) scripts/book.py build
 	$(PY) -m pytest -q -p no:cacheprovider
@@ -44,7 +49,7 @@ serve:
 	@echo "Serving the site on http://127.0.0.1:$(PORT)/ (Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
-lab: install
+lab: install $(TEST_STAMP)
 	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=chapters
 
 student: install

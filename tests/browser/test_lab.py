@@ -1,6 +1,7 @@
 """Live: JupyterLab on loopback opens the first chapter, runs it, and the slider recomputes."""
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -20,15 +21,20 @@ CHAPTER = "chapters/part3/search-by-hand.md"
 def lab(tmp_path_factory):
     port, token = free_port(), secrets.token_hex(16)
     home = tmp_path_factory.mktemp("lab-home")
+    # Serve a copy of the chapter: JupyterLab autosaves an open notebook, and jupytext would
+    # write the source back in its own formatting.
+    work = home / "work"
+    (work / Path(CHAPTER).parent).mkdir(parents=True)
+    shutil.copy(ROOT / CHAPTER, work / CHAPTER)
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                JUPYTER_DATA_DIR=str(Path(sys.prefix) / "share" / "jupyter"), PYTHONWARNINGS="ignore")
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT}",
+           f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
            "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=False",
            "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
            "--allow-root"]
     log = open(home / "lab.log", "wb")  # a file, not a pipe: an unread pipe would block the server
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, env=env, cwd=work, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
