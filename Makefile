@@ -23,6 +23,8 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 
 $(TEST_STAMP): $(STAMP) requirements-test.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp binder/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $(TEST_STAMP)
 
 node_modules/.package-lock.json: package.json package-lock.json
@@ -50,7 +52,7 @@ serve:
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
 lab: install $(TEST_STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=chapters
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=chapters --allow-root
 
 student: install
 	$(PY) scripts/book.py student

@@ -83,8 +83,11 @@ def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
     page.evaluate(f"""async () => {{
         const app = window.jupyterapp;
         await app.started;
-        await app.commands.execute('docmanager:open', {{path: '{CHAPTER}', factory: 'Jupytext Notebook'}});
+        // No factory named: the chapter opens the way a double click opens it.
+        await app.commands.execute('docmanager:open', {{path: '{CHAPTER}'}});
     }}""")
+    default = page.evaluate(f"() => window.jupyterapp.docRegistry.defaultWidgetFactory('{CHAPTER}').name")
+    assert default == "Jupytext Notebook", "a chapter should open as a notebook (make lab installs the setting)"
     page.wait_for_selector(".jp-Notebook .jp-Cell")
     # Wait until the kernel is ready, then start the run without waiting for it in the page
     # (the waits below, with their own time limits, follow its progress).
