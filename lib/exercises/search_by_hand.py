@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..search import model_search, search
-from ..worked_examples import SEARCH_DICTIONARY
+from ..worked_examples import SEARCH_DICTIONARY, SEARCH_QUERY
 from . import Feedback, NOT_ANSWERED, as_number, check_number, unanswered
 
 # Exercise 1 uses a new query against the chapter's dictionary.
@@ -15,7 +15,7 @@ def logit_of_cefa(answer) -> Feedback:
     """Exercise 1: the score of Cefa for EXERCISE_QUERY."""
     expected = float(np.dot(EXERCISE_QUERY, SEARCH_DICTIONARY["Cefa"]))
     # Known slip: dropping the sign of a negative product, or using the chapter's query.
-    chapter = float(np.dot((1.0, 0.5, -0.2), SEARCH_DICTIONARY["Cefa"]))
+    chapter = float(np.dot(SEARCH_QUERY, SEARCH_DICTIONARY["Cefa"]))
     return check_number(answer, expected, tol=5e-3, what="The score",
                         hints={chapter: "that is Cefa's score for the chapter's query, not for the new one."})
 
@@ -42,7 +42,7 @@ def smallest_scale(answer, target: float = 0.95) -> Feedback:
     k = int(value)
 
     def p_tarso(scale):
-        return dict((w, p) for w, _, p in search(np.multiply((1.0, 0.5, -0.2), scale), SEARCH_DICTIONARY).ranked())["Tarso"]
+        return dict((w, p) for w, _, p in search(np.multiply(SEARCH_QUERY, scale), SEARCH_DICTIONARY).ranked())["Tarso"]
 
     if p_tarso(k) < target:
         return Feedback(False, f"at scale {k}, Tarso's probability is still below {target}: lengthen the query more.")
