@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..errors import require
+from ..errors import CourseError, require
 from ..vocab import BOS, EOS, PAD, SEP, SPECIALS
 
 PLAYERS = ("Pietro", "Paolo", "1", "2", "3", "4", "5", "6", "7", "8")
@@ -145,9 +145,11 @@ def next_token_distribution(prefix: list[str], options: GameOptions = GameOption
         if i == n:
             return {caller: 1.0}
         if prefix[i] != caller:
-            raise ValueError(f"not a prefix of a valid round at position {i}")
+            raise CourseError(f"not a prefix of a valid round: position {i} should be {caller!r}")
         if i + 1 == n:
             return {"chiama": 1.0}
+        if prefix[i + 1] != "chiama":
+            raise CourseError(f"not a prefix of a valid round: position {i + 1} should be 'chiama'")
         if i + 2 == n:
             legal_list = legal_callees(caller, previous)
             if legal == 0:
@@ -160,22 +162,31 @@ def next_token_distribution(prefix: list[str], options: GameOptions = GameOption
                 dist[a] = dist.get(a, 0) + r / 3 / len(ABSURD)
             return dist
         callee = prefix[i + 2]
+        wrong = callee not in legal_callees(caller, previous)
+        if wrong and (legal == 0 or callee not in (caller, previous) + ABSURD):
+            raise CourseError(f"not a prefix of a valid round: position {i + 2}, {callee!r}, "
+                              + ("the opening call cannot be wrong" if legal == 0 else "is not a callee"))
         i += 3
         e = epithet(caller, callee)
         if e is not None:
             if i == n:
                 return {e: 1.0}
+            if prefix[i] != e:
+                raise CourseError(f"not a prefix of a valid round: position {i} should be {e!r}")
             i += 1
-        wrong = callee not in legal_callees(caller, previous)
         if wrong:
             ending = [SEP, caller, "perde", EOS]
             k = n - i
+            if prefix[i:] != ending[:k]:
+                raise CourseError(f"not a prefix of a valid round: after a wrong call it ends {' '.join(ending)}")
             return {ending[k]: 1.0} if k < len(ending) else {}
         legal += 1
         if i == n:
             return {EOS: 1.0} if legal == options.legal_calls else {SEP: 1.0}
         if legal == options.legal_calls:
             return {}
+        if prefix[i] != SEP:
+            raise CourseError(f"not a prefix of a valid round: position {i} should be '<SEP>'")
         i += 1  # the separator
         caller, previous = callee, caller
 
