@@ -26,3 +26,77 @@ def results_page(ax, ranked, title: str = "", highlight: str | None = None, k: i
         ax.set_title(title, fontsize=11, loc="left")
     style_axes(ax)
     return ax
+
+
+def sampling_page(ax, view, title: str = ""):
+    """The sampling explorer's picture: the page after the temperature (pale), the distribution the
+    die is rolled on (solid; truncated tokens have none), and the token the roll picked (accent)."""
+    rows = view.rows[::-1]
+    y = range(len(rows))
+    ax.barh(y, [r.heated for r in rows], color=PALETTE["muted"], alpha=0.35, label="after temperature")
+    colours = [PALETTE["accent"] if r.token == view.chosen else PALETTE["main"] for r in rows]
+    ax.barh(y, [r.final for r in rows], height=0.5, color=colours, label="rolled on (after truncation)")
+    ax.set_yticks(list(y), [r.token + ("  <- picked" if r.token == view.chosen else "") for r in rows])
+    for i, r in enumerate(rows):
+        text = f"{r.final:.3f}" if r.final > 0 else "cut"
+        ax.text(max(r.final, r.heated) + 0.01, i, text, va="center", fontsize=9)
+    ax.set_xlim(0, 1.08)
+    ax.set_xlabel("probability")
+    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=11, loc="left")
+    style_axes(ax)
+    return ax
+
+
+def lens_grid(ax, view):
+    """The logit lens as a grid: one column per stage, the best tokens down each column, shaded
+    by probability; the tracked token is drawn in the accent colour."""
+    import numpy as np
+
+    k, n = len(view.top[0]), len(view.stages)
+    shade = np.array([[p for _, p in col] for col in view.top]).T
+    ax.imshow(shade, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    for j, col in enumerate(view.top):
+        for i, (tok, p) in enumerate(col):
+            colour = "white" if p > 0.6 else "black"
+            weight = "bold" if tok == view.track else "normal"
+            ax.text(j, i, f"{tok}\n{p:.3f}", ha="center", va="center", fontsize=9, color=colour, fontweight=weight)
+    ax.set_xticks(range(n), [s.replace("blocks.", "block ").replace(".attn", "\n+attn").replace(".mlp", "\n+MLP")
+                             for s in view.stages], fontsize=9)
+    ax.set_yticks(range(k), [f"#{i + 1}" for i in range(k)])
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    return ax
+
+
+def lens_climb(ax, view):
+    """The tracked token's probability after each stage."""
+    x = range(len(view.stages))
+    ax.plot(x, view.track_probs, marker="o", color=PALETTE["accent"])
+    for i, (p, r) in enumerate(zip(view.track_probs, view.track_ranks)):
+        ax.annotate(f"{p:.3f} (#{r})", (i, p), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_xticks(list(x), [s.replace("blocks.", "b").replace(".attn", " attn").replace(".mlp", " MLP")
+                            for s in view.stages], fontsize=8)
+    ax.set_ylim(0, 1.15)
+    ax.set_ylabel(f"P({view.track})")
+    style_axes(ax)
+    return ax
+
+
+def trajectory(ax, traj, label: str = "", colour: str | None = None):
+    """The last position's path across the stages on a concept plane, stages labelled."""
+    xy = traj.coords
+    colour = colour or PALETTE["main"]
+    ax.plot(xy[:, 0], xy[:, 1], marker="o", color=colour, label=label or None)
+    for i in range(len(xy) - 1):
+        ax.annotate("", xy[i + 1], xy[i], arrowprops=dict(arrowstyle="->", color=colour, lw=1.2))
+    for name, (x, y) in zip(traj.stages, xy):
+        ax.annotate(name.replace("blocks.", "b"), (x, y), textcoords="offset points", xytext=(4, 6), fontsize=8)
+    ax.axvline(0, color=PALETTE["muted"], lw=0.6)
+    ax.axhline(0, color=PALETTE["muted"], lw=0.6)
+    ax.set_xlabel(f"along {traj.words[0]}")
+    ax.set_ylabel(f"along {traj.words[1]} (orthogonalised)")
+    style_axes(ax)
+    return ax

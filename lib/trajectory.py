@@ -1,0 +1,49 @@
+"""The residual stream's path on a concept plane: where the last position travels, stage by stage.
+
+The plane is built from two dictionary words by Gram-Schmidt: the first axis points at `toward`
+(for example Tarso), the second at `against` (for example Paolo) with its Tarso part removed.
+Because the residual stream is a plain sum of writes (embeddings, each head, each MLP), its
+coordinate along the first axis is the sum of each write's coordinate: the path's move splits
+exactly into one push per component.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+
+from .lens import components, group_by_block, stage_residuals
+from .maps import concept_plane, pca, spread_captured
+from .model import Head
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    stages: list[str]          # forward order: embed, blocks.0.attn, blocks.0.mlp, ...
+    coords: np.ndarray         # [stage, 2] the last position after each stage, on the plane
+    words: tuple[str, str]     # (first axis, second axis before orthogonalising)
+    spread: float              # share of the path's variance the concept plane captures
+    best_spread: float         # share the best possible plane (the path's own top-2 PCA) captures
+    pushes: dict[str, float]   # each component's move along the first axis; they sum to coords[-1, 0]
+
+    def largest_push(self) -> tuple[str, float]:
+        name = max(self.pushes, key=lambda n: abs(self.pushes[n]))
+        return name, self.pushes[name]
+
+
+def residual_trajectory(lm, prompt: str, toward: str = "Tarso", against: str = "Paolo",
+                        ablate: Iterable[Head] = ()) -> Trajectory:
+    """The last position's residual after each stage of `prompt`, on the (toward, against) plane."""
+    ids = lm.encode(prompt)
+    model = lm.model
+    W_E = model.W_E.detach().double().numpy()
+    d1, d2 = W_E[lm.vocab.id(toward)], W_E[lm.vocab.id(against)]
+    _, cache = model.run_with_cache(ids, ablate=ablate)
+    path = {name: r[-1].double().numpy() for name, r in stage_residuals(model, cache).items()}
+    points = np.array(list(path.values()))
+    plane = concept_plane(points, d1, d2)
+    writes = group_by_block({k: v.double() for k, v in components(model, cache).items()})
+    pushes = {name: float(np.asarray(vec) @ plane.axes[0]) for name, vec in writes.items()}
+    return Trajectory(list(path), plane.coords, (toward, against), spread_captured(points, plane.axes),
+                      pca(points, k=2).cumulative(2), pushes)
