@@ -70,7 +70,8 @@ def run_belt(lm, prompt: str, tool: Tool | None = None, trigger: str = "chiama",
              temperature: float = 1.0, use_greedy: bool = True, seed: int = 0) -> Belt:
     """Run the next-word loop from `prompt`; after every `trigger` the model writes, the tool writes.
 
-    Stops at <EOS> or when the context is full. A tool that answers with a word the model does
+    `max_new_tokens` counts the tokens the model writes (the tool's are extra). Stops at <EOS> or
+    when the context is full. A tool that answers with a word the model does
     not know raises `CourseError` naming the word: the belt only carries known tokens.
     """
     check_temperature(temperature)

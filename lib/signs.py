@@ -51,3 +51,13 @@ def read_signs(lm, prompt: str) -> Signs:
     rules, why = rules_say(prompt)
     return Signs(prompt, lm.vocab.tokens[best], float(probs[best]), entropy_bits(probs), top1_margin(probs),
                  rules, why)
+
+
+def random_prompts(lm, n: int, seed: int = 0, max_words: int = 6) -> list[str]:
+    """`n` prompts of <BOS> then 1 to `max_words` words drawn at random from the vocabulary
+    (no <PAD>, <BOS> or <EOS>): almost all of them impossible in the game."""
+    import random
+
+    rng = random.Random(seed)
+    words = [t for t in lm.vocab.tokens if t not in ("<PAD>", "<BOS>", "<EOS>")]
+    return ["<BOS> " + " ".join(rng.choice(words) for _ in range(rng.randint(1, max_words))) for _ in range(n)]

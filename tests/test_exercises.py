@@ -1,4 +1,5 @@
 """Exercises: the self-checks judge without giving answers away, and the student notebooks run."""
+import math
 import sys
 from pathlib import Path
 
@@ -47,17 +48,31 @@ def student_notebooks(tmp_path_factory):
     return book.student(out)
 
 
+def stub_checks(nb) -> int:
+    """How many verdicts the exercise stubs of a notebook print: one per `check.` call."""
+    return sum(c.source.count("check.") for c in nb.cells
+               if c.cell_type == "code" and "exercise-stub" in c.metadata.get("tags", []))
+
+
 def test_student_notebooks_have_no_solutions(student_notebooks):
     import nbformat
 
-    assert [p.stem for p in student_notebooks] == ["search-by-hand"]
-    nb = nbformat.read(student_notebooks[0], as_version=4)
+    names = [p.stem for p in student_notebooks]
+    for chapter in ("search-by-hand", "mechanism", "results-page", "hallucination", "lever", "scale", "tools",
+                    "practice"):
+        assert chapter in names, f"no student notebook for {chapter}"
+    for path in student_notebooks:
+        nb = nbformat.read(path, as_version=4)
+        text = "\n".join(c.source for c in nb.cells)
+        assert "solution-start" not in text and "solution-end" not in text, path.stem
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+        exercises = text.count(":::{exercise}")
+        assert exercises >= 2, f"{path.stem}: every chapter ends with exercises"
+        assert text.count("= ...") >= exercises, f"{path.stem}: every answer stub stays in the student notebook"
+    nb = nbformat.read(student_notebooks[names.index("search-by-hand")], as_version=4)
     text = "\n".join(c.source for c in nb.cells)
-    assert "solution-start" not in text and "solution-end" not in text
     assert "answer = float(" not in text and "lo, hi = 1.0, 100.0" not in text
-    assert text.count("= ...") == 4, "every answer stub stays in the student notebook"
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
-    assert text.count(":::{exercise}") == 3
+    assert text.count("= ...") == 4 and stub_checks(nb) == 4
 
 
 def test_student_notebooks_run_and_report_unanswered(student_notebooks):
@@ -66,18 +81,103 @@ def test_student_notebooks_run_and_report_unanswered(student_notebooks):
 
     for path in student_notebooks:
         nb = nbformat.read(path, as_version=4)
+        expected = stub_checks(nb)
         NotebookClient(nb, timeout=300, kernel_name="python3",
                        resources={"metadata": {"path": str(ROOT / "chapters" / "part3")}}).execute()
         outputs = " ".join(str(o.get("data", {}).get("text/plain", "")) + str(o.get("text", ""))
                            for c in nb.cells if c.cell_type == "code" for o in c.outputs)
-        assert outputs.count("Not answered yet") == 4, outputs[-2000:]
+        assert outputs.count("Not answered yet") == expected, (path.stem, outputs[-2000:])
         assert "Error" not in [o.get("output_type") for c in nb.cells for o in c.get("outputs", [])]
 
 
+def built_chapters():
+    site = ROOT / "_build" / "html" / "chapters"
+    return sorted(site.rglob("*.html")) if site.exists() else []
+
+
 def test_the_book_shows_every_solution_as_correct():
-    html = (ROOT / "_build" / "html" / "chapters" / "part3" / "search-by-hand.html")
-    if not html.exists():
+    pages = built_chapters()
+    if not pages:
         pytest.fail("the site is not built: run `make book`")
-    text = html.read_text()
+    with_exercises = 0
+    for html in pages:
+        text = html.read_text()
+        assert "Not yet" not in text and "Not answered yet" not in text, f"{html.name}: a solution does not pass its check"
+        exercises = text.count('class="exercise admonition"')
+        if exercises:
+            with_exercises += 1
+            assert text.count("<strong>Correct</strong>") >= exercises, html.name
+    assert with_exercises >= 8
+    text = (ROOT / "_build" / "html" / "chapters" / "part3" / "search-by-hand.html").read_text()
     assert text.count("<strong>Correct</strong>") == 4
-    assert "Not yet" not in text and "Not answered yet" not in text
+
+
+# ------------------------------------------------------------------ Part 3's self-checks
+from lib.behaviour import CONFIDENT, UNCERTAIN  # noqa: E402
+from lib.exercises import hallucination, lever, mechanism, practice, results_page, scale, tools  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def lm():
+    return load("calling-game")
+
+
+def test_mechanism_checks(lm):
+    from lib.search import model_dictionary, model_logits, model_query
+    right = float(model_logits(lm, CONFIDENT)[lm.vocab.id("Cefa")])
+    assert mechanism.logit_of(lm, right) and not mechanism.logit_of(lm, ...).answered
+    no_bias = float(model_query(lm, CONFIDENT) @ model_dictionary(lm)["Cefa"])
+    if abs(no_bias - right) > 1e-3:
+        assert "bias" not in mechanism.logit_of(lm, no_bias).message and "one more" in mechanism.logit_of(lm, no_bias).message
+    best = mechanism.cosine_ranking(lm)[0]
+    assert mechanism.cosine_winner(lm, best) and not mechanism.cosine_winner(lm, "Tarso")
+    assert "one of" in mechanism.cosine_winner(lm, "Giovanni").message
+
+
+def test_results_page_checks(lm):
+    assert results_page.survivors(lm, 5) and not results_page.survivors(lm, 9)
+    assert "whole number" in results_page.survivors(lm, 4.5).message
+    assert results_page.seed_that_picks(lm, 1) and "rolls" in results_page.seed_that_picks(lm, 0).message
+    assert "whole number" in results_page.seed_that_picks(lm, -3).message
+
+
+def test_hallucination_checks(lm):
+    from lib.signs import read_signs
+    h = read_signs(lm, "<BOS> banana chiama").entropy_bits
+    assert hallucination.entropy_of(lm, h) and "nats" in hallucination.entropy_of(lm, h * math.log(2)).message
+    assert hallucination.confident_impossible(lm, "<BOS> Pietro chiama Pietro")
+    assert "can occur" in hallucination.confident_impossible(lm, CONFIDENT).message
+    assert "only" in hallucination.confident_impossible(lm, "<BOS> 7 chiama").message
+    assert "cannot read" in hallucination.confident_impossible(lm, "<BOS> Giovanni").message
+
+
+def test_lever_checks(lm):
+    assert lever.first_stage_on_top(lm, "blocks.0.attn") and not lever.first_stage_on_top(lm, "blocks.1.mlp")
+    assert "one of" in lever.first_stage_on_top(lm, "block 0").message
+    assert lever.largest_push(lm, "blocks.1.mlp") and not lever.largest_push(lm, "blocks.0.attn")
+
+
+def test_scale_checks():
+    assert scale.multiply_adds(50257 * 768) and not scale.multiply_adds(50257)
+    assert scale.dictionary_gigabytes(50257 * 12288 * 2 / 1e9)
+    assert "32-bit" in scale.dictionary_gigabytes(50257 * 12288 * 4 / 1e9).message
+    assert "2**30" in scale.dictionary_gigabytes(50257 * 12288 * 2 / 2**30).message
+
+
+def test_tools_checks(lm):
+    from lib.conveyor import current_turn
+    from lib.corpora.calling_game import legal_callees
+    assert tools.word_after_tool(lm, "Tarso") and not tools.word_after_tool(lm, "vice")
+    assert tools.full_round_tool(lm, lambda w: [legal_callees(*current_turn(w))[-1]])
+    assert "cannot read" in tools.full_round_tool(lm, lambda w: ["Giovanni"]).message
+    assert "ZeroDivisionError" in tools.full_round_tool(lm, lambda w: [1 / 0]).message
+    assert "function" in tools.full_round_tool(lm, "Paolo").message
+    assert not tools.full_round_tool(lm, lambda w: ["Pietro"])
+
+
+def test_practice_checks(lm):
+    assert practice.needs_review(lm, "<BOS> Pietro chiama 4 <SEP> 4 chiama")
+    assert not practice.needs_review(lm, CONFIDENT) and "one of" in practice.needs_review(lm, UNCERTAIN).message
+    assert practice.steer_to(lm, "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo")
+    assert "forbid" in practice.steer_to(lm, "<BOS> 4 chiama Paolo").message
+    assert "top word" in practice.steer_to(lm, CONFIDENT).message

@@ -65,3 +65,29 @@ def check_number(answer, expected: float, *, tol: float, what: str, hints: dict 
             return Feedback(False, hint)
     direction = "too high" if value > expected else "too low"
     return Feedback(False, f"{what} of {value:.4g} is {direction}.")
+
+
+def check_choice(answer, options, expected, *, right: str, wrong: str) -> Feedback:
+    """Compare an answer that must be one of `options` (a token, a stage name, True/False).
+
+    `right` and `wrong` are the messages; `wrong` must not name the expected answer.
+    """
+    if unanswered(answer):
+        return Feedback(False, NOT_ANSWERED, answered=False)
+    options = list(options)
+    if answer not in options:
+        shown = ", ".join(repr(o) for o in options[:12]) + (", ..." if len(options) > 12 else "")
+        return Feedback(False, f"the answer should be one of {shown}; got {answer!r}.")
+    return Feedback(True, right) if answer == expected else Feedback(False, wrong)
+
+
+def check_whole_number(answer, expected: int, *, what: str) -> Feedback:
+    """A count or an index: exact, and a whole number."""
+    if unanswered(answer):
+        return Feedback(False, NOT_ANSWERED, answered=False)
+    value = as_number(answer)
+    if value is None or value != int(value):
+        return Feedback(False, f"{what} should be a whole number; got {answer!r}.")
+    if int(value) == expected:
+        return Feedback(True, f"{what} is {int(value)}.")
+    return Feedback(False, f"{what} of {int(value)} is {'too high' if value > expected else 'too low'}.")

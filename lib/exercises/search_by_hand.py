@@ -5,7 +5,7 @@ import numpy as np
 
 from ..search import model_search, search
 from ..worked_examples import SEARCH_DICTIONARY, SEARCH_QUERY
-from . import Feedback, NOT_ANSWERED, as_number, check_number, unanswered
+from . import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, unanswered
 
 # Exercise 1 uses a new query against the chapter's dictionary.
 EXERCISE_QUERY = (0.2, 1.0, 0.4)
@@ -22,14 +22,10 @@ def logit_of_cefa(answer) -> Feedback:
 
 def winner_for_query(answer) -> Feedback:
     """Exercise 1, second part: which word wins the search for EXERCISE_QUERY."""
-    if unanswered(answer):
-        return Feedback(False, NOT_ANSWERED, answered=False)
-    if answer not in SEARCH_DICTIONARY:
-        return Feedback(False, f"the answer should be one of {', '.join(SEARCH_DICTIONARY)}; got {answer!r}.")
     best = search(EXERCISE_QUERY, SEARCH_DICTIONARY).ranked()[0][0]
-    if answer == best:
-        return Feedback(True, f"{answer} has the largest dot product with the new query.")
-    return Feedback(False, f"{answer} is not the largest score: compute all three dot products and compare.")
+    return check_choice(answer, SEARCH_DICTIONARY, best,
+                        right=f"{answer} has the largest dot product with the new query.",
+                        wrong=f"{answer} is not the largest score: compute all three dot products and compare.")
 
 
 def smallest_scale(answer, target: float = 0.95) -> Feedback:

@@ -1,0 +1,35 @@
+"""Self-checks for the chapter "What it means in practice"."""
+from __future__ import annotations
+
+from ..errors import CourseError
+from ..signs import read_signs
+from . import Feedback, NOT_ANSWERED, check_choice, unanswered
+
+REVIEW_PROMPTS = ("<BOS> Pietro chiama Paolo", "<BOS> Pietro chiama 4 <SEP> 4 chiama",
+                  "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro")
+
+
+def needs_review(lm, answer, prompts=REVIEW_PROMPTS) -> Feedback:
+    """Exercise 1: of the three prompts, the one whose page is flattest."""
+    expected = max(prompts, key=lambda p: read_signs(lm, p).entropy_bits)
+    return check_choice(answer, prompts, expected,
+                        right="its page is the flattest of the three: the search found no single answer.",
+                        wrong="that page is not the flattest; compare the entropies of all three.")
+
+
+def steer_to(lm, answer, word: str = "vice", threshold: float = 0.9) -> Feedback:
+    """Exercise 2: a prompt the game allows, after which the model says `word` with p > threshold."""
+    if unanswered(answer):
+        return Feedback(False, NOT_ANSWERED, answered=False)
+    if not isinstance(answer, str):
+        return Feedback(False, f"the answer should be a prompt, as a string of tokens; got {answer!r}.")
+    try:
+        signs = read_signs(lm, answer)
+    except CourseError as e:
+        return Feedback(False, f"the model cannot read that prompt: {e}")
+    if not signs.on_distribution:
+        return Feedback(False, f"the game's rules forbid that prompt ({signs.why_impossible}); build a legal one.")
+    if signs.top != word or signs.top_prob <= threshold:
+        return Feedback(False, f"the model's top word there is {signs.top} ({signs.top_prob:.3f}); "
+                               f"the rules must leave {word} as the only possible next word.")
+    return Feedback(True, f"a legal prompt whose search lands on {word} with {signs.top_prob:.3f}.")

@@ -1,0 +1,20 @@
+"""Self-checks for the chapter "From a toy to a contract"."""
+from __future__ import annotations
+
+from ..scale import SHAPES
+from . import Feedback, check_number, check_whole_number
+
+
+def multiply_adds(answer, model: str = "GPT-2 small") -> Feedback:
+    """Exercise 1: how many multiply-adds one search over the whole dictionary takes."""
+    vocab, d_model = SHAPES[model]
+    return check_whole_number(answer, vocab * d_model, what="The number of multiply-adds")
+
+
+def dictionary_gigabytes(answer, model: str = "GPT-3 (175B)", bytes_per_number: int = 2) -> Feedback:
+    """Exercise 2: the dictionary's size in gigabytes (10**9 bytes) at 16-bit precision."""
+    vocab, d_model = SHAPES[model]
+    expected = vocab * d_model * bytes_per_number / 1e9
+    return check_number(answer, expected, tol=0.01, what="The size in GB",
+                        hints={expected * 2: "that is the size in 32-bit floats; the exercise asks for 16-bit numbers (2 bytes).",
+                               expected * 1e9 / 2**30: "close: use 10**9 bytes per GB, not 2**30."})

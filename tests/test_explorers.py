@@ -1,0 +1,121 @@
+"""The explorers' pure functions, and their widgets: every bad input becomes a message in the
+widget (never an exception), and the figure stays."""
+import math
+
+import matplotlib
+import pytest
+import torch
+
+matplotlib.use("Agg")
+
+from lib import explorers, widgets  # noqa: E402
+from lib.errors import CourseError  # noqa: E402
+from lib.readout import softmax  # noqa: E402
+from lib.search import model_logits  # noqa: E402
+from lib.store import load  # noqa: E402
+
+UNCERTAIN, CONFIDENT = "<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"
+
+
+@pytest.fixture(scope="module")
+def lm():
+    return load("calling-game")
+
+
+def test_sampling_view_reshapes_truncates_and_rolls(lm):
+    v = explorers.sampling_view(lm, UNCERTAIN, temperature=2.0, top_k=3, seed=4, k=28)
+    assert v.survivors == 3
+    assert math.isclose(sum(r.final for r in v.rows), 1.0, rel_tol=1e-9)
+    assert math.isclose(sum(r.heated for r in v.rows), 1.0, rel_tol=1e-9)
+    kept = [r.token for r in v.rows if r.final > 0]
+    assert v.chosen in kept and len(kept) == 3
+    assert [r.token for r in v.rows[:3]] == kept, "top-k keeps the best three"
+    # The same seed rolls the same token; greedy takes the top line whatever the seed.
+    assert explorers.sampling_view(lm, UNCERTAIN, 2.0, 3, None, False, 4).chosen == v.chosen
+    g = explorers.sampling_view(lm, UNCERTAIN, use_greedy=True, seed=11)
+    assert g.chosen == v.rows[0].token and g.greedy
+    # Temperature never changes the order.
+    hot = explorers.sampling_view(lm, UNCERTAIN, temperature=8.0, k=28)
+    assert [r.token for r in hot.rows] == [r.token for r in v.rows]
+
+
+def test_top_p_keeps_the_smallest_set_reaching_p(lm):
+    v = explorers.sampling_view(lm, UNCERTAIN, top_p=0.5, k=28)
+    heated = [r.heated for r in v.rows]
+    n = v.survivors
+    assert sum(heated[:n]) >= 0.5 > sum(heated[:n - 1])
+
+
+@pytest.mark.parametrize("text, message", [("0", "at least 1"), ("2.5", "whole number"), ("abc", "whole number")])
+def test_parse_top_k_says_what_is_allowed(text, message):
+    with pytest.raises(CourseError, match=message):
+        explorers.parse_top_k(text)
+
+
+@pytest.mark.parametrize("text", ["0", "1.5", "-0.2", "nan", "x"])
+def test_parse_top_p_says_what_is_allowed(text):
+    with pytest.raises(CourseError, match=r"top-p"):
+        explorers.parse_top_p(text)
+
+
+def test_blank_means_no_limit():
+    assert explorers.parse_top_k(" ") is None and explorers.parse_top_p("") is None
+    assert explorers.parse_top_k("5") == 5 and explorers.parse_top_p("0.9") == 0.9
+
+
+def test_lens_view_ends_at_the_model_output(lm):
+    v = explorers.lens_view(lm, CONFIDENT)
+    assert v.track == "Tarso" and v.track_ranks[-1] == 1
+    final = softmax(model_logits(lm, CONFIDENT))
+    assert math.isclose(v.track_probs[-1], float(final[lm.vocab.id("Tarso")]), rel_tol=1e-5)
+    assert v.stages[0] == "embed" and len(v.top) == len(v.stages)
+    assert explorers.lens_view(lm, CONFIDENT, "Cefa").track == "Cefa"
+    with pytest.raises(CourseError, match="unknown token"):
+        explorers.lens_view(lm, CONFIDENT, "Tars")
+
+
+def message_of(box) -> str:
+    return box.children[-2].value
+
+
+def controls(box):
+    return [c for row in box.children[:-2] for c in row.children]
+
+
+@pytest.fixture
+def draws(monkeypatch):
+    """Counts the figures the widgets draw (outside a kernel, Output widgets capture nothing)."""
+    shown = []
+    monkeypatch.setattr(widgets.plt, "show", lambda: (shown.append(1), widgets.plt.close("all")))
+    return shown
+
+
+def test_sampling_widget_shows_every_bad_input_as_a_message(lm, draws):
+    box = widgets.sampling_explorer(lm, [UNCERTAIN])
+    prompt, temperature, top_k, top_p, greedy, seed = controls(box)
+    assert message_of(box) == "" and len(draws) == 1
+    for control, value, expected in ((top_k, "0", "top-k"), (top_k, "", None), (top_p, "1.5", "top-p"), (top_p, "", None),
+                                     (prompt, "<BOS> pippo", "unknown token 'pippo'"),
+                                     (prompt, "", "empty"), (prompt, "<BOS> " * 60, "at most 48"),
+                                     (prompt, CONFIDENT, None)):
+        before = len(draws)
+        control.value = value
+        if expected:
+            assert expected in message_of(box) and 'role="alert"' in message_of(box)
+            assert len(draws) == before, "a bad value leaves the last good figure on screen"
+        else:
+            assert message_of(box) == "" and len(draws) == before + 1
+
+
+def test_lens_and_temperature_widgets_show_bad_input_as_a_message(lm, draws):
+    box = widgets.lens_explorer(lm, [CONFIDENT])
+    prompt, track = controls(box)
+    track.value = "banana!"
+    assert "unknown token" in message_of(box)
+    track.value = ""
+    prompt.value = "   "
+    assert "empty" in message_of(box)
+    box = widgets.temperature_explorer(lm, [UNCERTAIN])
+    prompt, slider = controls(box)
+    prompt.value = "<BOS> Pietro chiam"
+    assert "did you mean 'chiama'" in message_of(box)
