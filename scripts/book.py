@@ -76,9 +76,11 @@ def library_key() -> str:
 def build(clean: bool = False) -> float:
     key = library_key()
     if clean or not KEY_FILE.exists() or KEY_FILE.read_text() != key:
-        # jupyter-cache only notices changes to a notebook's own cells; a change in lib/ or data/
-        # must re-execute every chapter, so the cache is dropped when their hash moves.
+        # jupyter-cache only notices changes to a notebook's own cells, and Sphinx only re-reads
+        # pages whose source changed; a change in lib/ or data/ must re-execute every chapter, so
+        # both the execution cache and Sphinx's environment are dropped when their hash moves.
         shutil.rmtree(CACHE, ignore_errors=True)
+        shutil.rmtree(BUILD / ".doctrees", ignore_errors=True)
     if not (VENDOR / "mathjax" / "tex-chtml.js").exists():
         vendor()
     start = time.perf_counter()

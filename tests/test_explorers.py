@@ -84,16 +84,28 @@ def controls(box):
 
 @pytest.fixture
 def draws(monkeypatch):
-    """Counts the figures the widgets draw (outside a kernel, Output widgets capture nothing)."""
+    """Counts the figures the widgets draw."""
     shown = []
-    monkeypatch.setattr(widgets.plt, "show", lambda: (shown.append(1), widgets.plt.close("all")))
+    original = widgets.figure_html
+
+    def counted(fig, alt, dpi=96):
+        shown.append(alt)
+        return original(fig, alt, dpi)
+
+    monkeypatch.setattr(widgets, "figure_html", counted)
     return shown
+
+
+def figure_of(box) -> str:
+    return box.children[-1].value
 
 
 def test_sampling_widget_shows_every_bad_input_as_a_message(lm, draws):
     box = widgets.sampling_explorer(lm, [UNCERTAIN])
     prompt, temperature, top_k, top_p, greedy, seed = controls(box)
     assert message_of(box) == "" and len(draws) == 1
+    first = figure_of(box)
+    assert first.startswith('<img src="data:image/png;base64,') and "tokens survive truncation" in first
     for control, value, expected in ((top_k, "0", "top-k"), (top_k, "", None), (top_p, "1.5", "top-p"), (top_p, "", None),
                                      (prompt, "<BOS> pippo", "unknown token 'pippo'"),
                                      (prompt, "", "empty"), (prompt, "<BOS> " * 60, "at most 48"),
@@ -105,6 +117,7 @@ def test_sampling_widget_shows_every_bad_input_as_a_message(lm, draws):
             assert len(draws) == before, "a bad value leaves the last good figure on screen"
         else:
             assert message_of(box) == "" and len(draws) == before + 1
+    assert figure_of(box) != first and "Tarso" in figure_of(box), "the figure and its description follow the prompt"
 
 
 def test_lens_and_temperature_widgets_show_bad_input_as_a_message(lm, draws):
