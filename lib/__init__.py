@@ -4,7 +4,11 @@ Modules (one concept each): `config`, `vocab`, `model`, `train`, `presets`, `sto
 models), `readout` (softmax, temperature, top-k/top-p, sampling), `lens` (logit lens and direct
 logit attribution), `generate` (KV cache), `maps` (PCA, concept planes, t-SNE, analogies, probes),
 `corpora` (the calling game, the hand-wired table), `worked_examples`, `convolution`,
-`behaviour` (measured figures and targets), `cli`.
+`behaviour` (measured figures and targets), `search` (the last step written as a search),
+`trajectory` (the residual path on a concept plane), `signs` (entropy and margin beside the
+rules), `conveyor` (a tool-using harness), `scale` (the search at GPT sizes, timed),
+`explorers` (pure views behind the sliders), `charts` (their SVG pictures), `widgets`
+(ipywidgets controls), `figures` (the book's matplotlib look), `exercises` (self-checks), `cli`.
 
 `import lib` stays cheap: names below are loaded on first use.
 """

@@ -12,7 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-BUDGETS = {"import": 2.0, "train": 60.0, "forward": 0.050, "tsne_step": 0.100, "tsne_first": 0.300}
+BUDGETS = {"import": 2.0, "train": 60.0, "forward": 0.050, "tsne_step": 0.100, "tsne_first": 0.300,
+           "slider_step": 0.050}
 
 
 def _median_time(fn, repeat: int) -> float:
@@ -27,6 +28,43 @@ def _median_time(fn, repeat: int) -> float:
 def _row(what: str, seconds: float, budget: float | None) -> str:
     verdict = "" if budget is None else ("within" if seconds <= budget else "OVER") + f" budget {budget:g} s"
     return f"{what:46s} {seconds:9.4f} s   {verdict}"
+
+
+def _p95(times: list[float]) -> float:
+    return sorted(times)[max(0, int(round(0.95 * len(times))) - 1)]
+
+
+def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
+    """p95 of one control change in each kernel explorer: compute, draw and encode the figure.
+
+    The widget's own observer runs synchronously when a control's value is set, so timing the
+    assignment times exactly what a reader waits for (less the browser's repaint).
+    """
+    from . import widgets
+
+    prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
+    cases = []
+    box = widgets.temperature_explorer(lm, prompts)
+    slider = box.children[0].children[1]
+    cases.append(("temperature slider", slider, [0.1 * 1.1 ** i for i in range(steps)]))
+    box = widgets.sampling_explorer(lm, prompts)
+    temperature, top_p, seed = box.children[0].children[1], box.children[1].children[1], box.children[2].children[0]
+    cases.append(("sampling: temperature slider", temperature, [0.2 + 0.1 * i for i in range(steps)]))
+    cases.append(("sampling: seed slider", seed, [i % 21 for i in range(1, steps + 1)]))
+    cases.append(("sampling: top-p box", top_p, [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)]))
+    box = widgets.lens_explorer(lm, prompts)
+    track = box.children[0].children[1]
+    words = ["Tarso", "Cefa", "vice", "capo", "Paolo"]
+    cases.append(("lens: followed token", track, [words[i % len(words)] for i in range(steps)]))
+    out = []
+    for label, control, values in cases:
+        times = []
+        for v in values:
+            t = time.perf_counter()
+            control.value = v
+            times.append(time.perf_counter() - t)
+        out.append((label, _p95(times)))
+    return out
 
 
 def main(train_models: bool = True) -> int:
@@ -64,6 +102,9 @@ def main(train_models: bool = True) -> int:
         # step; a step back to a layout already seen is a dictionary lookup in the explorer.
         print(_row(label + ", uncached, median of 5",
                    _median_time(lambda: tsne(x, perplexity=perp, seed=next(seeds)), 5), BUDGETS["tsne_first"]))
+
+    for label, seconds in slider_steps(lm):
+        print(_row(f"{label}, one step, p95 of 40", seconds, BUDGETS["slider_step"]))
 
     if train_models:
         from .store import shipped_names

@@ -28,27 +28,6 @@ def results_page(ax, ranked, title: str = "", highlight: str | None = None, k: i
     return ax
 
 
-def sampling_page(ax, view, title: str = ""):
-    """The sampling explorer's picture: the page after the temperature (pale), the distribution the
-    die is rolled on (solid; truncated tokens have none), and the token the roll picked (accent)."""
-    rows = view.rows[::-1]
-    y = range(len(rows))
-    ax.barh(y, [r.heated for r in rows], color=PALETTE["muted"], alpha=0.35, label="after temperature")
-    colours = [PALETTE["accent"] if r.token == view.chosen else PALETTE["main"] for r in rows]
-    ax.barh(y, [r.final for r in rows], height=0.5, color=colours, label="rolled on (after truncation)")
-    ax.set_yticks(list(y), [r.token + ("  <- picked" if r.token == view.chosen else "") for r in rows])
-    for i, r in enumerate(rows):
-        text = f"{r.final:.3f}" if r.final > 0 else "cut"
-        ax.text(max(r.final, r.heated) + 0.01, i, text, va="center", fontsize=9)
-    ax.set_xlim(0, 1.08)
-    ax.set_xlabel("probability")
-    ax.legend(loc="lower right", fontsize=8, frameon=False)
-    if title:
-        ax.set_title(title, fontsize=11, loc="left")
-    style_axes(ax)
-    return ax
-
-
 def lens_grid(ax, view):
     """The logit lens as a grid: one column per stage, the best tokens down each column, shaded
     by probability; the tracked token is drawn in the accent colour."""

@@ -1,24 +1,19 @@
-"""Live views for a kernel: ipywidgets controls around the explorers, drawn with matplotlib.
+"""Live views for a kernel: ipywidgets controls around the explorers.
 
-Every explorer is built by `explorer_box`: controls, a message line and a figure. On each change
+Every explorer is built by `explorer_box`: controls, a message line and a chart. On each change
 it calls the explorer's pure function; a `CourseError` (an unknown word, an empty prompt, a top-p
-of 2) is shown as a sentence in the message line and the last good figure stays, so a bad value
+of 2) is shown as a sentence in the message line and the last good chart stays, so a bad value
 never becomes a traceback in front of a learner and nothing on screen is lost.
 
-The figure is an <img> with alt text written from what it shows (an HTML widget, not an Output
-widget), so a screen reader hears the new page after every change, and the saved page shows the
-default state with its description.
+The charts are SVG from `lib.charts` (a matplotlib PNG takes longer than a slider step may), each
+with a description in words that a screen reader announces, and that the saved page keeps.
 """
 from __future__ import annotations
 
-import base64
 import html
-import io
 from typing import Callable, Sequence
 
-import matplotlib.pyplot as plt
-
-from . import explorers, figures
+from . import charts, explorers
 from .errors import CourseError
 
 STYLE = {"description_width": "initial"}
@@ -32,21 +27,11 @@ def prompt_box(prompts: Sequence[str], width: str = "26em"):
                       layout=W.Layout(width=width), style=STYLE)
 
 
-def figure_html(fig, alt: str, dpi: int = 96) -> str:
-    """A matplotlib figure as an <img> tag with its alt text (the figure is closed)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    plt.close(fig)
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
-    return f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}" style="max-width:100%">'
-
-
-def explorer_box(rows: Sequence[Sequence], compute: Callable[[], object], draw: Callable[[object], object],
-                 describe: Callable[[object], str]):
-    """Lay out rows of controls over a figure; redraw on every change.
+def explorer_box(rows: Sequence[Sequence], compute: Callable[[], object], draw: Callable[[object], str]):
+    """Lay out rows of controls over a chart; redraw on every change.
 
     `compute()` reads the controls and returns what to show (or raises `CourseError`);
-    `draw(view)` makes a matplotlib figure of it; `describe(view)` says in words what it shows.
+    `draw(view)` returns the chart as an SVG string.
     """
     import ipywidgets as W
 
@@ -61,8 +46,7 @@ def explorer_box(rows: Sequence[Sequence], compute: Callable[[], object], draw: 
             message.value = f'<span class="course-error" role="alert" style="color:#bc4c00">{html.escape(str(e), quote=False)}</span>'
             return
         message.value = ""
-        draw(view)
-        figure.value = figure_html(plt.gcf(), describe(view))
+        figure.value = draw(view)
 
     for row in rows:
         for control in row:
@@ -86,16 +70,12 @@ def temperature_explorer(lm, prompts: list[str], temperature: float = 1.0, k: in
     prompt = prompt_box(prompts)
 
     def draw(page):
-        fig, ax = plt.subplots(figsize=(6, 3.2))
-        figures.results_page(ax, page, title=f"{prompt.value}  ->  (temperature {slider.value:.2f})")
-        fig.tight_layout()
-
-    def describe(page):
-        return (f"Bar chart of the most probable next tokens after {prompt.value} at temperature "
-                f"{slider.value:.2f}: {_top(page)}.")
+        alt = (f"Bar chart of the most probable next tokens after {prompt.value} at temperature "
+               f"{slider.value:.2f}: {_top(page)}.")
+        return charts.bar_chart(page, alt, title=f"{prompt.value}  ->  (temperature {slider.value:.2f})")
 
     return explorer_box([[prompt, slider]],
-                        lambda: explorers.temperature_page(lm, prompt.value, slider.value, k), draw, describe)
+                        lambda: explorers.temperature_page(lm, prompt.value, slider.value, k), draw)
 
 
 def sampling_explorer(lm, prompts: list[str], k: int = 10):
@@ -116,18 +96,23 @@ def sampling_explorer(lm, prompts: list[str], k: int = 10):
                                        explorers.parse_top_p(top_p.value), use_greedy.value, seed.value, k)
 
     def draw(view):
-        fig, ax = plt.subplots(figsize=(6.4, 3.4))
-        how = "greedy" if view.greedy else f"roll with seed {seed.value}"
-        figures.sampling_page(ax, view, title=f"{view.survivors} tokens survive; {how} picks {view.chosen}")
-        fig.tight_layout()
-
-    def describe(view):
         how = "greedy decoding" if view.greedy else f"the roll with seed {seed.value}"
-        return (f"Bar chart of the next-token page after {prompt.value} at temperature {temperature.value:.2f}. "
-                f"{view.survivors} tokens survive truncation; {how} picks {view.chosen}. Distribution rolled on: "
-                + _top((r.token, r.final) for r in view.rows if r.final > 0) + ".")
+        alt = (f"Bar chart of the next-token page after {prompt.value} at temperature {temperature.value:.2f}. "
+               f"{view.survivors} tokens survive truncation; {how} picks {view.chosen}. Distribution rolled on: "
+               + _top((r.token, r.final) for r in view.rows if r.final > 0) + ".")
+        return sampling_chart(view, alt, f"{view.survivors} tokens survive; {how} picks {view.chosen}")
 
-    return explorer_box([[prompt, temperature], [top_k, top_p, use_greedy], [seed]], compute, draw, describe)
+    return explorer_box([[prompt, temperature], [top_k, top_p, use_greedy], [seed]], compute, draw)
+
+
+def sampling_chart(view, alt: str, title: str) -> str:
+    """The page after the temperature (pale), the distribution rolled on (solid), the pick (accent)."""
+    rows = [(r.token, r.final) for r in view.rows]
+    texts = [f"{r.final:.3f}" if r.final > 0 else "cut" for r in view.rows]
+    legend = [(charts.PALETTE["muted"], "after temperature"), (charts.PALETTE["main"], "rolled on (after truncation)"),
+              (charts.PALETTE["accent"], "picked")]
+    return charts.bar_chart(rows, alt, title=title, highlight=view.chosen, ghost=[r.heated for r in view.rows],
+                            value_text=texts, legend=legend)
 
 
 def lens_explorer(lm, prompts: list[str], track: str = "", k: int = 3):
@@ -139,16 +124,10 @@ def lens_explorer(lm, prompts: list[str], track: str = "", k: int = 3):
                      layout=W.Layout(width="16em"), style=STYLE)
 
     def draw(view):
-        fig, (left, right) = plt.subplots(1, 2, figsize=(9, 2.9), gridspec_kw={"width_ratios": [3, 2]})
-        figures.lens_grid(left, view)
-        figures.lens_climb(right, view)
-        fig.tight_layout()
-
-    def describe(view):
         stages = "; ".join(f"after {s}: {top[0][0]} {top[0][1]:.3f}" for s, top in zip(view.stages, view.top))
         climb = ", ".join(f"{p:.3f}" for p in view.track_probs)
-        return (f"Logit lens on {prompt.value}. Top token {stages}. Probability of {view.track} "
-                f"stage by stage: {climb}.")
+        alt = (f"Logit lens on {prompt.value}. Top token {stages}. Probability of {view.track} "
+               f"stage by stage: {climb}.")
+        return charts.lens_chart(view, alt)
 
-    return explorer_box([[prompt, tracked]], lambda: explorers.lens_view(lm, prompt.value, tracked.value, k),
-                        draw, describe)
+    return explorer_box([[prompt, tracked]], lambda: explorers.lens_view(lm, prompt.value, tracked.value, k), draw)

@@ -8,7 +8,7 @@ import torch
 
 matplotlib.use("Agg")
 
-from lib import explorers, widgets  # noqa: E402
+from lib import charts, explorers, widgets  # noqa: E402
 from lib.errors import CourseError  # noqa: E402
 from lib.readout import softmax  # noqa: E402
 from lib.search import model_logits  # noqa: E402
@@ -84,15 +84,17 @@ def controls(box):
 
 @pytest.fixture
 def draws(monkeypatch):
-    """Counts the figures the widgets draw."""
+    """Every chart the widgets draw, in order."""
     shown = []
-    original = widgets.figure_html
+    for name in ("bar_chart", "lens_chart"):
+        original = getattr(charts, name)
 
-    def counted(fig, alt, dpi=96):
-        shown.append(alt)
-        return original(fig, alt, dpi)
+        def counted(*args, _original=original, **kwargs):
+            out = _original(*args, **kwargs)
+            shown.append(out)
+            return out
 
-    monkeypatch.setattr(widgets, "figure_html", counted)
+        monkeypatch.setattr(charts, name, counted)
     return shown
 
 
@@ -105,7 +107,7 @@ def test_sampling_widget_shows_every_bad_input_as_a_message(lm, draws):
     prompt, temperature, top_k, top_p, greedy, seed = controls(box)
     assert message_of(box) == "" and len(draws) == 1
     first = figure_of(box)
-    assert first.startswith('<img src="data:image/png;base64,') and "tokens survive truncation" in first
+    assert first.startswith("<svg") and 'role="img"' in first and "tokens survive truncation" in first
     for control, value, expected in ((top_k, "0", "top-k"), (top_k, "", None), (top_p, "1.5", "top-p"), (top_p, "", None),
                                      (prompt, "<BOS> pippo", "unknown token 'pippo'"),
                                      (prompt, "", "empty"), (prompt, "<BOS> " * 60, "at most 48"),
@@ -132,3 +134,20 @@ def test_lens_and_temperature_widgets_show_bad_input_as_a_message(lm, draws):
     prompt, slider = controls(box)
     prompt.value = "<BOS> Pietro chiam"
     assert "did you mean 'chiama'" in message_of(box)
+
+
+def test_charts_are_svg_with_a_description_and_escape_their_text():
+    svg = charts.bar_chart([("<BOS>", 0.5), ("Tarso", 0.25)], alt='a "page" <b>', highlight="Tarso", ghost=[0.6, 0.3])
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert "&lt;BOS&gt;" in svg and "<BOS>" not in svg and "&lt;b&gt;" in svg
+    assert svg.count("<rect") == 4 and charts.PALETTE["accent"] in svg
+    import xml.dom.minidom
+    xml.dom.minidom.parseString(svg)   # well-formed
+
+
+def test_lens_chart_is_well_formed(lm):
+    import xml.dom.minidom
+    view = explorers.lens_view(lm, CONFIDENT)
+    svg = charts.lens_chart(view, "lens")
+    xml.dom.minidom.parseString(svg)
+    assert svg.count("Tarso") >= 4 and "P(Tarso)" in svg

@@ -1,0 +1,128 @@
+"""SVG charts for the explorers: drawn as text in well under a millisecond, readable by screen readers.
+
+A slider step must redraw within the course's budget (50 ms). Rendering a matplotlib figure to
+PNG takes longer than that on a small machine (its text rendering alone costs about 100 ms), so
+the explorers draw their pictures as SVG instead, in the book's palette and font. Each chart is
+one <svg role="img"> whose aria-label and <title> say in words what it shows.
+"""
+from __future__ import annotations
+
+import html
+from typing import Sequence
+
+from .figures import PALETTE
+
+FONT = "DejaVu Sans, Verdana, sans-serif"
+
+
+def _esc(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _svg(width: int, height: int, alt: str, body: list[str]) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="course-chart" role="img" aria-label="{_esc(alt)}" '
+            f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="{FONT}" '
+            f'font-size="12" style="max-width:100%;height:auto"><title>{_esc(alt)}</title>{"".join(body)}</svg>')
+
+
+def _text(x, y, s, anchor="start", size=12, weight="normal", fill="#222", baseline="middle") -> str:
+    return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" dominant-baseline="{baseline}" '
+            f'font-size="{size}" font-weight="{weight}" fill="{fill}">{_esc(s)}</text>')
+
+
+def bar_chart(rows: Sequence[tuple[str, float]], alt: str, title: str = "", highlight: str | None = None,
+              ghost: Sequence[float] | None = None, value_text: Sequence[str] | None = None,
+              legend: Sequence[tuple[str, str]] = (), xmax: float = 1.0, label_width: int = 110,
+              width: int = 600) -> str:
+    """Horizontal bars, first row on top: the results page of the course, as SVG.
+
+    `ghost` draws pale bars behind the solid ones (for example the page before truncation);
+    `value_text` replaces the printed number of each row; `legend` is [(colour, label), ...].
+    """
+    row_h, top, plot_w = 22, 30 if title else 10, width - label_width - 60
+    height = top + row_h * len(rows) + 44 + (18 if legend else 0)
+
+    def x(v: float) -> float:
+        return label_width + plot_w * min(max(v, 0.0), xmax) / xmax
+
+    body = []
+    if title:
+        body.append(_text(label_width, 14, title, size=13))
+    for i, (token, value) in enumerate(rows):
+        y = top + i * row_h
+        if ghost is not None:
+            body.append(f'<rect x="{label_width}" y="{y + 2}" width="{x(ghost[i]) - label_width:.1f}" '
+                        f'height="{row_h - 4}" fill="{PALETTE["muted"]}" fill-opacity="0.35"/>')
+        colour = PALETTE["accent"] if token == highlight else PALETTE["main"]
+        body.append(f'<rect x="{label_width}" y="{y + 5}" width="{x(value) - label_width:.1f}" '
+                    f'height="{row_h - 10}" fill="{colour}"/>')
+        body.append(_text(label_width - 6, y + row_h / 2, token, anchor="end",
+                          weight="bold" if token == highlight else "normal"))
+        shown = value_text[i] if value_text is not None else f"{value:.3f}"
+        end = max(x(value), x(ghost[i]) if ghost is not None else 0)
+        body.append(_text(end + 4, y + row_h / 2, shown, size=11))
+    axis_y = top + row_h * len(rows) + 2
+    body.append(f'<line x1="{label_width}" y1="{axis_y}" x2="{label_width + plot_w}" y2="{axis_y}" stroke="#444"/>')
+    for k in range(6):
+        v = xmax * k / 5
+        body.append(f'<line x1="{x(v):.1f}" y1="{axis_y}" x2="{x(v):.1f}" y2="{axis_y + 4}" stroke="#444"/>')
+        body.append(_text(x(v), axis_y + 14, f"{v:g}", anchor="middle", size=11))
+    body.append(_text(label_width + plot_w / 2, axis_y + 32, "probability", anchor="middle"))
+    lx = label_width
+    for colour, label in legend:
+        ly = axis_y + 48
+        body.append(f'<rect x="{lx}" y="{ly - 5}" width="12" height="10" fill="{colour}"/>')
+        body.append(_text(lx + 16, ly, label, size=11))
+        lx += 30 + 7 * len(label)
+    return _svg(width, height, alt, body)
+
+
+def _blue(p: float) -> str:
+    """A light-to-dark blue ramp (close to matplotlib's "Blues") for a probability in [0, 1]."""
+    lo, hi = (247, 251, 255), (8, 48, 107)
+    t = min(max(p, 0.0), 1.0)
+    return "#%02x%02x%02x" % tuple(round(a + (b - a) * t) for a, b in zip(lo, hi))
+
+
+def stage_label(stage: str) -> list[str]:
+    """'blocks.0.attn' -> ['block 0', '+attn'] (two lines under a column)."""
+    if stage == "embed":
+        return ["embed"]
+    _, layer, part = stage.split(".")
+    return [f"block {layer}", "+MLP" if part == "mlp" else "+attn"]
+
+
+def lens_chart(view, alt: str, width: int = 760) -> str:
+    """The logit lens as SVG: a grid of the best tokens after each stage, shaded by probability,
+    and beside it the followed token's probability stage by stage."""
+    n, k = len(view.stages), len(view.top[0])
+    cell_w, cell_h, left, top = 86, 40, 30, 10
+    grid_w = left + n * cell_w
+    body = []
+    for j, col in enumerate(view.top):
+        for i, (tok, p) in enumerate(col):
+            x, y = left + j * cell_w, top + i * cell_h
+            body.append(f'<rect x="{x}" y="{y}" width="{cell_w - 2}" height="{cell_h - 2}" fill="{_blue(p)}"/>')
+            colour = "white" if p > 0.6 else "#222"
+            weight = "bold" if tok == view.track else "normal"
+            body.append(_text(x + cell_w / 2, y + 13, tok, anchor="middle", fill=colour, weight=weight))
+            body.append(_text(x + cell_w / 2, y + 28, f"{p:.3f}", anchor="middle", size=11, fill=colour, weight=weight))
+        for line, words in enumerate(stage_label(view.stages[j])):
+            body.append(_text(left + j * cell_w + cell_w / 2, top + k * cell_h + 10 + 13 * line, words,
+                              anchor="middle", size=11))
+    for i in range(k):
+        body.append(_text(left - 6, top + i * cell_h + cell_h / 2, f"#{i + 1}", anchor="end", size=11))
+    # The followed token's climb, on the right.
+    px, pw, ph, py = grid_w + 60, width - grid_w - 80, k * cell_h - 10, top + 6
+    body.append(f'<line x1="{px}" y1="{py + ph}" x2="{px + pw}" y2="{py + ph}" stroke="#444"/>')
+    body.append(f'<line x1="{px}" y1="{py}" x2="{px}" y2="{py + ph}" stroke="#444"/>')
+    for v in (0, 0.5, 1):
+        body.append(_text(px - 4, py + ph * (1 - v), f"{v:g}", anchor="end", size=10))
+    pts = [(px + pw * j / max(n - 1, 1), py + ph * (1 - p)) for j, p in enumerate(view.track_probs)]
+    body.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>'
+                % (PALETTE["accent"], " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)))
+    for (a, b), p, r in zip(pts, view.track_probs, view.track_ranks):
+        body.append(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3.5" fill="{PALETTE["accent"]}"/>')
+        body.append(_text(a, b - 9, f"{p:.2f} #{r}", anchor="middle", size=9))
+    body.append(_text(px + pw / 2, py + ph + 16, f"P({view.track}) after each stage", anchor="middle", size=11))
+    return _svg(width, top + k * cell_h + 40, alt, body)
