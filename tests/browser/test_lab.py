@@ -56,10 +56,14 @@ def lab(tmp_path_factory):
         proc.kill()
 
 
+CHART = ".course-explorer svg.course-chart"
+
+
 def _image_of_explorer(page) -> str:
-    img = page.locator(".course-explorer img").first
-    img.wait_for(timeout=60000)
-    return img.get_attribute("src")
+    """The explorer's chart, by its description (which names the temperature and the page)."""
+    chart = page.locator(CHART).first
+    chart.wait_for(timeout=60000)
+    return chart.get_attribute("aria-label")
 
 
 def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
@@ -105,12 +109,26 @@ def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
     for _ in range(6):
         page.keyboard.press("ArrowRight")
     page.wait_for_function(
-        "(before) => { const i = document.querySelector('.course-explorer img'); return i && i.getAttribute('src') !== before; }",
+        "(before) => { const c = document.querySelector('.course-explorer svg.course-chart');"
+        " return c && c.getAttribute('aria-label') !== before; }",
         arg=before, timeout=30000)
     after = _image_of_explorer(page)
     assert after != before
     readout = page.locator(".course-explorer .widget-readout").first.inner_text()
     assert readout.strip() != "1.00", "the slider did not move"
+    # The kernel answers each of the six steps in turn; the last answer names the final value.
+    page.wait_for_function(
+        "(t) => { const c = document.querySelector('.course-explorer svg.course-chart');"
+        " return c && c.getAttribute('aria-label').includes('temperature ' + t); }",
+        arg=readout.strip(), timeout=30000)
+    after = _image_of_explorer(page)
+    # A word the model does not know: a message in the widget, the last chart stays.
+    box = page.locator(".course-explorer input[type=text]").first
+    box.fill("<BOS> Pietro chiamma")
+    message = page.locator(".course-explorer .course-error")
+    message.wait_for(timeout=30000)
+    assert "did you mean 'chiama'" in message.inner_text()
+    assert _image_of_explorer(page) == after
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'] pre").all_inner_texts()
     assert not any("Traceback" in e or "Error" in e for e in errors), errors
     assert outside == [], outside

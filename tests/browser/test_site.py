@@ -38,17 +38,32 @@ def test_math_renders(visit, site_url):
     assert v.outside == []
 
 
-def test_the_widget_is_shown(visit, site_url):
-    v = visit(f"{site_url}/chapters/part3/search-by-hand.html")
-    slider = v.page.locator(".course-explorer .widget-slider, .course-explorer .slider-container, .course-explorer input[type=range]")
-    v.page.wait_for_selector(".course-explorer", timeout=15000)
+EXPLORER_PAGES = {"chapters/part3/search-by-hand.html": "temperature",
+                  "chapters/part3/results-page.html": "tokens survive truncation",
+                  "chapters/part3/lever.html": "Logit lens on"}
+
+
+@pytest.mark.parametrize("path", sorted(EXPLORER_PAGES))
+def test_the_explorers_are_shown_with_a_described_chart(visit, site_url, path):
+    v = visit(f"{site_url}/{path}")
+    v.page.wait_for_selector(".course-explorer svg.course-chart", timeout=15000)
     assert v.page.locator(".course-explorer").first.is_visible()
-    assert slider.count() >= 1
+    chart = v.page.locator(".course-explorer svg.course-chart").first
+    assert chart.get_attribute("role") == "img"
+    assert EXPLORER_PAGES[path] in chart.get_attribute("aria-label")
+    assert v.page.locator(".course-explorer input").count() >= 1
     assert v.console_errors == [] and v.outside == []
 
 
-def test_exercise_solutions_are_folded(visit, site_url):
-    v = visit(f"{site_url}/chapters/part3/search-by-hand.html")
-    solutions = v.page.locator(".solution.dropdown, details.solution, .solution.toggle")
-    assert solutions.count() == 3
-    assert v.page.locator(".exercise").count() == 3
+@pytest.mark.parametrize("chapter", ["search-by-hand", "mechanism", "results-page", "hallucination", "lever",
+                                     "scale", "tools", "practice"])
+def test_exercise_solutions_are_folded(visit, site_url, chapter):
+    v = visit(f"{site_url}/chapters/part3/{chapter}.html")
+    exercises = v.page.locator(".exercise").count()
+    assert exercises >= 2
+    solutions = v.page.locator("details.solution, .solution.dropdown, .solution.toggle")
+    assert solutions.count() == exercises
+    for i in range(solutions.count()):
+        details = solutions.nth(i)
+        assert details.evaluate("e => e.tagName") != "DETAILS" or details.get_attribute("open") is None, \
+            f"{chapter}: solution {i + 1} is open"
