@@ -91,3 +91,18 @@ def check_whole_number(answer, expected: int, *, what: str) -> Feedback:
     if int(value) == expected:
         return Feedback(True, f"{what} is {int(value)}.")
     return Feedback(False, f"{what} of {int(value)} is {'too high' if value > expected else 'too low'}.")
+
+
+def prompt_signs(lm, answer):
+    """A prompt given as an answer, read by the model: its `Signs`, or the `Feedback` saying why not."""
+    from ..errors import CourseError
+    from ..signs import read_signs
+
+    if unanswered(answer):
+        return Feedback(False, NOT_ANSWERED, answered=False)
+    if not isinstance(answer, str):
+        return Feedback(False, f"the answer should be a prompt, as a string of tokens; got {answer!r}.")
+    try:
+        return read_signs(lm, answer)
+    except CourseError as e:
+        return Feedback(False, f"the model cannot read that prompt: {e}")

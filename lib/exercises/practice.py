@@ -1,9 +1,8 @@
 """Self-checks for the chapter "What it means in practice"."""
 from __future__ import annotations
 
-from ..errors import CourseError
 from ..signs import read_signs
-from . import Feedback, NOT_ANSWERED, check_choice, unanswered
+from . import Feedback, check_choice, prompt_signs
 
 REVIEW_PROMPTS = ("<BOS> Pietro chiama Paolo", "<BOS> Pietro chiama 4 <SEP> 4 chiama",
                   "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro")
@@ -19,14 +18,9 @@ def needs_review(lm, answer, prompts=REVIEW_PROMPTS) -> Feedback:
 
 def steer_to(lm, answer, word: str = "vice", threshold: float = 0.9) -> Feedback:
     """Exercise 2: a prompt the game allows, after which the model says `word` with p > threshold."""
-    if unanswered(answer):
-        return Feedback(False, NOT_ANSWERED, answered=False)
-    if not isinstance(answer, str):
-        return Feedback(False, f"the answer should be a prompt, as a string of tokens; got {answer!r}.")
-    try:
-        signs = read_signs(lm, answer)
-    except CourseError as e:
-        return Feedback(False, f"the model cannot read that prompt: {e}")
+    signs = prompt_signs(lm, answer)
+    if isinstance(signs, Feedback):
+        return signs
     if not signs.on_distribution:
         return Feedback(False, f"the game's rules forbid that prompt ({signs.why_impossible}); build a legal one.")
     if signs.top != word or signs.top_prob <= threshold:
