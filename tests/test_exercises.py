@@ -181,3 +181,18 @@ def test_practice_checks(lm):
     assert practice.steer_to(lm, "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo")
     assert "forbid" in practice.steer_to(lm, "<BOS> 4 chiama Paolo").message
     assert "top word" in practice.steer_to(lm, CONFIDENT).message
+
+
+def test_the_catalogue_lists_every_exercise_with_its_self_check():
+    from lib.exercises.catalogue import catalogue
+
+    listed = catalogue()
+    written = sum(p.read_text().count(":::{exercise}") for p in (ROOT / "chapters").rglob("*.md"))
+    assert len(listed) == written >= 17
+    assert len({e.label for e in listed}) == len(listed), "exercise labels are unique"
+    assert all(e.checks for e in listed), [e.label for e in listed if not e.checks]
+    import importlib
+    for e in listed:
+        module = importlib.import_module("lib.exercises." + e.chapter.rsplit("/", 1)[1].replace("-", "_"))
+        for name in e.checks:
+            assert callable(getattr(module, name, None)), f"{e.label}: lib.exercises has no {name}"
