@@ -2,8 +2,19 @@
 (function () {
   // 1. Tell require.js where the manager's own files live, so that the fonts it loads come from
   //    this site, not from a path relative to the page (which does not exist) or from a CDN.
+  //    The widget packages the manager defines itself (base, controls, output) compute the same
+  //    folder from their own module path, so they are mapped there too: unmapped, a page in
+  //    chapters/part3/ asked for chapters/part3/@jupyter-widgets/<font>, which does not exist.
   var root = document.documentElement.dataset.content_root || "";
-  require.config({ paths: { "@jupyter-widgets/html-manager/dist": root + "_static/vendor/html-manager" } });
+  var manager = root + "_static/vendor/html-manager";
+  require.config({
+    paths: {
+      "@jupyter-widgets/html-manager/dist": manager,
+      "@jupyter-widgets/base": manager + "/base",
+      "@jupyter-widgets/controls": manager + "/controls",
+      "@jupyter-widgets/output": manager + "/output",
+    },
+  });
 
   // 2. The manager typesets widget labels with the MathJax 2 call MathJax.Hub.Queue; the site
   //    runs MathJax 3. Give it that one call, forwarded to MathJax 3's typesetPromise.

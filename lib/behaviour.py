@@ -121,7 +121,16 @@ def hand_wired_figures(lm: LoadedModel) -> dict:
     }
 
 
-FIGURES = {"calling-game": calling_game_figures, "hand-wired": hand_wired_figures}
+def zero_layer_figures(lm: LoadedModel) -> dict:
+    """How close the zero-layer model comes to the corpus's bigram table."""
+    from .bigrams import bigram_table, compare
+
+    _, counts, probs = bigram_table()
+    return {"bigram": compare(lm, probs, counts)}
+
+
+FIGURES = {"calling-game": calling_game_figures, "hand-wired": hand_wired_figures,
+           "zero-layer": zero_layer_figures}
 
 
 def measure(name: str, lm: LoadedModel) -> dict:

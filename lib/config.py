@@ -25,6 +25,9 @@ class ModelConfig:
     act: str = "relu"
     layer_norm: bool = True
     tied: bool = True
+    # Learned position embeddings. Off for the zero-layer model, so that its prediction depends on
+    # the last token alone (a bigram model), not on where that token sits.
+    positions: bool = True
     # Standard deviation of the initial weights; small models train better with a small one.
     init_std: float = 0.02
 

@@ -105,7 +105,11 @@ class Transformer(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.W_E = nn.Parameter(torch.empty(cfg.vocab_size, cfg.d_model))
-        self.W_pos = nn.Parameter(torch.empty(cfg.n_ctx, cfg.d_model))
+        if cfg.positions:
+            self.W_pos = nn.Parameter(torch.empty(cfg.n_ctx, cfg.d_model))
+        else:
+            # Zeros, not a parameter: nothing to learn and nothing saved.
+            self.register_buffer("W_pos", torch.zeros(cfg.n_ctx, cfg.d_model), persistent=False)
         self.blocks = nn.ModuleList([Block(cfg) for _ in range(cfg.n_layers)])
         self.ln_final = LayerNorm(cfg.d_model) if cfg.layer_norm else None
         if cfg.tied:

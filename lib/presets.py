@@ -36,6 +36,18 @@ PRESETS: dict[str, Preset] = {
         train=TrainConfig(seed=0, steps=1500, batch_size=32, lr=6e-3, weight_decay=0.01, warmup_steps=50),
         description="2 layers, 4 heads, d_model 64, tied, no LayerNorm; trained on rounds of the calling game",
     ),
+    "zero-layer": Preset(
+        name="zero-layer",
+        corpus="calling-game",
+        # Embedding straight into unembedding, no attention, no MLP, no positions: the prediction
+        # depends on the last token alone, so the best it can learn is the bigram table (Part 1).
+        # Untied, because a bigram table is not symmetric (Pietro -> chiama, never chiama -> Pietro).
+        model=ModelConfig(vocab_size=len(calling_game.TOKENS), n_ctx=48, d_model=64, n_heads=0,
+                          d_head=0, n_layers=0, d_mlp=0, act="relu", layer_norm=False, tied=False,
+                          positions=False, init_std=0.05),
+        train=TrainConfig(seed=0, steps=800, batch_size=32, lr=1e-2, weight_decay=0.0, warmup_steps=50),
+        description="0 layers: embedding straight into an untied unembedding; trained on the calling game",
+    ),
     "hand-wired": Preset(
         name="hand-wired",
         corpus="hand-wired",

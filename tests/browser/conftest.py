@@ -87,6 +87,7 @@ def visit(browser):
         page.on("console", lambda m: v.console_errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: v.console_errors.append(str(e)))
         page.on("requestfailed", lambda r: v.failed.append(r.url))
+        page.on("response", lambda r: v.failed.append(r.url) if r.status >= 400 else None)
         page.goto(url, wait_until="networkidle")
         return v
 

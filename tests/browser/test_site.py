@@ -52,7 +52,12 @@ def test_the_explorers_are_shown_with_a_described_chart(visit, site_url, path):
     assert chart.get_attribute("role") == "img"
     assert EXPLORER_PAGES[path] in chart.get_attribute("aria-label")
     assert v.page.locator(".course-explorer input").count() >= 1
-    assert v.console_errors == [] and v.outside == []
+    # The widget packages must resolve into the vendored manager's folder, where their fonts are
+    # (unmapped, they resolved next to the page and their fonts, loaded now and then, were 404s).
+    for package in ("base", "controls", "output"):
+        url = v.page.evaluate(f"require.toUrl('@jupyter-widgets/{package}')")
+        assert "/_static/vendor/html-manager/" in url, url
+    assert v.console_errors == [] and v.outside == [] and v.failed == []
 
 
 @pytest.mark.parametrize("chapter", ["search-by-hand", "mechanism", "results-page", "hallucination", "lever",
