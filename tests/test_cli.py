@@ -50,7 +50,7 @@ def test_lens_json_stages_run_from_embedding_to_output(run_cli):
 def test_check_passes_on_the_shipped_models(run_cli):
     r = run_cli("check")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.count("PASS") == 2
+    assert r.stdout.count("PASS") == 3
 
 
 BAD_INPUTS = [

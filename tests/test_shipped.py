@@ -7,11 +7,11 @@ from safetensors.torch import load_file
 from lib.store import META, WEIGHTS, load, models_dir, sha256, shipped_names
 
 
-def test_both_models_are_shipped():
-    assert shipped_names() == ["calling-game", "hand-wired"]
+def test_every_model_is_shipped():
+    assert shipped_names() == ["calling-game", "hand-wired", "zero-layer"]
 
 
-@pytest.mark.parametrize("name", ["calling-game", "hand-wired"])
+@pytest.mark.parametrize("name", ["calling-game", "hand-wired", "zero-layer"])
 def test_metadata_is_complete_and_the_checksum_matches(name):
     folder = models_dir() / name
     meta = json.loads((folder / META).read_text())

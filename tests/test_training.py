@@ -7,6 +7,7 @@ from lib.behaviour import _targets_calling_game
 from lib.config import TrainConfig
 from lib.corpora import get_corpus
 from lib.presets import get_preset
+from lib.store import models_dir
 from lib.train import train
 
 
@@ -33,3 +34,12 @@ def test_retraining_the_calling_game_from_scratch_meets_its_targets(run_cli, tmp
     meta = json.loads((tmp_path / "cg" / "meta.json").read_text())
     failures = [line for ok, line in _targets_calling_game(meta["behaviour"]) if not ok]
     assert not failures, failures
+
+
+def test_retraining_the_zero_layer_model_reproduces_the_shipped_weights(run_cli, tmp_path):
+    """A small recipe, run in full: same seed, same machine, same bytes; and it learns the bigrams."""
+    run_cli("train", "zero-layer", "--out", str(tmp_path / "z"), "--quiet", check=True)
+    meta = json.loads((tmp_path / "z" / "meta.json").read_text())
+    shipped = json.loads((models_dir() / "zero-layer" / "meta.json").read_text())
+    assert meta["behaviour"]["bigram"]["max_gap"] < 0.05
+    assert meta["sha256"] == shipped["sha256"], "retraining should reproduce the shipped weights bit for bit"
