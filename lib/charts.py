@@ -126,3 +126,56 @@ def lens_chart(view, alt: str, width: int = 760) -> str:
         body.append(_text(a, b - 9, f"{p:.2f} #{r}", anchor="middle", size=9))
     body.append(_text(px + pw / 2, py + ph + 16, f"P({view.track}) after each stage", anchor="middle", size=11))
     return _svg(width, top + k * cell_h + 40, alt, body)
+
+
+def _heatmap_body(x0: float, y0: float, matrix, rows: Sequence[str], cols: Sequence[str], cell: int,
+                  title: str = "", show_values: bool = True, masked_upper: bool = False) -> tuple[list[str], float, float]:
+    """The elements of one heatmap whose top-left corner is (x0, y0); returns (elements, width, height).
+
+    `masked_upper` draws the cells above the diagonal hatched grey: the causal mask's forbidden cells.
+    """
+    label_w = 8 + 7 * max((len(r) for r in rows), default=1)
+    top = 18 if title else 0
+    body = [_text(x0 + label_w, y0 + 10, title, size=12, weight="bold")] if title else []
+    for i, r in enumerate(rows):
+        body.append(_text(x0 + label_w - 4, y0 + top + i * cell + cell / 2, r, anchor="end", size=11))
+        for j, _ in enumerate(cols):
+            x, y = x0 + label_w + j * cell, y0 + top + i * cell
+            if masked_upper and j > i:
+                body.append(f'<rect x="{x}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="#eeeeee"/>')
+                continue
+            v = float(matrix[i][j])
+            body.append(f'<rect x="{x}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="{_blue(v)}"/>')
+            if show_values:
+                body.append(_text(x + cell / 2, y + cell / 2, f"{v:.2f}", anchor="middle", size=9,
+                                  fill="white" if v > 0.6 else "#222"))
+    h = top + len(rows) * cell
+    for j, c in enumerate(cols):
+        x, y = x0 + label_w + j * cell + cell / 2, y0 + h + 6
+        body.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="10" text-anchor="end" '
+                    f'transform="rotate(-45 {x:.1f} {y:.1f})" fill="#222">{_esc(c)}</text>')
+    col_h = 8 + 5 * max((len(c) for c in cols), default=1)
+    return body, label_w + len(cols) * cell, h + col_h
+
+
+def heatmap(matrix, rows: Sequence[str], cols: Sequence[str], alt: str, title: str = "", cell: int = 34,
+            masked_upper: bool = False) -> str:
+    """One attention pattern (or any [0, 1] matrix): rows are queries, columns keys."""
+    body, w, h = _heatmap_body(4, 4, matrix, rows, cols, cell, title, masked_upper=masked_upper)
+    return _svg(int(w + 12), int(h + 12), alt, body)
+
+
+def heatmap_grid(items: Sequence[tuple[str, object]], rows: Sequence[str], cols: Sequence[str], alt: str,
+                 per_row: int = 4, cell: int = 22, dimmed: Sequence[str] = ()) -> str:
+    """Small multiples: several patterns over the same tokens, `per_row` to a line. Titles listed in
+    `dimmed` (for example the heads switched off) are drawn faded, with "(off)" after the title."""
+    bodies, w, h = [], 0.0, 0.0
+    for n, (title, matrix) in enumerate(items):
+        off = title in dimmed
+        body, w, h = _heatmap_body(0, 0, matrix, rows, cols, cell, title + (" (off)" if off else ""),
+                                   show_values=False, masked_upper=True)
+        x, y = 4 + (n % per_row) * (w + 16), 4 + (n // per_row) * (h + 10)
+        bodies.append(f'<g transform="translate({x:.1f},{y:.1f})"' + (' opacity="0.35"' if off else "") + ">"
+                      + "".join(body) + "</g>")
+    n_rows = (len(items) + per_row - 1) // per_row
+    return _svg(int(min(len(items), per_row) * (w + 16) + 8), int(n_rows * (h + 10) + 8), alt, bodies)

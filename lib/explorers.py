@@ -101,3 +101,22 @@ def lens_view(lm, prompt: str, track: str | None = None, k: int = 3) -> LensView
         probs.append(float(s.probs[track_id]))
         ranks.append(order.index(track_id) + 1)
     return LensView([s.name for s in stages], top, tokens[track_id], probs, ranks)
+
+
+@dataclass(frozen=True)
+class PatternView:
+    tokens: list[str]
+    layer: int
+    head: int
+    pattern: list[list[float]]   # [query, key], rows sum to 1, zero above the diagonal
+
+
+def pattern_view(lm, prompt: str, layer: int, head: int) -> PatternView:
+    """One head's attention pattern on a prompt (the attention-pattern viewer)."""
+    ids = lm.encode(prompt)
+    cfg = lm.model.cfg
+    if not (isinstance(layer, int) and 0 <= layer < cfg.n_layers and isinstance(head, int) and 0 <= head < cfg.n_heads):
+        raise CourseError(f"head (layer {layer!r}, head {head!r}) does not exist: layers run 0 to {cfg.n_layers - 1}, "
+                          f"heads 0 to {cfg.n_heads - 1}")
+    _, cache = lm.model.run_with_cache(ids)
+    return PatternView(lm.vocab.decode(ids), layer, head, cache[f"blocks.{layer}.attn.pattern"][head].tolist())

@@ -131,3 +131,93 @@ def lens_explorer(lm, prompts: list[str], track: str = "", k: int = 3):
         return charts.lens_chart(view, alt)
 
     return explorer_box([[prompt, tracked]], lambda: explorers.lens_view(lm, prompt.value, tracked.value, k), draw)
+
+
+def pattern_viewer(lm, prompts: list[str], layer: int = 0, head: int = 0):
+    """Any head's attention pattern on any prompt: rows are the positions that read, columns the
+    positions they read from."""
+    import ipywidgets as W
+
+    prompt = prompt_box(prompts)
+    layer_pick = W.Dropdown(options=list(range(lm.model.cfg.n_layers)), value=layer, description="layer",
+                            layout=W.Layout(width="9em"), style=STYLE)
+    head_pick = W.Dropdown(options=list(range(lm.model.cfg.n_heads)), value=head, description="head",
+                           layout=W.Layout(width="9em"), style=STYLE)
+
+    def draw(view):
+        last = ", ".join(f"{t} {p:.2f}" for t, p in zip(view.tokens, view.pattern[-1]))
+        alt = (f"Attention pattern of layer {view.layer}, head {view.head} on {prompt.value}. "
+               f"The last position attends to: {last}.")
+        return charts.heatmap(view.pattern, view.tokens, view.tokens, alt,
+                              title=f"layer {view.layer}, head {view.head}", masked_upper=True)
+
+    return explorer_box([[prompt, layer_pick, head_pick]],
+                        lambda: explorers.pattern_view(lm, prompt.value, layer_pick.value, head_pick.value), draw)
+
+
+def ablation_explorer(lm, prompts: list[str], track: str = ""):
+    """A toggle for every head: switch heads off and watch the results page and the patterns."""
+    import ipywidgets as W
+
+    from .ablation import ablation_view, all_heads, head_name
+
+    prompt = prompt_box(prompts)
+    tracked = W.Text(value=track, placeholder="the intact model's answer", description="follow the token",
+                     layout=W.Layout(width="16em"), style=STYLE)
+    heads = all_heads(lm.model)
+    toggles = [W.ToggleButton(value=False, description=head_name(h), tooltip=f"switch layer {h[0]} head {h[1]} off",
+                              layout=W.Layout(width="5.5em")) for h in heads]
+
+    def compute():
+        off = [h for h, t in zip(heads, toggles) if t.value]
+        return ablation_view(lm, prompt.value, off, tracked.value.strip() or None)
+
+    def draw(view):
+        off = ", ".join(head_name(h) for h in view.off) or "none"
+        alt_page = (f"With heads switched off: {off}. After {prompt.value} the model now gives "
+                    f"{view.track} {view.track_prob:.3f} (intact: {view.track_prob_intact:.3f}). Best next tokens: "
+                    + _top(view.page) + ".")
+        page = charts.bar_chart(view.page, alt_page, highlight=view.track,
+                                title=f"heads off: {off}  |  P({view.track}) {view.track_prob:.3f} "
+                                      f"(intact {view.track_prob_intact:.3f})")
+        grid = charts.heatmap_grid([(head_name(h), p) for h, p in view.patterns.items()], view.tokens, view.tokens,
+                                   f"Attention patterns of all {len(view.patterns)} heads on {prompt.value}; "
+                                   f"switched off: {off}.", per_row=lm.model.cfg.n_heads,
+                                   dimmed=[head_name(h) for h in view.off])
+        return page + grid
+
+    for t in toggles:
+        t.add_class("course-head-toggle")
+    return explorer_box([[prompt, tracked], toggles], compute, draw)
+
+
+def kv_cache_calculator(layers: int = 32, context: int = 32768, heads: int = 32, d_head: int = 128,
+                        bytes_per_element: float = 2):
+    """The memory of a KV cache: type the sizes, read the total."""
+    import ipywidgets as W
+
+    from .inventory import kv_cache_bytes
+
+    boxes = [W.Text(value=str(v), description=d, layout=W.Layout(width="13em"), style=STYLE)
+             for d, v in (("layers", layers), ("context (tokens)", context), ("heads", heads),
+                          ("d_head", d_head), ("bytes per number", bytes_per_element))]
+
+    def parse(box, whole: bool):
+        text = box.value.strip()
+        try:
+            return int(text) if whole else float(text)
+        except ValueError:
+            kind = "a whole number" if whole else "a number"
+            raise CourseError(f"{box.description} must be {kind}, got {text!r}") from None
+
+    def compute():
+        values = [parse(b, whole=i < 4) for i, b in enumerate(boxes)]
+        return values, kv_cache_bytes(*values)
+
+    def draw(result):
+        (L, T, H, Dh, B), size = result
+        text = (f"2 x {L} layers x {T:,} tokens x {H} heads x {Dh} x {B:g} bytes = {size:,.0f} bytes "
+                f"= {size / 1e9:,.2f} GB ({size / 2 ** 30:,.2f} GiB)")
+        return f'<p class="course-kv-result" role="status"><strong>{html.escape(text)}</strong></p>'
+
+    return explorer_box([boxes[:3], boxes[3:]], compute, draw)
