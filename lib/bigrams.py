@@ -57,3 +57,44 @@ def compare(lm, probs: np.ndarray, counts: np.ndarray) -> dict:
     p, q = probs[seen], np.clip(model[seen], 1e-12, 1)
     kl = np.where(p > 0, p * np.log2(np.where(p > 0, p, 1) / q), 0).sum(1)
     return {"max_gap": gap, "mean_kl_bits": float((weights * kl).sum()), "predecessors": int(seen.sum())}
+
+
+def held_out_rounds(n: int = 300, seed: int = 12345) -> list[list[str]]:
+    """Rounds of the game that the training seed did not draw (a different random stream)."""
+    rng = random.Random(seed)
+    return [calling_game.sample_round(rng) for _ in range(n)]
+
+
+def loss_per_token(lm, rounds: list[list[str]]) -> float:
+    """Mean negative log-probability (nats) the model gives each actual next token of the rounds."""
+    total, n = 0.0, 0
+    with torch.no_grad():
+        for words in rounds:
+            ids = lm.vocab.encode(words)
+            logp = torch.log_softmax(lm.model(ids[:-1]).double(), -1)
+            total -= float(logp[torch.arange(len(ids) - 1), torch.tensor(ids[1:])].sum())
+            n += len(ids) - 1
+    return total / n
+
+
+def rules_loss_per_token(rounds: list[list[str]]) -> float:
+    """The same measure for the game's own rules: the best any model can do on these rounds."""
+    import math
+
+    total, n = 0.0, 0
+    for words in rounds:
+        for k in range(1, len(words)):
+            total -= math.log(calling_game.next_token_distribution(words[:k])[words[k]])
+            n += 1
+    return total / n
+
+
+def bigram_loss_per_token(rounds: list[list[str]], probs: np.ndarray, tokens: list[str]) -> float:
+    """The same measure for the counted bigram table itself."""
+    index = {t: i for i, t in enumerate(tokens)}
+    total, n = 0.0, 0
+    for words in rounds:
+        for a, b in zip(words, words[1:]):
+            total -= float(np.log(max(probs[index[a], index[b]], 1e-12)))
+            n += 1
+    return total / n

@@ -202,7 +202,9 @@ class Transformer(nn.Module):
 
         def keep(name, x):
             if cache is not None:
-                cache[name] = x[0] if single else x
+                # Detached: the cache is for reading (a slice of a parameter would otherwise still
+                # carry its gradient flag, and .numpy() on it fails).
+                cache[name] = (x[0] if single else x).detach()
             return x
 
         resid = keep("embed", self.W_E[t]) + keep("pos_embed", self.W_pos[start:start + T].unsqueeze(0))

@@ -162,3 +162,23 @@ NOTE_SEARCH = {
     "logits_x3": (4.26, 2.28, -1.74),
     "probs_x3": (0.87, 0.12, 0.01),
 }
+
+
+# The A/B/C example of "why attention": one query (token C's) against three keys, d_k = 2. The
+# source's table of vectors did not survive; these reproduce its dot products (1, 1, 2).
+ABC_D_K = 2
+ABC_QUERY = (1.0, 1.0)
+ABC_KEYS = {"A": (1.0, 0.0), "B": (0.0, 1.0), "C": (1.0, 1.0)}
+ABC_VALUES = {"A": (1.0, 0.0), "B": (0.0, 1.0), "C": (1.0, 1.0)}
+NOTE_ABC_WEIGHTS = (0.25, 0.25, 0.50)
+
+
+def attend_one(query, keys: dict, values: dict, d_k: int) -> dict:
+    """One query's attention, step by step: dot products, scaling, softmax, weighted sum of values."""
+    names = list(keys)
+    dots = np.array([np.dot(query, keys[n]) for n in names], dtype=float)
+    scaled = dots / np.sqrt(d_k)
+    e = np.exp(scaled - scaled.max())
+    weights = e / e.sum()
+    out = sum(w * np.asarray(values[n], dtype=float) for w, n in zip(weights, names))
+    return {"names": names, "dots": dots, "scaled": scaled, "weights": weights, "output": out}

@@ -1,0 +1,23 @@
+"""Self-checks for the chapter "Circuits: who attends, and what moves"."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ablation import all_heads, head_name
+from ..circuits import head_habits, ov_circuit
+from . import Feedback, check_choice, check_whole_number
+
+
+def ov_rank(lm, answer, layer: int = 0, head: int = 3) -> Feedback:
+    """Exercise 1: the rank of one head's W_OV (singular values above a relative 1e-5)."""
+    s = np.linalg.svd(ov_circuit(lm.model, layer, head), compute_uv=False)
+    return check_whole_number(answer, int((s > s[0] * 1e-5).sum()), what="The rank")
+
+
+def most_self_attending(lm, answer) -> Feedback:
+    """Exercise 2: the head that puts most attention on the callee itself."""
+    habits = head_habits(lm)
+    names = [head_name(h) for h in all_heads(lm.model)]
+    best = max(all_heads(lm.model), key=lambda h: habits.shares[h]["itself (the callee)"])
+    return check_choice(answer, names, head_name(best), right=f"{answer} looks at the callee itself the most.",
+                        wrong=f"{answer} is not the one; compare the 'itself' share of every head.")
