@@ -35,7 +35,7 @@ def _p95(times: list[float]) -> float:
 
 
 def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
-    """p95 of one control change in each kernel explorer: compute, draw and encode the figure.
+    """p95 of one control change in each kernel explorer: compute, draw and encode the chart.
 
     The widget's own observer runs synchronously when a control's value is set, so timing the
     assignment times exactly what a reader waits for (less the browser's repaint).
@@ -43,25 +43,34 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     from . import widgets
 
     prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
+
+    def setting(control, values):
+        return [lambda v=v: setattr(control, "value", v) for v in values]
+
+    def flipping(toggles):
+        return [lambda t=toggles[i % len(toggles)]: setattr(t, "value", not t.value) for i in range(steps)]
+
     cases = []
     box = widgets.temperature_explorer(lm, prompts)
-    slider = box.children[0].children[1]
-    cases.append(("temperature slider", slider, [0.1 * 1.1 ** i for i in range(steps)]))
+    cases.append(("temperature slider", setting(box.children[0].children[1], [0.1 * 1.1 ** i for i in range(steps)])))
     box = widgets.sampling_explorer(lm, prompts)
     temperature, top_p, seed = box.children[0].children[1], box.children[1].children[1], box.children[2].children[0]
-    cases.append(("sampling: temperature slider", temperature, [0.2 + 0.1 * i for i in range(steps)]))
-    cases.append(("sampling: seed slider", seed, [i % 21 for i in range(1, steps + 1)]))
-    cases.append(("sampling: top-p box", top_p, [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)]))
+    cases.append(("sampling: temperature slider", setting(temperature, [0.2 + 0.1 * i for i in range(steps)])))
+    cases.append(("sampling: seed slider", setting(seed, [i % 21 for i in range(1, steps + 1)])))
+    cases.append(("sampling: top-p box", setting(top_p, [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)])))
     box = widgets.lens_explorer(lm, prompts)
-    track = box.children[0].children[1]
     words = ["Tarso", "Cefa", "vice", "capo", "Paolo"]
-    cases.append(("lens: followed token", track, [words[i % len(words)] for i in range(steps)]))
+    cases.append(("lens: followed token", setting(box.children[0].children[1], [words[i % 5] for i in range(steps)])))
+    box = widgets.ablation_explorer(lm, prompts)
+    cases.append(("head ablation: one toggle", flipping(box.children[1].children)))
+    box = widgets.pattern_viewer(lm, prompts)
+    cases.append(("attention-pattern viewer: head", setting(box.children[0].children[2], [i % 4 for i in range(1, steps + 1)])))
     out = []
-    for label, control, values in cases:
+    for label, actions in cases:
         times = []
-        for v in values:
+        for act in actions:
             t = time.perf_counter()
-            control.value = v
+            act()
             times.append(time.perf_counter() - t)
         out.append((label, _p95(times)))
     return out

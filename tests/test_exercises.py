@@ -58,7 +58,8 @@ def test_student_notebooks_have_no_solutions(student_notebooks):
     import nbformat
 
     names = [p.stem for p in student_notebooks]
-    for chapter in ("search-by-hand", "mechanism", "results-page", "hallucination", "lever", "scale", "tools",
+    for chapter in ("why-attention", "bigrams", "one-head", "many-heads", "shapes-and-cache", "circuits", "ablation",
+                    "search-by-hand", "mechanism", "results-page", "hallucination", "lever", "scale", "tools",
                     "practice"):
         assert chapter in names, f"no student notebook for {chapter}"
     for path in student_notebooks:
@@ -107,7 +108,7 @@ def test_the_book_shows_every_solution_as_correct():
         if exercises:
             with_exercises += 1
             assert text.count("<strong>Correct</strong>") >= exercises, html.name
-    assert with_exercises >= 8
+    assert with_exercises >= 15
     text = (ROOT / "_build" / "html" / "chapters" / "part3" / "search-by-hand.html").read_text()
     assert text.count("<strong>Correct</strong>") == 4
 
@@ -189,7 +190,7 @@ def test_the_catalogue_lists_every_exercise_with_its_self_check():
     listed = catalogue()
     written = sum(p.read_text().count(":::{exercise}") for p in (ROOT / "chapters").rglob("*.md")
                   if not any(part.startswith(".") for part in p.parts))
-    assert len(listed) == written >= 17
+    assert len(listed) == written >= 31
     assert len({e.label for e in listed}) == len(listed), "exercise labels are unique"
     assert all(e.checks for e in listed), [e.label for e in listed if not e.checks]
     import importlib
@@ -197,3 +198,22 @@ def test_the_catalogue_lists_every_exercise_with_its_self_check():
         module = importlib.import_module("lib.exercises." + e.chapter.rsplit("/", 1)[1].replace("-", "_"))
         for name in e.checks:
             assert callable(getattr(module, name, None)), f"{e.label}: lib.exercises has no {name}"
+
+
+# ------------------------------------------------------------------ Part 1's self-checks
+def test_part1_checks(lm):
+    from lib.exercises import ablation, bigrams, circuits, many_heads, one_head, shapes_and_cache, why_attention
+    assert why_attention.centre_response(6) and "vertical" in why_attention.centre_response(-3).message
+    assert why_attention.predicted_class("horizontal") and not why_attention.predicted_class("vertical")
+    assert not one_head.sat_on_cat(0.276) and not one_head.sat_on_cat(...).answered
+    import math as m
+    e = [m.exp(s / m.sqrt(8)) for s in (1, 1, 2)]
+    assert one_head.abc_self_weight(e[2] / sum(e))
+    assert many_heads.mlp_weights(96) and not many_heads.mlp_weights(48)
+    assert shapes_and_cache.gpt2_cache_megabytes(75.497472)
+    assert "only the keys" in shapes_and_cache.gpt2_cache_megabytes(75.497472 / 2).message
+    assert shapes_and_cache.embedding_share(38_597_376 / 124_439_808)
+    assert circuits.ov_rank(lm, 16) and not circuits.ov_rank(lm, 64)
+    assert ablation.cefa_head(lm, "L0H3") and not ablation.cefa_head(lm, "L1H3")
+    zl = load("zero-layer")
+    assert not bigrams.zero_layer_tarso(zl, 0.9) and not bigrams.bigram_probability(0.5)

@@ -38,7 +38,9 @@ def test_math_renders(visit, site_url):
     assert v.outside == []
 
 
-EXPLORER_PAGES = {"chapters/part3/search-by-hand.html": "temperature",
+EXPLORER_PAGES = {"chapters/part1/ablation.html": "With heads switched off",
+                  "chapters/part1/circuits.html": "Attention pattern of layer 0, head 3",
+                  "chapters/part3/search-by-hand.html": "temperature",
                   "chapters/part3/results-page.html": "tokens survive truncation",
                   "chapters/part3/lever.html": "Logit lens on"}
 
@@ -60,10 +62,13 @@ def test_the_explorers_are_shown_with_a_described_chart(visit, site_url, path):
     assert v.console_errors == [] and v.outside == [] and v.failed == []
 
 
-@pytest.mark.parametrize("chapter", ["search-by-hand", "mechanism", "results-page", "hallucination", "lever",
-                                     "scale", "tools", "practice"])
+@pytest.mark.parametrize("chapter", ["part1/why-attention", "part1/bigrams", "part1/one-head", "part1/many-heads",
+                                     "part1/shapes-and-cache", "part1/circuits", "part1/ablation",
+                                     "part3/search-by-hand", "part3/mechanism", "part3/results-page",
+                                     "part3/hallucination", "part3/lever", "part3/scale", "part3/tools",
+                                     "part3/practice"])
 def test_exercise_solutions_are_folded(visit, site_url, chapter):
-    v = visit(f"{site_url}/chapters/part3/{chapter}.html")
+    v = visit(f"{site_url}/chapters/{chapter}.html")
     exercises = v.page.locator(".exercise").count()
     assert exercises >= 2
     solutions = v.page.locator("details.solution, .solution.dropdown, .solution.toggle")
@@ -72,3 +77,17 @@ def test_exercise_solutions_are_folded(visit, site_url, chapter):
         details = solutions.nth(i)
         assert details.evaluate("e => e.tagName") != "DETAILS" or details.get_attribute("open") is None, \
             f"{chapter}: solution {i + 1} is open"
+
+
+def test_the_kv_cache_calculator_shows_the_notes_example(visit, site_url):
+    v = visit(f"{site_url}/chapters/part1/shapes-and-cache.html")
+    v.page.wait_for_selector(".course-explorer .course-kv-result", timeout=15000)
+    assert "17.18 GB" in v.page.locator(".course-kv-result").first.inner_text()
+    assert v.page.locator(".course-explorer input").count() == 5
+    assert v.console_errors == [] and v.outside == [] and v.failed == []
+
+
+def test_the_ablation_explorer_has_a_toggle_per_head(visit, site_url):
+    v = visit(f"{site_url}/chapters/part1/ablation.html")
+    v.page.wait_for_selector(".course-explorer .course-head-toggle", timeout=15000)
+    assert v.page.locator(".course-explorer .course-head-toggle").count() == 8
