@@ -2,14 +2,16 @@
 (function () {
   // 1. Tell require.js where the manager's own files live, so that the fonts it loads come from
   //    this site, not from a path relative to the page (which does not exist) or from a CDN.
-  //    The widget packages the manager defines itself (base, controls, output) compute the same
-  //    folder from their own module path, so they are mapped there too: unmapped, a page in
-  //    chapters/part3/ asked for chapters/part3/@jupyter-widgets/<font>, which does not exist.
+  //    Every package embed-amd.js defines by name (html-manager, base, controls; output is loaded
+  //    on demand) computes its folder from its own module path, so each is mapped there too:
+  //    unmapped, a page in chapters/part3/ asked, now and then, for
+  //    chapters/part3/@jupyter-widgets/<font>, which does not exist.
   var root = document.documentElement.dataset.content_root || "";
   var manager = root + "_static/vendor/html-manager";
   require.config({
     paths: {
       "@jupyter-widgets/html-manager/dist": manager,
+      "@jupyter-widgets/html-manager": manager + "/html-manager",
       "@jupyter-widgets/base": manager + "/base",
       "@jupyter-widgets/controls": manager + "/controls",
       "@jupyter-widgets/output": manager + "/output",

@@ -203,7 +203,7 @@ def test_the_catalogue_lists_every_exercise_with_its_self_check():
 # ------------------------------------------------------------------ Part 1's self-checks
 def test_part1_checks(lm):
     from lib.exercises import ablation, bigrams, circuits, many_heads, one_head, shapes_and_cache, why_attention
-    assert why_attention.centre_response(6) and "vertical" in why_attention.centre_response(-3).message
+    assert why_attention.centre_response(6) and "vertical" in why_attention.centre_response(0).message
     assert why_attention.predicted_class("horizontal") and not why_attention.predicted_class("vertical")
     assert not one_head.sat_on_cat(0.276) and not one_head.sat_on_cat(...).answered
     import math as m

@@ -56,10 +56,10 @@ def test_the_explorers_are_shown_with_a_described_chart(visit, site_url, path):
     assert v.page.locator(".course-explorer input").count() >= 1
     # The widget packages must resolve into the vendored manager's folder, where their fonts are
     # (unmapped, they resolved next to the page and their fonts, loaded now and then, were 404s).
-    for package in ("base", "controls", "output"):
+    for package in ("html-manager", "base", "controls", "output"):
         url = v.page.evaluate(f"require.toUrl('@jupyter-widgets/{package}')")
         assert "/_static/vendor/html-manager/" in url, url
-    assert v.console_errors == [] and v.outside == [] and v.failed == []
+    assert (v.console_errors, v.outside, v.failed) == ([], [], []), f"{path}: {v.failed} {v.console_errors}"
 
 
 @pytest.mark.parametrize("chapter", ["part1/why-attention", "part1/bigrams", "part1/one-head", "part1/many-heads",
