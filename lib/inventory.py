@@ -16,21 +16,20 @@ from .errors import require
 
 @dataclass(frozen=True)
 class Architecture:
+    """A model's sizes (a `ModelConfig`) plus the choices that change its parameter count."""
     name: str
-    vocab: int
-    n_ctx: int
-    d_model: int
-    n_heads: int
-    d_head: int
-    n_layers: int
-    d_mlp: int
+    sizes: ModelConfig
     attn_bias: bool = False      # biases on Q, K, V and the output projection (GPT-2 has them)
     mlp_bias: bool = True
     gated_mlp: bool = False      # three MLP matrices (SwiGLU, as in Llama) instead of two
     norm: str = "layernorm"      # "layernorm" (gain and bias), "rmsnorm" (gain only) or "none"
-    tied: bool = True
-    positions: bool = True       # learned position embeddings (rotary ones have no weights)
     unembed_bias: bool = False
+
+    def __getattr__(self, item):
+        # vocab_size, n_ctx, d_model, n_heads, d_head, n_layers, d_mlp, tied, positions
+        if item == "sizes":   # not set yet (copying): no recursion
+            raise AttributeError(item)
+        return getattr(self.sizes, item)
 
 
 @dataclass(frozen=True)
@@ -58,7 +57,7 @@ def _norm_rows(arch: Architecture, name: str, per_layer: bool) -> list[Row]:
 
 def weights(arch: Architecture) -> list[Row]:
     """Every parameter tensor; rows marked `per_layer` occur once in each of the n_layers blocks."""
-    D, H, Dh, F, V = arch.d_model, arch.n_heads, arch.d_head, arch.d_mlp, arch.vocab
+    D, H, Dh, F, V = arch.d_model, arch.n_heads, arch.d_head, arch.d_mlp, arch.vocab_size
     rows = [Row("token embedding W_E", (V, D))]
     if arch.positions:
         rows.append(Row("position embedding W_pos", (arch.n_ctx, D)))
@@ -102,7 +101,7 @@ def twelve_L_d2(arch: Architecture) -> int:
 def activations(arch: Architecture, T: int) -> list[Row]:
     """The tensors one forward pass over T tokens computes (per layer where marked)."""
     require(isinstance(T, int) and 1 <= T, f"T must be a whole number of at least 1, got {T!r}")
-    D, H, Dh, F, V = arch.d_model, arch.n_heads, arch.d_head, arch.d_mlp, arch.vocab
+    D, H, Dh, F, V = arch.d_model, arch.n_heads, arch.d_head, arch.d_mlp, arch.vocab_size
     rows = [Row("token ids", (T,)), Row("residual stream after the embedding", (T, D)),
             Row("Q, K and V, per head", (H, T, Dh), True), Row("attention scores QK^T, per head", (H, T, T), True),
             Row("attention pattern (after mask and softmax)", (H, T, T), True),
@@ -126,15 +125,15 @@ def kv_cache_bytes(layers: int, context: int, heads: int, d_head: int, bytes_per
 
 def from_config(name: str, cfg: ModelConfig) -> Architecture:
     """The course's own models, in the same terms (they have an unembedding bias, no attention biases)."""
-    return Architecture(name, cfg.vocab_size, cfg.n_ctx, cfg.d_model, cfg.n_heads, cfg.d_head, cfg.n_layers,
-                        cfg.d_mlp, attn_bias=False, mlp_bias=True, gated_mlp=False,
-                        norm="layernorm" if cfg.layer_norm else "none", tied=cfg.tied,
-                        positions=cfg.positions, unembed_bias=True)
+    return Architecture(name, cfg, attn_bias=False, mlp_bias=True, gated_mlp=False,
+                        norm="layernorm" if cfg.layer_norm else "none", unembed_bias=True)
 
 
-GPT2_SMALL = Architecture("GPT-2 small", vocab=50257, n_ctx=1024, d_model=768, n_heads=12, d_head=64,
-                          n_layers=12, d_mlp=3072, attn_bias=True, mlp_bias=True, norm="layernorm", tied=True)
+GPT2_SMALL = Architecture("GPT-2 small", ModelConfig(vocab_size=50257, n_ctx=1024, d_model=768, n_heads=12, d_head=64,
+                                                     n_layers=12, d_mlp=3072, act="gelu", tied=True),
+                          attn_bias=True, mlp_bias=True, norm="layernorm")
 # A 7B model of the Llama-2 shape: no biases, RMSNorm, a gated MLP, untied, rotary positions.
-SEVEN_B = Architecture("7B (Llama-2 shape)", vocab=32000, n_ctx=4096, d_model=4096, n_heads=32, d_head=128,
-                       n_layers=32, d_mlp=11008, mlp_bias=False, gated_mlp=True, norm="rmsnorm", tied=False,
-                       positions=False)
+SEVEN_B = Architecture("7B (Llama-2 shape)",
+                       ModelConfig(vocab_size=32000, n_ctx=4096, d_model=4096, n_heads=32, d_head=128, n_layers=32,
+                                   d_mlp=11008, tied=False, positions=False),
+                       mlp_bias=False, gated_mlp=True, norm="rmsnorm")

@@ -15,5 +15,5 @@ def gpt2_cache_megabytes(answer) -> Feedback:
 
 def embedding_share(answer) -> Feedback:
     """Exercise 2: the share of GPT-2 small's parameters in its token embedding."""
-    expected = GPT2_SMALL.vocab * GPT2_SMALL.d_model / parameter_count(GPT2_SMALL)
+    expected = GPT2_SMALL.vocab_size * GPT2_SMALL.d_model / parameter_count(GPT2_SMALL)
     return check_number(answer, expected, tol=0.002, what="The share")
