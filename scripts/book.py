@@ -10,6 +10,7 @@ The Makefile calls these; they can be run by hand inside the environment.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -62,6 +63,71 @@ def vendor() -> None:
 
 
 # ----------------------------------------------------------------------------- build
+# Chapters executed two at a time before the build (the machine has two cores; most of a chapter's
+# time is starting a kernel and importing torch, which overlap well). A chapter that times the
+# machine is left to the build itself, which runs it alone, so its figures are not disturbed.
+PARALLEL_JOBS = 2
+RUN_ALONE = {"chapters/part3/scale.md"}
+# The MyST extensions of _config.yml: the reader must split a chapter into cells exactly as
+# myst-nb does, or the notebooks would not hash the same and the build would run them again.
+MYST_EXTENSIONS = {"colon_fence", "dollarmath", "amsmath", "substitution", "deflist"}
+SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
+    """Execute the chapters missing from the execution cache, `jobs` at a time, and store them in
+    the cache exactly as myst-nb would (its reader, its hash, the chapter's folder as working
+    directory), so that the build finds every one. Returns (chapters run, seconds).
+
+    A chapter that fails is not stored: the build then runs it again and reports the error with
+    its traceback, as it always has.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+    from jupyter_cache.executors.utils import single_nb_execution
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    config = MdParserConfig(enable_extensions=MYST_EXTENSIONS)
+    cache = get_cache(str(CACHE))
+    todo = []
+    for path in chapters():
+        if str(path.relative_to(ROOT)) in RUN_ALONE:
+            continue
+        nb = read_myst_markdown_notebook(path.read_text(), config, add_source_map=True, path=path)
+        try:
+            cache.match_cache_notebook(nb)
+        except KeyError:
+            todo.append((path, nb))
+
+    def run(item):
+        path, nb = item
+        return path, nb, single_nb_execution(nb, cwd=str(path.parent), timeout=300, allow_errors=False)
+
+    start = time.perf_counter()
+    # One thread of arithmetic per kernel: two kernels that each start a thread per core fight
+    # over the two cores and both run several times slower than alone.
+    saved = {k: os.environ.get(k) for k in SINGLE_THREAD}
+    os.environ.update(SINGLE_THREAD)
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for path, nb, result in pool.map(run, todo):
+                status = "failed (the build will report it)" if result.err else f"{result.time:.1f} s"
+                print(f"  executed {path.relative_to(ROOT)}: {status}", flush=True)
+                if result.err is None:
+                    cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": result.time}),
+                                                check_validity=False, overwrite=True)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return len(todo), time.perf_counter() - start
+
+
 def library_key() -> str:
     """A hash of everything a chapter's output depends on besides the chapter itself."""
     h = hashlib.sha256()
@@ -84,6 +150,9 @@ def build(clean: bool = False) -> float:
     if not (VENDOR / "mathjax" / "tex-chtml.js").exists():
         vendor()
     start = time.perf_counter()
+    ran, seconds = pre_execute()
+    if ran:
+        print(f"executed {ran} chapters, {PARALLEL_JOBS} at a time, in {seconds:.1f} s")
     cmd = JUPYTER_BOOK + ["build", str(ROOT), "-W", "-n", "--keep-going"]
     result = subprocess.run(cmd, cwd=ROOT)
     seconds = time.perf_counter() - start
