@@ -1,6 +1,8 @@
 """Exercises: the self-checks judge without giving answers away, and the student notebooks run."""
 import math
 import sys
+
+import numpy as np
 from pathlib import Path
 
 import pytest
@@ -58,7 +60,7 @@ def test_student_notebooks_have_no_solutions(student_notebooks):
     import nbformat
 
     names = [p.stem for p in student_notebooks]
-    for chapter in ("why-attention", "bigrams", "one-head", "many-heads", "shapes-and-cache", "circuits", "ablation",
+    for chapter in ("what-an-embedding-is", "why-attention", "bigrams", "one-head", "many-heads", "shapes-and-cache", "circuits", "ablation",
                     "search-by-hand", "mechanism", "results-page", "hallucination", "lever", "scale", "tools",
                     "practice"):
         assert chapter in names, f"no student notebook for {chapter}"
@@ -217,3 +219,15 @@ def test_part1_checks(lm):
     assert ablation.cefa_head(lm, "L0H3") and not ablation.cefa_head(lm, "L1H3")
     zl = load("zero-layer")
     assert not bigrams.zero_layer_tarso(zl, 0.9) and not bigrams.bigram_probability(0.5)
+
+
+def test_part2_checks(lm):
+    from lib.exercises import what_an_embedding_is as emb
+    from lib.maps import nearest
+    zl = load("zero-layer")
+    word = nearest(zl.model.W_E.detach().numpy(), zl.vocab.tokens, "Paolo", 1)[0][0]
+    assert emb.paolo_neighbour(lm, zl, word) and not emb.paolo_neighbour(lm, zl, "banana")
+    E = lm.model.W_E.detach().double().numpy()
+    t, c = E[lm.vocab.id("Tarso")], E[lm.vocab.id("Cefa")]
+    assert emb.tarso_cefa_cosine(lm, float(t @ c / (np.linalg.norm(t) * np.linalg.norm(c))))
+    assert "dot product" in emb.tarso_cefa_cosine(lm, float(t @ c)).message

@@ -88,3 +88,18 @@ def test_neighbourhoods_have_the_requested_perplexity():
         assert np.allclose(np.diag(rows), 0)
     P = neighbour_probabilities(x, 7.0)
     assert np.allclose(P, P.T) and P.sum() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_neighbours_and_role_cohesion():
+    from lib.errors import CourseError
+    from lib.maps import cosine_matrix, nearest, role_cohesion
+    x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.0, 0.0]])
+    c = cosine_matrix(x)
+    assert np.allclose(np.diag(c)[:3], 1) and c[3, 3] == 0, "a zero row is similar to nothing"
+    assert nearest(x, ["a", "b", "c", "z"], "a", k=1)[0][0] == "b"
+    same, other = role_cohesion(x[:3], ["r", "r", "s"])
+    assert same > 0.9 and other < 0.2
+    with pytest.raises(CourseError, match="not one of the rows"):
+        nearest(x, ["a", "b", "c", "z"], "q")
+    with pytest.raises(CourseError, match="k must be"):
+        nearest(x, ["a", "b", "c", "z"], "a", k=4)
