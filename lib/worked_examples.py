@@ -182,3 +182,7 @@ def attend_one(query, keys: dict, values: dict, d_k: int) -> dict:
     weights = e / e.sum()
     out = sum(w * np.asarray(values[n], dtype=float) for w, n in zip(weights, names))
     return {"names": names, "dots": dots, "scaled": scaled, "weights": weights, "output": out}
+
+
+# Note 2, appendix A: a Gram-Schmidt plane you can check by hand, four words in three dimensions.
+GS_WORDS = {"king": (2.0, 1.0, 0.0), "queen": (2.0, -1.0, 0.0), "man": (1.0, 1.0, 1.0), "woman": (1.0, -1.0, 1.0)}

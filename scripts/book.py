@@ -96,7 +96,11 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
     for path in chapters():
         if str(path.relative_to(ROOT)) in RUN_ALONE:
             continue
-        nb = read_myst_markdown_notebook(path.read_text(), config, add_source_map=True, path=path)
+        try:
+            nb = read_myst_markdown_notebook(path.read_text(), config, add_source_map=True, path=path)
+        except Exception as e:  # a malformed chapter: the build reports it where it is
+            print(f"  skipped {path.relative_to(ROOT)}: {e}", flush=True)
+            continue
         try:
             cache.match_cache_notebook(nb)
         except KeyError:

@@ -60,7 +60,7 @@ def test_student_notebooks_have_no_solutions(student_notebooks):
     import nbformat
 
     names = [p.stem for p in student_notebooks]
-    for chapter in ("what-an-embedding-is", "why-attention", "bigrams", "one-head", "many-heads", "shapes-and-cache", "circuits", "ablation",
+    for chapter in ("what-an-embedding-is", "gram-schmidt-by-hand", "why-attention", "bigrams", "one-head", "many-heads", "shapes-and-cache", "circuits", "ablation",
                     "search-by-hand", "mechanism", "results-page", "hallucination", "lever", "scale", "tools",
                     "practice"):
         assert chapter in names, f"no student notebook for {chapter}"
@@ -231,3 +231,6 @@ def test_part2_checks(lm):
     t, c = E[lm.vocab.id("Tarso")], E[lm.vocab.id("Cefa")]
     assert emb.tarso_cefa_cosine(lm, float(t @ c / (np.linalg.norm(t) * np.linalg.norm(c))))
     assert "dot product" in emb.tarso_cefa_cosine(lm, float(t @ c)).message
+    from lib.exercises import gram_schmidt_by_hand as gs
+    assert gs.prince_royalty(1.5 / np.sqrt(2)) and "e1" in gs.prince_royalty(1.0).message
+    assert gs.overlap_before(2.0) and not gs.overlap_before(0.0)
