@@ -54,17 +54,18 @@ def ablation_view(lm, prompt: str, off: Iterable[Head] = (), track: str | None =
                         lm.vocab.tokens[track_id], float(probs[track_id]), float(intact[track_id]))
 
 
+def token_prob(lm, prompt: str, token: str, off: Iterable[Head] = ()) -> float:
+    """P(token) after `prompt`, with the heads in `off` switched off."""
+    with torch.no_grad():
+        logits = lm.model(lm.encode(prompt), ablate=off)[-1]
+    return float(torch.softmax(logits.double(), -1)[lm.vocab.id(token)])
+
+
 def head_effects(lm, prompt: str, token: str, pairs: bool = False) -> dict[tuple[Head, ...], float]:
     """P(token) after `prompt` with each head (and, if `pairs`, each pair of heads) switched off."""
-    ids = lm.encode(prompt)
-    tid = lm.vocab.id(token)
     heads = all_heads(lm.model)
-    groups = [(h,) for h in heads] + (list(combinations(heads, 2)) if pairs else [])
-    out = {(): float(torch.softmax(lm.model(ids)[-1].double(), -1)[tid])}
-    with torch.no_grad():
-        for group in groups:
-            out[group] = float(torch.softmax(lm.model(ids, ablate=group)[-1].double(), -1)[tid])
-    return out
+    groups = [()] + [(h,) for h in heads] + (list(combinations(heads, 2)) if pairs else [])
+    return {group: token_prob(lm, prompt, token, group) for group in groups}
 
 
 def zero_W_O(model):

@@ -79,3 +79,39 @@ def trajectory(ax, traj, label: str = "", colour: str | None = None):
     ax.set_ylabel(f"along {traj.words[1]} (orthogonalised)")
     style_axes(ax)
     return ax
+
+
+WRITER_COLOURS = {"prompt": PALETTE["muted"], "model": PALETTE["main"], "tool": PALETTE["accent"]}
+
+
+def belt_strip(belt, title: str = "", per_row: int = 17):
+    """A conveyor belt (lib.conveyor) as a strip of tokens, coloured by who wrote each one."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    rows = (len(belt.tokens) + per_row - 1) // per_row
+    fig, ax = plt.subplots(figsize=(10, 0.55 * rows + 0.6))
+    for i, t in enumerate(belt.tokens):
+        r, c = divmod(i, per_row)
+        ax.add_patch(Rectangle((c, -r), 0.94, 0.8, color=WRITER_COLOURS[t.writer]))
+        ax.text(c + 0.47, -r + 0.4, t.token, ha="center", va="center", fontsize=8, color="white")
+    ax.set_xlim(0, per_row)
+    ax.set_ylim(-rows + 0.9, 0.9)
+    ax.axis("off")
+    handles = [Rectangle((0, 0), 1, 1, color=c) for c in WRITER_COLOURS.values()]
+    ax.legend(handles, ["prompt", "written by the model", "written by the tool"], loc="upper center",
+              bbox_to_anchor=(0.5, 0), ncol=3, fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10, loc="left")
+    fig.tight_layout()
+    return fig
+
+
+def print_matrix(name: str, m, rows, digits: int = 3) -> None:
+    """A labelled matrix as text, one row per token (minus infinity written out), for the worked examples."""
+    import numpy as np
+
+    m = np.atleast_2d(np.asarray(m, dtype=float))
+    print(f"{name}  shape {m.shape}")
+    for label, row in zip(rows, m):
+        print(f"  {label:>5s}  " + "  ".join("  -inf" if np.isneginf(v) else f"{v:6.{digits}f}" for v in row))

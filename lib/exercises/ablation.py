@@ -1,7 +1,7 @@
 """Self-checks for the chapter "Switching attention off"."""
 from __future__ import annotations
 
-from ..ablation import all_heads, head_effects, head_name
+from ..ablation import all_heads, head_effects, head_name, token_prob
 from . import Feedback, check_choice, check_number
 
 CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
@@ -19,9 +19,5 @@ def cefa_head(lm, answer) -> Feedback:
 
 def layer0_off(lm, answer) -> Feedback:
     """Exercise 2: P(Tarso) on the confident prompt with every head of layer 0 switched off."""
-    import torch
-
-    ids = lm.encode("<BOS> Pietro chiama Paolo")
-    with torch.no_grad():
-        p = torch.softmax(lm.model(ids, ablate=[(0, h) for h in range(lm.model.cfg.n_heads)])[-1].double(), -1)
-    return check_number(answer, float(p[lm.vocab.id("Tarso")]), tol=0.002, what="P(Tarso)")
+    p = token_prob(lm, "<BOS> Pietro chiama Paolo", "Tarso", [(0, h) for h in range(lm.model.cfg.n_heads)])
+    return check_number(answer, p, tol=0.002, what="P(Tarso)")
