@@ -65,6 +65,9 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     cases.append(("head ablation: one toggle", flipping(box.children[1].children)))
     box = widgets.pattern_viewer(lm, prompts)
     cases.append(("attention-pattern viewer: head", setting(box.children[0].children[2], [i % 4 for i in range(1, steps + 1)])))
+    box = widgets.plane_builder()
+    axes = ["Paolo - Pietro", "Tarso", "Tarso - capo", "chiama - perde", "Cefa + Tarso - vice - capo"]
+    cases.append(("concept-plane builder: axis 2", setting(box.children[1].children[1], [axes[i % 5] for i in range(steps)])))
     out = []
     for label, actions in cases:
         times = []
@@ -73,6 +76,32 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
             act()
             times.append(time.perf_counter() - t)
         out.append((label, _p95(times)))
+    return out
+
+
+def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
+    """The perplexity-and-seed explorer: building it (every layout its controls reach is computed
+    then) and the p95 of one step of each control, on each point set."""
+    from . import widgets
+    from .map_views import PERPLEXITIES, SEEDS, _LAYOUTS
+
+    _LAYOUTS.clear()
+    t = time.perf_counter()
+    box = widgets.tsne_explorer()
+    out = [("t-SNE explorer: built, every layout computed", time.perf_counter() - t)]
+    which, perp = box.children[0].children
+    left, right = box.children[1].children
+    for points in ("calling-game", "real-language"):
+        which.value = points
+        usable = [p for p in PERPLEXITIES if p < (28 if points == "calling-game" else 84)]
+        for label, control, values in (("perplexity", perp, [usable[i % len(usable)] for i in range(1, steps + 1)]),
+                                       ("left seed", left, [SEEDS[i % len(SEEDS)] for i in range(1, steps + 1)])):
+            times = []
+            for v in values:
+                t = time.perf_counter()
+                control.value = v
+                times.append(time.perf_counter() - t)
+            out.append((f"t-SNE explorer ({points}): {label}, one step, p95 of {steps}", _p95(times)))
     return out
 
 
@@ -90,6 +119,7 @@ def main(train_models: bool = True) -> int:
     import numpy as np
     import torch
     from .maps import tsne
+    from .maps.real_words import load as load_real_words
     from .store import load
 
     lm = load("calling-game")
@@ -111,6 +141,13 @@ def main(train_models: bool = True) -> int:
         # step; a step back to a layout already seen is a dictionary lookup in the explorer.
         print(_row(label + ", uncached, median of 5",
                    _median_time(lambda: tsne(x, perplexity=perp, seed=next(seeds)), 5), BUDGETS["tsne_first"]))
+
+    real = load_real_words().vectors
+    seeds = iter(range(100, 200))
+    print(_row("t-SNE, the 84 real-language rows, uncached, median of 5",
+               _median_time(lambda: tsne(real, perplexity=15, seed=next(seeds)), 5), BUDGETS["tsne_first"]))
+    for label, seconds in tsne_steps():
+        print(_row(label, seconds, BUDGETS["tsne_step"] if "p95" in label else None))
 
     for label, seconds in slider_steps(lm):
         print(_row(f"{label}, one step, p95 of 40", seconds, BUDGETS["slider_step"]))

@@ -179,3 +179,62 @@ def heatmap_grid(items: Sequence[tuple[str, object]], rows: Sequence[str], cols:
                       + "".join(body) + "</g>")
     n_rows = (len(items) + per_row - 1) // per_row
     return _svg(int(min(len(items), per_row) * (w + 16) + 8), int(n_rows * (h + 10) + 8), alt, bodies)
+
+
+def scatter_chart(points, labels: Sequence[str], groups: Sequence[str], alt: str, title: str = "",
+                  xlabel: str = "", ylabel: str = "", axes: bool = True, width: int = 380, height: int = 360,
+                  legend: bool = True) -> str:
+    """Labelled points coloured by group. `axes=False` draws no axis lines or numbers (for t-SNE,
+    whose axes mean nothing); otherwise the two axes cross at zero and carry their names."""
+    import numpy as np
+
+    from .figures import group_colours
+
+    pts = np.asarray(points, float)
+    colours = group_colours(groups)
+    top = 26 if title else 8
+    bottom = 30 + (16 * ((len(colours) + 3) // 4) if legend else 0)
+    left, right = 34, 14
+    lo, hi = pts.min(0), pts.max(0)
+    pad = np.maximum((hi - lo) * 0.08, 1e-9)
+    lo, hi = lo - pad, hi + pad
+    pw, ph = width - left - right, height - top - bottom
+
+    def sx(v):
+        return left + pw * (v - lo[0]) / (hi[0] - lo[0])
+
+    def sy(v):
+        return top + ph * (hi[1] - v) / (hi[1] - lo[1])
+
+    body = []
+    if title:
+        body.append(_text(left, 13, title, size=13))
+    if axes:
+        if lo[0] < 0 < hi[0]:
+            body.append(f'<line x1="{sx(0):.1f}" y1="{top}" x2="{sx(0):.1f}" y2="{top + ph}" stroke="#bbb"/>')
+        if lo[1] < 0 < hi[1]:
+            body.append(f'<line x1="{left}" y1="{sy(0):.1f}" x2="{left + pw}" y2="{sy(0):.1f}" stroke="#bbb"/>')
+        body.append(_text(left + pw / 2, top + ph + 14, xlabel, anchor="middle", size=11))
+        body.append(f'<text x="12" y="{top + ph / 2:.1f}" text-anchor="middle" font-size="11" fill="#222" '
+                    f'transform="rotate(-90 12 {top + ph / 2:.1f})">{_esc(ylabel)}</text>')
+    else:
+        body.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#ddd"/>')
+        body.append(_text(left + pw / 2, top + ph + 14, "no axes: only who sits next to whom counts",
+                          anchor="middle", size=11, fill="#666"))
+    for (x, y), label, group in zip(pts, labels, groups):
+        c = colours[group]
+        body.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3.5" fill="{c}"><title>{_esc(label)} ({_esc(group)})'
+                    f'</title></circle>')
+        body.append(_text(sx(x) + 5, sy(y) - 5, label, size=10, fill=c))
+    if legend:
+        for i, (group, c) in enumerate(colours.items()):
+            lx, ly = left + (i % 4) * (pw / 4), top + ph + 32 + 16 * (i // 4)
+            body.append(f'<rect x="{lx:.1f}" y="{ly - 5}" width="10" height="10" fill="{c}"/>')
+            body.append(_text(lx + 14, ly, group, size=10))
+    return _svg(width, height, alt, body)
+
+
+def side_by_side(svgs: Sequence[str]) -> str:
+    """Charts in one row that wraps on a narrow screen."""
+    cells = "".join(f'<div style="flex:1 1 320px;min-width:0">{s}</div>' for s in svgs)
+    return f'<div class="course-row" style="display:flex;flex-wrap:wrap;gap:8px">{cells}</div>'

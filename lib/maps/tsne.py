@@ -27,7 +27,7 @@ def check_perplexity(perplexity, n_points: int) -> float:
     except (TypeError, ValueError):
         raise CourseError(f"perplexity must be a number, got {perplexity!r}") from None
     require(np.isfinite(p) and 1 <= p < n_points,
-            f"perplexity must lie in [1, {n_points}) for {n_points} points, got {perplexity}")
+            f"perplexity must be at least 1 and below the number of points ({n_points}), got {perplexity}")
     return p
 
 
@@ -69,30 +69,42 @@ def neighbour_probabilities(x: np.ndarray, perplexity: float) -> np.ndarray:
 
 def tsne(x, perplexity: float = 5.0, seed: int = 0, n_iter: int = 600) -> np.ndarray:
     """2-D t-SNE coordinates [point, 2], from a random start drawn with `seed`."""
+    return tsne_seeds(x, perplexity, [seed], n_iter)[0]
+
+
+def tsne_seeds(x, perplexity: float = 5.0, seeds=(0, 1), n_iter: int = 600) -> np.ndarray:
+    """One t-SNE layout per seed, [seed, point, 2], all run together.
+
+    The layouts are independent (each seed's start and descent are its own); running them as one
+    stack of arrays costs little more than running one, which keeps the seed explorer quick.
+    """
     x = np.asarray(x, dtype=float)
     require(x.ndim == 2 and len(x) >= 3, f"t-SNE needs at least 3 points as [point, dim], got shape {x.shape}")
     require(np.isfinite(x).all(), "t-SNE needs finite coordinates")
     p = check_perplexity(perplexity, len(x))
+    seeds = [int(s) for s in seeds]
+    require(len(seeds) >= 1, "give at least one seed")
     n = len(x)
     P = neighbour_probabilities(x, p)
-    rng = np.random.default_rng(int(seed))
-    y = rng.normal(0, 1e-4, size=(n, 2))
+    y = np.stack([np.random.default_rng(s).normal(0, 1e-4, size=(n, 2)) for s in seeds])
     velocity = np.zeros_like(y)
     gains = np.ones_like(y)
     lr = max(n / EARLY_EXAGGERATION / 4, 50.0)
+    off = ~np.eye(n, dtype=bool)
     for it in range(n_iter):
         exaggeration = EARLY_EXAGGERATION if it < EXAGGERATION_ITERS else 1.0
         momentum = 0.5 if it < EXAGGERATION_ITERS else 0.8
-        num = 1.0 / (1.0 + _squared_distances(y))     # Student-t kernel
-        np.fill_diagonal(num, 0.0)
-        Q = np.maximum(num / num.sum(), 1e-12)
+        sq = (y * y).sum(2)
+        d = np.maximum(sq[:, :, None] + sq[:, None, :] - 2 * y @ y.transpose(0, 2, 1), 0.0)
+        num = off / (1.0 + d)                                  # Student-t kernel, zero on the diagonal
+        Q = np.maximum(num / num.sum((1, 2), keepdims=True), 1e-12)
         W = (exaggeration * P - Q) * num
-        grad = 4.0 * (W.sum(1)[:, None] * y - W @ y)
+        grad = 4.0 * (W.sum(2)[:, :, None] * y - W @ y)
         same = np.sign(grad) == np.sign(velocity)
         gains = np.where(same, gains * 0.8, gains + 0.2).clip(0.01)
         velocity = momentum * velocity - lr * gains * grad
         y = y + velocity
-        y -= y.mean(0)
+        y -= y.mean(1, keepdims=True)
     return y
 
 
