@@ -16,7 +16,7 @@ from .corpora import calling_game, hand_wired
 from .corpora.calling_game import check_round
 from .generate import sample_many
 from .lens import direct_logit_attribution, group_by_block, logit_lens
-from .maps import analogy, concept_plane, direction, linear_probe, pca
+from .maps import analogy, best_probe, concept_plane, direction, pca
 from .store import LoadedModel, load, model_folder, sha256, WEIGHTS
 
 CONFIDENT = "<BOS> Pietro chiama Paolo"
@@ -95,8 +95,8 @@ def hand_wired_figures(lm: LoadedModel) -> dict:
     pd, pl = pca(designed), pca(learned)
     probes = {}
     for k, axis in enumerate(hand_wired.AXES):
-        r = linear_probe(learned, designed[:, k])
-        probes[axis] = {"r2": r.r2, "accuracy": r.accuracy}
+        r = best_probe(learned, designed[:, k])
+        probes[axis] = {"r2": r.r2, "accuracy": r.accuracy, "alpha": r.alpha}
     content = {w: vecs[w] for w in words}
     designed_vecs = {w: designed[i] for i, w in enumerate(words)}
     analogies = []

@@ -238,3 +238,45 @@ def side_by_side(svgs: Sequence[str]) -> str:
     """Charts in one row that wraps on a narrow screen."""
     cells = "".join(f'<div style="flex:1 1 320px;min-width:0">{s}</div>' for s in svgs)
     return f'<div class="course-row" style="display:flex;flex-wrap:wrap;gap:8px">{cells}</div>'
+
+
+def path_chart(paths: Sequence[tuple[str, object, str]], stages: Sequence[str], alt: str, title: str = "",
+               xlabel: str = "", ylabel: str = "", width: int = 640, height: int = 400) -> str:
+    """Paths through a plane, one point per stage, each [(label, coords [stage, 2], colour), ...];
+    the first path's stages are named, the others are drawn over it."""
+    import numpy as np
+
+    allpts = np.concatenate([np.asarray(c, float) for _, c, _ in paths])
+    top, bottom, left, right = (26 if title else 8), 48, 40, 20
+    lo, hi = np.minimum(allpts.min(0), 0), np.maximum(allpts.max(0), 0)
+    pad = np.maximum((hi - lo) * 0.08, 1e-9)
+    lo, hi = lo - pad, hi + pad
+    pw, ph = width - left - right, height - top - bottom
+
+    def sx(v):
+        return left + pw * (v - lo[0]) / (hi[0] - lo[0])
+
+    def sy(v):
+        return top + ph * (hi[1] - v) / (hi[1] - lo[1])
+
+    body = [_text(left, 13, title, size=13)] if title else []
+    body.append(f'<line x1="{sx(0):.1f}" y1="{top}" x2="{sx(0):.1f}" y2="{top + ph}" stroke="#bbb"/>')
+    body.append(f'<line x1="{left}" y1="{sy(0):.1f}" x2="{left + pw}" y2="{sy(0):.1f}" stroke="#bbb"/>')
+    body.append(_text(left + pw / 2, top + ph + 14, xlabel, anchor="middle", size=11))
+    body.append(f'<text x="12" y="{top + ph / 2:.1f}" text-anchor="middle" font-size="11" fill="#222" '
+                f'transform="rotate(-90 12 {top + ph / 2:.1f})">{_esc(ylabel)}</text>')
+    for k, (label, coords, colour) in enumerate(paths):
+        c = np.asarray(coords, float)
+        d = " ".join(f"{'M' if i == 0 else 'L'}{sx(x):.1f},{sy(y):.1f}" for i, (x, y) in enumerate(c))
+        dash = ' stroke-dasharray="5 4"' if k else ""
+        body.append(f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+        for i, (x, y) in enumerate(c):
+            body.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4" fill="{colour}"><title>{_esc(label)}: '
+                        f'{_esc(stages[i])} ({x:.2f}, {y:.2f})</title></circle>')
+            if k == 0:
+                body.append(_text(sx(x) + 6, sy(y) - 8, stages[i], size=10, fill="#444"))
+        lx = left + k * 220
+        body.append(f'<line x1="{lx}" y1="{height - 12}" x2="{lx + 24}" y2="{height - 12}" stroke="{colour}" '
+                    f'stroke-width="2"{dash}/>')
+        body.append(_text(lx + 30, height - 12, label, size=11))
+    return _svg(width, height, alt, body)

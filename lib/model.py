@@ -177,7 +177,8 @@ class Transformer(nn.Module):
         logits, _ = self._run(tokens, ablate=ablate, cache=None)
         return logits
 
-    def run_with_cache(self, tokens, ablate: Iterable[Head] = ()) -> tuple[torch.Tensor, ActivationCache]:
+    def run_with_cache(self, tokens, ablate: Iterable[Head] = (),
+                       ablate_mlps: Iterable[int] = ()) -> tuple[torch.Tensor, ActivationCache]:
         """Logits and every intermediate tensor, for a single prompt or a batch.
 
         Cache keys (shapes for a single prompt of T tokens; a batch adds a leading axis):
@@ -188,17 +189,28 @@ class Transformer(nn.Module):
         [T, head, d_model] (each head's write); `blocks.L.attn_out`; `blocks.L.resid_mid`;
         `blocks.L.mlp.pre` and `blocks.L.mlp.post` [T, d_mlp]; `blocks.L.mlp_out`; `blocks.L.resid_post`;
         `resid_final` (the residual before the final LayerNorm); `ln_final` (after it); `logits`.
+
+        `ablate_mlps` lists layers whose MLP writes zero into the residual stream.
         """
         with torch.no_grad():
-            return self._run(tokens, ablate=ablate, cache=ActivationCache())
+            return self._run(tokens, ablate=ablate, cache=ActivationCache(), ablate_mlps=ablate_mlps)
 
-    def _run(self, tokens, ablate, cache, past_kv=None):
+    def _check_layers(self, layers: Iterable[int]) -> frozenset[int]:
+        out = set()
+        for layer in layers:
+            require(isinstance(layer, int) and 0 <= layer < self.cfg.n_layers,
+                    f"layer {layer!r} does not exist: layers run 0 to {self.cfg.n_layers - 1}")
+            out.add(layer)
+        return frozenset(out)
+
+    def _run(self, tokens, ablate, cache, past_kv=None, ablate_mlps: Iterable[int] = ()):
         t, single = self._as_batch(tokens)
         start = 0 if past_kv is None else past_kv.length
         T = t.shape[1]
         require(start + T <= self.cfg.n_ctx,
                 f"the prompt has {start + T} tokens but the model's context holds at most {self.cfg.n_ctx}")
         ablated = self._ablated | self._check_heads(ablate)
+        mlps_off = self._check_layers(ablate_mlps)
 
         def keep(name, x):
             if cache is not None:
@@ -219,7 +231,8 @@ class Transformer(nn.Module):
             resid = keep(p + "resid_mid", resid + keep(p + "attn_out", attn_out))
             if block.mlp is not None:
                 x = keep(p + "ln2", block.ln2(resid)) if block.ln2 is not None else resid
-                resid = resid + keep(p + "mlp_out", self._mlp(block.mlp, x, keep, p))
+                out = self._mlp(block.mlp, x, keep, p)
+                resid = resid + keep(p + "mlp_out", torch.zeros_like(out) if layer in mlps_off else out)
             keep(p + "resid_post", resid)
         keep("resid_final", resid)
         final = keep("ln_final", self.ln_final(resid)) if self.ln_final is not None else resid

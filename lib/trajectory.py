@@ -33,13 +33,14 @@ class Trajectory:
 
 
 def residual_trajectory(lm, prompt: str, toward: str = "Tarso", against: str = "Paolo",
-                        ablate: Iterable[Head] = ()) -> Trajectory:
-    """The last position's residual after each stage of `prompt`, on the (toward, against) plane."""
+                        ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = ()) -> Trajectory:
+    """The last position's residual after each stage of `prompt`, on the (toward, against) plane,
+    with the listed heads and MLPs (by layer) writing zero."""
     ids = lm.encode(prompt)
     model = lm.model
     W_E = model.W_E.detach().double().numpy()
     d1, d2 = W_E[lm.vocab.id(toward)], W_E[lm.vocab.id(against)]
-    _, cache = model.run_with_cache(ids, ablate=ablate)
+    _, cache = model.run_with_cache(ids, ablate=ablate, ablate_mlps=ablate_mlps)
     path = {name: r[-1].double().numpy() for name, r in stage_residuals(model, cache).items()}
     points = np.array(list(path.values()))
     plane = concept_plane(points, d1, d2)
@@ -47,3 +48,31 @@ def residual_trajectory(lm, prompt: str, toward: str = "Tarso", against: str = "
     pushes = {name: float(np.asarray(vec) @ plane.axes[0]) for name, vec in writes.items()}
     return Trajectory(list(path), plane.coords, (toward, against), spread_captured(points, plane.axes),
                       pca(points, k=2).cumulative(2), pushes)
+
+
+@dataclass(frozen=True)
+class PathView:
+    intact: Trajectory
+    ablated: Trajectory           # the same prompt with the chosen components writing zero
+    heads_off: tuple[Head, ...]
+    mlps_off: tuple[int, ...]
+    prob: float                   # P(toward) at the end, with the components off
+    prob_intact: float
+
+
+def path_view(lm, prompt: str, heads_off: Iterable[Head] = (), mlps_off: Iterable[int] = (),
+              toward: str = "Tarso", against: str = "Paolo") -> PathView:
+    """The residual path with and without some heads and MLPs, on the same concept plane.
+
+    Both paths are drawn on the intact run's axes (the plane depends only on two dictionary rows,
+    so it does not move when a component is switched off)."""
+    import torch
+
+    heads_off, mlps_off = tuple(heads_off), tuple(mlps_off)
+    intact = residual_trajectory(lm, prompt, toward, against)
+    ablated = residual_trajectory(lm, prompt, toward, against, ablate=heads_off, ablate_mlps=mlps_off)
+    ids = lm.encode(prompt)
+    t = lm.vocab.id(toward)
+    probs = [float(torch.softmax(lm.model.run_with_cache(ids, ablate=h, ablate_mlps=m)[0][-1], -1)[t])
+             for h, m in (((), ()), (heads_off, mlps_off))]
+    return PathView(intact, ablated, heads_off, mlps_off, probs[1], probs[0])

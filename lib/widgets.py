@@ -295,3 +295,49 @@ def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
                                     ylabel=f"{t2} (orthogonalised)", width=640, height=480)
 
     return explorer_box([[which], [first, second]], lambda: plane_view(which.value, first.value, second.value), draw)
+
+
+def path_explorer(lm, prompt: str = "<BOS> Pietro chiama Paolo", toward: str = "Tarso", against: str = "Paolo"):
+    """Switch heads and MLPs off and watch the residual stream's path on the concept plane change."""
+    import ipywidgets as W
+
+    from .ablation import all_heads, head_name
+    from .figures import PALETTE
+    from .trajectory import path_view
+
+    heads = all_heads(lm.model)
+    layers = range(lm.model.cfg.n_layers)
+    head_toggles = [W.ToggleButton(value=False, description=head_name(h), tooltip=f"switch layer {h[0]} head {h[1]} off",
+                                   layout=W.Layout(width="5.5em")) for h in heads]
+    mlp_toggles = [W.ToggleButton(value=False, description=f"MLP {layer}", tooltip=f"switch block {layer}'s MLP off",
+                                  layout=W.Layout(width="6em")) for layer in layers]
+
+    def compute():
+        return path_view(lm, prompt, [h for h, t in zip(heads, head_toggles) if t.value],
+                         [layer for layer, t in zip(layers, mlp_toggles) if t.value], toward, against)
+
+    def draw(view):
+        off = ", ".join([head_name(h) for h in view.heads_off] + [f"MLP {m}" for m in view.mlps_off]) or "nothing"
+        stages = [charts_stage(s) for s in view.intact.stages]
+        end, end0 = view.ablated.coords[-1], view.intact.coords[-1]
+        alt = (f"The last position of {prompt} on the plane ({toward}, {against} orthogonalised), after each stage. "
+               f"Intact it ends at ({end0[0]:.2f}, {end0[1]:.2f}) with P({toward}) {view.prob_intact:.3f}; "
+               f"with {off} switched off it ends at ({end[0]:.2f}, {end[1]:.2f}) with P({toward}) {view.prob:.3f}.")
+        paths = [("intact", view.intact.coords, PALETTE["muted"])]
+        if view.heads_off or view.mlps_off:
+            paths.append((f"off: {off}", view.ablated.coords, PALETTE["accent"]))
+        return charts.path_chart(paths, stages, alt,
+                                 title=f"off: {off}  |  P({toward}) {view.prob:.3f} (intact {view.prob_intact:.3f})",
+                                 xlabel=f"along {toward}", ylabel=f"along {against}, orthogonalised")
+
+    for t in head_toggles + mlp_toggles:
+        t.add_class("course-head-toggle")
+    return explorer_box([head_toggles, mlp_toggles], compute, draw)
+
+
+def charts_stage(stage: str) -> str:
+    """'blocks.1.mlp' -> 'MLP 1', 'blocks.0.attn' -> 'attention 0', 'embed' -> 'embedding'."""
+    if stage == "embed":
+        return "embedding"
+    _, layer, kind = stage.split(".")
+    return f"{'MLP' if kind == 'mlp' else 'attention'} {layer}"

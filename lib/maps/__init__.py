@@ -6,10 +6,10 @@ the notes, the shipped models' embeddings and the residual stream.
 from .pca import PCA, pca, unit_sphere
 from .concepts import ConceptPlane, concept_plane, direction, gram_schmidt, spread_captured
 from .analogy import Analogy, analogy
-from .probes import ProbeResult, linear_probe
+from .probes import PROBE_ALPHAS, ProbeResult, best_probe, linear_probe
 from .tsne import tsne, check_perplexity
 from .neighbours import cosine_matrix, nearest, role_cohesion
 
 __all__ = ["PCA", "pca", "unit_sphere", "ConceptPlane", "concept_plane", "direction", "gram_schmidt",
-           "spread_captured", "Analogy", "analogy", "ProbeResult", "linear_probe", "tsne", "check_perplexity",
+           "spread_captured", "Analogy", "analogy", "PROBE_ALPHAS", "ProbeResult", "best_probe", "linear_probe", "tsne", "check_perplexity",
            "cosine_matrix", "nearest", "role_cohesion"]
