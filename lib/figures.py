@@ -124,3 +124,27 @@ def print_matrix(name: str, m, rows, digits: int = 3) -> None:
     print(f"{name}  shape {m.shape}")
     for label, row in zip(rows, m):
         print(f"  {label:>5s}  " + "  ".join("  -inf" if np.isneginf(v) else f"{v:6.{digits}f}" for v in row))
+
+
+def scatter_map(ax, coords, labels, groups, title: str = "", xlabel: str = "", ylabel: str = "",
+                axes: bool = True, fontsize: int = 7, legend: bool = False):
+    """Labelled points coloured by group: the course's map of an embedding space.
+
+    `axes=False` hides the ticks (t-SNE: its axes mean nothing)."""
+    colours = group_colours(groups)
+    for (x, y), label, group in zip(coords, labels, groups):
+        ax.scatter(x, y, color=colours[group], s=16)
+        ax.annotate(label, (x, y), fontsize=fontsize, color=colours[group], xytext=(3, 2), textcoords="offset points")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if not axes:
+        ax.set_xticks([])
+        ax.set_yticks([])
+    if legend:
+        for group, colour in colours.items():
+            ax.scatter([], [], color=colour, label=group)
+        ax.legend(fontsize=7, frameon=False)
+    style_axes(ax)
+    return ax
