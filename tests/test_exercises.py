@@ -60,7 +60,7 @@ def test_student_notebooks_have_no_solutions(student_notebooks):
     import nbformat
 
     names = [p.stem for p in student_notebooks]
-    for chapter in ("what-an-embedding-is", "gram-schmidt-by-hand", "why-attention", "bigrams", "one-head", "many-heads", "shapes-and-cache", "circuits", "ablation",
+    for chapter in ("what-an-embedding-is", "hand-wired", "three-ways", "residual-path", "real-language", "gram-schmidt-by-hand", "why-attention", "bigrams", "one-head", "many-heads", "shapes-and-cache", "circuits", "ablation",
                     "search-by-hand", "mechanism", "results-page", "hallucination", "lever", "scale", "tools",
                     "practice"):
         assert chapter in names, f"no student notebook for {chapter}"
@@ -192,7 +192,7 @@ def test_the_catalogue_lists_every_exercise_with_its_self_check():
     listed = catalogue()
     written = sum(p.read_text().count(":::{exercise}") for p in (ROOT / "chapters").rglob("*.md")
                   if not any(part.startswith(".") for part in p.parts))
-    assert len(listed) == written >= 31
+    assert len(listed) == written >= 39
     assert len({e.label for e in listed}) == len(listed), "exercise labels are unique"
     assert all(e.checks for e in listed), [e.label for e in listed if not e.checks]
     import importlib
@@ -234,3 +234,32 @@ def test_part2_checks(lm):
     from lib.exercises import gram_schmidt_by_hand as gs
     assert gs.prince_royalty(1.5 / np.sqrt(2)) and "e1" in gs.prince_royalty(1.0).message
     assert gs.overlap_before(2.0) and not gs.overlap_before(0.0)
+
+
+def test_part2_map_checks(lm):
+    from lib.corpora import hand_wired as hw
+    from lib.exercises import hand_wired, real_language, residual_path, three_ways
+    from lib.maps import pca
+    share = pca(hw.designed_matrix()).cumulative(2)
+    assert hand_wired.designed_top2(share) and "percentage" in hand_wired.designed_top2(share * 100).message
+    hwm = load("hand-wired")
+    assert "one of" in hand_wired.inputs_left_in(hwm, "banana").message
+    from lib.maps import analogy
+    E = hwm.model.W_E.detach().double().numpy()
+    vecs = {w: E[hwm.vocab.id(w)] for w in hw.WORDS}
+    assert hand_wired.inputs_left_in(hwm, analogy(vecs, "prince", "boy", "girl", exclude_inputs=False).best)
+    assert "left out" in hand_wired.inputs_left_in(hwm, analogy(vecs, "prince", "boy", "girl").best).message
+    from lib.map_views import plane_view
+    s = plane_view("calling-game", "Tarso", "capo").spread
+    assert three_ways.tarso_capo_spread(s) and not three_ways.tarso_capo_spread(s + 0.05)
+    assert not three_ways.pietro_page_neighbour("banana-not-a-token")
+    effects = residual_path.single_effects(lm)
+    best = min(effects, key=effects.get)
+    assert residual_path.most_necessary(lm, best) and best != "MLP 1"
+    assert "largest push" in residual_path.most_necessary(lm, "MLP 1").message
+    from lib.trajectory import path_view
+    view = path_view(lm, "<BOS> Pietro chiama Paolo", heads_off=[(1, 0), (1, 1), (1, 2), (1, 3)])
+    assert residual_path.block1_heads_off(lm, view.prob)
+    if abs(view.prob - view.prob_intact) > 1e-3:
+        assert "intact" in residual_path.block1_heads_off(lm, view.prob_intact).message
+    assert real_language.father_analogy("mother") and "inputs" in real_language.father_analogy("father").message

@@ -151,3 +151,46 @@ def test_lens_chart_is_well_formed(lm):
     svg = charts.lens_chart(view, "lens")
     xml.dom.minidom.parseString(svg)
     assert svg.count("Tarso") >= 4 and "P(Tarso)" in svg
+
+
+def test_tsne_explorer_moves_with_every_control_and_refuses_a_perplexity_too_large():
+    box = widgets.tsne_explorer()
+    which, perp, left, right = controls(box)
+    first = figure_of(box)
+    assert first.count("<svg") == 2 and "seed 0" in first and "seed 1" in first and message_of(box) == ""
+    right.value = 3
+    assert "seed 3" in figure_of(box) and figure_of(box) != first
+    perp.value = 15
+    after_perp = figure_of(box)
+    assert "perplexity 15" in after_perp
+    perp.value = 40                      # 40 >= 28 points: a message, and the last picture stays
+    assert "below the number of points (28)" in message_of(box) and figure_of(box) == after_perp
+    which.value = "real-language"        # 84 points: 40 is allowed there
+    assert message_of(box) == "" and "queen" in figure_of(box) and "perplexity 40" in figure_of(box)
+
+
+def test_plane_builder_messages_and_redraws():
+    box = widgets.plane_builder()
+    which, first, second = controls(box)
+    start = figure_of(box)
+    assert "Paolo - Pietro" in start and "13% of the spread" in start
+    second.value = "Paolo - Paolo"
+    assert "zero vector" in message_of(box) and figure_of(box) == start
+    second.value = "Pippo"
+    assert "'Pippo' is not a token" in message_of(box)
+    second.value = "Paolo"
+    assert message_of(box) == "" and figure_of(box) != start
+    second.value = "Paolo - Pietro"
+    assert "points along the first" in message_of(box)
+
+
+def test_path_explorer_toggles_change_the_path(lm):
+    box = widgets.path_explorer(lm)
+    toggles = controls(box)
+    assert [t.description for t in toggles][-2:] == ["MLP 0", "MLP 1"]
+    start = figure_of(box)
+    assert "off: nothing" in start and "P(Tarso) 1.000" in start
+    toggles[-2].value = True
+    assert "off: MLP 0" in figure_of(box) and "P(Tarso) 0.020" in figure_of(box)
+    toggles[-2].value = False
+    assert figure_of(box) == start

@@ -39,6 +39,9 @@ def test_math_renders(visit, site_url):
 
 
 EXPLORER_PAGES = {"chapters/part1/ablation.html": "With heads switched off",
+                  "chapters/part2/three-ways.html": "Concept plane with axis 1 = Paolo - Pietro",
+                  "chapters/part2/residual-path.html": "on the plane (Tarso, Paolo orthogonalised)",
+                  "chapters/part2/real-language.html": "t-SNE layout (perplexity 10, seed 0)",
                   "chapters/part1/circuits.html": "Attention pattern of layer 0, head 3",
                   "chapters/part3/search-by-hand.html": "temperature",
                   "chapters/part3/results-page.html": "tokens survive truncation",
@@ -66,7 +69,9 @@ def test_the_explorers_are_shown_with_a_described_chart(visit, site_url, path):
                                      "part1/shapes-and-cache", "part1/circuits", "part1/ablation",
                                      "part3/search-by-hand", "part3/mechanism", "part3/results-page",
                                      "part3/hallucination", "part3/lever", "part3/scale", "part3/tools",
-                                     "part3/practice"])
+                                     "part3/practice", "part2/what-an-embedding-is", "part2/hand-wired",
+                                     "part2/three-ways", "part2/residual-path", "part2/real-language",
+                                     "part2/gram-schmidt-by-hand"])
 def test_exercise_solutions_are_folded(visit, site_url, chapter):
     v = visit(f"{site_url}/chapters/{chapter}.html")
     exercises = v.page.locator(".exercise").count()
