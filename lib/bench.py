@@ -88,11 +88,14 @@ def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     _LAYOUTS.clear()
     t = time.perf_counter()
     box = widgets.tsne_explorer()
-    out = [("t-SNE explorer: built, every layout computed", time.perf_counter() - t)]
+    out = [("t-SNE explorer: built (all 40 layouts of the 28 rows)", time.perf_counter() - t)]
     which, perp = box.children[0].children
     left, right = box.children[1].children
     for points in ("calling-game", "real-language"):
+        t = time.perf_counter()
         which.value = points
+        if points == "real-language":
+            out.append(("t-SNE explorer: first switch to the 84 rows (all 60 layouts)", time.perf_counter() - t))
         usable = [p for p in PERPLEXITIES if p < (28 if points == "calling-game" else 84)]
         for label, control, values in (("perplexity", perp, [usable[i % len(usable)] for i in range(1, steps + 1)]),
                                        ("left seed", left, [SEEDS[i % len(SEEDS)] for i in range(1, steps + 1)])):
