@@ -56,7 +56,7 @@ def test_the_explorers_are_shown_with_a_described_chart(visit, site_url, path):
     chart = v.page.locator(".course-explorer svg.course-chart").first
     assert chart.get_attribute("role") == "img"
     assert EXPLORER_PAGES[path] in chart.get_attribute("aria-label")
-    assert v.page.locator(".course-explorer input").count() >= 1
+    assert v.page.locator(".course-explorer :is(input, select, button, .widget-slider)").count() >= 1
     # The widget packages must resolve into the vendored manager's folder, where their fonts are
     # (unmapped, they resolved next to the page and their fonts, loaded now and then, were 404s).
     for package in ("html-manager", "base", "controls", "output"):
