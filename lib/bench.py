@@ -65,6 +65,8 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     cases.append(("head ablation: one toggle", flipping(box.children[1].children)))
     box = widgets.pattern_viewer(lm, prompts)
     cases.append(("attention-pattern viewer: head", setting(box.children[0].children[2], [i % 4 for i in range(1, steps + 1)])))
+    box = widgets.path_explorer(lm)
+    cases.append(("residual-path explorer: one toggle", flipping([c for row in box.children[:-2] for c in row.children])))
     box = widgets.plane_builder()
     axes = ["Paolo - Pietro", "Tarso", "Tarso - capo", "chiama - perde", "Cefa + Tarso - vice - capo"]
     cases.append(("concept-plane builder: axis 2", setting(box.children[1].children[1], [axes[i % 5] for i in range(steps)])))
