@@ -181,6 +181,25 @@ def heatmap_grid(items: Sequence[tuple[str, object]], rows: Sequence[str], cols:
     return _svg(int(min(len(items), per_row) * (w + 16) + 8), int(n_rows * (h + 10) + 8), alt, bodies)
 
 
+def _plane_scale(pts, left: int, top: int, pw: float, ph: float, include_origin: bool = False):
+    """Two functions mapping data x and y to SVG coordinates, with 8% margins; the limits too."""
+    import numpy as np
+
+    lo, hi = pts.min(0), pts.max(0)
+    if include_origin:
+        lo, hi = np.minimum(lo, 0), np.maximum(hi, 0)
+    pad = np.maximum((hi - lo) * 0.08, 1e-9)
+    lo, hi = lo - pad, hi + pad
+
+    def sx(v):
+        return left + pw * (v - lo[0]) / (hi[0] - lo[0])
+
+    def sy(v):
+        return top + ph * (hi[1] - v) / (hi[1] - lo[1])
+
+    return sx, sy, lo, hi
+
+
 def scatter_chart(points, labels: Sequence[str], groups: Sequence[str], alt: str, title: str = "",
                   xlabel: str = "", ylabel: str = "", axes: bool = True, width: int = 380, height: int = 360,
                   legend: bool = True) -> str:
@@ -195,16 +214,8 @@ def scatter_chart(points, labels: Sequence[str], groups: Sequence[str], alt: str
     top = 26 if title else 8
     bottom = 30 + (16 * ((len(colours) + 3) // 4) if legend else 0)
     left, right = 34, 14
-    lo, hi = pts.min(0), pts.max(0)
-    pad = np.maximum((hi - lo) * 0.08, 1e-9)
-    lo, hi = lo - pad, hi + pad
     pw, ph = width - left - right, height - top - bottom
-
-    def sx(v):
-        return left + pw * (v - lo[0]) / (hi[0] - lo[0])
-
-    def sy(v):
-        return top + ph * (hi[1] - v) / (hi[1] - lo[1])
+    sx, sy, lo, hi = _plane_scale(pts, left, top, pw, ph)
 
     body = []
     if title:
@@ -248,16 +259,8 @@ def path_chart(paths: Sequence[tuple[str, object, str]], stages: Sequence[str], 
 
     allpts = np.concatenate([np.asarray(c, float) for _, c, _ in paths])
     top, bottom, left, right = (26 if title else 8), 48, 40, 20
-    lo, hi = np.minimum(allpts.min(0), 0), np.maximum(allpts.max(0), 0)
-    pad = np.maximum((hi - lo) * 0.08, 1e-9)
-    lo, hi = lo - pad, hi + pad
     pw, ph = width - left - right, height - top - bottom
-
-    def sx(v):
-        return left + pw * (v - lo[0]) / (hi[0] - lo[0])
-
-    def sy(v):
-        return top + ph * (hi[1] - v) / (hi[1] - lo[1])
+    sx, sy, _, _ = _plane_scale(allpts, left, top, pw, ph, include_origin=True)
 
     body = [_text(left, 13, title, size=13)] if title else []
     body.append(f'<line x1="{sx(0):.1f}" y1="{top}" x2="{sx(0):.1f}" y2="{top + ph}" stroke="#bbb"/>')
