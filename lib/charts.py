@@ -22,12 +22,21 @@ def _esc(text) -> str:
 def _svg(width: int, height: int, alt: str, body: list[str]) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="course-chart" role="img" aria-label="{_esc(alt)}" '
             f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="{FONT}" '
-            f'font-size="12" style="max-width:100%;height:auto"><title>{_esc(alt)}</title>{"".join(body)}</svg>')
+            f'font-size="12" style="max-width:100%;height:auto"><title>{_esc(alt)}</title>{TEXT_DEFAULTS}{"".join(body)}</svg>')
 
 
 def _text(x, y, s, anchor="start", size=12, weight="normal", fill="#222", baseline="middle") -> str:
-    return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" dominant-baseline="{baseline}" '
-            f'font-size="{size}" font-weight="{weight}" fill="{fill}">{_esc(s)}</text>')
+    # Only what differs from the defaults set on the <svg> (start, 12, normal, #222, middle) is
+    # written: the website ships thousands of these charts, and every byte counts there.
+    extra = "".join(f' {name}="{value}"' for name, value, default in (
+        ("text-anchor", anchor, "start"), ("dominant-baseline", baseline, "middle"), ("font-size", size, 12),
+        ("font-weight", weight, "normal"), ("fill", fill, "#222")) if value != default)
+    return f'<text x="{x:.1f}" y="{y:.1f}"{extra}>{_esc(s)}</text>'
+
+
+# The defaults of every <text> in a chart; a <text> states only what differs.
+TEXT_DEFAULTS = '<style>text{dominant-baseline:middle;fill:#222}</style>'
+
 
 
 def bar_chart(rows: Sequence[tuple[str, float]], alt: str, title: str = "", highlight: str | None = None,
@@ -80,7 +89,7 @@ def bar_chart(rows: Sequence[tuple[str, float]], alt: str, title: str = "", high
 def _blue(p: float) -> str:
     """A light-to-dark blue ramp (close to matplotlib's "Blues") for a probability in [0, 1]."""
     lo, hi = (247, 251, 255), (8, 48, 107)
-    t = min(max(p, 0.0), 1.0)
+    t = round(min(max(p, 0.0), 1.0) * 50) / 50    # 51 shades: cells of a shade are drawn as one path
     return "#%02x%02x%02x" % tuple(round(a + (b - a) * t) for a, b in zip(lo, hi))
 
 
@@ -137,18 +146,23 @@ def _heatmap_body(x0: float, y0: float, matrix, rows: Sequence[str], cols: Seque
     label_w = 8 + 7 * max((len(r) for r in rows), default=1)
     top = 18 if title else 0
     body = [_text(x0 + label_w, y0 + 10, title, size=12, weight="bold")] if title else []
+    # Cells of one colour are drawn as one path (a square per cell): far fewer bytes than a <rect>
+    # each, which matters for the website's precomputed explorers.
+    cells: dict[str, list[str]] = {}
+    side = cell - 1
     for i, r in enumerate(rows):
         body.append(_text(x0 + label_w - 4, y0 + top + i * cell + cell / 2, r, anchor="end", size=11))
         for j, _ in enumerate(cols):
             x, y = x0 + label_w + j * cell, y0 + top + i * cell
             if masked_upper and j > i:
-                body.append(f'<rect x="{x}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="#eeeeee"/>')
+                cells.setdefault("#eeeeee", []).append(f"M{x:g} {y:g}h{side}v{side}h-{side}z")
                 continue
             v = float(matrix[i][j])
-            body.append(f'<rect x="{x}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="{_blue(v)}"/>')
+            cells.setdefault(_blue(v), []).append(f"M{x:g} {y:g}h{side}v{side}h-{side}z")
             if show_values:
                 body.append(_text(x + cell / 2, y + cell / 2, f"{v:.2f}", anchor="middle", size=9,
                                   fill="white" if v > 0.6 else "#222"))
+    body[1 if title else 0:1 if title else 0] = [f'<path fill="{fill}" d="{"".join(d)}"/>' for fill, d in cells.items()]
     h = top + len(rows) * cell
     for j, c in enumerate(cols):
         x, y = x0 + label_w + j * cell + cell / 2, y0 + h + 6
@@ -245,10 +259,18 @@ def scatter_chart(points, labels: Sequence[str], groups: Sequence[str], alt: str
     return _svg(width, height, alt, body)
 
 
-def side_by_side(svgs: Sequence[str]) -> str:
+ROW_OPEN = '<div class="course-row" style="display:flex;flex-wrap:wrap;gap:8px">'
+ROW_CLOSE = "</div>"
+
+
+def cell(svg: str, basis: int = 320) -> str:
+    """One chart in a row of charts."""
+    return f'<div style="flex:1 1 {basis}px;min-width:0">{svg}</div>'
+
+
+def side_by_side(svgs: Sequence[str], basis: int = 320) -> str:
     """Charts in one row that wraps on a narrow screen."""
-    cells = "".join(f'<div style="flex:1 1 320px;min-width:0">{s}</div>' for s in svgs)
-    return f'<div class="course-row" style="display:flex;flex-wrap:wrap;gap:8px">{cells}</div>'
+    return ROW_OPEN + "".join(cell(s, basis) for s in svgs) + ROW_CLOSE
 
 
 def path_chart(paths: Sequence[tuple[str, object, str]], stages: Sequence[str], alt: str, title: str = "",

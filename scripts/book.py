@@ -26,6 +26,7 @@ KEY_FILE = BUILD / ".library-key"
 VENDOR = ROOT / "_assets" / "vendor"
 NODE = ROOT / "node_modules"
 # The jupyter-book command of this environment (its package has no __main__ module).
+STATIC_FLAG = "COURSE_STATIC_EXPLORERS"   # lib.static_explorers.BUILD_FLAG (not imported: no torch here)
 JUPYTER_BOOK = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())"]
 
 
@@ -144,6 +145,9 @@ def library_key() -> str:
 
 
 def build(clean: bool = False) -> float:
+    # The chapters' explorers also compute their static versions (their grids) for the website;
+    # a kernel started by this process, or by jupyter-book below, inherits the flag.
+    os.environ[STATIC_FLAG] = "1"
     key = library_key()
     if clean or not KEY_FILE.exists() or KEY_FILE.read_text() != key:
         # jupyter-cache only notices changes to a notebook's own cells, and Sphinx only re-reads

@@ -107,7 +107,7 @@ def test_sampling_widget_shows_every_bad_input_as_a_message(lm, draws):
     prompt, temperature, top_k, top_p, greedy, seed = controls(box)
     assert message_of(box) == "" and len(draws) == 1
     first = figure_of(box)
-    assert first.startswith("<svg") and 'role="img"' in first and "tokens survive truncation" in first
+    assert "<svg" in first and 'role="img"' in first and "tokens survive truncation" in first
     for control, value, expected in ((top_k, "0", "top-k"), (top_k, "", None), (top_p, "1.5", "top-p"), (top_p, "", None),
                                      (prompt, "<BOS> pippo", "unknown token 'pippo'"),
                                      (prompt, "", "empty"), (prompt, "<BOS> " * 60, "at most 48"),
