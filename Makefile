@@ -60,9 +60,10 @@ lab: install $(TEST_STAMP)
 student: install
 	$(PY) scripts/book.py student
 
-bench: install
+bench: install $(TEST_STAMP) chromium
 	$(PY) -m lib bench
 	$(PY) scripts/book.py bench
+	$(PY) scripts/site_bench.py
 
 clean:
 	rm -rf $(VENV) _build node_modules _assets/vendor student build *.egg-info

@@ -34,23 +34,24 @@ def sampling_chart(view, alt: str, title: str) -> str:
                             legend=legend)
 
 
-def _sampling_view(lm, prompt, temperature, top_k, top_p, greedy, seed, k):
+def _sampling_view(lm, prompt, temperature, top_k, top_p, greedy, seed, k, logits=None):
     return explorers.sampling_view(lm, prompt, temperature, explorers.parse_top_k(top_k),
-                                   explorers.parse_top_p(top_p), greedy, seed, k)
+                                   explorers.parse_top_p(top_p), greedy, seed, k, logits)
 
 
-def sampling_page(lm, prompt: str, temperature: float, top_k, top_p, k: int = 10) -> str:
+def sampling_page(lm, prompt: str, temperature: float, top_k, top_p, k: int = 10, logits=None) -> str:
     """The reshaped page; it does not depend on the seed (the roll happens after)."""
-    view = _sampling_view(lm, prompt, temperature, top_k, top_p, False, 0, k)
+    view = _sampling_view(lm, prompt, temperature, top_k, top_p, False, 0, k, logits)
     alt = (f"Bar chart of the next-token page after {prompt} at temperature {temperature:.2f}. "
            f"{view.survivors} tokens survive truncation. Distribution rolled on: "
            + _top((r.token, r.final) for r in view.rows if r.final > 0) + ".")
     return sampling_chart(view, alt, f"{prompt}: {view.survivors} tokens survive truncation")
 
 
-def sampling_pick(lm, prompt: str, temperature: float, top_k, top_p, greedy: bool, seed: int, k: int = 10) -> str:
+def sampling_pick(lm, prompt: str, temperature: float, top_k, top_p, greedy: bool, seed: int, k: int = 10,
+                  logits=None) -> str:
     """The line that says which token this roll (or greedy decoding) picks."""
-    view = _sampling_view(lm, prompt, temperature, top_k, top_p, greedy, seed, k)
+    view = _sampling_view(lm, prompt, temperature, top_k, top_p, greedy, seed, k, logits)
     how = "Greedy decoding" if view.greedy else f"The roll with seed {seed}"
     p = dict((r.token, r.final) for r in view.rows).get(view.chosen, 0.0)
     return f'<p class="course-pick" role="status">{how} picks <b>{html.escape(view.chosen)}</b> (p = {p:.3f})</p>'

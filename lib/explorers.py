@@ -44,6 +44,12 @@ def parse_top_p(text) -> float | None:
     return check_top_p(text)
 
 
+def prompt_logits(lm, prompt: str) -> torch.Tensor:
+    """The model's logits for the next token after `prompt`, in double precision."""
+    with torch.no_grad():
+        return lm.model(lm.encode(prompt))[-1].double()
+
+
 @dataclass(frozen=True)
 class SamplingRow:
     token: str
@@ -63,11 +69,14 @@ class SamplingView:
 
 def sampling_view(lm, prompt: str, temperature: float = 1.0, top_k: int | None = None,
                   top_p: float | None = None, use_greedy: bool = False, seed: int = 0,
-                  k: int = 10) -> SamplingView:
-    """What the sampling explorer shows: the reshaped page, what survives, and one seeded roll."""
+                  k: int = 10, logits: torch.Tensor | None = None) -> SamplingView:
+    """What the sampling explorer shows: the reshaped page, what survives, and one seeded roll.
+
+    `logits` may be given when they are already known for this prompt (the website's grid rolls
+    thousands of times on the same four prompts)."""
     t = check_temperature(temperature)
-    with torch.no_grad():
-        logits = lm.model(lm.encode(prompt))[-1].double()
+    if logits is None:
+        logits = prompt_logits(lm, prompt)
     base, heated = softmax(logits), softmax(logits, t)
     final = reshape(logits, t, top_k, top_p)
     order = torch.argsort(base, descending=True, stable=True).tolist()

@@ -7,7 +7,7 @@ ten switches), the website holds those with at most `MAX_OFF` switched off and s
 """
 from __future__ import annotations
 
-from . import charts
+from . import charts, explorers
 from . import explorer_figures as figs
 from .static_explorers import Part, StaticExplorer, const, select, slider, toggle
 
@@ -62,11 +62,13 @@ def sampling(lm, prompts, k: int) -> StaticExplorer:
          _part("page", ("prompt", "temperature", "top_k", "top_p"))],
         note=f"On the website: temperatures {', '.join(stops)}; top-k and top-p from a menu; seeds 0 to "
              f"{SAMPLING_SEEDS[-1]}. In JupyterLab any value.")
+    logits = {p: explorers.prompt_logits(lm, p) for p in prompts}    # one forward pass per prompt
     ex.fill("page", ("prompt", "temperature", "top_k", "top_p"),
-            lambda prompt, temperature, top_k, top_p: figs.sampling_page(lm, prompt, stops[temperature], top_k, top_p, k))
+            lambda prompt, temperature, top_k, top_p: figs.sampling_page(lm, prompt, stops[temperature], top_k, top_p,
+                                                                         k, logits[prompt]))
     ex.fill("pick", ("prompt", "temperature", "top_k", "top_p", "greedy", "seed"),
             lambda prompt, temperature, top_k, top_p, greedy, seed: figs.sampling_pick(
-                lm, prompt, stops[temperature], top_k, top_p, greedy == "on", int(seed), k))
+                lm, prompt, stops[temperature], top_k, top_p, greedy == "on", int(seed), k, logits[prompt]))
     return ex
 
 
