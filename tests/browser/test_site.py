@@ -88,11 +88,14 @@ def test_the_kv_cache_calculator_shows_the_notes_example(visit, site_url):
     v = visit(f"{site_url}/chapters/part1/shapes-and-cache.html")
     v.page.wait_for_selector(".course-explorer .course-kv-result", timeout=15000)
     assert "17.18 GB" in v.page.locator(".course-kv-result").first.inner_text()
-    assert v.page.locator(".course-explorer input").count() == 5
+    # On the website each size is a menu (in JupyterLab, a box to type in).
+    assert v.page.locator(".course-explorer select").count() == 5
     assert v.console_errors == [] and v.outside == [] and v.failed == []
 
 
 def test_the_ablation_explorer_has_a_toggle_per_head(visit, site_url):
     v = visit(f"{site_url}/chapters/part1/ablation.html")
-    v.page.wait_for_selector(".course-explorer .course-head-toggle", timeout=15000)
-    assert v.page.locator(".course-explorer .course-head-toggle").count() == 8
+    v.page.wait_for_selector(".course-explorer .course-toggle", timeout=15000)
+    toggles = v.page.locator(".course-explorer .course-toggle")
+    assert toggles.count() == 8 and toggles.first.inner_text() == "L0H0"
+    assert toggles.first.get_attribute("aria-pressed") == "false"
