@@ -50,6 +50,7 @@ class Control:
     options: tuple[str, ...]     # the values, as text ("on"/"off" for a toggle)
     value: str                   # the default
     shown: tuple[str, ...] = ()  # what a select shows for each option, if not the option itself
+    hint: str = ""               # a toggle's tooltip and accessible description ("switch ... off")
 
     def __post_init__(self):
         if self.kind not in ("select", "range", "toggle"):
@@ -66,8 +67,8 @@ def slider(name: str, label: str, stops: Sequence, value) -> Control:
     return Control(name, label, "range", tuple(str(s) for s in stops), str(value))
 
 
-def toggle(name: str, label: str, pressed: bool = False) -> Control:
-    return Control(name, label, "toggle", ("off", "on"), "on" if pressed else "off")
+def toggle(name: str, label: str, pressed: bool = False, hint: str = "") -> Control:
+    return Control(name, label, "toggle", ("off", "on"), "on" if pressed else "off", hint=hint)
 
 
 @dataclass(frozen=True)
@@ -171,5 +172,6 @@ def _control_html(c: Control, uid: str) -> str:
                 f'step="1" value="{i}" aria-valuetext="{html.escape(c.value)}">'
                 f'<output for="{cid}">{html.escape(c.value)}</output></label>')
     pressed = "true" if c.value == "on" else "false"
+    hint = f' title="{html.escape(c.hint)}" aria-description="{html.escape(c.hint)}"' if c.hint else ""
     return (f'<button type="button" class="course-toggle" id="{cid}" data-control="{c.name}" '
-            f'aria-pressed="{pressed}">{label}</button>')
+            f'aria-pressed="{pressed}"{hint}>{label}</button>')

@@ -56,7 +56,7 @@ def sampling(lm, prompts, k: int) -> StaticExplorer:
         [[select("prompt", "prompt", prompts, prompts[0]), slider("temperature", "temperature", list(stops), "1.00")],
          [select("top_k", "top-k", SAMPLING_TOP_K, "", shown=["all"] + SAMPLING_TOP_K[1:]),
           select("top_p", "top-p", SAMPLING_TOP_P, "", shown=["1 (off)"] + SAMPLING_TOP_P[1:]),
-          toggle("greedy", "greedy (always the top word)")],
+          toggle("greedy", "greedy (always the top word)", hint="pick the most probable token instead of rolling")],
          [slider("seed", "seed", SAMPLING_SEEDS, 0)]],
         [_part("pick", ("prompt", "temperature", "top_k", "top_p", "greedy", "seed")),
          _part("page", ("prompt", "temperature", "top_k", "top_p"))],
@@ -125,7 +125,8 @@ def ablation(lm, prompts, track: str) -> StaticExplorer:
     parts = [_part("page", ["prompt"] + names)]
     held = "up to two heads, or whole layers,"
     ex = StaticExplorer([[select("prompt", "prompt", prompts, prompts[0])],
-                         [toggle(n, head_name(h)) for h, n in zip(heads, names)]], parts,
+                         [toggle(n, head_name(h), hint=f"switch layer {h[0]} head {h[1]} off")
+                          for h, n in zip(heads, names)]], parts,
                         note=f"On the website: the followed token is the intact model's answer"
                              f"{' (' + track + ')' if track else ''}, and {held} may be off. "
                              "In JupyterLab any prompt, any token, any heads.",
@@ -192,8 +193,9 @@ def path(lm, prompt: str, toward: str, against: str) -> StaticExplorer:
     heads = all_heads(lm.model)
     layers = list(range(lm.model.cfg.n_layers))
     names = [_switch_name(h) for h in heads] + [f"off_MLP{m}" for m in layers]
-    ex = StaticExplorer([[toggle(n, head_name(h)) for h, n in zip(heads, names)],
-                         [toggle(f"off_MLP{m}", f"MLP {m}") for m in layers]],
+    ex = StaticExplorer([[toggle(n, head_name(h), hint=f"switch layer {h[0]} head {h[1]} off")
+                          for h, n in zip(heads, names)],
+                         [toggle(f"off_MLP{m}", f"MLP {m}", hint=f"switch block {m}'s MLP off") for m in layers]],
                         [_part("path", names)],
                         note=f"On the website any {MAX_OFF} components may be off at once; in JupyterLab any number.",
                         missing=f"The website holds every choice of up to {MAX_OFF} components off; switch one back "

@@ -37,7 +37,8 @@ def move(control):
     """Change one control by one step, the way a reader would; returns a description."""
     tag = control.evaluate("el => el.tagName")
     if tag == "BUTTON":
-        control.click()
+        control.focus()
+        control.press("Space")          # by the keyboard, as with the sliders
         return f"toggle {control.inner_text()}"
     if control.get_attribute("type") == "range":
         control.focus()
@@ -99,3 +100,14 @@ def test_a_refused_value_keeps_the_picture_and_says_why(visit, site_url):
     assert "below the number of points (28)" in tsne.locator(".course-message").inner_text()
     assert tsne.locator(".course-figure").inner_html() == before
     assert tsne.locator(".course-message").get_attribute("role") == "alert"
+
+
+def test_without_javascript_the_default_picture_is_there(browser, site_url):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.route("**/*", lambda r: r.continue_() if "127.0.0.1" in r.request.url else r.abort())
+    page.goto(f"{site_url}/chapters/part2/three-ways.html")
+    charts = page.locator(".course-static .course-figure svg.course-chart")
+    assert charts.count() == 3          # the plane, and the two t-SNE seeds
+    assert charts.first.is_visible() and "Concept plane" in charts.first.get_attribute("aria-label")
+    context.close()
