@@ -15,6 +15,7 @@ from conftest_lab import free_port  # noqa: F401  (kept separate from the site f
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTER = "chapters/part3/search-by-hand.md"
+MAPS = "chapters/part2/three-ways.md"
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +25,9 @@ def lab(tmp_path_factory):
     # Serve a copy of the chapter: JupyterLab autosaves an open notebook, and jupytext would
     # write the source back in its own formatting.
     work = home / "work"
-    (work / Path(CHAPTER).parent).mkdir(parents=True)
-    shutil.copy(ROOT / CHAPTER, work / CHAPTER)
+    for chapter in (CHAPTER, MAPS):
+        (work / Path(chapter).parent).mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / chapter, work / chapter)
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                JUPYTER_DATA_DIR=str(Path(sys.prefix) / "share" / "jupyter"), PYTHONWARNINGS="ignore")
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
@@ -66,7 +68,9 @@ def _image_of_explorer(page) -> str:
     return chart.get_attribute("aria-label")
 
 
-def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
+def _open_and_run(browser, lab, chapter):
+    """JupyterLab in a fresh browser context, `chapter` opened as a notebook and every cell started;
+    returns (context, page, outside requests)."""
     base, token, log = lab
     context = browser.new_context(viewport={"width": 1300, "height": 900})
     outside = []
@@ -81,18 +85,20 @@ def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
     context.route("**/*", route)
     page = context.new_page()
     page.set_default_timeout(60000)
-    page.goto(f"{base}/lab?token={token}", wait_until="domcontentloaded")
+    # ?reset: start from an empty workspace (not with the notebook an earlier test left open).
+    page.goto(f"{base}/lab?reset&token={token}", wait_until="domcontentloaded")
     page.wait_for_selector(".jp-LabShell")
     # Open the MyST source as a notebook (jupytext), run every cell, wait for the explorer.
     page.evaluate(f"""async () => {{
         const app = window.jupyterapp;
         await app.started;
         // No factory named: the chapter opens the way a double click opens it.
-        await app.commands.execute('docmanager:open', {{path: '{CHAPTER}'}});
+        await app.commands.execute('docmanager:open', {{path: '{chapter}'}});
     }}""")
-    default = page.evaluate(f"() => window.jupyterapp.docRegistry.defaultWidgetFactory('{CHAPTER}').name")
+    default = page.evaluate(f"() => window.jupyterapp.docRegistry.defaultWidgetFactory('{chapter}').name")
     assert default == "Jupytext Notebook", "a chapter should open as a notebook (make lab installs the setting)"
-    page.wait_for_selector(".jp-Notebook .jp-Cell")
+    page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
+                           " return w && w.content && w.content.widgets && w.content.widgets.length > 0; }")
     # Wait until the kernel is ready, then start the run without waiting for it in the page
     # (the waits below, with their own time limits, follow its progress).
     page.evaluate("""async () => {
@@ -102,6 +108,11 @@ def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
         window.jupyterapp.commands.execute('notebook:run-all-cells');
         return true;
     }""")
+    return context, page, outside
+
+
+def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
+    context, page, outside = _open_and_run(browser, lab, CHAPTER)
     before = _image_of_explorer(page)
     handle = page.locator(".course-explorer .noUi-handle, .course-explorer .slider-container [role=slider]").first
     handle.wait_for(timeout=30000)
@@ -131,5 +142,41 @@ def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
     assert _image_of_explorer(page) == after
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'] pre").all_inner_texts()
     assert not any("Traceback" in e or "Error" in e for e in errors), errors
+    assert outside == [], outside
+    context.close()
+
+
+def test_the_maps_explorers_run_live(browser, lab):
+    """Part 2 in a kernel: the plane builder takes typed axes (and refuses a zero one), the t-SNE
+    explorer's perplexity slider recomputes."""
+    context, page, outside = _open_and_run(browser, lab, MAPS)
+    notebook = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
+    page.wait_for_function("(id) => document.getElementById(id).querySelectorAll('.course-explorer svg').length >= 3",
+                           arg=notebook, timeout=120000)
+    root = page.locator(f"[id='{notebook}']")
+    plane = root.locator(".course-explorer").first
+    plane.locator("svg.course-chart").first.wait_for(timeout=90000)
+    axis_2 = plane.locator("input[type=text]").nth(1)
+    axis_2.fill("Paolo - Paolo")
+    axis_2.press("Enter")
+    plane.locator(".course-error").wait_for(timeout=30000)
+    assert "zero vector" in plane.locator(".course-error").inner_text()
+    axis_2.fill("chiama - perde")
+    axis_2.press("Enter")
+    page.wait_for_function(
+        "(id) => { const c = document.getElementById(id).querySelector('.course-explorer svg.course-chart');"
+        " return c && c.getAttribute('aria-label').includes('axis 2 = chiama - perde'); }", arg=notebook, timeout=30000)
+    tsne = root.locator(".course-explorer").nth(1)
+    tsne.locator("svg.course-chart").first.wait_for(timeout=90000)
+    before = tsne.locator("svg.course-chart").first.get_attribute("aria-label")
+    assert "perplexity 5," in before
+    handle = tsne.locator(".noUi-handle, .slider-container [role=slider]").first
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "([id, before]) => { const c = document.getElementById(id).querySelectorAll('.course-explorer')[1]"
+        ".querySelector('svg.course-chart'); return c && c.getAttribute('aria-label') !== before; }",
+        arg=[notebook, before], timeout=30000)
+    assert "perplexity 8," in tsne.locator("svg.course-chart").first.get_attribute("aria-label")
     assert outside == [], outside
     context.close()
