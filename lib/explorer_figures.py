@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 
 from . import charts, explorers
-from .figures import PALETTE
+from .figures import PALETTE, stage_label
 
 
 def _top(pairs, n: int = 5) -> str:
@@ -177,14 +177,6 @@ def plane_figure(points: str, axis_1: str, axis_2: str) -> str:
                                 ylabel=f"{t2} (orthogonalised)", width=640, height=480)
 
 
-def stage_label(stage: str) -> str:
-    """'blocks.1.mlp' -> 'MLP 1', 'blocks.0.attn' -> 'attention 0', 'embed' -> 'embedding'."""
-    if stage == "embed":
-        return "embedding"
-    _, layer, kind = stage.split(".")
-    return f"{'MLP' if kind == 'mlp' else 'attention'} {layer}"
-
-
 def path_figure(lm, prompt: str, heads_off=(), mlps_off=(), toward: str = "Tarso", against: str = "Paolo") -> str:
     from .ablation import head_name
     from .trajectory import path_view
@@ -200,5 +192,5 @@ def path_figure(lm, prompt: str, heads_off=(), mlps_off=(), toward: str = "Tarso
     if view.heads_off or view.mlps_off:
         paths.append((f"off: {off}", view.ablated.coords, PALETTE["accent"]))
     return charts.path_chart(paths, stages, alt,
-                             title=f"off: {off}  |  P({toward}) {view.prob:.3f} (intact {view.prob_intact:.3f})",
+                             title=f"off: {off}  |  P({toward}) {view.prob:.4f} (intact {view.prob_intact:.4f})",
                              xlabel=f"along {toward}", ylabel=f"along {against}, orthogonalised")

@@ -73,6 +73,14 @@ def lens_climb(ax, view):
     return ax
 
 
+def stage_label(stage: str) -> str:
+    """'blocks.1.mlp' -> 'MLP 1', 'blocks.0.attn' -> 'attention 0', 'embed' -> 'embedding'."""
+    if stage == "embed":
+        return "embedding"
+    _, layer, kind = stage.split(".")
+    return f"{'MLP' if kind == 'mlp' else 'attention'} {layer}"
+
+
 def trajectory(ax, traj, label: str = "", colour: str | None = None):
     """The last position's path across the stages on a concept plane, stages labelled."""
     xy = traj.coords
@@ -81,7 +89,7 @@ def trajectory(ax, traj, label: str = "", colour: str | None = None):
     for i in range(len(xy) - 1):
         ax.annotate("", xy[i + 1], xy[i], arrowprops=dict(arrowstyle="->", color=colour, lw=1.2))
     for name, (x, y) in zip(traj.stages, xy):
-        ax.annotate(name.replace("blocks.", "b"), (x, y), textcoords="offset points", xytext=(4, 6), fontsize=8)
+        ax.annotate(stage_label(name), (x, y), textcoords="offset points", xytext=(4, 6), fontsize=8)
     ax.axvline(0, color=PALETTE["muted"], lw=0.6)
     ax.axhline(0, color=PALETTE["muted"], lw=0.6)
     ax.set_xlabel(f"along {traj.words[0]}")

@@ -189,8 +189,8 @@ def test_path_explorer_toggles_change_the_path(lm):
     toggles = controls(box)
     assert [t.description for t in toggles][-2:] == ["MLP 0", "MLP 1"]
     start = figure_of(box)
-    assert "off: nothing" in start and "P(Tarso) 1.000" in start
+    assert "off: nothing" in start and "P(Tarso) 0.9999" in start
     toggles[-2].value = True
-    assert "off: MLP 0" in figure_of(box) and "P(Tarso) 0.020" in figure_of(box)
+    assert "off: MLP 0" in figure_of(box) and "P(Tarso) 0.0204" in figure_of(box)
     toggles[-2].value = False
     assert figure_of(box) == start
