@@ -59,8 +59,9 @@ def sampling_pick(lm, prompt: str, temperature: float, top_k, top_p, greedy: boo
 
 def sampling_figure(lm, prompt: str, temperature: float, top_k, top_p, greedy: bool, seed: int, k: int = 10) -> str:
     """`top_k` and `top_p` as the reader typed them ("" for no limit)."""
-    return (sampling_pick(lm, prompt, temperature, top_k, top_p, greedy, seed, k)
-            + sampling_page(lm, prompt, temperature, top_k, top_p, k))
+    logits = explorers.prompt_logits(lm, prompt)      # one forward pass for the pick and the page
+    return (sampling_pick(lm, prompt, temperature, top_k, top_p, greedy, seed, k, logits)
+            + sampling_page(lm, prompt, temperature, top_k, top_p, k, logits))
 
 
 def lens_figure(lm, prompt: str, track: str = "", k: int = 3) -> str:
@@ -80,11 +81,11 @@ def pattern_figure(lm, prompt: str, layer: int, head: int) -> str:
                           masked_upper=True)
 
 
-def ablation_page(lm, prompt: str, off, track: str | None = None) -> str:
-    """The results page with the heads in `off` switched off."""
+def ablation_page(lm, prompt: str, off, track: str | None = None, view=None) -> str:
+    """The results page with the heads in `off` switched off (`view`: the ablation_view, if known)."""
     from .ablation import ablation_view, head_name
 
-    view = ablation_view(lm, prompt, off, track)
+    view = view or ablation_view(lm, prompt, off, track)
     names = ", ".join(head_name(h) for h in view.off) or "none"
     alt = (f"With heads switched off: {names}. After {prompt} the model now gives {view.track} "
            f"{view.track_prob:.3f} (intact: {view.track_prob_intact:.3f}). Best next tokens: " + _top(view.page) + ".")
@@ -93,14 +94,14 @@ def ablation_page(lm, prompt: str, off, track: str | None = None) -> str:
                                   f"(intact {view.track_prob_intact:.3f})")
 
 
-def ablation_head(lm, prompt: str, off, head) -> str:
+def ablation_head(lm, prompt: str, off, head, view=None) -> str:
     """One head's pattern with the heads in `off` switched off (faded if it is one of them).
 
     A head's pattern depends only on the heads of earlier layers (and on whether it is itself off,
     for the fading), which is what lets the website store each head's picture separately."""
     from .ablation import ablation_view, head_name
 
-    view = ablation_view(lm, prompt, off, None)
+    view = view or ablation_view(lm, prompt, off, None)
     name = head_name(head)
     is_off = head in view.off
     alt = f"Attention pattern of head {name} on {prompt}" + (", switched off." if is_off else ".")
@@ -110,12 +111,13 @@ def ablation_head(lm, prompt: str, off, head) -> str:
 
 
 def ablation_figure(lm, prompt: str, off, track: str | None = None) -> str:
-    from .ablation import all_heads
+    from .ablation import ablation_view, all_heads
 
+    view = ablation_view(lm, prompt, off, track)      # one run serves the page and every head
     heads = all_heads(lm.model)
-    rows = [charts.ROW_OPEN + "".join(ablation_head(lm, prompt, off, h) for h in heads if h[0] == layer)
+    rows = [charts.ROW_OPEN + "".join(ablation_head(lm, prompt, off, h, view) for h in heads if h[0] == layer)
             + charts.ROW_CLOSE for layer in range(lm.model.cfg.n_layers)]
-    return ablation_page(lm, prompt, off, track) + "".join(rows)
+    return ablation_page(lm, prompt, off, track, view) + "".join(rows)
 
 
 def kv_cache_figure(layers, context, heads, d_head, bytes_per_element) -> str:
@@ -157,9 +159,7 @@ def tsne_panel(points: str, perplexity, seed) -> str:
 
 
 def tsne_figure(points: str, perplexity, seed_left, seed_right) -> str:
-    from .map_views import tsne_view
-
-    tsne_view(points, perplexity, seed_left, seed_right)      # checks every value before drawing
+    # Each panel checks its own values; a bad one raises before anything is returned.
     return charts.ROW_OPEN + tsne_panel(points, perplexity, seed_left) + tsne_panel(points, perplexity, seed_right) \
         + charts.ROW_CLOSE
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from .errors import CourseError, require
-from .maps import concept_plane, gram_schmidt
+from .maps import concept_plane, gram_schmidt, nearest_indices
 from .maps.tsne import check_perplexity, tsne_seeds
 
 POINT_SETS = {"calling-game": "the calling-game model's 28 embedding rows",
@@ -60,15 +60,18 @@ class TsneView:
     kept: tuple[float, float]                # share of each point's 5 nearest neighbours kept, per seed
 
 
-def neighbours_kept(x, y, k: int = 5) -> float:
-    """Share of each point's k nearest neighbours in the original space that are also among its
-    k nearest in the layout: what t-SNE promises to keep."""
-    def knn(z):
-        d = ((z[:, None, :] - z[None, :, :]) ** 2).sum(-1)
-        np.fill_diagonal(d, np.inf)
-        return np.argsort(d, axis=1, kind="stable")[:, :k]
-    a, b = knn(np.asarray(x, float)), knn(np.asarray(y, float))
+def neighbours_kept(x, y, k: int = 5, original: np.ndarray | None = None) -> float:
+    """Share of each point's k nearest neighbours in the original space `x` that are also among its
+    k nearest in the layout `y`: what t-SNE promises to keep. `original`: x's neighbours, if known."""
+    a = nearest_indices(x, k) if original is None else original
+    b = nearest_indices(y, k)
     return float(np.mean([len(set(a[i]) & set(b[i])) / k for i in range(len(a))]))
+
+
+@lru_cache(maxsize=None)
+def _original_neighbours(points: str, k: int = 5) -> np.ndarray:
+    """Each point's k nearest neighbours in the full space: the same for every layout of the set."""
+    return nearest_indices(point_set(points).vectors, k)
 
 
 # One layout per (point set, perplexity, seed); missing seeds are run together in one stack.
@@ -99,7 +102,8 @@ def tsne_view(points: str, perplexity, seed_left, seed_right) -> TsneView:
     p = check_perplexity(perplexity, len(ps.labels))
     seeds = (parse_seed(seed_left), parse_seed(seed_right))
     pair = tuple(layouts(points, p, seeds))
-    return TsneView(points, p, seeds, pair, tuple(neighbours_kept(ps.vectors, y) for y in pair))
+    original = _original_neighbours(points)
+    return TsneView(points, p, seeds, pair, tuple(neighbours_kept(ps.vectors, y, original=original) for y in pair))
 
 
 def warm_tsne(points: str, perplexities=PERPLEXITIES, seeds=SEEDS) -> int:

@@ -1,9 +1,8 @@
 """Self-checks for the chapter "Three ways to look"."""
 from __future__ import annotations
 
-import numpy as np
-
 from ..map_views import layouts, plane_view, point_set
+from ..maps import nearest_indices
 from . import Feedback, check_choice, check_number
 
 
@@ -16,11 +15,7 @@ def tarso_capo_spread(answer) -> Feedback:
 
 def page_neighbour(coords, labels, word: str) -> str:
     """The token nearest to `word` on a 2-D page."""
-    z = np.asarray(coords, float)
-    i = list(labels).index(word)
-    d = ((z - z[i]) ** 2).sum(1)
-    d[i] = np.inf
-    return labels[int(d.argmin())]
+    return labels[int(nearest_indices(coords, 1)[list(labels).index(word), 0])]
 
 
 def pietro_page_neighbour(answer) -> Feedback:

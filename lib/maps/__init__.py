@@ -8,8 +8,8 @@ from .concepts import ConceptPlane, concept_plane, direction, gram_schmidt, spre
 from .analogy import Analogy, analogy
 from .probes import PROBE_ALPHAS, ProbeResult, best_probe, linear_probe
 from .tsne import tsne, check_perplexity
-from .neighbours import cosine_matrix, nearest, role_cohesion
+from .neighbours import cosine_matrix, nearest, nearest_indices, role_cohesion, same_group_share
 
 __all__ = ["PCA", "pca", "unit_sphere", "ConceptPlane", "concept_plane", "direction", "gram_schmidt",
            "spread_captured", "Analogy", "analogy", "PROBE_ALPHAS", "ProbeResult", "best_probe", "linear_probe", "tsne", "check_perplexity",
-           "cosine_matrix", "nearest", "role_cohesion"]
+           "cosine_matrix", "nearest", "nearest_indices", "role_cohesion", "same_group_share"]

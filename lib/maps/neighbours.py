@@ -37,3 +37,21 @@ def role_cohesion(x, roles: Sequence[str], skip: Sequence[str] = ()) -> tuple[fl
                 continue
             (same if roles[i] == roles[j] else other).append(c[i, j])
     return float(np.mean(same)), float(np.mean(other))
+
+
+def nearest_indices(x, k: int, cosine: bool = False) -> np.ndarray:
+    """[point, k]: each row's k nearest other rows, by straight-line distance or by cosine."""
+    x = np.asarray(x, dtype=float)
+    if cosine:
+        d = -cosine_matrix(x)
+    else:
+        sq = (x * x).sum(1)
+        d = sq[:, None] + sq[None, :] - 2 * x @ x.T      # squared distances, without a [n, n, dim] array
+    np.fill_diagonal(d, np.inf)
+    return np.argsort(d, axis=1, kind="stable")[:, :k]
+
+
+def same_group_share(x, groups: Sequence[str], k: int = 5, cosine: bool = False) -> float:
+    """Share of each row's k nearest rows that belong to its own group."""
+    g = np.asarray(groups)
+    return float((g[nearest_indices(x, k, cosine)] == g[:, None]).mean())
