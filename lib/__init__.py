@@ -1,24 +1,21 @@
 """The course's shared library: the model, its training, the read-out, the maps and the examples.
 
-Modules (one concept each): `config`, `vocab`, `model`, `train`, `presets`, `store` (shipped
-models), `readout` (softmax, temperature, top-k/top-p, sampling), `lens` (logit lens and direct
-logit attribution), `generate` (KV cache), `maps` (PCA, concept planes, t-SNE, analogies, probes),
-`corpora` (the calling game, the hand-wired table), `worked_examples`, `convolution`,
-`behaviour` (measured figures and targets), `search` (the last step written as a search),
-`trajectory` (the residual path on a concept plane), `signs` (entropy and margin beside the
-rules), `conveyor` (a tool-using harness), `scale` (the search at GPT sizes, timed),
-`explorers` (pure views behind the sliders), `charts` (their SVG pictures), `widgets`
-(ipywidgets controls), `figures` (the book's matplotlib look), `exercises` (self-checks), `cli`.
+Subpackages, one layer each, lowest first: `model` (the Transformer, its vocabulary, training,
+read-out, generation and stored weights), `content` (the corpora and the worked examples),
+`analysis` (ablation, circuits, lens, trajectory, maps and the other measurements), `shipped`
+(the shipped models' recipes and behaviour targets), `explorers` (the interactive pictures),
+`exercises` (self-checks) and `cli` (the command line and the benchmark).
 
-`import lib` stays cheap: names below are loaded on first use.
+`import lib` stays cheap: the names below are loaded on first use.
 """
 from importlib import import_module
 
 _EXPORTS = {
-    "load": "store", "shipped_names": "store", "CourseError": "errors", "ModelConfig": "config",
-    "TrainConfig": "config", "Transformer": "model", "Vocabulary": "vocab", "train": "train",
-    "generate": "generate", "logit_lens": "lens", "direct_logit_attribution": "lens",
-    "softmax": "readout", "sample": "readout", "results_page": "readout",
+    "load": "model.store", "shipped_names": "model.store", "CourseError": "errors",
+    "ModelConfig": "model.config", "TrainConfig": "model.config", "Transformer": "model.transformer",
+    "Vocabulary": "model.vocab", "train": "model.train", "generate": "model.generate",
+    "logit_lens": "analysis.lens", "direct_logit_attribution": "analysis.lens",
+    "softmax": "model.readout", "sample": "model.readout", "results_page": "model.readout",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,5 +1,5 @@
 import sys
 
-from .cli import main
+from lib.cli.commands import main
 
 sys.exit(main())

@@ -26,7 +26,7 @@ KEY_FILE = BUILD / ".library-key"
 VENDOR = ROOT / "_assets" / "vendor"
 NODE = ROOT / "node_modules"
 # The jupyter-book command of this environment (its package has no __main__ module).
-STATIC_FLAG = "COURSE_STATIC_EXPLORERS"   # lib.static_explorers.BUILD_FLAG (not imported: no torch here)
+STATIC_FLAG = "COURSE_STATIC_EXPLORERS"   # lib.explorers.static.BUILD_FLAG (not imported: no torch here)
 JUPYTER_BOOK = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())"]
 
 

@@ -1,8 +1,8 @@
 """Shared test helpers (a module, not conftest: tests/browser has a conftest of its own)."""
 import torch
 
-from lib.config import ModelConfig
-from lib.model import Transformer
+from lib.model.config import ModelConfig
+from lib.model.transformer import Transformer
 
 
 def small_model(layer_norm=False, tied=True, seed=0, n_layers=2, d_mlp=16) -> Transformer:

@@ -3,9 +3,9 @@ import random
 import numpy as np
 import pytest
 
-from lib.corpora import calling_game as cg, get_corpus, hand_wired as hw
+from lib.content.corpora import calling_game as cg, get_corpus, hand_wired as hw
 from lib.errors import CourseError
-from lib.maps import analogy
+from lib.analysis.maps import analogy
 
 
 def test_the_vocabulary_is_the_specified_28_tokens():

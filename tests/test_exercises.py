@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import book  # noqa: E402
 from lib.exercises import Feedback, check_number  # noqa: E402
 from lib.exercises import search_by_hand as check  # noqa: E402
-from lib.store import load  # noqa: E402
+from lib.model.store import load  # noqa: E402
 
 
 def test_feedback_never_contains_the_expected_answer():
@@ -116,7 +116,7 @@ def test_the_book_shows_every_solution_as_correct():
 
 
 # ------------------------------------------------------------------ Part 3's self-checks
-from lib.behaviour import CONFIDENT, UNCERTAIN  # noqa: E402
+from lib.shipped.behaviour import CONFIDENT, UNCERTAIN  # noqa: E402
 from lib.exercises import hallucination, lever, mechanism, practice, results_page, scale, tools  # noqa: E402
 
 
@@ -126,7 +126,7 @@ def lm():
 
 
 def test_mechanism_checks(lm):
-    from lib.search import model_dictionary, model_logits, model_query
+    from lib.analysis.search import model_dictionary, model_logits, model_query
     right = float(model_logits(lm, CONFIDENT)[lm.vocab.id("Cefa")])
     assert mechanism.logit_of(lm, right) and not mechanism.logit_of(lm, ...).answered
     no_bias = float(model_query(lm, CONFIDENT) @ model_dictionary(lm)["Cefa"])
@@ -145,7 +145,7 @@ def test_results_page_checks(lm):
 
 
 def test_hallucination_checks(lm):
-    from lib.signs import read_signs
+    from lib.analysis.signs import read_signs
     h = read_signs(lm, "<BOS> banana chiama").entropy_bits
     assert hallucination.entropy_of(lm, h) and "nats" in hallucination.entropy_of(lm, h * math.log(2)).message
     assert hallucination.confident_impossible(lm, "<BOS> Pietro chiama Pietro")
@@ -168,8 +168,8 @@ def test_scale_checks():
 
 
 def test_tools_checks(lm):
-    from lib.conveyor import current_turn
-    from lib.corpora.calling_game import legal_callees
+    from lib.content.conveyor import current_turn
+    from lib.content.corpora.calling_game import legal_callees
     assert tools.word_after_tool(lm, "Tarso") and not tools.word_after_tool(lm, "vice")
     assert tools.full_round_tool(lm, lambda w: [legal_callees(*current_turn(w))[-1]])
     assert "cannot read" in tools.full_round_tool(lm, lambda w: ["Giovanni"]).message
@@ -223,7 +223,7 @@ def test_part1_checks(lm):
 
 def test_part2_checks(lm):
     from lib.exercises import what_an_embedding_is as emb
-    from lib.maps import nearest
+    from lib.analysis.maps import nearest
     zl = load("zero-layer")
     word = nearest(zl.model.W_E.detach().numpy(), zl.vocab.tokens, "Paolo", 1)[0][0]
     assert emb.paolo_neighbour(lm, zl, word) and not emb.paolo_neighbour(lm, zl, "banana")
@@ -237,19 +237,19 @@ def test_part2_checks(lm):
 
 
 def test_part2_map_checks(lm):
-    from lib.corpora import hand_wired as hw
+    from lib.content.corpora import hand_wired as hw
     from lib.exercises import hand_wired, real_language, residual_path, three_ways
-    from lib.maps import pca
+    from lib.analysis.maps import pca
     share = pca(hw.designed_matrix()).cumulative(2)
     assert hand_wired.designed_top2(share) and "percentage" in hand_wired.designed_top2(share * 100).message
     hwm = load("hand-wired")
     assert "one of" in hand_wired.inputs_left_in(hwm, "banana").message
-    from lib.maps import analogy
+    from lib.analysis.maps import analogy
     E = hwm.model.W_E.detach().double().numpy()
     vecs = {w: E[hwm.vocab.id(w)] for w in hw.WORDS}
     assert hand_wired.inputs_left_in(hwm, analogy(vecs, "prince", "boy", "girl", exclude_inputs=False).best)
     assert "left out" in hand_wired.inputs_left_in(hwm, analogy(vecs, "prince", "boy", "girl").best).message
-    from lib.map_views import plane_view
+    from lib.explorers.map_views import plane_view
     s = plane_view("calling-game", "Tarso", "capo").spread
     assert three_ways.tarso_capo_spread(s) and not three_ways.tarso_capo_spread(s + 0.05)
     assert not three_ways.pietro_page_neighbour("banana-not-a-token")
@@ -257,7 +257,7 @@ def test_part2_map_checks(lm):
     best = min(effects, key=effects.get)
     assert residual_path.most_necessary(lm, best) and best != "MLP 1"
     assert "largest push" in residual_path.most_necessary(lm, "MLP 1").message
-    from lib.trajectory import path_view
+    from lib.analysis.trajectory import path_view
     view = path_view(lm, "<BOS> Pietro chiama Paolo", heads_off=[(1, 0), (1, 1), (1, 2), (1, 3)])
     assert residual_path.block1_heads_off(lm, view.prob)
     if abs(view.prob - view.prob_intact) > 1e-3:

@@ -8,11 +8,11 @@ import torch
 
 matplotlib.use("Agg")
 
-from lib import charts, explorers, widgets  # noqa: E402
+from lib.explorers import charts, views as explorers, widgets  # noqa: E402
 from lib.errors import CourseError  # noqa: E402
-from lib.readout import softmax  # noqa: E402
-from lib.search import model_logits  # noqa: E402
-from lib.store import load  # noqa: E402
+from lib.model.readout import softmax  # noqa: E402
+from lib.analysis.search import model_logits  # noqa: E402
+from lib.model.store import load  # noqa: E402
 
 UNCERTAIN, CONFIDENT = "<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from lib.errors import CourseError
-from lib.maps import analogy, concept_plane, direction, gram_schmidt, linear_probe, pca, tsne, unit_sphere
+from lib.analysis.maps import analogy, concept_plane, direction, gram_schmidt, linear_probe, pca, tsne, unit_sphere
 
 # The toy of note 2, appendix A.
 TOY = {"king": np.array([2.0, 1, 0]), "queen": np.array([2.0, -1, 0]),
@@ -79,7 +79,7 @@ def test_tsne_keeps_clusters_together():
 
 
 def test_neighbourhoods_have_the_requested_perplexity():
-    from lib.maps.tsne import conditional_probabilities, neighbour_probabilities
+    from lib.analysis.maps.tsne import conditional_probabilities, neighbour_probabilities
     x = np.random.default_rng(5).normal(size=(30, 4))
     for perplexity in (2.0, 7.0, 20.0):
         rows = conditional_probabilities(x, perplexity)
@@ -92,7 +92,7 @@ def test_neighbourhoods_have_the_requested_perplexity():
 
 def test_neighbours_and_role_cohesion():
     from lib.errors import CourseError
-    from lib.maps import cosine_matrix, nearest, role_cohesion
+    from lib.analysis.maps import cosine_matrix, nearest, role_cohesion
     x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.0, 0.0]])
     c = cosine_matrix(x)
     assert np.allclose(np.diag(c)[:3], 1) and c[3, 3] == 0, "a zero row is similar to nothing"

@@ -2,8 +2,8 @@ import pytest
 import torch
 
 from lib.errors import CourseError
-from lib.generate import generate
-from lib.lens import components, direct_logit_attribution, logit_lens
+from lib.model.generate import generate
+from lib.analysis.lens import components, direct_logit_attribution, logit_lens
 from helpers import small_model
 
 TOKENS = [1, 4, 2, 7, 3, 3]

@@ -8,15 +8,15 @@ import torch
 
 matplotlib.use("Agg")
 
-from lib import widgets  # noqa: E402
-from lib.ablation import ablation_view, all_heads, head_effects, head_name, without_attention, zero_W_O  # noqa: E402
-from lib.bigrams import bigram_table, compare  # noqa: E402
-from lib.circuits import head_habits, ov_circuit, qk_circuit, token_ov  # noqa: E402
+from lib.explorers import widgets  # noqa: E402
+from lib.analysis.ablation import ablation_view, all_heads, head_effects, head_name, without_attention, zero_W_O  # noqa: E402
+from lib.analysis.bigrams import bigram_table, compare  # noqa: E402
+from lib.analysis.circuits import head_habits, ov_circuit, qk_circuit, token_ov  # noqa: E402
 from lib.errors import CourseError  # noqa: E402
-from lib.inventory import (GPT2_SMALL, SEVEN_B, activations, from_config, kv_cache_bytes,  # noqa: E402
+from lib.analysis.inventory import (GPT2_SMALL, SEVEN_B, activations, from_config, kv_cache_bytes,  # noqa: E402
                            parameter_count, twelve_L_d2)
-from lib.store import load, shipped_names  # noqa: E402
-from lib.worked_examples import ABC_D_K, ABC_KEYS, ABC_QUERY, ABC_VALUES, attend_one  # noqa: E402
+from lib.model.store import load, shipped_names  # noqa: E402
+from lib.content.worked_examples import ABC_D_K, ABC_KEYS, ABC_QUERY, ABC_VALUES, attend_one  # noqa: E402
 
 CEFA = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 
@@ -44,7 +44,7 @@ def test_activation_shapes_follow_the_forward_pass(lm):
 
 def test_kv_cache_formula_matches_the_note_and_the_model(lm):
     assert kv_cache_bytes(32, 32768, 32, 128, 2) == 17_179_869_184
-    from lib.generate import generate
+    from lib.model.generate import generate
     run = generate(lm.model, lm.encode("<BOS> Pietro chiama"), 5)
     cfg = lm.model.cfg
     assert run.kv_bytes == kv_cache_bytes(cfg.n_layers, len(run.tokens) - 1, cfg.n_heads, cfg.d_head, 4)

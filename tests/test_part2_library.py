@@ -3,11 +3,12 @@ import numpy as np
 import pytest
 
 from lib.errors import CourseError
-from lib.map_views import (PERPLEXITIES, SEEDS, layouts, neighbours_kept, parse_axis, plane_view, point_set,
+from lib.explorers.map_views import (PERPLEXITIES, SEEDS, layouts, neighbours_kept, parse_axis, plane_view, point_set,
                            tsne_view)
-from lib.maps import best_probe, linear_probe, real_words
-from lib.maps.tsne import tsne, tsne_seeds
-from lib.store import load
+from lib.analysis.maps import best_probe, linear_probe
+from lib.content import real_words
+from lib.analysis.maps.tsne import tsne, tsne_seeds
+from lib.model.store import load
 
 
 def test_the_shipped_real_language_rows_and_their_provenance():
@@ -78,7 +79,7 @@ def test_parse_axis():
 
 
 def test_plane_view_reproduces_the_epithet_corners_and_refuses_zero_axes():
-    from lib.behaviour import epithet_plane
+    from lib.shipped.behaviour import epithet_plane
     lm = load("calling-game")
     plane, _ = epithet_plane(lm)
     v = plane_view("calling-game", "Paolo - Pietro", "Tarso + Cefa - capo - vice")
@@ -103,7 +104,7 @@ def test_switching_an_mlp_off_zeroes_its_write_and_changes_the_answer():
 
 
 def test_path_view_draws_both_paths_on_the_same_plane():
-    from lib.trajectory import path_view
+    from lib.analysis.trajectory import path_view
     lm = load("calling-game")
     v = path_view(lm, "<BOS> Pietro chiama Paolo", mlps_off=[1])
     assert np.allclose(v.intact.coords[:4], v.ablated.coords[:4])          # nothing changes before MLP 1

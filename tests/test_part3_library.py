@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from lib.conveyor import always, current_turn, referee, run_belt
-from lib.corpora.calling_game import check_round
+from lib.content.conveyor import always, current_turn, referee, run_belt
+from lib.content.corpora.calling_game import check_round
 from lib.errors import CourseError
-from lib.scale import search_cost
-from lib.signs import random_prompts, read_signs, rules_say
-from lib.store import load
-from lib.trajectory import residual_trajectory
+from lib.analysis.scale import search_cost
+from lib.analysis.signs import random_prompts, read_signs, rules_say
+from lib.model.store import load
+from lib.analysis.trajectory import residual_trajectory
 
 
 @pytest.fixture(scope="module")

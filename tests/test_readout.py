@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from lib.errors import CourseError
-from lib.readout import entropy_bits, reshape, results_page, sample, softmax, top1_margin, truncation_mask
+from lib.model.readout import entropy_bits, reshape, results_page, sample, softmax, top1_margin, truncation_mask
 
 LOGITS = torch.tensor([2.0, 1.0, 0.5, -1.0])
 

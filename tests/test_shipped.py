@@ -4,7 +4,7 @@ import json
 import pytest
 from safetensors.torch import load_file
 
-from lib.store import META, WEIGHTS, load, models_dir, sha256, shipped_names
+from lib.model.store import META, WEIGHTS, load, models_dir, sha256, shipped_names
 
 
 def test_every_model_is_shipped():

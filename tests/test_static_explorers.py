@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from lib import static_specs, widgets
-from lib.static_explorers import BUILD_FLAG, StaticExplorer, select, slider, toggle, const
-from lib.static_explorers import Part
-from lib.store import load
+from lib.explorers import static_specs, widgets
+from lib.explorers.static import BUILD_FLAG, StaticExplorer, select, slider, toggle, const
+from lib.explorers.static import Part
+from lib.model.store import load
 
 CONFIDENT, UNCERTAIN = "<BOS> Pietro chiama Paolo", "<BOS> Pietro chiama"
 OTHER = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"

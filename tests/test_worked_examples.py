@@ -1,8 +1,8 @@
 import numpy as np
 import torch
 
-from lib import worked_examples as wx
-from lib.convolution import ocr_pass
+from lib.content import worked_examples as wx
+from lib.content.convolution import ocr_pass
 
 
 def test_cat_sat_runs_the_notes_matrices_through_the_model():

@@ -26,9 +26,13 @@ class Feedback:
     def __repr__(self) -> str:
         return f"{self._mark()}: {self.message}"
 
+    def verdict(self) -> str:
+        """correct, not yet, or not answered: what a gradebook reads (the HTML's data-verdict)."""
+        return "correct" if self.ok else ("not answered" if not self.answered else "not yet")
+
     def _repr_html_(self) -> str:
         colour = "#1a7f37" if self.ok else ("#6e7781" if not self.answered else "#bc4c00")
-        return (f'<div class="course-feedback" style="border-left:4px solid {colour};padding:4px 8px">'
+        return (f'<div class="course-feedback" data-verdict="{self.verdict()}" style="border-left:4px solid {colour};padding:4px 8px">'
                 f"<strong>{self._mark()}</strong>: {html.escape(self.message)}</div>")
 
 
@@ -95,8 +99,8 @@ def check_whole_number(answer, expected: int, *, what: str) -> Feedback:
 
 def prompt_signs(lm, answer):
     """A prompt given as an answer, read by the model: its `Signs`, or the `Feedback` saying why not."""
-    from ..errors import CourseError
-    from ..signs import read_signs
+    from lib.errors import CourseError
+    from lib.analysis.signs import read_signs
 
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)

@@ -1,8 +1,8 @@
 """Self-checks for the chapter "Switching attention off"."""
 from __future__ import annotations
 
-from ..ablation import all_heads, head_effects, head_name, token_prob
-from . import Feedback, check_choice, check_number
+from lib.analysis.ablation import all_heads, head_effects, head_name, token_prob
+from lib.exercises import Feedback, check_choice, check_number
 
 CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 

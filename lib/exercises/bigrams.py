@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import torch
 
-from ..bigrams import bigram_table
-from . import Feedback, check_number
+from lib.analysis.bigrams import bigram_table
+from lib.exercises import Feedback, check_number
 
 
 def bigram_probability(answer, prev: str = "chiama", nxt: str = "Pietro") -> Feedback:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ablation import all_heads, head_name
-from ..circuits import head_habits, ov_circuit
-from . import Feedback, check_choice, check_whole_number
+from lib.analysis.ablation import all_heads, head_name
+from lib.analysis.circuits import head_habits, ov_circuit
+from lib.exercises import Feedback, check_choice, check_whole_number
 
 
 def ov_rank(lm, answer, layer: int = 0, head: int = 3) -> Feedback:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..maps import direction, gram_schmidt
-from ..worked_examples import GS_WORDS
-from . import Feedback, check_number
+from lib.analysis.maps import direction, gram_schmidt
+from lib.content.worked_examples import GS_WORDS
+from lib.exercises import Feedback, check_number
 
 PRINCE = (2.0, 1.0, 0.5)
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from ..signs import read_signs
-from . import Feedback, check_number, prompt_signs
+from lib.analysis.signs import read_signs
+from lib.exercises import Feedback, check_number, prompt_signs
 
 
 def entropy_of(lm, answer, prompt: str = "<BOS> banana chiama") -> Feedback:

@@ -1,9 +1,9 @@
 """Self-checks for the chapter "Wiring meaning by hand, and why it fails"."""
 from __future__ import annotations
 
-from ..corpora import hand_wired as hw
-from ..maps import analogy, pca
-from . import Feedback, check_choice, check_number
+from lib.content.corpora import hand_wired as hw
+from lib.analysis.maps import analogy, pca
+from lib.exercises import Feedback, check_choice, check_number
 
 
 def designed_top2(answer) -> Feedback:

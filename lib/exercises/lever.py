@@ -1,10 +1,10 @@
 """Self-checks for the chapter "The lever: watching the answer form"."""
 from __future__ import annotations
 
-from ..behaviour import CONFIDENT
-from ..explorers import lens_view
-from ..trajectory import residual_trajectory
-from . import Feedback, check_choice
+from lib.shipped.behaviour import CONFIDENT
+from lib.explorers.views import lens_view
+from lib.analysis.trajectory import residual_trajectory
+from lib.exercises import Feedback, check_choice
 
 
 def first_stage_on_top(lm, answer, word: str = "Tarso", prompt: str = CONFIDENT) -> Feedback:

@@ -1,8 +1,8 @@
 """Self-checks for the chapter "Many heads, the MLP, two layers"."""
 from __future__ import annotations
 
-from ..worked_examples import two_heads
-from . import Feedback, check_number, check_whole_number
+from lib.content.worked_examples import two_heads
+from lib.exercises import Feedback, check_number, check_whole_number
 
 
 def head_write(answer, head: int = 1, position: int = 2, coordinate: int = 0) -> Feedback:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..behaviour import CONFIDENT, UNCERTAIN
-from ..search import model_dictionary, model_logits, model_query
-from . import Feedback, check_choice, check_number
+from lib.shipped.behaviour import CONFIDENT, UNCERTAIN
+from lib.analysis.search import model_dictionary, model_logits, model_query
+from lib.exercises import Feedback, check_choice, check_number
 
 
 def logit_of(lm, answer, word: str = "Cefa", prompt: str = CONFIDENT) -> Feedback:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from ..worked_examples import cat_sat
-from . import Feedback, check_number
+from lib.content.worked_examples import cat_sat
+from lib.exercises import Feedback, check_number
 
 
 def sat_on_cat(answer) -> Feedback:

@@ -1,8 +1,8 @@
 """Self-checks for the chapter "What it means in practice"."""
 from __future__ import annotations
 
-from ..signs import read_signs
-from . import Feedback, check_choice, prompt_signs
+from lib.analysis.signs import read_signs
+from lib.exercises import Feedback, check_choice, prompt_signs
 
 REVIEW_PROMPTS = ("<BOS> Pietro chiama Paolo", "<BOS> Pietro chiama 4 <SEP> 4 chiama",
                   "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro")

@@ -1,8 +1,9 @@
 """Self-checks for the chapter "Real language"."""
 from __future__ import annotations
 
-from ..maps import analogy, pca, real_words
-from . import Feedback, check_choice, check_number
+from lib.analysis.maps import analogy, pca
+from lib.content import real_words
+from lib.exercises import Feedback, check_choice, check_number
 
 
 def top4_share(answer) -> Feedback:

@@ -1,9 +1,9 @@
 """Self-checks for the chapter "The residual stream on a concept plane"."""
 from __future__ import annotations
 
-from ..ablation import all_heads, head_name
-from ..trajectory import path_view
-from . import Feedback, check_choice, check_number
+from lib.analysis.ablation import all_heads, head_name
+from lib.analysis.trajectory import path_view
+from lib.exercises import Feedback, check_choice, check_number
 
 PROMPT = "<BOS> Pietro chiama Paolo"
 

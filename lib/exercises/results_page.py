@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import torch
 
-from ..behaviour import UNCERTAIN
-from ..readout import sample, truncation_mask
-from ..search import model_logits
-from . import Feedback, NOT_ANSWERED, as_number, check_whole_number, unanswered
+from lib.shipped.behaviour import UNCERTAIN
+from lib.model.readout import sample, truncation_mask
+from lib.analysis.search import model_logits
+from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_whole_number, unanswered
 
 
 def survivors(lm, answer, top_p: float = 0.5, prompt: str = UNCERTAIN) -> Feedback:

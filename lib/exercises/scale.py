@@ -1,8 +1,8 @@
 """Self-checks for the chapter "From a toy to a contract"."""
 from __future__ import annotations
 
-from ..scale import SHAPES
-from . import Feedback, check_number, check_whole_number
+from lib.analysis.scale import SHAPES
+from lib.exercises import Feedback, check_number, check_whole_number
 
 
 def multiply_adds(answer, model: str = "GPT-2 small") -> Feedback:

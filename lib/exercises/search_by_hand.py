@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..search import model_search, search
-from ..worked_examples import SEARCH_DICTIONARY, SEARCH_QUERY
-from . import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, unanswered
+from lib.analysis.search import model_search, search
+from lib.content.worked_examples import SEARCH_DICTIONARY, SEARCH_QUERY
+from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, unanswered
 
 # Exercise 1 uses a new query against the chapter's dictionary.
 EXERCISE_QUERY = (0.2, 1.0, 0.4)

@@ -1,8 +1,8 @@
 """Self-checks for the chapter "Shapes, parameters and the KV cache"."""
 from __future__ import annotations
 
-from ..inventory import GPT2_SMALL, kv_cache_bytes, parameter_count
-from . import Feedback, check_number
+from lib.analysis.inventory import GPT2_SMALL, kv_cache_bytes, parameter_count
+from lib.exercises import Feedback, check_number
 
 
 def gpt2_cache_megabytes(answer) -> Feedback:

@@ -1,9 +1,9 @@
 """Self-checks for the chapter "Three ways to look"."""
 from __future__ import annotations
 
-from ..map_views import layouts, plane_view, point_set
-from ..maps import nearest_indices
-from . import Feedback, check_choice, check_number
+from lib.explorers.map_views import layouts, plane_view, point_set
+from lib.analysis.maps import nearest_indices
+from lib.exercises import Feedback, check_choice, check_number
 
 
 def tarso_capo_spread(answer) -> Feedback:

@@ -1,10 +1,10 @@
 """Self-checks for the chapter "Tools and the conveyor belt"."""
 from __future__ import annotations
 
-from ..conveyor import always, run_belt
-from ..corpora.calling_game import check_round
-from ..errors import CourseError
-from . import Feedback, NOT_ANSWERED, check_choice, unanswered
+from lib.content.conveyor import always, run_belt
+from lib.content.corpora.calling_game import check_round
+from lib.errors import CourseError
+from lib.exercises import Feedback, NOT_ANSWERED, check_choice, unanswered
 
 
 def word_after_tool(lm, answer, tool_word: str = "Paolo") -> Feedback:

@@ -1,8 +1,8 @@
 """Self-checks for the chapter "What an embedding is"."""
 from __future__ import annotations
 
-from ..maps import cosine_matrix, nearest
-from . import Feedback, check_choice, check_number
+from lib.analysis.maps import cosine_matrix, nearest
+from lib.exercises import Feedback, check_choice, check_number
 
 
 def tarso_cefa_cosine(lm, answer) -> Feedback:

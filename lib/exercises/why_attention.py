@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..convolution import convolve, ocr_pass
-from ..worked_examples import FILTERS
-from . import Feedback, check_choice, check_number
+from lib.content.convolution import convolve, ocr_pass
+from lib.content.worked_examples import FILTERS
+from lib.exercises import Feedback, check_choice, check_number
 
 
 def horizontal_stroke() -> np.ndarray:

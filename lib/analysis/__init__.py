@@ -1,0 +1,9 @@
+"""What the course measures inside a model.
+
+`ablation` (switching heads and MLPs off), `circuits` (QK and OV circuits, head habits), `lens`
+(logit lens, direct logit attribution), `trajectory` (the residual stream's path on a plane),
+`search` (the last step written as a search), `signs` (entropy and margin beside the rules),
+`inventory` (every weight and activation, parameter counts, KV-cache size), `bigrams` (the
+game's bigram table and the zero-layer model), `scale` (the final search at GPT sizes), and
+`maps` (PCA, concept planes, t-SNE, analogies, probes, neighbours).
+"""

@@ -1,0 +1,139 @@
+"""Every weight and every activation of a Transformer, with its shape, computed from a config.
+
+`Architecture` describes a decoder-only Transformer by its sizes and by the few choices that
+change the parameter count (biases, a gated MLP, the kind of normalisation, tied weights, learned
+positions). `weights` lists every tensor with its shape; `activations` does the same for one
+forward pass over T tokens; `kv_cache_bytes` is the memory the keys and values of a context take.
+Nothing is instantiated, so a 7-billion-parameter model is counted as easily as the course's own.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lib.model.config import ModelConfig
+from lib.errors import require
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """A model's sizes (a `ModelConfig`) plus the choices that change its parameter count."""
+    name: str
+    sizes: ModelConfig
+    attn_bias: bool = False      # biases on Q, K, V and the output projection (GPT-2 has them)
+    mlp_bias: bool = True
+    gated_mlp: bool = False      # three MLP matrices (SwiGLU, as in Llama) instead of two
+    norm: str = "layernorm"      # "layernorm" (gain and bias), "rmsnorm" (gain only) or "none"
+    unembed_bias: bool = False
+
+    def __getattr__(self, item):
+        # vocab_size, n_ctx, d_model, n_heads, d_head, n_layers, d_mlp, tied, positions
+        if item == "sizes":   # not set yet (copying): no recursion
+            raise AttributeError(item)
+        return getattr(self.sizes, item)
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    shape: tuple[int, ...]
+    per_layer: bool = False
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+
+def _norm_rows(arch: Architecture, name: str, per_layer: bool) -> list[Row]:
+    if arch.norm == "none":
+        return []
+    rows = [Row(f"{name} gain", (arch.d_model,), per_layer)]
+    if arch.norm == "layernorm":
+        rows.append(Row(f"{name} bias", (arch.d_model,), per_layer))
+    return rows
+
+
+def weights(arch: Architecture) -> list[Row]:
+    """Every parameter tensor; rows marked `per_layer` occur once in each of the n_layers blocks."""
+    D, H, Dh, F, V = arch.d_model, arch.n_heads, arch.d_head, arch.d_mlp, arch.vocab_size
+    rows = [Row("token embedding W_E", (V, D))]
+    if arch.positions:
+        rows.append(Row("position embedding W_pos", (arch.n_ctx, D)))
+    layer: list[Row] = _norm_rows(arch, "LayerNorm 1", True)
+    for m in ("W_Q", "W_K", "W_V"):
+        layer.append(Row(m, (D, H * Dh), True))
+        if arch.attn_bias:
+            layer.append(Row(f"{m[-1]} bias", (H * Dh,), True))
+    layer.append(Row("W_O", (H * Dh, D), True))
+    if arch.attn_bias:
+        layer.append(Row("O bias", (D,), True))
+    if F > 0:
+        layer += _norm_rows(arch, "LayerNorm 2", True)
+        layer.append(Row("MLP W_in" if not arch.gated_mlp else "MLP W_gate", (D, F), True))
+        if arch.gated_mlp:
+            layer.append(Row("MLP W_up", (D, F), True))
+        if arch.mlp_bias:
+            layer.append(Row("MLP b_in", (F,), True))
+        layer.append(Row("MLP W_out", (F, D), True))
+        if arch.mlp_bias:
+            layer.append(Row("MLP b_out", (D,), True))
+    if arch.n_layers > 0:
+        rows += layer
+    rows += _norm_rows(arch, "final LayerNorm", False)
+    if not arch.tied:
+        rows.append(Row("unembedding W_U", (D, V)))
+    if arch.unembed_bias:
+        rows.append(Row("unembedding bias b_U", (V,)))
+    return rows
+
+
+def parameter_count(arch: Architecture) -> int:
+    return sum(r.count * (arch.n_layers if r.per_layer else 1) for r in weights(arch))
+
+
+def twelve_L_d2(arch: Architecture) -> int:
+    """The rule of thumb 12 * n_layers * d_model^2: attention (4 d^2) plus an MLP of width 4d (8 d^2)."""
+    return 12 * arch.n_layers * arch.d_model ** 2
+
+
+def activations(arch: Architecture, T: int) -> list[Row]:
+    """The tensors one forward pass over T tokens computes (per layer where marked)."""
+    require(isinstance(T, int) and 1 <= T, f"T must be a whole number of at least 1, got {T!r}")
+    D, H, Dh, F, V = arch.d_model, arch.n_heads, arch.d_head, arch.d_mlp, arch.vocab_size
+    rows = [Row("token ids", (T,)), Row("residual stream after the embedding", (T, D)),
+            Row("Q, K and V, per head", (H, T, Dh), True), Row("attention scores QK^T, per head", (H, T, T), True),
+            Row("attention pattern (after mask and softmax)", (H, T, T), True),
+            Row("head outputs (pattern x V)", (H, T, Dh), True), Row("heads concatenated", (T, H * Dh), True),
+            Row("attention write-back (concat x W_O)", (T, D), True)]
+    if F > 0:
+        rows += [Row("MLP hidden activation", (T, F), True), Row("MLP write-back", (T, D), True)]
+    rows += [Row("final residual stream", (T, D)), Row("logits", (T, V)), Row("next-token probabilities", (V,))]
+    return rows
+
+
+def kv_cache_bytes(layers: int, context: int, heads: int, d_head: int, bytes_per_element: float) -> float:
+    """2 (K and V) x layers x context x heads x d_head x bytes per number."""
+    for name, value in (("layers", layers), ("context", context), ("heads", heads), ("d_head", d_head)):
+        require(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
+                f"{name} must be a whole number of at least 1, got {value!r}")
+    require(isinstance(bytes_per_element, (int, float)) and not isinstance(bytes_per_element, bool)
+            and bytes_per_element > 0, f"bytes per element must be a positive number, got {bytes_per_element!r}")
+    return 2 * layers * context * heads * d_head * bytes_per_element
+
+
+def from_config(name: str, cfg: ModelConfig) -> Architecture:
+    """The course's own models, in the same terms (they have an unembedding bias, no attention biases)."""
+    return Architecture(name, cfg, attn_bias=False, mlp_bias=True, gated_mlp=False,
+                        norm="layernorm" if cfg.layer_norm else "none", unembed_bias=True)
+
+
+GPT2_SMALL = Architecture("GPT-2 small", ModelConfig(vocab_size=50257, n_ctx=1024, d_model=768, n_heads=12, d_head=64,
+                                                     n_layers=12, d_mlp=3072, act="gelu", tied=True),
+                          attn_bias=True, mlp_bias=True, norm="layernorm")
+# A 7B model of the Llama-2 shape: no biases, RMSNorm, a gated MLP, untied, rotary positions.
+SEVEN_B = Architecture("7B (Llama-2 shape)",
+                       ModelConfig(vocab_size=32000, n_ctx=4096, d_model=4096, n_heads=32, d_head=128, n_layers=32,
+                                   d_mlp=11008, tied=False, positions=False),
+                       mlp_bias=False, gated_mlp=True, norm="rmsnorm")

@@ -1,0 +1,107 @@
+"""Reading the residual stream early: the logit lens and direct logit attribution.
+
+The logit lens applies the model's own final read-out (final LayerNorm, then the unembedding) to
+the residual stream after each stage, as if the model stopped there. Direct logit attribution
+splits the final logits into one share per component that wrote into the residual stream: the
+embeddings, each head of each layer, each MLP. The final LayerNorm is not linear, so the split
+divides every component by the scale the LayerNorm actually applied to the whole residual; with
+that scale frozen, the shares add up exactly to the logits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from lib.model.transformer import ActivationCache, Transformer
+
+
+def stage_names(model: Transformer) -> list[str]:
+    """Residual checkpoints in forward order: the embedding, then after each attention and MLP."""
+    names = ["embed"]
+    for layer in range(model.cfg.n_layers):
+        names.append(f"blocks.{layer}.attn")
+        if model.cfg.has_mlp:
+            names.append(f"blocks.{layer}.mlp")
+    return names
+
+
+def stage_residuals(model: Transformer, cache: ActivationCache) -> dict[str, torch.Tensor]:
+    """The residual stream [.., position, d_model] after each stage."""
+    out = {"embed": cache["embed"] + cache["pos_embed"]}
+    for layer in range(model.cfg.n_layers):
+        out[f"blocks.{layer}.attn"] = cache[f"blocks.{layer}.resid_mid"]
+        if model.cfg.has_mlp:
+            out[f"blocks.{layer}.mlp"] = cache[f"blocks.{layer}.resid_post"]
+    return out
+
+
+def read_out(model: Transformer, resid: torch.Tensor) -> torch.Tensor:
+    """The model's own final step applied to any residual vector: LayerNorm, then unembedding."""
+    with torch.no_grad():
+        x = model.ln_final(resid) if model.ln_final is not None else resid
+        return x @ model.W_U + model.b_U
+
+
+@dataclass(frozen=True)
+class LensStage:
+    name: str
+    logits: torch.Tensor  # [vocab], at the chosen position
+    probs: torch.Tensor
+
+
+def logit_lens(model: Transformer, tokens, position: int = -1) -> list[LensStage]:
+    """For one prompt, the read-out after every stage at `position` (the last by default)."""
+    _, cache = model.run_with_cache(tokens)
+    stages = []
+    for name, resid in stage_residuals(model, cache).items():
+        logits = read_out(model, resid[position])
+        stages.append(LensStage(name, logits, torch.softmax(logits.double(), -1)))
+    return stages
+
+
+def components(model: Transformer, cache: ActivationCache, position: int = -1) -> dict[str, torch.Tensor]:
+    """Every write into the residual stream at `position`, by name; they sum to `resid_final`."""
+    out = {"embed": cache["embed"][position], "pos_embed": cache["pos_embed"][position]}
+    for layer in range(model.cfg.n_layers):
+        heads = cache[f"blocks.{layer}.attn.head_out"][position]
+        for h in range(model.cfg.n_heads):
+            out[f"blocks.{layer}.head{h}"] = heads[h]
+        if model.cfg.has_mlp:
+            out[f"blocks.{layer}.mlp"] = cache[f"blocks.{layer}.mlp_out"][position]
+    return out
+
+
+def direct_logit_attribution(model: Transformer, cache: ActivationCache, position: int = -1) -> dict[str, torch.Tensor]:
+    """Each component's share of the logits [vocab] at `position`; the shares sum to the logits.
+
+    With a final LayerNorm each component is centred and divided by the LayerNorm's scale for the
+    full residual, and the LayerNorm's bias (and the unembedding bias) appear as their own terms.
+    """
+    parts = components(model, cache, position)
+    out = {}
+    with torch.no_grad():
+        if model.ln_final is not None:
+            scale = model.ln_final.scale(cache["resid_final"][position])
+            for name, vec in parts.items():
+                out[name] = ((vec - vec.mean()) / scale * model.ln_final.w) @ model.W_U
+            out["ln_final.bias"] = model.ln_final.b @ model.W_U
+        else:
+            for name, vec in parts.items():
+                out[name] = vec @ model.W_U
+        out["unembed.bias"] = model.b_U.detach().clone()
+    return out
+
+
+def group_by_block(attribution: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Fold per-head shares into one per attention block: embed, blocks.L.attn, blocks.L.mlp, biases."""
+    out: dict[str, torch.Tensor] = {}
+    for name, value in attribution.items():
+        if ".head" in name:
+            key = name.split(".head")[0] + ".attn"
+        elif name in ("embed", "pos_embed"):
+            key = "embed"
+        else:
+            key = name
+        out[key] = out.get(key, 0) + value
+    return out

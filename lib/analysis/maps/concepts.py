@@ -1,0 +1,57 @@
+"""Concept planes: axes you choose by meaning, made orthonormal by Gram-Schmidt."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from lib.errors import require
+
+
+def direction(vectors: dict[str, np.ndarray], plus: Sequence[str], minus: Sequence[str] = ()) -> np.ndarray:
+    """mean(plus) - mean(minus): a direction named by words, e.g. Paolo - Pietro."""
+    require(len(plus) > 0, "a direction needs at least one word on its plus side")
+    for w in list(plus) + list(minus):
+        require(w in vectors, f"no vector for {w!r}")
+    v = np.mean([vectors[w] for w in plus], axis=0)
+    if minus:
+        v = v - np.mean([vectors[w] for w in minus], axis=0)
+    return np.asarray(v, dtype=float)
+
+
+def gram_schmidt(directions: Sequence[np.ndarray], tol: float = 1e-10) -> np.ndarray:
+    """Orthonormal axes [k, dim]: each direction minus its parts along the earlier axes, unit length."""
+    axes: list[np.ndarray] = []
+    for i, d in enumerate(directions):
+        v = np.asarray(d, dtype=float).copy()
+        for e in axes:
+            v -= (v @ e) * e
+        n = np.linalg.norm(v)
+        require(n > tol, f"direction {i + 1} lies (almost) in the span of the earlier ones; choose another")
+        axes.append(v / n)
+    return np.array(axes)
+
+
+def spread_captured(x, axes: np.ndarray) -> float:
+    """Share of the total variance of the rows of `x` that lies in the span of `axes`."""
+    x = np.asarray(x, float)
+    c = x - x.mean(0)
+    total = float((c ** 2).sum())
+    return float(((c @ axes.T) ** 2).sum() / total) if total > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class ConceptPlane:
+    axes: np.ndarray        # [2, dim] orthonormal
+    coords: np.ndarray      # [point, 2]
+    raw_overlap: float      # cosine between the two directions before orthogonalising
+    spread: float           # share of the points' variance the plane captures
+
+
+def concept_plane(x, d1: np.ndarray, d2: np.ndarray) -> ConceptPlane:
+    """Project the rows of `x` on the plane of d1 and (d2 made orthogonal to d1)."""
+    axes = gram_schmidt([d1, d2])
+    overlap = float(d1 @ d2 / (np.linalg.norm(d1) * np.linalg.norm(d2)))
+    x = np.asarray(x, float)
+    return ConceptPlane(axes, x @ axes.T, overlap, spread_captured(x, axes))

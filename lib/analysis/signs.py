@@ -1,0 +1,63 @@
+"""Readable signs of a weak search: entropy and top-1 margin, set beside what the rules allow.
+
+Every prompt gets a complete ranking, whether or not the model has seen anything like it. The
+shape of the ranking is the only sign the model itself gives: its entropy (in bits: 0 for one
+certain word, log2 of n for n equal words) and the margin of the best word over the second.
+For the calling game we can also ask the rules: `rules_say` is the exact next-word distribution
+of a valid prefix, or the reason the prefix is impossible.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from lib.content.corpora.calling_game import next_token_distribution
+from lib.errors import CourseError
+from lib.model.readout import entropy_bits, top1_margin
+
+
+@dataclass(frozen=True)
+class Signs:
+    prompt: str
+    top: str
+    top_prob: float
+    entropy_bits: float
+    margin: float
+    rules: dict[str, float] | None   # what the game allows next; None when the prompt is impossible
+    why_impossible: str = ""
+
+    @property
+    def on_distribution(self) -> bool:
+        return self.rules is not None
+
+    @property
+    def top_allowed(self) -> bool:
+        return bool(self.rules) and self.top in self.rules
+
+
+def rules_say(prompt: str) -> tuple[dict[str, float] | None, str]:
+    """(the game's own next-word distribution, "") or (None, why the prompt cannot occur)."""
+    try:
+        return next_token_distribution(prompt.split()), ""
+    except CourseError as e:
+        return None, str(e)
+
+
+def read_signs(lm, prompt: str) -> Signs:
+    with torch.no_grad():
+        probs = torch.softmax(lm.model(lm.encode(prompt))[-1].double(), -1)
+    best = int(torch.argmax(probs))
+    rules, why = rules_say(prompt)
+    return Signs(prompt, lm.vocab.tokens[best], float(probs[best]), entropy_bits(probs), top1_margin(probs),
+                 rules, why)
+
+
+def random_prompts(lm, n: int, seed: int = 0, max_words: int = 6) -> list[str]:
+    """`n` prompts of <BOS> then 1 to `max_words` words drawn at random from the vocabulary
+    (no <PAD>, <BOS> or <EOS>): almost all of them impossible in the game."""
+    import random
+
+    rng = random.Random(seed)
+    words = [t for t in lm.vocab.tokens if t not in ("<PAD>", "<BOS>", "<EOS>")]
+    return ["<BOS> " + " ".join(rng.choice(words) for _ in range(rng.randint(1, max_words))) for _ in range(n)]

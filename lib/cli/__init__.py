@@ -1,0 +1,1 @@
+"""The command line (`commands`: python -m lib ...) and the benchmark (`bench`)."""

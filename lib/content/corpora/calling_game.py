@@ -1,0 +1,195 @@
+"""The calling game: the course's running example, as a seeded generator and a grammar checker.
+
+A round is a chain of calls: Pietro opens, each callee becomes the next caller, and an epithet
+follows the callee when the rules fix one. Grammar (see shared/specs/calling-game.md):
+
+    GAME := <BOS> TURN (<SEP> TURN)* END
+    TURN := CALLER chiama CALLEE [EPITHET]
+    END  := <EOS>                       after 8 legal calls
+          | <SEP> CALLER perde <EOS>    right after a wrong call
+
+Choices the spec leaves to the course, fixed here:
+- a wrong call happens with probability `error_rate` (0.15) on every turn from the second on, and
+  is one of three kinds with equal chance: calling oneself, calling back the player who just
+  called, or calling one of the eight absurd words (drawn uniformly);
+- the epithet depends only on who is called and who calls: Pietro is `Cefa` to Paolo and `capo`
+  to anyone else (himself included), Paolo is `Tarso` to Pietro and `vice` to anyone else
+  (himself included); so a wrong call to Pietro or Paolo still carries its epithet;
+- after a wrong call the loser is the caller who erred.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from lib.errors import CourseError, require
+from lib.model.vocab import BOS, EOS, PAD, SEP, SPECIALS
+
+PLAYERS = ("Pietro", "Paolo", "1", "2", "3", "4", "5", "6", "7", "8")
+EPITHETS = ("Tarso", "Cefa", "capo", "vice")
+VERBS = ("chiama", "perde")
+ABSURD = ("banana", "ombrello", "giraffa", "tostapane", "nuvola", "pantofola", "cavolfiore", "lampadina")
+TOKENS = SPECIALS + PLAYERS + EPITHETS + VERBS + ABSURD
+ROLES = {
+    **{t: "special" for t in SPECIALS},
+    **{t: "player" for t in PLAYERS},
+    **{t: "epithet" for t in EPITHETS},
+    **{t: "verb" for t in VERBS},
+    **{t: "absurd" for t in ABSURD},
+}
+LEGAL_CALLS = 8
+ERROR_RATE = 0.15
+ERROR_KINDS = ("self", "callback", "absurd")
+# The longest round: seven legal turns, one wrong turn (4 tokens each), their seven separators,
+# <BOS>, and "<SEP> X perde <EOS>" = 32 + 7 + 1 + 4 = 44 tokens.
+MAX_ROUND_TOKENS = 44
+
+
+def epithet(caller: str, callee: str) -> str | None:
+    """The word spoken after `callee`, or None (numbers and absurd words get none)."""
+    if callee == "Pietro":
+        return "Cefa" if caller == "Paolo" else "capo"
+    if callee == "Paolo":
+        return "Tarso" if caller == "Pietro" else "vice"
+    return None
+
+
+def legal_callees(caller: str, previous_caller: str | None) -> list[str]:
+    """Every player except the caller and the one who just called him (no call-back)."""
+    return [p for p in PLAYERS if p != caller and p != previous_caller]
+
+
+def _turn(caller: str, callee: str) -> list[str]:
+    words = [caller, "chiama", callee]
+    e = epithet(caller, callee)
+    return words + [e] if e else words
+
+
+@dataclass(frozen=True)
+class GameOptions:
+    error_rate: float = ERROR_RATE
+    legal_calls: int = LEGAL_CALLS
+
+    def __post_init__(self):
+        require(0 <= self.error_rate < 1, f"error_rate must lie in [0, 1), got {self.error_rate}")
+        require(1 <= self.legal_calls <= LEGAL_CALLS,
+                f"legal_calls must lie in 1 to {LEGAL_CALLS}, got {self.legal_calls}")
+
+
+def sample_round(rng: random.Random, options: GameOptions = GameOptions()) -> list[str]:
+    """One round of the game as a list of tokens, from <BOS> to <EOS>."""
+    tokens = [BOS]
+    caller, previous = "Pietro", None
+    for turn in range(options.legal_calls):
+        if turn > 0:
+            tokens.append(SEP)
+        if turn > 0 and rng.random() < options.error_rate:
+            kind = rng.choice(ERROR_KINDS)
+            wrong = {"self": caller, "callback": previous}.get(kind) or rng.choice(ABSURD)
+            tokens += _turn(caller, wrong) + [SEP, caller, "perde", EOS]
+            return tokens
+        callee = rng.choice(legal_callees(caller, previous))
+        tokens += _turn(caller, callee)
+        caller, previous = callee, caller
+    return tokens + [EOS]
+
+
+def check_round(tokens: list[str]) -> tuple[bool, str]:
+    """Whether `tokens` is a complete, valid round; if not, the first thing that breaks the rules."""
+    if not tokens or tokens[0] != BOS:
+        return False, "a round starts with <BOS>"
+    i, caller, previous, legal = 1, "Pietro", None, 0
+    while True:
+        turn = tokens[i:i + 3]
+        if len(turn) < 3 or turn[1] != "chiama":
+            return False, f"position {i}: expected 'CALLER chiama CALLEE'"
+        if turn[0] != caller:
+            return False, f"position {i}: {turn[0]!r} speaks, but it is {caller!r}'s turn"
+        callee = turn[2]
+        i += 3
+        e = epithet(caller, callee)
+        if e is not None:
+            if i >= len(tokens) or tokens[i] != e:
+                return False, f"position {i}: {caller} calling {callee} must say {e!r}"
+            i += 1
+        wrong = callee not in legal_callees(caller, previous)
+        if wrong:
+            if legal == 0:
+                return False, f"position {i - 3}: the opening call cannot be wrong"
+            ending = [SEP, caller, "perde", EOS]
+            if tokens[i:] != ending:
+                return False, f"position {i}: after a wrong call the round ends '{' '.join(ending)}'"
+            return True, "valid (ends with a wrong call)"
+        legal += 1
+        if legal == LEGAL_CALLS:
+            if tokens[i:] != [EOS]:
+                return False, f"position {i}: after {LEGAL_CALLS} legal calls the round ends with <EOS>"
+            return True, "valid"
+        if i >= len(tokens) or tokens[i] != SEP:
+            return False, f"position {i}: turns are separated by <SEP>"
+        i += 1
+        caller, previous = callee, caller
+
+
+def next_token_distribution(prefix: list[str], options: GameOptions = GameOptions()) -> dict[str, float]:
+    """The exact next-token probabilities the generator implies after a valid prefix of a round.
+
+    This is the target a perfectly trained model would match: the chapters compare the model's
+    results page with it.
+    """
+    require(prefix and prefix[0] == BOS, "a prefix of a round starts with <BOS>")
+    # Replay the prefix to find the state.
+    caller, previous, legal, i = "Pietro", None, 0, 1
+    n = len(prefix)
+    while True:
+        if i == n:
+            return {caller: 1.0}
+        if prefix[i] != caller:
+            raise CourseError(f"not a prefix of a valid round: position {i} should be {caller!r}")
+        if i + 1 == n:
+            return {"chiama": 1.0}
+        if prefix[i + 1] != "chiama":
+            raise CourseError(f"not a prefix of a valid round: position {i + 1} should be 'chiama'")
+        if i + 2 == n:
+            legal_list = legal_callees(caller, previous)
+            if legal == 0:
+                return {c: 1 / len(legal_list) for c in legal_list}
+            r = options.error_rate
+            dist = {c: (1 - r) / len(legal_list) for c in legal_list}
+            dist[caller] = dist.get(caller, 0) + r / 3
+            dist[previous] = dist.get(previous, 0) + r / 3
+            for a in ABSURD:
+                dist[a] = dist.get(a, 0) + r / 3 / len(ABSURD)
+            return dist
+        callee = prefix[i + 2]
+        wrong = callee not in legal_callees(caller, previous)
+        if wrong and (legal == 0 or callee not in (caller, previous) + ABSURD):
+            raise CourseError(f"not a prefix of a valid round: position {i + 2}, {callee!r}, "
+                              + ("the opening call cannot be wrong" if legal == 0 else "is not a callee"))
+        i += 3
+        e = epithet(caller, callee)
+        if e is not None:
+            if i == n:
+                return {e: 1.0}
+            if prefix[i] != e:
+                raise CourseError(f"not a prefix of a valid round: position {i} should be {e!r}")
+            i += 1
+        if wrong:
+            ending = [SEP, caller, "perde", EOS]
+            k = n - i
+            if prefix[i:] != ending[:k]:
+                raise CourseError(f"not a prefix of a valid round: after a wrong call it ends {' '.join(ending)}")
+            return {ending[k]: 1.0} if k < len(ending) else {}
+        legal += 1
+        if i == n:
+            return {EOS: 1.0} if legal == options.legal_calls else {SEP: 1.0}
+        if legal == options.legal_calls:
+            return {}
+        if prefix[i] != SEP:
+            raise CourseError(f"not a prefix of a valid round: position {i} should be '<SEP>'")
+        i += 1  # the separator
+        caller, previous = callee, caller
+
+
+__all__ = ["TOKENS", "ROLES", "PLAYERS", "EPITHETS", "VERBS", "ABSURD", "PAD", "epithet",
+           "legal_callees", "sample_round", "check_round", "next_token_distribution", "GameOptions"]

@@ -1,0 +1,158 @@
+"""The course's look: one palette and one way to draw a results page, shared by every chapter."""
+from __future__ import annotations
+
+PALETTE = {"main": "#3b6ea8", "accent": "#d1495b", "muted": "#9aa5b1", "good": "#2a9d8f"}
+# One colour per group of points on a map (roles of the calling game, groups of real words), in
+# the order groups first appear; chosen to stay distinct for the common kinds of colour blindness.
+GROUP_COLOURS = ("#3b6ea8", "#d1495b", "#2a9d8f", "#e9a03b", "#8e6bbf", "#7a5230", "#6b7280", "#c2649a")
+
+
+def group_colours(groups) -> dict[str, str]:
+    """{group: colour} for the distinct groups in `groups`, in order of first appearance."""
+    distinct = list(dict.fromkeys(groups))
+    return {g: GROUP_COLOURS[i % len(GROUP_COLOURS)] for i, g in enumerate(distinct)}
+
+
+def style_axes(ax) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(length=0)
+
+
+def results_page(ax, ranked, title: str = "", highlight: str | None = None, k: int = 10, xmax: float = 1.0):
+    """Horizontal bars, best candidate on top: `ranked` is [(token, prob), ...], best first."""
+    rows = list(ranked)[:k][::-1]
+    tokens = [t for t, _ in rows]
+    probs = [p for _, p in rows]
+    colours = [PALETTE["accent"] if t == highlight else PALETTE["main"] for t in tokens]
+    ax.barh(range(len(rows)), probs, color=colours)
+    ax.set_yticks(range(len(rows)), tokens)
+    ax.set_xlim(0, xmax)
+    for i, p in enumerate(probs):
+        ax.text(min(p, xmax) + 0.01 * xmax, i, f"{p:.3f}", va="center", fontsize=9)
+    ax.set_xlabel("probability")
+    if title:
+        ax.set_title(title, fontsize=11, loc="left")
+    style_axes(ax)
+    return ax
+
+
+def lens_grid(ax, view):
+    """The logit lens as a grid: one column per stage, the best tokens down each column, shaded
+    by probability; the tracked token is drawn in the accent colour."""
+    import numpy as np
+
+    k, n = len(view.top[0]), len(view.stages)
+    shade = np.array([[p for _, p in col] for col in view.top]).T
+    ax.imshow(shade, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    for j, col in enumerate(view.top):
+        for i, (tok, p) in enumerate(col):
+            colour = "white" if p > 0.6 else "black"
+            weight = "bold" if tok == view.track else "normal"
+            ax.text(j, i, f"{tok}\n{p:.3f}", ha="center", va="center", fontsize=9, color=colour, fontweight=weight)
+    ax.set_xticks(range(n), [s.replace("blocks.", "block ").replace(".attn", "\n+attn").replace(".mlp", "\n+MLP")
+                             for s in view.stages], fontsize=9)
+    ax.set_yticks(range(k), [f"#{i + 1}" for i in range(k)])
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    return ax
+
+
+def lens_climb(ax, view):
+    """The tracked token's probability after each stage."""
+    x = range(len(view.stages))
+    ax.plot(x, view.track_probs, marker="o", color=PALETTE["accent"])
+    for i, (p, r) in enumerate(zip(view.track_probs, view.track_ranks)):
+        ax.annotate(f"{p:.3f} (#{r})", (i, p), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_xticks(list(x), [s.replace("blocks.", "b").replace(".attn", " attn").replace(".mlp", " MLP")
+                            for s in view.stages], fontsize=8)
+    ax.set_ylim(0, 1.15)
+    ax.set_ylabel(f"P({view.track})")
+    style_axes(ax)
+    return ax
+
+
+def stage_label(stage: str) -> str:
+    """'blocks.1.mlp' -> 'MLP 1', 'blocks.0.attn' -> 'attention 0', 'embed' -> 'embedding'."""
+    if stage == "embed":
+        return "embedding"
+    _, layer, kind = stage.split(".")
+    return f"{'MLP' if kind == 'mlp' else 'attention'} {layer}"
+
+
+def trajectory(ax, traj, label: str = "", colour: str | None = None):
+    """The last position's path across the stages on a concept plane, stages labelled."""
+    xy = traj.coords
+    colour = colour or PALETTE["main"]
+    ax.plot(xy[:, 0], xy[:, 1], marker="o", color=colour, label=label or None)
+    for i in range(len(xy) - 1):
+        ax.annotate("", xy[i + 1], xy[i], arrowprops=dict(arrowstyle="->", color=colour, lw=1.2))
+    for name, (x, y) in zip(traj.stages, xy):
+        ax.annotate(stage_label(name), (x, y), textcoords="offset points", xytext=(4, 6), fontsize=8)
+    ax.axvline(0, color=PALETTE["muted"], lw=0.6)
+    ax.axhline(0, color=PALETTE["muted"], lw=0.6)
+    ax.set_xlabel(f"along {traj.words[0]}")
+    ax.set_ylabel(f"along {traj.words[1]} (orthogonalised)")
+    style_axes(ax)
+    return ax
+
+
+WRITER_COLOURS = {"prompt": PALETTE["muted"], "model": PALETTE["main"], "tool": PALETTE["accent"]}
+
+
+def belt_strip(belt, title: str = "", per_row: int = 17):
+    """A conveyor belt (lib.content.conveyor) as a strip of tokens, coloured by who wrote each one."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    rows = (len(belt.tokens) + per_row - 1) // per_row
+    fig, ax = plt.subplots(figsize=(10, 0.55 * rows + 0.6))
+    for i, t in enumerate(belt.tokens):
+        r, c = divmod(i, per_row)
+        ax.add_patch(Rectangle((c, -r), 0.94, 0.8, color=WRITER_COLOURS[t.writer]))
+        ax.text(c + 0.47, -r + 0.4, t.token, ha="center", va="center", fontsize=8, color="white")
+    ax.set_xlim(0, per_row)
+    ax.set_ylim(-rows + 0.9, 0.9)
+    ax.axis("off")
+    handles = [Rectangle((0, 0), 1, 1, color=c) for c in WRITER_COLOURS.values()]
+    ax.legend(handles, ["prompt", "written by the model", "written by the tool"], loc="upper center",
+              bbox_to_anchor=(0.5, 0), ncol=3, fontsize=8, frameon=False)
+    if title:
+        ax.set_title(title, fontsize=10, loc="left")
+    fig.tight_layout()
+    return fig
+
+
+def print_matrix(name: str, m, rows, digits: int = 3) -> None:
+    """A labelled matrix as text, one row per token (minus infinity written out), for the worked examples."""
+    import numpy as np
+
+    m = np.atleast_2d(np.asarray(m, dtype=float))
+    print(f"{name}  shape {m.shape}")
+    for label, row in zip(rows, m):
+        print(f"  {label:>5s}  " + "  ".join("  -inf" if np.isneginf(v) else f"{v:6.{digits}f}" for v in row))
+
+
+def scatter_map(ax, coords, labels, groups, title: str = "", xlabel: str = "", ylabel: str = "",
+                axes: bool = True, fontsize: int = 7, legend: bool = False):
+    """Labelled points coloured by group: the course's map of an embedding space.
+
+    `axes=False` hides the ticks (t-SNE: its axes mean nothing)."""
+    colours = group_colours(groups)
+    for (x, y), label, group in zip(coords, labels, groups):
+        ax.scatter(x, y, color=colours[group], s=16)
+        ax.annotate(label, (x, y), fontsize=fontsize, color=colours[group], xytext=(3, 2), textcoords="offset points")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if not axes:
+        ax.set_xticks([])
+        ax.set_yticks([])
+    if legend:
+        for group, colour in colours.items():
+            ax.scatter([], [], color=colour, label=group)
+        ax.legend(fontsize=7, frameon=False)
+    style_axes(ax)
+    return ax

@@ -1,0 +1,174 @@
+"""The Part 2 explorers as pure functions: a t-SNE layout for two seeds, and a concept plane the
+reader builds from words.
+
+Both take a named set of points (`point_set`): the calling-game model's 28 embedding rows, or the
+84 real-language rows. The kernel's widgets call these functions on every change, and the static
+site's data is computed from the very same functions, so the two cannot disagree.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from lib.errors import CourseError, require
+from lib.analysis.maps import concept_plane, gram_schmidt, nearest_indices
+from lib.analysis.maps.tsne import check_perplexity, tsne_seeds
+
+POINT_SETS = {"calling-game": "the calling-game model's 28 embedding rows",
+              "real-language": "84 token embeddings of all-MiniLM-L6-v2"}
+# The slider's stops: the explorer precomputes them all (a step must not wait for a t-SNE run).
+PERPLEXITIES = (2, 3, 5, 8, 10, 15, 20, 27, 30, 40, 50, 60)
+SEEDS = (0, 1, 2, 3, 4)
+
+
+@dataclass(frozen=True)
+class PointSet:
+    name: str
+    labels: tuple[str, ...]
+    groups: tuple[str, ...]
+    vectors: np.ndarray        # [point, dim]
+
+
+@lru_cache(maxsize=None)
+def point_set(name: str) -> PointSet:
+    if name == "calling-game":
+        from lib import load
+        from lib.content.corpora.calling_game import ROLES
+
+        lm = load("calling-game")
+        tokens = tuple(lm.vocab.tokens)
+        return PointSet(name, tokens, tuple(ROLES[t] for t in tokens), lm.model.W_E.detach().double().numpy())
+    if name == "real-language":
+        from lib.content import real_words
+
+        rows = real_words.load()
+        return PointSet(name, tuple(rows.words), tuple(rows.groups), rows.vectors.astype(float))
+    raise CourseError(f"no point set {name!r}; choose one of: {', '.join(POINT_SETS)}")
+
+
+# ----------------------------------------------------------------------------- t-SNE, two seeds
+
+@dataclass(frozen=True)
+class TsneView:
+    points: str
+    perplexity: float
+    seeds: tuple[int, int]
+    layouts: tuple[np.ndarray, np.ndarray]   # [point, 2] for each seed
+    kept: tuple[float, float]                # share of each point's 5 nearest neighbours kept, per seed
+
+
+def neighbours_kept(x, y, k: int = 5, original: np.ndarray | None = None) -> float:
+    """Share of each point's k nearest neighbours in the original space `x` that are also among its
+    k nearest in the layout `y`: what t-SNE promises to keep. `original`: x's neighbours, if known."""
+    a = nearest_indices(x, k) if original is None else original
+    b = nearest_indices(y, k)
+    return float(np.mean([len(set(a[i]) & set(b[i])) / k for i in range(len(a))]))
+
+
+@lru_cache(maxsize=None)
+def _original_neighbours(points: str, k: int = 5) -> np.ndarray:
+    """Each point's k nearest neighbours in the full space: the same for every layout of the set."""
+    return nearest_indices(point_set(points).vectors, k)
+
+
+# One layout per (point set, perplexity, seed); missing seeds are run together in one stack.
+_LAYOUTS: dict[tuple[str, float, int], np.ndarray] = {}
+
+
+def layouts(points: str, perplexity: float, seeds) -> list[np.ndarray]:
+    seeds = [int(s) for s in seeds]
+    missing = sorted({s for s in seeds if (points, perplexity, s) not in _LAYOUTS})
+    if missing:
+        for s, y in zip(missing, tsne_seeds(point_set(points).vectors, perplexity, missing)):
+            _LAYOUTS[(points, perplexity, s)] = y
+    return [_LAYOUTS[(points, perplexity, s)] for s in seeds]
+
+
+def parse_seed(seed) -> int:
+    try:
+        s = int(seed)
+    except (TypeError, ValueError):
+        raise CourseError(f"a seed is a whole number, got {seed!r}") from None
+    require(s == float(seed) and 0 <= s < 2 ** 32, f"a seed is a whole number from 0 to 4294967295, got {seed!r}")
+    return s
+
+
+def tsne_view(points: str, perplexity, seed_left, seed_right) -> TsneView:
+    """t-SNE of a point set with one perplexity and two seeds (results cached)."""
+    ps = point_set(points)
+    p = check_perplexity(perplexity, len(ps.labels))
+    seeds = (parse_seed(seed_left), parse_seed(seed_right))
+    pair = tuple(layouts(points, p, seeds))
+    original = _original_neighbours(points)
+    return TsneView(points, p, seeds, pair, tuple(neighbours_kept(ps.vectors, y, original=original) for y in pair))
+
+
+def warm_tsne(points: str, perplexities=PERPLEXITIES, seeds=SEEDS) -> int:
+    """Compute every layout the explorer's controls can ask for; returns how many there are."""
+    n = len(point_set(points).labels)
+    allowed = [float(p) for p in perplexities if p < n]
+    for p in allowed:
+        layouts(points, p, seeds)
+    return len(allowed) * len(seeds)
+
+
+# ----------------------------------------------------------------------------- concept planes
+
+@dataclass(frozen=True)
+class PlaneView:
+    points: str
+    axes_text: tuple[str, str]      # the two axes as the reader wrote them, tidied
+    coords: np.ndarray              # [point, 2]
+    spread: float                   # share of the points' variance the plane captures
+    raw_overlap: float              # cosine of the two directions before Gram-Schmidt
+
+
+def parse_axis(text: str, labels) -> tuple[list[str], list[str]]:
+    """'Paolo - Pietro' or 'Tarso + Cefa - capo - vice' -> (plus words, minus words).
+
+    A word with no sign before it counts as plus. Spaces around the signs may be left out
+    ('Paolo-Pietro') as long as the pieces are tokens.
+    """
+    labels = list(labels)
+    pieces = re.findall(r"[+-]|[^\s+-]+", text or "")
+    plus, minus, sign = [], [], "+"
+    for piece in pieces:
+        if piece in "+-":
+            sign = piece
+            continue
+        require(piece in labels, f"{piece!r} is not a token here; the tokens are: {' '.join(labels)}")
+        (plus if sign == "+" else minus).append(piece)
+        sign = "+"
+    require(plus or minus, "an axis needs at least one token, for example: Paolo - Pietro")
+    return plus, minus
+
+
+def _axis_vector(ps: PointSet, text: str) -> tuple[np.ndarray, str]:
+    plus, minus = parse_axis(text, ps.labels)
+    index = {w: i for i, w in enumerate(ps.labels)}
+    v = np.zeros(ps.vectors.shape[1])
+    if plus:
+        v = v + ps.vectors[[index[w] for w in plus]].mean(0)
+    if minus:
+        v = v - ps.vectors[[index[w] for w in minus]].mean(0)
+    tidy = (" + ".join(plus) + "".join(f" - {w}" for w in minus)).strip()
+    require(np.linalg.norm(v) > 1e-9, f"the axis {tidy} is the zero vector (a token minus itself has no "
+                                      "direction); choose two different tokens")
+    return v, tidy
+
+
+def plane_view(points: str, axis_1: str, axis_2: str) -> PlaneView:
+    """Every point of the set on the plane of two axes the reader names (Gram-Schmidt)."""
+    ps = point_set(points)
+    d1, t1 = _axis_vector(ps, axis_1)
+    d2, t2 = _axis_vector(ps, axis_2)
+    try:
+        gram_schmidt([d1, d2], tol=1e-9 * np.linalg.norm(d2))
+    except CourseError:
+        raise CourseError(f"the second axis ({t2}) points along the first ({t1}): nothing is left of it after "
+                          "Gram-Schmidt; choose a different second axis") from None
+    plane = concept_plane(ps.vectors, d1, d2)
+    return PlaneView(points, (t1, t2), plane.coords, plane.spread, plane.raw_overlap)

@@ -1,0 +1,131 @@
+"""Explorers: pure functions from a control's value to what a widget shows.
+
+The kernel view (lib.explorers.widgets) calls these on every slider step; the same functions can be
+tabulated over their control grids at build time for the static site. Each one validates its
+controls with the library's own checks, so a bad value raises `CourseError` with a sentence the
+widget can show.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from lib.errors import CourseError
+from lib.analysis.lens import logit_lens
+from lib.model.readout import check_temperature, check_top_k, check_top_p, greedy, reshape, sample, softmax
+from lib.analysis.search import model_search
+
+
+def temperature_page(lm, prompt: str, temperature: float, k: int = 10) -> list[tuple[str, float]]:
+    """The top-k candidates after `prompt` at `temperature`, best first, as (token, prob)."""
+    check_temperature(temperature)
+    ranked = model_search(lm, prompt, temperature).ranked()
+    return [(w, p) for w, _, p in ranked[:k]]
+
+
+def parse_top_k(text) -> int | None:
+    """A top-k typed in a box: blank means no limit, otherwise a whole number of at least 1."""
+    text = str(text).strip()
+    if text.lower() in ("", "all", "none"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise CourseError(f"top-k must be a whole number of at least 1 (or blank for no limit), got {text!r}") from None
+    return check_top_k(value)
+
+
+def parse_top_p(text) -> float | None:
+    """A top-p typed in a box: blank means no limit, otherwise a number in (0, 1]."""
+    text = str(text).strip()
+    if text.lower() in ("", "all", "none"):
+        return None
+    return check_top_p(text)
+
+
+def prompt_logits(lm, prompt: str) -> torch.Tensor:
+    """The model's logits for the next token after `prompt`, in double precision."""
+    with torch.no_grad():
+        return lm.model(lm.encode(prompt))[-1].double()
+
+
+@dataclass(frozen=True)
+class SamplingRow:
+    token: str
+    base: float       # probability as trained (temperature 1)
+    heated: float     # after the temperature, before truncation
+    final: float      # the distribution the die is rolled on (0 if truncated away)
+
+
+@dataclass(frozen=True)
+class SamplingView:
+    rows: list[SamplingRow]   # the best candidates, best first
+    chosen: str
+    chosen_prob: float        # its probability in the final distribution
+    survivors: int            # how many tokens the truncation keeps
+    greedy: bool
+
+
+def sampling_view(lm, prompt: str, temperature: float = 1.0, top_k: int | None = None,
+                  top_p: float | None = None, use_greedy: bool = False, seed: int = 0,
+                  k: int = 10, logits: torch.Tensor | None = None) -> SamplingView:
+    """What the sampling explorer shows: the reshaped page, what survives, and one seeded roll.
+
+    `logits` may be given when they are already known for this prompt (the website's grid rolls
+    thousands of times on the same four prompts)."""
+    t = check_temperature(temperature)
+    if logits is None:
+        logits = prompt_logits(lm, prompt)
+    base, heated = softmax(logits), softmax(logits, t)
+    final = reshape(logits, t, top_k, top_p)
+    order = torch.argsort(base, descending=True, stable=True).tolist()
+    tokens = lm.vocab.tokens
+    rows = [SamplingRow(tokens[i], float(base[i]), float(heated[i]), float(final[i])) for i in order[:k]]
+    chosen = greedy(logits) if use_greedy else sample(logits, t, top_k, top_p, seed=seed)
+    return SamplingView(rows, tokens[chosen], float(final[chosen]), int((final > 0).sum()), use_greedy)
+
+
+@dataclass(frozen=True)
+class LensView:
+    stages: list[str]                          # forward order, embedding first
+    top: list[list[tuple[str, float]]]         # per stage, the k best (token, prob)
+    track: str                                 # the token followed across stages
+    track_probs: list[float]                   # its probability after each stage
+    track_ranks: list[int]                     # its rank after each stage (1 = top)
+
+
+def lens_view(lm, prompt: str, track: str | None = None, k: int = 3) -> LensView:
+    """The logit lens at the last position: the ranking after each stage and one token's climb.
+
+    `track` defaults to the model's final top-1 token.
+    """
+    stages = logit_lens(lm.model, lm.encode(prompt))
+    tokens = lm.vocab.tokens
+    track_id = int(torch.argmax(stages[-1].probs)) if track in (None, "") else lm.vocab.id(str(track).strip())
+    top, probs, ranks = [], [], []
+    for s in stages:
+        order = torch.argsort(s.probs, descending=True, stable=True).tolist()
+        top.append([(tokens[i], float(s.probs[i])) for i in order[:k]])
+        probs.append(float(s.probs[track_id]))
+        ranks.append(order.index(track_id) + 1)
+    return LensView([s.name for s in stages], top, tokens[track_id], probs, ranks)
+
+
+@dataclass(frozen=True)
+class PatternView:
+    tokens: list[str]
+    layer: int
+    head: int
+    pattern: list[list[float]]   # [query, key], rows sum to 1, zero above the diagonal
+
+
+def pattern_view(lm, prompt: str, layer: int, head: int) -> PatternView:
+    """One head's attention pattern on a prompt (the attention-pattern viewer)."""
+    ids = lm.encode(prompt)
+    cfg = lm.model.cfg
+    if not (isinstance(layer, int) and 0 <= layer < cfg.n_layers and isinstance(head, int) and 0 <= head < cfg.n_heads):
+        raise CourseError(f"head (layer {layer!r}, head {head!r}) does not exist: layers run 0 to {cfg.n_layers - 1}, "
+                          f"heads 0 to {cfg.n_heads - 1}")
+    _, cache = lm.model.run_with_cache(ids)
+    return PatternView(lm.vocab.decode(ids), layer, head, cache[f"blocks.{layer}.attn.pattern"][head].tolist())

@@ -1,0 +1,93 @@
+"""Generation, token by token, with or without the KV cache.
+
+Without the cache every new token reruns the whole prompt. With it, the first pass (prefill)
+stores every position's keys and values, and each later pass feeds only the newest token: its
+query meets the stored keys, and its own key and value join the store. Both paths produce the
+same logits (a test holds them to 1e-5) and therefore, with one seed, the same tokens.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import torch
+
+from lib.errors import require
+from lib.model.transformer import Head, KVCache, Transformer
+from lib.model.readout import check_temperature, check_top_k, check_top_p, greedy, sample
+
+
+@dataclass
+class Generation:
+    tokens: list[int]
+    new_tokens: list[int] = field(default_factory=list)
+    step_logits: list[torch.Tensor] = field(default_factory=list)
+    kv_bytes: int = 0
+
+
+def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, use_cache: bool = True,
+             temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
+             do_sample: bool = False, seed: int = 0, stop: Iterable[int] = (),
+             ablate: Iterable[Head] = ()) -> Generation:
+    """Extend `prompt` by up to `max_new_tokens`, stopping early at any token in `stop`.
+
+    Greedy unless `do_sample`; sampling is seeded, so a given seed draws the same round.
+    """
+    tokens = [int(t) for t in prompt]
+    require(len(tokens) >= 1, "the prompt is empty: give at least one token")
+    require(max_new_tokens >= 0, f"max_new_tokens must be 0 or more, got {max_new_tokens}")
+    check_temperature(temperature), check_top_k(top_k), check_top_p(top_p)
+    max_new_tokens = min(max_new_tokens, model.cfg.n_ctx - len(tokens))
+    require(len(tokens) <= model.cfg.n_ctx,
+            f"the prompt has {len(tokens)} tokens but the model's context holds at most {model.cfg.n_ctx}")
+    stop = set(int(s) for s in stop)
+    gen = torch.Generator().manual_seed(int(seed))
+    out = Generation(list(tokens))
+    kv: KVCache | None = None
+    feed = tokens
+    for _ in range(max_new_tokens):
+        if use_cache:
+            logits, kv = model.forward_with_kv(feed, kv, ablate=ablate)
+        else:
+            with torch.no_grad():
+                logits = model(out.tokens, ablate=ablate)
+        last = logits[-1]
+        out.step_logits.append(last)
+        nxt = (sample(last, temperature, top_k, top_p, generator=gen) if do_sample else greedy(last))
+        out.tokens.append(nxt)
+        out.new_tokens.append(nxt)
+        feed = [nxt]
+        if nxt in stop:
+            break
+    out.kv_bytes = kv.n_bytes() if kv is not None else 0
+    return out
+
+
+def sample_many(model: Transformer, prompt: Iterable[int], n: int, max_new_tokens: int, *, seed: int = 0,
+                temperature: float = 1.0, stop: int | None = None) -> list[list[int]]:
+    """`n` seeded samples from one prompt, drawn side by side as one batch (with the KV cache).
+
+    Each returned sequence ends at its first `stop` token (included) or after `max_new_tokens`.
+    """
+    temperature = check_temperature(temperature)
+    prompt = [int(t) for t in prompt]
+    require(n >= 1, f"n must be at least 1, got {n}")
+    max_new_tokens = min(max_new_tokens, model.cfg.n_ctx - len(prompt))
+    gen = torch.Generator().manual_seed(int(seed))
+    batch = torch.tensor([prompt] * n)
+    rows = batch.clone()
+    logits, kv = model.forward_with_kv(batch)
+    for _ in range(max_new_tokens):
+        probs = torch.softmax(logits[:, -1].double() / temperature, dim=-1)
+        nxt = torch.multinomial(probs.float(), 1, generator=gen)
+        rows = torch.cat([rows, nxt], dim=1)
+        if stop is not None and bool((rows[:, len(prompt):] == stop).any(1).all()):
+            break
+        logits, kv = model.forward_with_kv(nxt, kv)
+    out = []
+    for row in rows.tolist():
+        new = row[len(prompt):]
+        if stop is not None and stop in new:
+            new = new[:new.index(stop) + 1]
+        out.append(prompt + new)
+    return out

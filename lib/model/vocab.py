@@ -1,0 +1,72 @@
+"""A word-level vocabulary: one token per whitespace-separated word.
+
+The course's models read whole words, so a prompt is split on white space and each word looked
+up. An unknown word is the most common learner mistake, so the error names it and offers the
+closest known tokens (by spelling) instead of a bare KeyError.
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Iterable, Sequence
+
+from lib.errors import CourseError, require
+
+PAD, BOS, EOS, SEP = "<PAD>", "<BOS>", "<EOS>", "<SEP>"
+SPECIALS = (PAD, BOS, EOS, SEP)
+
+
+class Vocabulary:
+    def __init__(self, tokens: Sequence[str]):
+        tokens = list(tokens)
+        require(len(tokens) == len(set(tokens)), "a vocabulary cannot list a token twice")
+        require(all(t and not any(c.isspace() for c in t) for t in tokens),
+                "vocabulary tokens must be non-empty and contain no white space")
+        self.tokens = tokens
+        self.index = {t: i for i, t in enumerate(tokens)}
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def __contains__(self, token: str) -> bool:
+        return token in self.index
+
+    def __iter__(self):
+        return iter(self.tokens)
+
+    def id(self, token: str) -> int:
+        try:
+            return self.index[token]
+        except KeyError:
+            raise CourseError(self._unknown_message(token)) from None
+
+    def _unknown_message(self, token: str) -> str:
+        # Case-insensitive closeness, so "pietro" suggests "Pietro".
+        lowered = {t.lower(): t for t in self.tokens}
+        close = difflib.get_close_matches(token.lower(), list(lowered), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(repr(lowered[c]) for c in close)}?" if close else ""
+        return (f"unknown token {token!r}{hint} Known tokens: "
+                + " ".join(self.tokens))
+
+    def split(self, text: str) -> list[str]:
+        words = text.split()
+        require(len(words) > 0, "the prompt is empty: give at least one token, for example '<BOS> Pietro chiama'")
+        return words
+
+    def encode(self, text: str | Iterable[str]) -> list[int]:
+        words = self.split(text) if isinstance(text, str) else list(text)
+        require(len(words) > 0, "the prompt is empty: give at least one token")
+        return [self.id(w) for w in words]
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        out = []
+        for i in ids:
+            i = int(i)
+            require(0 <= i < len(self.tokens), f"token id {i} is outside the vocabulary (0 to {len(self.tokens) - 1})")
+            out.append(self.tokens[i])
+        return out
+
+    def to_text(self, ids: Iterable[int]) -> str:
+        return " ".join(self.decode(ids))
+
+    def to_list(self) -> list[str]:
+        return list(self.tokens)

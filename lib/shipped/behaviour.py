@@ -1,0 +1,204 @@
+"""What each shipped model does, measured, and the targets it must meet.
+
+`measure(name, lm)` computes the figures the chapters rely on; they are stored in the model's
+metadata when it is trained, and `check(name)` recomputes them from the shipped weights and
+tests them against the targets (and the checksum), so a chapter can never quote a model that
+no longer behaves as described.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from lib.content.corpora import calling_game, hand_wired
+from lib.content.corpora.calling_game import check_round
+from lib.model.generate import sample_many
+from lib.analysis.lens import direct_logit_attribution, group_by_block, logit_lens
+from lib.analysis.maps import analogy, best_probe, concept_plane, direction, pca
+from lib.model.store import LoadedModel, load, model_folder, sha256, WEIGHTS
+
+CONFIDENT = "<BOS> Pietro chiama Paolo"
+UNCERTAIN = "<BOS> Pietro chiama"
+LEGAL_OPENING = [p for p in calling_game.PLAYERS if p != "Pietro"]
+# The epithets' roles: which player they name (x axis: Paolo +, Pietro -) and their kind
+# (y axis: peer +, subordinate -).
+EPITHET_CORNERS = {"Tarso": (+1, +1), "Cefa": (-1, +1), "vice": (+1, -1), "capo": (-1, -1)}
+PROBE_R2_THRESHOLD = 0.8
+# Rounds sampled at temperature 1 to measure how often the model plays by the rules.
+SAMPLED_ROUNDS = 1000
+
+
+def next_probs(lm: LoadedModel, prompt: str) -> dict[str, float]:
+    with torch.no_grad():
+        logits = lm.model(lm.encode(prompt))[-1]
+    probs = torch.softmax(logits.double(), -1)
+    return {t: float(p) for t, p in zip(lm.vocab.tokens, probs)}
+
+
+def embedding_vectors(lm: LoadedModel) -> dict[str, np.ndarray]:
+    E = lm.model.W_E.detach().numpy().astype(float)
+    return {t: E[i] for i, t in enumerate(lm.vocab.tokens)}
+
+
+def epithet_plane(lm: LoadedModel):
+    """The concept plane (Paolo - Pietro, peer epithets - subordinate epithets) of the embedding."""
+    vecs = embedding_vectors(lm)
+    d1 = direction(vecs, ["Paolo"], ["Pietro"])
+    d2 = direction(vecs, ["Tarso", "Cefa"], ["capo", "vice"])
+    words = list(lm.vocab.tokens)
+    plane = concept_plane(np.array([vecs[w] for w in words]), d1, d2)
+    coords = {w: plane.coords[i] for i, w in enumerate(words)}
+    centre = np.mean([coords[w] for w in EPITHET_CORNERS], axis=0)
+    return plane, {w: coords[w] - centre for w in EPITHET_CORNERS}
+
+
+def calling_game_figures(lm: LoadedModel) -> dict:
+    conf = next_probs(lm, CONFIDENT)
+    unc = next_probs(lm, UNCERTAIN)
+    ids = lm.encode(CONFIDENT)
+    tarso = lm.vocab.id("Tarso")
+    lens = []
+    for stage in logit_lens(lm.model, ids):
+        order = torch.argsort(stage.probs, descending=True)
+        lens.append({"stage": stage.name, "top": lm.vocab.tokens[int(order[0])],
+                     "tarso_prob": float(stage.probs[tarso]),
+                     "tarso_rank": int((order == tarso).nonzero()[0, 0]) + 1})
+    _, cache = lm.model.run_with_cache(ids)
+    dla = group_by_block(direct_logit_attribution(lm.model, cache))
+    # The push toward Tarso, measured against the average token, so constant shifts cancel.
+    push = {k: float(v[tarso] - v.mean()) for k, v in dla.items()}
+    plane, corners = epithet_plane(lm)
+    bos, eos = lm.vocab.id("<BOS>"), lm.vocab.id("<EOS>")
+    samples = sample_many(lm.model, [bos], SAMPLED_ROUNDS, lm.model.cfg.n_ctx - 1, seed=0, stop=eos)
+    valid = sum(check_round(lm.vocab.decode(s))[0] for s in samples)
+    return {
+        "confident": {"prompt": CONFIDENT, "tarso_prob": conf["Tarso"],
+                      "top": max(conf, key=conf.get)},
+        "uncertain": {"prompt": UNCERTAIN, "legal_probs": {p: unc[p] for p in LEGAL_OPENING},
+                      "legal_mass": sum(unc[p] for p in LEGAL_OPENING)},
+        "lens": lens,
+        "tarso_push": push,
+        "largest_push": max(push, key=push.get),
+        "epithet_plane": {"corners": {w: [float(c[0]), float(c[1])] for w, c in corners.items()},
+                          "spread_captured": plane.spread, "raw_overlap": plane.raw_overlap},
+        "sampled_rounds_valid": valid / SAMPLED_ROUNDS,
+    }
+
+
+def hand_wired_figures(lm: LoadedModel) -> dict:
+    words = list(hand_wired.WORDS)
+    vecs = embedding_vectors(lm)
+    learned = np.array([vecs[w] for w in words])
+    designed = hand_wired.designed_matrix(words)
+    pd, pl = pca(designed), pca(learned)
+    probes = {}
+    for k, axis in enumerate(hand_wired.AXES):
+        r = best_probe(learned, designed[:, k])
+        probes[axis] = {"r2": r.r2, "accuracy": r.accuracy, "alpha": r.alpha}
+    content = {w: vecs[w] for w in words}
+    designed_vecs = {w: designed[i] for i, w in enumerate(words)}
+    analogies = []
+    for a, b, c, want in hand_wired.ANALOGIES:
+        got = analogy(content, a, b, c)
+        table = analogy(designed_vecs, a, b, c)
+        analogies.append({"a": a, "b": b, "c": c, "expected": want, "best": got.best,
+                          "best_cosine": got.ranked[0][1], "expected_rank": got.rank_of(want),
+                          "top5": [w for w, _ in got.ranked[:5]], "designed_best": table.best})
+    kmw = analogy(content, "king", "man", "woman")
+    kmw_all = analogy(content, "king", "man", "woman", exclude_inputs=False)
+    return {
+        "pca_top2_designed": pd.cumulative(2),
+        "pca_top2_learned": pl.cumulative(2),
+        "pca_top6_learned": pl.cumulative(6),
+        "probes": probes,
+        "probes_read_back": sum(p["r2"] > PROBE_R2_THRESHOLD for p in probes.values()),
+        "analogies": analogies,
+        "analogies_recovered": sum(a["best"] == a["expected"] for a in analogies),
+        "king_man_woman": {"excluded": [[w, c] for w, c in kmw.ranked[:5]],
+                           "not_excluded": [[w, c] for w, c in kmw_all.ranked[:5]]},
+    }
+
+
+def zero_layer_figures(lm: LoadedModel) -> dict:
+    """How close the zero-layer model comes to the corpus's bigram table."""
+    from lib.analysis.bigrams import bigram_table, compare
+
+    _, counts, probs = bigram_table()
+    return {"bigram": compare(lm, probs, counts)}
+
+
+FIGURES = {"calling-game": calling_game_figures, "hand-wired": hand_wired_figures,
+           "zero-layer": zero_layer_figures}
+
+
+def measure(name: str, lm: LoadedModel) -> dict:
+    return FIGURES[name](lm) if name in FIGURES else {}
+
+
+@dataclass
+class CheckResult:
+    name: str
+    passed: bool
+    lines: list[str]
+
+
+def _targets_calling_game(fig: dict) -> list[tuple[bool, str]]:
+    out = []
+    p = fig["confident"]["tarso_prob"]
+    out.append((p >= 0.99, f"P(Tarso | {CONFIDENT}) = {p:.4f} (target >= 0.99)"))
+    legal = fig["uncertain"]["legal_probs"]
+    lo, hi = min(legal.values()), max(legal.values())
+    out.append((0.08 <= lo and hi <= 0.14,
+                f"after {UNCERTAIN}, the 9 legal callees range {lo:.3f} to {hi:.3f} (target 0.08 to 0.14)"))
+    stages = {s["stage"]: s for s in fig["lens"]}
+    first = stages.get("blocks.0.mlp") or stages.get("blocks.0.attn")
+    out.append((first["top"] == "Tarso",
+                f"logit lens after block 0: top-1 {first['top']!r}, P(Tarso) = {first['tarso_prob']:.3f} (target: Tarso top-1)"))
+    last = fig["lens"][-1]
+    out.append((last["top"] == "Tarso" and last["tarso_prob"] >= 0.99,
+                f"logit lens after the last block: P(Tarso) = {last['tarso_prob']:.4f} (target >= 0.99)"))
+    corners = fig["epithet_plane"]["corners"]
+    ok = all(np.sign(corners[w][0]) == sx and np.sign(corners[w][1]) == sy
+             for w, (sx, sy) in EPITHET_CORNERS.items())
+    where = ", ".join(f"{w} ({c[0]:+.2f}, {c[1]:+.2f})" for w, c in corners.items())
+    out.append((ok, f"epithets on the concept plane: {where} (target: each in its role's corner)"))
+    v = fig["sampled_rounds_valid"]
+    out.append((v >= 0.75, f"sampled rounds that obey the grammar: {v:.1%} of {SAMPLED_ROUNDS} (target >= 75%)"))
+    return out
+
+
+def _targets_recorded(fig: dict, recorded: dict) -> list[tuple[bool, str]]:
+    """For models without fixed targets: the shipped weights still give the recorded figures."""
+    def flat(d, prefix=""):
+        if isinstance(d, dict):
+            for k, v in d.items():
+                yield from flat(v, f"{prefix}{k}.")
+        elif isinstance(d, list):
+            for i, v in enumerate(d):
+                yield from flat(v, f"{prefix}{i}.")
+        else:
+            yield prefix[:-1], d
+
+    now, then = dict(flat(fig)), dict(flat(recorded))
+    bad = [k for k in then if k not in now or (isinstance(then[k], float) and abs(now[k] - then[k]) > 1e-6)
+           or (not isinstance(then[k], float) and now[k] != then[k])]
+    return [(not bad, f"{len(then)} recorded figures reproduced" if not bad
+             else f"figures that changed: {', '.join(bad[:5])}")]
+
+
+def check(name: str) -> CheckResult:
+    folder = model_folder(name)
+    lm = load(name)
+    lines: list[tuple[bool, str]] = []
+    digest = sha256(folder / WEIGHTS)
+    lines.append((digest == lm.meta["sha256"], f"checksum {digest[:16]}... "
+                  + ("matches meta.json" if digest == lm.meta["sha256"] else "does NOT match meta.json")))
+    fig = measure(name, lm)
+    if name == "calling-game":
+        lines += _targets_calling_game(fig)
+    else:
+        lines += _targets_recorded(fig, lm.meta.get("behaviour", {}))
+    return CheckResult(name, all(ok for ok, _ in lines),
+                       [("ok    " if ok else "FAIL  ") + text for ok, text in lines])
