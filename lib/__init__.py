@@ -3,7 +3,8 @@
 Subpackages, one layer each, lowest first: `model` (the Transformer, its vocabulary, training,
 read-out, generation and stored weights), `content` (the corpora and the worked examples),
 `analysis` (ablation, circuits, lens, trajectory, maps and the other measurements), `shipped`
-(the shipped models' recipes and behaviour targets), `explorers` (the interactive pictures),
+(the shipped models' recipes and behaviour targets), `pictures` (matplotlib figures and SVG
+charts), `explorers` (the interactive pictures),
 `exercises` (self-checks) and `cli` (the command line and the benchmark).
 
 `import lib` stays cheap: the names below are loaded on first use.

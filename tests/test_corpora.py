@@ -75,3 +75,38 @@ def test_hand_wired_sentences_are_true_of_the_table():
 def test_unknown_corpus_is_a_clear_error():
     with pytest.raises(CourseError, match="unknown corpus"):
         get_corpus("shakespeare")
+
+
+def test_prompt_sets_are_distinct_labelled_and_fixed_by_the_rules():
+    from lib.content.corpora.calling_game import next_token_distribution
+    from lib.content.prompt_sets import KINDS, prompt_set, prompt_sets
+
+    sets = prompt_sets(30, seed=1, max_tokens=48)
+    assert set(sets) == set(KINDS)
+    assert [p.text for p in sets["epithet-first-turn"]] == ["<BOS> Pietro chiama Paolo"]
+    for kind, prompts in sets.items():
+        if kind != "epithet-first-turn":
+            assert len(prompts) == 30, kind
+        assert len({p.text for p in prompts}) == len(prompts)
+        for p in prompts:
+            rules = next_token_distribution(p.tokens)
+            assert rules == {p.target: 1.0}, (kind, p.text, rules)
+            assert len(p.tokens) <= 48
+    assert all(p.turn > 1 for p in sets["epithet-later-turn"])
+    assert {p.target for p in sets["epithet-later-turn"]} <= {"Cefa", "capo", "Tarso", "vice"}
+    tarso = prompt_set("epithet-later-turn", 20, target="Tarso")
+    assert len(tarso) == 20 and all(p.target == "Tarso" and p.caller == "Pietro" and p.turn > 1 for p in tarso)
+    for p in sets["next-caller"]:   # the player just called calls next: a copy from earlier in the prompt
+        callee = p.tokens[-3] if p.tokens[-2] in ("Tarso", "Cefa", "capo", "vice") else p.tokens[-2]
+        assert p.tokens[-1] == "<SEP>" and p.target == callee
+    assert prompt_set("number-call", 5, seed=3) == prompt_set("number-call", 5, seed=3)
+
+
+def test_an_unknown_prompt_set_names_the_known_ones():
+    from lib.content.prompt_sets import prompt_set
+    from lib.errors import CourseError
+
+    with pytest.raises(CourseError, match="next-caller"):
+        prompt_set("later turns")
+    with pytest.raises(CourseError, match="n must be"):
+        prompt_set("number-call", 0)

@@ -126,8 +126,9 @@ def lm():
 
 
 def test_mechanism_checks(lm):
-    from lib.analysis.search import model_dictionary, model_logits, model_query
-    right = float(model_logits(lm, CONFIDENT)[lm.vocab.id("Cefa")])
+    from lib.analysis.search import model_dictionary, model_query
+    from lib.model.readout import prompt_logits
+    right = float(prompt_logits(lm, CONFIDENT)[lm.vocab.id("Cefa")])
     assert mechanism.logit_of(lm, right) and not mechanism.logit_of(lm, ...).answered
     no_bias = float(model_query(lm, CONFIDENT) @ model_dictionary(lm)["Cefa"])
     if abs(no_bias - right) > 1e-3:

@@ -8,10 +8,11 @@ import torch
 
 matplotlib.use("Agg")
 
-from lib.explorers import charts, views as explorers, widgets  # noqa: E402
+from lib.pictures import charts
+from lib.explorers import views as explorers, widgets  # noqa: E402
 from lib.errors import CourseError  # noqa: E402
 from lib.model.readout import softmax  # noqa: E402
-from lib.analysis.search import model_logits  # noqa: E402
+from lib.model.readout import prompt_logits  # noqa: E402
 from lib.model.store import load  # noqa: E402
 
 UNCERTAIN, CONFIDENT = "<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"
@@ -66,7 +67,7 @@ def test_blank_means_no_limit():
 def test_lens_view_ends_at_the_model_output(lm):
     v = explorers.lens_view(lm, CONFIDENT)
     assert v.track == "Tarso" and v.track_ranks[-1] == 1
-    final = softmax(model_logits(lm, CONFIDENT))
+    final = softmax(prompt_logits(lm, CONFIDENT))
     assert math.isclose(v.track_probs[-1], float(final[lm.vocab.id("Tarso")]), rel_tol=1e-5)
     assert v.stages[0] == "embed" and len(v.top) == len(v.stages)
     assert explorers.lens_view(lm, CONFIDENT, "Cefa").track == "Cefa"

@@ -16,6 +16,7 @@ from typing import Iterable
 import torch
 
 from lib.errors import require
+from lib.model.readout import prompt_logits, softmax, token_prob
 from lib.model.transformer import Head
 
 
@@ -43,10 +44,9 @@ def ablation_view(lm, prompt: str, off: Iterable[Head] = (), track: str | None =
     """What the head-ablation explorer shows for one prompt and one set of heads switched off."""
     ids = lm.encode(prompt)
     off = tuple(sorted(set(off)))
-    with torch.no_grad():
-        intact = torch.softmax(lm.model(ids)[-1].double(), -1)
-        logits, cache = lm.model.run_with_cache(ids, ablate=off)
-    probs = torch.softmax(logits[-1].double(), -1)
+    intact = softmax(prompt_logits(lm, prompt))
+    logits, cache = lm.model.run_with_cache(ids, ablate=off)
+    probs = softmax(logits[-1])
     track_id = int(torch.argmax(intact)) if not track else lm.vocab.id(track)
     order = torch.argsort(probs, descending=True, stable=True)[:k].tolist()
     patterns = {(layer, h): cache[f"blocks.{layer}.attn.pattern"][h].tolist() for layer, h in all_heads(lm.model)}
@@ -54,18 +54,11 @@ def ablation_view(lm, prompt: str, off: Iterable[Head] = (), track: str | None =
                         lm.vocab.tokens[track_id], float(probs[track_id]), float(intact[track_id]))
 
 
-def token_prob(lm, prompt: str, token: str, off: Iterable[Head] = ()) -> float:
-    """P(token) after `prompt`, with the heads in `off` switched off."""
-    with torch.no_grad():
-        logits = lm.model(lm.encode(prompt), ablate=off)[-1]
-    return float(torch.softmax(logits.double(), -1)[lm.vocab.id(token)])
-
-
 def head_effects(lm, prompt: str, token: str, pairs: bool = False) -> dict[tuple[Head, ...], float]:
     """P(token) after `prompt` with each head (and, if `pairs`, each pair of heads) switched off."""
     heads = all_heads(lm.model)
     groups = [()] + [(h,) for h in heads] + (list(combinations(heads, 2)) if pairs else [])
-    return {group: token_prob(lm, prompt, token, group) for group in groups}
+    return {group: token_prob(lm, prompt, token, ablate=group) for group in groups}
 
 
 def zero_W_O(model):

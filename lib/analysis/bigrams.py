@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from lib.content.corpora import calling_game
+from lib.model.readout import softmax
 
 BIGRAM_ROUNDS = 20000
 
@@ -43,7 +44,7 @@ def model_table(lm) -> np.ndarray:
     with torch.no_grad():
         for i in range(len(lm.vocab)):
             logits = lm.model([bos, i] if i != bos else [bos])[-1]
-            rows.append(torch.softmax(logits.double(), -1).numpy())
+            rows.append(softmax(logits).numpy())
     return np.array(rows)
 
 

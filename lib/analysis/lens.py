@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
+from lib.model.readout import softmax
 from lib.model.transformer import ActivationCache, Transformer
 
 
@@ -24,6 +25,15 @@ def stage_names(model: Transformer) -> list[str]:
         if model.cfg.has_mlp:
             names.append(f"blocks.{layer}.mlp")
     return names
+
+
+def stage_label(stage: str) -> str:
+    """A stage's name for a reader: 'embed' -> 'embedding', 'blocks.0.attn' -> 'attention 0',
+    'blocks.1.mlp' -> 'MLP 1'. Every figure, table and explorer names stages with this."""
+    if stage == "embed":
+        return "embedding"
+    _, layer, kind = stage.split(".")
+    return f"{'MLP' if kind == 'mlp' else 'attention'} {layer}"
 
 
 def stage_residuals(model: Transformer, cache: ActivationCache) -> dict[str, torch.Tensor]:
@@ -56,7 +66,7 @@ def logit_lens(model: Transformer, tokens, position: int = -1) -> list[LensStage
     stages = []
     for name, resid in stage_residuals(model, cache).items():
         logits = read_out(model, resid[position])
-        stages.append(LensStage(name, logits, torch.softmax(logits.double(), -1)))
+        stages.append(LensStage(name, logits, softmax(logits)))
     return stages
 
 

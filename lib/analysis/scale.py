@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lib.errors import require
+from lib.model.readout import softmax
 
 BLOCK_ROWS = 4096
 # Reference shapes: (vocabulary, d_model). GPT-2 small and GPT-3 share GPT-2's 50,257-token vocabulary.
@@ -57,8 +58,7 @@ def search_cost(vocab_size: int, d_model: int, repeats: int = 5, seed: int = 0) 
         for start in range(0, vocab_size, rows):
             n = min(rows, vocab_size - start)
             np.matmul(block[:n], query, out=scores[start:start + n])
-        e = np.exp(scores - scores.max())
-        return e / e.sum()
+        return softmax(scores)
 
     once()  # warm the caches once, as a model that runs repeatedly would be
     times = []

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
-from lib.model.readout import check_temperature
+from lib.model.readout import softmax
 
 
 @dataclass(frozen=True)
@@ -29,14 +28,11 @@ class SearchResult:
 
 def search(query, dictionary: dict[str, object], temperature: float = 1.0) -> SearchResult:
     """Score each word by its dot product with `query`, and rank by softmax."""
-    t = check_temperature(temperature)
     q = np.asarray(query, dtype=float)
     words = list(dictionary)
     rows = np.array([np.asarray(dictionary[w], dtype=float) for w in words])
     scores = rows @ q
-    z = scores / t
-    e = np.exp(z - z.max())
-    return SearchResult(words, scores, e / e.sum())
+    return SearchResult(words, scores, softmax(scores, temperature).numpy())
 
 
 def model_query(lm, prompt: str) -> np.ndarray:
@@ -57,11 +53,4 @@ def model_search(lm, prompt: str, temperature: float = 1.0) -> SearchResult:
     """The model's next-token page computed as a search (the unembedding bias included)."""
     result = search(model_query(lm, prompt), model_dictionary(lm), temperature=1.0)
     scores = result.scores + lm.model.b_U.detach().double().numpy()
-    z = scores / check_temperature(temperature)
-    e = np.exp(z - z.max())
-    return SearchResult(result.words, scores, e / e.sum())
-
-
-def model_logits(lm, prompt: str) -> np.ndarray:
-    with torch.no_grad():
-        return lm.model(lm.encode(prompt))[-1].double().numpy()
+    return SearchResult(result.words, scores, softmax(scores, temperature).numpy())

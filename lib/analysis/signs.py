@@ -14,7 +14,7 @@ import torch
 
 from lib.content.corpora.calling_game import next_token_distribution
 from lib.errors import CourseError
-from lib.model.readout import entropy_bits, top1_margin
+from lib.model.readout import entropy_bits, prompt_logits, softmax, top1_margin
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,7 @@ def rules_say(prompt: str) -> tuple[dict[str, float] | None, str]:
 
 
 def read_signs(lm, prompt: str) -> Signs:
-    with torch.no_grad():
-        probs = torch.softmax(lm.model(lm.encode(prompt))[-1].double(), -1)
+    probs = softmax(prompt_logits(lm, prompt))
     best = int(torch.argmax(probs))
     rules, why = rules_say(prompt)
     return Signs(prompt, lm.vocab.tokens[best], float(probs[best]), entropy_bits(probs), top1_margin(probs),

@@ -13,6 +13,7 @@ from typing import Iterable
 
 import numpy as np
 
+from lib.model.readout import token_prob
 from lib.analysis.lens import components, group_by_block, stage_residuals
 from lib.analysis.maps import concept_plane, pca, spread_captured
 from lib.model.transformer import Head
@@ -66,13 +67,8 @@ def path_view(lm, prompt: str, heads_off: Iterable[Head] = (), mlps_off: Iterabl
 
     Both paths are drawn on the intact run's axes (the plane depends only on two dictionary rows,
     so it does not move when a component is switched off)."""
-    import torch
-
     heads_off, mlps_off = tuple(heads_off), tuple(mlps_off)
     intact = residual_trajectory(lm, prompt, toward, against)
     ablated = residual_trajectory(lm, prompt, toward, against, ablate=heads_off, ablate_mlps=mlps_off)
-    ids = lm.encode(prompt)
-    t = lm.vocab.id(toward)
-    probs = [float(torch.softmax(lm.model.run_with_cache(ids, ablate=h, ablate_mlps=m)[0][-1], -1)[t])
-             for h, m in (((), ()), (heads_off, mlps_off))]
+    probs = [token_prob(lm, prompt, toward, ablate=h, ablate_mlps=m) for h, m in (((), ()), (heads_off, mlps_off))]
     return PathView(intact, ablated, heads_off, mlps_off, probs[1], probs[0])

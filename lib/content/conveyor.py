@@ -16,7 +16,7 @@ import torch
 
 from lib.content.corpora.calling_game import legal_callees
 from lib.errors import CourseError, require
-from lib.model.readout import check_temperature, greedy, sample
+from lib.model.readout import check_temperature, greedy, sample, softmax
 from lib.model.vocab import BOS, EOS, SEP
 
 Tool = Callable[[list[str]], list[str]]
@@ -84,7 +84,7 @@ def run_belt(lm, prompt: str, tool: Tool | None = None, trigger: str = "chiama",
     room = model.cfg.n_ctx - len(ids)
     while room > 0 and max_new_tokens > 0 and belt.tokens[-1].token != EOS:
         last = logits[-1]
-        probs = torch.softmax(last.double(), -1)
+        probs = softmax(last)
         nxt = greedy(last) if use_greedy else sample(last, temperature, generator=gen)
         belt.tokens.append(BeltToken(vocab.tokens[nxt], "model", float(probs[nxt])))
         feed = [nxt]
@@ -99,7 +99,7 @@ def run_belt(lm, prompt: str, tool: Tool | None = None, trigger: str = "chiama",
             logits, kv = model.forward_with_kv(feed, kv)
             for w in answer:
                 # What the model itself would have given the tool's word, for the reader to compare.
-                p = float(torch.softmax(logits[-1].double(), -1)[vocab.id(w)])
+                p = float(softmax(logits[-1])[vocab.id(w)])
                 belt.tokens.append(BeltToken(w, "tool", p))
                 logits, kv = model.forward_with_kv([vocab.id(w)], kv)
             belt.tool_calls += 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.errors import require
+from lib.model.readout import softmax
 
 
 def windows(image: np.ndarray, size: int):
@@ -48,12 +49,6 @@ def max_pool(x, size: int = 2, stride: int = 1) -> np.ndarray:
         for c in range(cols):
             out[r, c] = x[r * stride:r * stride + size, c * stride:c * stride + size].max()
     return out
-
-
-def softmax(x) -> np.ndarray:
-    x = np.asarray(x, float)
-    e = np.exp(x - x.max())
-    return e / e.sum()
 
 
 def ocr_pass(image, filters: dict[str, np.ndarray]) -> dict:

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from lib.model.config import ModelConfig
+from lib.model.readout import softmax
 from lib.model.transformer import Transformer
 from lib.model.vocab import Vocabulary
 
@@ -178,8 +179,7 @@ def attend_one(query, keys: dict, values: dict, d_k: int) -> dict:
     names = list(keys)
     dots = np.array([np.dot(query, keys[n]) for n in names], dtype=float)
     scaled = dots / np.sqrt(d_k)
-    e = np.exp(scaled - scaled.max())
-    weights = e / e.sum()
+    weights = softmax(scaled).numpy()
     out = sum(w * np.asarray(values[n], dtype=float) for w, n in zip(weights, names))
     return {"names": names, "dots": dots, "scaled": scaled, "weights": weights, "output": out}
 

@@ -1,7 +1,8 @@
 """Self-checks for the chapter "Switching attention off"."""
 from __future__ import annotations
 
-from lib.analysis.ablation import all_heads, head_effects, head_name, token_prob
+from lib.analysis.ablation import all_heads, head_effects, head_name
+from lib.model.readout import token_prob
 from lib.exercises import Feedback, check_choice, check_number
 
 CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
@@ -19,5 +20,5 @@ def cefa_head(lm, answer) -> Feedback:
 
 def layer0_off(lm, answer) -> Feedback:
     """Exercise 2: P(Tarso) on the confident prompt with every head of layer 0 switched off."""
-    p = token_prob(lm, "<BOS> Pietro chiama Paolo", "Tarso", [(0, h) for h in range(lm.model.cfg.n_heads)])
+    p = token_prob(lm, "<BOS> Pietro chiama Paolo", "Tarso", ablate=[(0, h) for h in range(lm.model.cfg.n_heads)])
     return check_number(answer, p, tol=0.002, what="P(Tarso)")

@@ -4,14 +4,15 @@ from __future__ import annotations
 import numpy as np
 
 from lib.shipped.behaviour import CONFIDENT, UNCERTAIN
-from lib.analysis.search import model_dictionary, model_logits, model_query
+from lib.analysis.search import model_dictionary, model_query
+from lib.model.readout import prompt_logits
 from lib.exercises import Feedback, check_choice, check_number
 
 
 def logit_of(lm, answer, word: str = "Cefa", prompt: str = CONFIDENT) -> Feedback:
     """Exercise 1: one logit, by a dot product with the word's column, plus its bias."""
     i = lm.vocab.id(word)
-    expected = float(model_logits(lm, prompt)[i])
+    expected = float(prompt_logits(lm, prompt)[i])
     without_bias = float(model_query(lm, prompt) @ model_dictionary(lm)[word])
     return check_number(answer, expected, tol=1e-3, what=f"{word}'s logit",
                         hints={without_bias: "close: that is the dot product alone; the model adds one more "

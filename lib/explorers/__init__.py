@@ -1,3 +1,3 @@
 """The explorers: the pure views behind the controls (`views`, `map_views`), their pictures
-(`pictures`, drawn with `charts`), their ipywidgets controls (`widgets`) and their version on the
+(`pictures`, drawn with `lib.pictures.charts`), their ipywidgets controls (`widgets`) and their version on the
 website (`static`, `static_specs`)."""

@@ -2,15 +2,18 @@
 (lib.explorers.widgets) and the website's precomputed grids (lib.explorers.static) call, so they cannot differ.
 
 Each function computes the explorer's view with the pure functions of lib.explorers.views and friends,
-and draws it as SVG with lib.explorers.charts, with a description in words for screen readers. A bad value
+and draws it as SVG with lib.pictures.charts, with a description in words for screen readers. A bad value
 raises CourseError with a sentence saying what is allowed.
 """
 from __future__ import annotations
 
 import html
 
-from lib.explorers import charts, views as explorers
-from lib.content.figures import PALETTE, stage_label
+from lib.pictures import charts
+from lib.explorers import views as explorers
+from lib.analysis.lens import stage_label
+from lib.pictures.figures import PALETTE
+from lib.model.readout import prompt_logits
 
 
 def _top(pairs, n: int = 5) -> str:
@@ -59,7 +62,7 @@ def sampling_pick(lm, prompt: str, temperature: float, top_k, top_p, greedy: boo
 
 def sampling_figure(lm, prompt: str, temperature: float, top_k, top_p, greedy: bool, seed: int, k: int = 10) -> str:
     """`top_k` and `top_p` as the reader typed them ("" for no limit)."""
-    logits = explorers.prompt_logits(lm, prompt)      # one forward pass for the pick and the page
+    logits = prompt_logits(lm, prompt)      # one forward pass for the pick and the page
     return (sampling_pick(lm, prompt, temperature, top_k, top_p, greedy, seed, k, logits)
             + sampling_page(lm, prompt, temperature, top_k, top_p, k, logits))
 

@@ -7,8 +7,10 @@ ten switches), the website holds those with at most `MAX_OFF` switched off and s
 """
 from __future__ import annotations
 
-from lib.explorers import charts, views as explorers
+from lib.pictures import charts
+from lib.explorers import views as explorers
 from lib.explorers import pictures as figs
+from lib.model.readout import prompt_logits
 from lib.explorers.static import Part, StaticExplorer, const, select, slider, toggle
 
 MAX_OFF = 3
@@ -62,7 +64,7 @@ def sampling(lm, prompts, k: int) -> StaticExplorer:
          _part("page", ("prompt", "temperature", "top_k", "top_p"))],
         note=f"On the website: temperatures {', '.join(stops)}; top-k and top-p from a menu; seeds 0 to "
              f"{SAMPLING_SEEDS[-1]}. In JupyterLab any value.")
-    logits = {p: explorers.prompt_logits(lm, p) for p in prompts}    # one forward pass per prompt
+    logits = {p: prompt_logits(lm, p) for p in prompts}    # one forward pass per prompt
     ex.fill("page", ("prompt", "temperature", "top_k", "top_p"),
             lambda prompt, temperature, top_k, top_p: figs.sampling_page(lm, prompt, stops[temperature], top_k, top_p,
                                                                          k, logits[prompt]))

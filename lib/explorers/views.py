@@ -13,15 +13,14 @@ import torch
 
 from lib.errors import CourseError
 from lib.analysis.lens import logit_lens
-from lib.model.readout import check_temperature, check_top_k, check_top_p, greedy, reshape, sample, softmax
-from lib.analysis.search import model_search
+from lib.model.readout import (check_temperature, check_top_k, check_top_p, greedy, prompt_logits, reshape,
+                               results_page, sample, softmax)
 
 
 def temperature_page(lm, prompt: str, temperature: float, k: int = 10) -> list[tuple[str, float]]:
     """The top-k candidates after `prompt` at `temperature`, best first, as (token, prob)."""
-    check_temperature(temperature)
-    ranked = model_search(lm, prompt, temperature).ranked()
-    return [(w, p) for w, _, p in ranked[:k]]
+    page = results_page(prompt_logits(lm, prompt), lm.vocab.tokens, temperature)
+    return [(c.token, c.prob) for c in page[:k]]
 
 
 def parse_top_k(text) -> int | None:
@@ -42,12 +41,6 @@ def parse_top_p(text) -> float | None:
     if text.lower() in ("", "all", "none"):
         return None
     return check_top_p(text)
-
-
-def prompt_logits(lm, prompt: str) -> torch.Tensor:
-    """The model's logits for the next token after `prompt`, in double precision."""
-    with torch.no_grad():
-        return lm.model(lm.encode(prompt))[-1].double()
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ it calls the explorer's pure function; a `CourseError` (an unknown word, an empt
 of 2) is shown as a sentence in the message line and the last good chart stays, so a bad value
 never becomes a traceback in front of a learner and nothing on screen is lost.
 
-The charts are SVG from `lib.explorers.charts` (a matplotlib PNG takes longer than a slider step may), each
+The charts are SVG from `lib.pictures.charts` (a matplotlib PNG takes longer than a slider step may), each
 with a description in words that a screen reader announces, and that the saved page keeps.
 """
 from __future__ import annotations

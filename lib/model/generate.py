@@ -14,7 +14,7 @@ import torch
 
 from lib.errors import require
 from lib.model.transformer import Head, KVCache, Transformer
-from lib.model.readout import check_temperature, check_top_k, check_top_p, greedy, sample
+from lib.model.readout import check_temperature, check_top_k, check_top_p, greedy, sample, softmax
 
 
 @dataclass
@@ -78,7 +78,7 @@ def sample_many(model: Transformer, prompt: Iterable[int], n: int, max_new_token
     rows = batch.clone()
     logits, kv = model.forward_with_kv(batch)
     for _ in range(max_new_tokens):
-        probs = torch.softmax(logits[:, -1].double() / temperature, dim=-1)
+        probs = softmax(logits[:, -1], temperature)
         nxt = torch.multinomial(probs.float(), 1, generator=gen)
         rows = torch.cat([rows, nxt], dim=1)
         if stop is not None and bool((rows[:, len(prompt):] == stop).any(1).all()):

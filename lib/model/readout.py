@@ -1,8 +1,13 @@
-"""The read-out: from a row of logits to a ranked results page and a chosen next token.
+"""The read-out: from a prompt's logits to a ranked results page and a chosen next token.
 
-Temperature divides the logits before the softmax; top-k keeps the k best; top-p keeps the
-smallest set of best tokens whose probabilities reach p. Every knob is validated here, once, so
-the command line and the widgets share the same messages.
+This module is the one home of the last step: the logits for a prompt (`prompt_logits`), the
+softmax with its temperature, top-k and top-p, the sampling distribution they make together,
+greedy and seeded picks, and the ranked page. Every knob is validated here, once, so the command
+line, the explorers, the chapters and the exercise checks share the same rules and messages.
+
+The order of the knobs is the one Hugging Face's samplers use: divide the logits by the
+temperature, softmax, keep the k best, share their probability out again, then keep the smallest
+set of best survivors whose (shared-out) probabilities reach p, and share out once more.
 """
 from __future__ import annotations
 
@@ -14,19 +19,36 @@ import torch
 from lib.errors import CourseError, require
 
 
+# Below this the logits divided by the temperature can overflow a double for any model (and the
+# page is already the greedy one to every printed digit).
+MIN_TEMPERATURE = 1e-6
+# torch's generator takes seeds up to 2**64 - 1; a reader's seed is kept to the signed range.
+MAX_SEED = 2**63 - 1
+
+
 def check_temperature(t) -> float:
+    if isinstance(t, bool):
+        raise CourseError(f"temperature must be a positive number, got {t!r}")
     try:
         t = float(t)
     except (TypeError, ValueError):
         raise CourseError(f"temperature must be a positive number, got {t!r}") from None
-    require(math.isfinite(t) and t > 0, f"temperature must be a positive finite number, got {t}")
+    require(math.isfinite(t) and t >= MIN_TEMPERATURE,
+            f"temperature must be a finite number of at least {MIN_TEMPERATURE:g}, got {t:g}")
     return t
+
+
+def check_seed(seed) -> int:
+    """A seed is a whole number from 0 to 2**63 - 1."""
+    ok = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED
+    require(ok, f"a seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
+    return seed
 
 
 def check_top_k(k, vocab_size: int | None = None) -> int | None:
     if k is None:
         return None
-    require(isinstance(k, (int,)) and not isinstance(k, bool) and k >= 1,
+    require(isinstance(k, int) and not isinstance(k, bool) and k >= 1,
             f"top-k must be a whole number of at least 1, got {k!r}")
     return k if vocab_size is None else min(k, vocab_size)
 
@@ -34,6 +56,8 @@ def check_top_k(k, vocab_size: int | None = None) -> int | None:
 def check_top_p(p) -> float | None:
     if p is None:
         return None
+    if isinstance(p, bool):
+        raise CourseError(f"top-p must be a number in (0, 1], got {p!r}")
     try:
         p = float(p)
     except (TypeError, ValueError):
@@ -42,14 +66,41 @@ def check_top_p(p) -> float | None:
     return p
 
 
+def prompt_logits(lm, prompt, ablate=(), ablate_mlps=()) -> torch.Tensor:
+    """The model's logits for the token after `prompt` (double precision), optionally with heads
+    (`ablate`: (layer, head) pairs) and MLPs (`ablate_mlps`: layers) switched off."""
+    with torch.no_grad():
+        return lm.model(lm.encode(prompt), ablate=ablate, ablate_mlps=ablate_mlps)[-1].double()
+
+
 def softmax(logits, temperature: float = 1.0) -> torch.Tensor:
-    """Probabilities from logits at a temperature (1 leaves them as trained)."""
+    """Probabilities from logits at a temperature (1 leaves them as trained), in double precision."""
     t = check_temperature(temperature)
-    return torch.softmax(torch.as_tensor(logits, dtype=torch.float64) / t, dim=-1)
+    z = torch.as_tensor(logits, dtype=torch.float64) / t
+    require(bool(torch.isfinite(z).all()),
+            f"the logits divided by temperature {t:g} are not all finite numbers: use a larger temperature")
+    return torch.softmax(z, dim=-1)
+
+
+def next_distribution(lm, prompt, temperature: float = 1.0, ablate=(), ablate_mlps=()) -> dict[str, float]:
+    """P(next token) after `prompt`, as {token: probability}, in vocabulary order."""
+    probs = softmax(prompt_logits(lm, prompt, ablate, ablate_mlps), temperature)
+    return dict(zip(lm.vocab.tokens, probs.tolist()))
+
+
+def token_prob(lm, prompt, token: str, temperature: float = 1.0, ablate=(), ablate_mlps=()) -> float:
+    """P(`token` comes next) after `prompt`, with the listed heads and MLPs switched off."""
+    probs = softmax(prompt_logits(lm, prompt, ablate, ablate_mlps), temperature)
+    return float(probs[lm.vocab.id(token)])
 
 
 def truncation_mask(probs: torch.Tensor, top_k: int | None = None, top_p: float | None = None) -> torch.Tensor:
-    """Which tokens survive top-k and then top-p truncation (a boolean mask over the vocabulary)."""
+    """Which tokens survive top-k and then top-p (a boolean mask over the vocabulary).
+
+    Top-p is judged on the probabilities shared out among the top-k survivors, so `top_k=5,
+    top_p=0.5` keeps the smallest set of the five whose share of the five's mass reaches one half.
+    The best token always survives."""
+    probs = torch.as_tensor(probs, dtype=torch.float64)
     top_k = check_top_k(top_k, probs.shape[-1])
     top_p = check_top_p(top_p)
     order = torch.argsort(probs, descending=True, stable=True)
@@ -58,10 +109,12 @@ def truncation_mask(probs: torch.Tensor, top_k: int | None = None, top_p: float 
         keep_sorted[top_k:] = False
     if top_p is not None:
         sorted_p = probs[order] * keep_sorted
+        sorted_p = sorted_p / sorted_p.sum()
         before = torch.cumsum(sorted_p, 0) - sorted_p
-        # Keep a token while the mass of the better tokens is still short of p: the best one
-        # always survives, and the set is the smallest whose mass reaches p.
+        # Keep a token while the mass of the better survivors is still short of p: the set is the
+        # smallest whose mass reaches p (the tolerance absorbs rounding in the running sum).
         keep_sorted &= before < top_p - 1e-12
+        keep_sorted[0] = True
     mask = torch.zeros_like(keep_sorted)
     mask[order] = keep_sorted
     return mask
@@ -85,7 +138,7 @@ def sample(logits, temperature: float = 1.0, top_k: int | None = None, top_p: fl
     probs = reshape(logits, temperature, top_k, top_p)
     if generator is None:
         generator = torch.Generator()
-        generator.manual_seed(0 if seed is None else int(seed))
+        generator.manual_seed(0 if seed is None else check_seed(seed))
     return int(torch.multinomial(probs.float(), 1, generator=generator))
 
 

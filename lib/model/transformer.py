@@ -172,9 +172,9 @@ class Transformer(nn.Module):
                 f"token ids must lie in 0 to {self.cfg.vocab_size - 1}")
         return t, single
 
-    def forward(self, tokens, ablate: Iterable[Head] = ()) -> torch.Tensor:
+    def forward(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = ()) -> torch.Tensor:
         """Logits for every position, shaped like `tokens` plus a vocabulary axis."""
-        logits, _ = self._run(tokens, ablate=ablate, cache=None)
+        logits, _ = self._run(tokens, ablate=ablate, cache=None, ablate_mlps=ablate_mlps)
         return logits
 
     def run_with_cache(self, tokens, ablate: Iterable[Head] = (),

@@ -17,6 +17,7 @@ from lib.content.corpora.calling_game import check_round
 from lib.model.generate import sample_many
 from lib.analysis.lens import direct_logit_attribution, group_by_block, logit_lens
 from lib.analysis.maps import analogy, best_probe, concept_plane, direction, pca
+from lib.model.readout import next_distribution
 from lib.model.store import LoadedModel, load, model_folder, sha256, WEIGHTS
 
 CONFIDENT = "<BOS> Pietro chiama Paolo"
@@ -28,13 +29,6 @@ EPITHET_CORNERS = {"Tarso": (+1, +1), "Cefa": (-1, +1), "vice": (+1, -1), "capo"
 PROBE_R2_THRESHOLD = 0.8
 # Rounds sampled at temperature 1 to measure how often the model plays by the rules.
 SAMPLED_ROUNDS = 1000
-
-
-def next_probs(lm: LoadedModel, prompt: str) -> dict[str, float]:
-    with torch.no_grad():
-        logits = lm.model(lm.encode(prompt))[-1]
-    probs = torch.softmax(logits.double(), -1)
-    return {t: float(p) for t, p in zip(lm.vocab.tokens, probs)}
 
 
 def embedding_vectors(lm: LoadedModel) -> dict[str, np.ndarray]:
@@ -55,8 +49,8 @@ def epithet_plane(lm: LoadedModel):
 
 
 def calling_game_figures(lm: LoadedModel) -> dict:
-    conf = next_probs(lm, CONFIDENT)
-    unc = next_probs(lm, UNCERTAIN)
+    conf = next_distribution(lm, CONFIDENT)
+    unc = next_distribution(lm, UNCERTAIN)
     ids = lm.encode(CONFIDENT)
     tarso = lm.vocab.id("Tarso")
     lens = []

@@ -1,6 +1,8 @@
 """The course's look: one palette and one way to draw a results page, shared by every chapter."""
 from __future__ import annotations
 
+from lib.analysis.lens import stage_label
+
 PALETTE = {"main": "#3b6ea8", "accent": "#d1495b", "muted": "#9aa5b1", "good": "#2a9d8f"}
 # One colour per group of points on a map (roles of the calling game, groups of real words), in
 # the order groups first appear; chosen to stay distinct for the common kinds of colour blindness.
@@ -71,14 +73,6 @@ def lens_climb(ax, view):
     ax.set_ylabel(f"P({view.track})")
     style_axes(ax)
     return ax
-
-
-def stage_label(stage: str) -> str:
-    """'blocks.1.mlp' -> 'MLP 1', 'blocks.0.attn' -> 'attention 0', 'embed' -> 'embedding'."""
-    if stage == "embed":
-        return "embedding"
-    _, layer, kind = stage.split(".")
-    return f"{'MLP' if kind == 'mlp' else 'attention'} {layer}"
 
 
 def trajectory(ax, traj, label: str = "", colour: str | None = None):

@@ -10,7 +10,8 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from lib.content.figures import PALETTE
+from lib.analysis.lens import stage_label
+from lib.pictures.figures import PALETTE
 
 FONT = "DejaVu Sans, Verdana, sans-serif"
 
@@ -93,14 +94,6 @@ def _blue(p: float) -> str:
     return "#%02x%02x%02x" % tuple(round(a + (b - a) * t) for a, b in zip(lo, hi))
 
 
-def stage_label(stage: str) -> list[str]:
-    """'blocks.0.attn' -> ['block 0', '+attn'] (two lines under a column)."""
-    if stage == "embed":
-        return ["embed"]
-    _, layer, part = stage.split(".")
-    return [f"block {layer}", "+MLP" if part == "mlp" else "+attn"]
-
-
 def lens_chart(view, alt: str, width: int = 760) -> str:
     """The logit lens as SVG: a grid of the best tokens after each stage, shaded by probability,
     and beside it the followed token's probability stage by stage."""
@@ -116,9 +109,8 @@ def lens_chart(view, alt: str, width: int = 760) -> str:
             weight = "bold" if tok == view.track else "normal"
             body.append(_text(x + cell_w / 2, y + 13, tok, anchor="middle", fill=colour, weight=weight))
             body.append(_text(x + cell_w / 2, y + 28, f"{p:.3f}", anchor="middle", size=11, fill=colour, weight=weight))
-        for line, words in enumerate(stage_label(view.stages[j])):
-            body.append(_text(left + j * cell_w + cell_w / 2, top + k * cell_h + 10 + 13 * line, words,
-                              anchor="middle", size=11))
+        body.append(_text(left + j * cell_w + cell_w / 2, top + k * cell_h + 10, stage_label(view.stages[j]),
+                          anchor="middle", size=11))
     for i in range(k):
         body.append(_text(left - 6, top + i * cell_h + cell_h / 2, f"#{i + 1}", anchor="end", size=11))
     # The followed token's climb, on the right.
@@ -221,7 +213,7 @@ def scatter_chart(points, labels: Sequence[str], groups: Sequence[str], alt: str
     whose axes mean nothing); otherwise the two axes cross at zero and carry their names."""
     import numpy as np
 
-    from lib.content.figures import group_colours
+    from lib.pictures.figures import group_colours
 
     pts = np.asarray(points, float)
     colours = group_colours(groups)

@@ -1,0 +1,105 @@
+"""Labelled prompt sets: the calling game cut where a claim can be tested.
+
+A claim about a head, a layer or a component holds or fails over many prompts of one kind, not on
+one. Each set here holds distinct prompts cut from rounds that the game's own generator plays, at
+a point where the rules fix the next token, and labelled by what the model has to do there:
+
+- `epithet-first-turn`: the opening call has just named Paolo (`<BOS> Pietro chiama Paolo`). The
+  caller is Pietro by position alone, so there is exactly one such prompt.
+- `epithet-later-turn`: a later call has just named Pietro or Paolo. The epithet depends on who
+  calls, and the caller can only be read from the context (Cefa, capo, Tarso or vice).
+- `number-call`: a call has just named a number; no epithet follows, the turn ends (`<SEP>`).
+- `next-caller`: a turn has just ended (`... <SEP>`); the next caller is the player just called,
+  so the model must copy a token from earlier in the prompt.
+- `wrong-call`: a caller has just called himself, called back, or called an absurd word; what
+  follows is the epithet if the wrong callee is Pietro or Paolo, else `<SEP>` (then `perde`).
+
+Every prompt carries the token the rules make most likely next and its probability under the
+rules (1.0 for all five kinds: at these cuts the rules leave no choice).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from lib.content.corpora.calling_game import (EPITHETS, GameOptions, legal_callees, next_token_distribution,
+                                              sample_round)
+from lib.errors import require
+from lib.model.vocab import SEP
+
+KINDS = ("epithet-first-turn", "epithet-later-turn", "number-call", "next-caller", "wrong-call")
+# Rounds drawn before a set gives up looking for more distinct prompts (the first-turn set has one).
+MAX_ROUNDS = 20_000
+
+
+@dataclass(frozen=True)
+class LabelledPrompt:
+    text: str          # tokens separated by spaces, from <BOS>
+    kind: str          # one of KINDS
+    target: str        # the next token the rules fix
+    turn: int          # the turn the prompt ends in (1 = the opening call)
+    caller: str        # who is calling in that turn
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.text.split()
+
+
+def _cuts(round_tokens: list[str]):
+    """Every (prefix, kind, turn, caller) worth testing in one round, in order."""
+    turn, caller, previous = 0, "Pietro", None
+    i = 1
+    while i + 2 < len(round_tokens) and round_tokens[i + 1] == "chiama":
+        turn += 1
+        callee = round_tokens[i + 2]
+        prefix = round_tokens[:i + 3]
+        wrong = callee not in legal_callees(caller, previous)
+        if wrong:
+            yield prefix, "wrong-call", turn, caller
+            return
+        if callee in ("Pietro", "Paolo"):
+            yield prefix, "epithet-first-turn" if turn == 1 else "epithet-later-turn", turn, caller
+        else:
+            yield prefix, "number-call", turn, caller
+        i += 3 + (round_tokens[i + 3] in EPITHETS)
+        if i < len(round_tokens) and round_tokens[i] == SEP:
+            yield round_tokens[:i + 1], "next-caller", turn, caller
+            i += 1
+        caller, previous = callee, caller
+
+
+def prompt_set(kind: str, n: int = 40, seed: int = 0, max_tokens: int | None = None,
+               target: str | None = None) -> list[LabelledPrompt]:
+    """Up to `n` distinct prompts of one kind, in the order the seeded rounds meet them.
+
+    `max_tokens` keeps prompts that fit a model's context; `target` keeps those whose next token is
+    that one (e.g. later turns where the epithet is Tarso). Fewer than `n` come back only when fewer
+    exist (the first-turn epithet set has one prompt).
+    """
+    require(kind in KINDS, f"unknown prompt set {kind!r}; the sets are: {', '.join(KINDS)}")
+    require(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n must be a whole number of at least 1, got {n!r}")
+    rng = random.Random(seed)
+    found: dict[str, LabelledPrompt] = {}
+    for _ in range(MAX_ROUNDS):
+        for prefix, cut_kind, turn, caller in _cuts(sample_round(rng, GameOptions())):
+            text = " ".join(prefix)
+            if cut_kind != kind or text in found or (max_tokens is not None and len(prefix) > max_tokens):
+                continue
+            rules = next_token_distribution(prefix)
+            fixed = max(rules, key=rules.get)
+            if target is not None and fixed != target:
+                continue
+            found[text] = LabelledPrompt(text, kind, fixed, turn, caller)
+            if len(found) == n:
+                return list(found.values())
+        if kind == "epithet-first-turn" and found:
+            break   # only one such prompt exists
+    return list(found.values())
+
+
+def prompt_sets(n: int = 40, seed: int = 0, max_tokens: int | None = None) -> dict[str, list[LabelledPrompt]]:
+    """Every kind's set, keyed by kind."""
+    return {kind: prompt_set(kind, n, seed, max_tokens) for kind in KINDS}
+
+
+__all__ = ["KINDS", "LabelledPrompt", "prompt_set", "prompt_sets"]
