@@ -75,13 +75,14 @@ MYST_EXTENSIONS = {"colon_fence", "dollarmath", "amsmath", "substitution", "defl
 SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
-def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
+def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = False) -> tuple[int, float]:
     """Execute the chapters missing from the execution cache, `jobs` at a time, and store them in
     the cache exactly as myst-nb would (its reader, its hash, the chapter's folder as working
     directory), so that the build finds every one. Returns (chapters run, seconds).
 
     A chapter that fails is not stored: the build then runs it again and reports the error with
-    its traceback, as it always has.
+    its traceback, as it always has. `include_alone` runs the RUN_ALONE chapters too (one at a
+    time, after the others), for a caller that has no build to leave them to.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -95,7 +96,7 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
     cache = get_cache(str(CACHE))
     todo = []
     for path in chapters():
-        if str(path.relative_to(ROOT)) in RUN_ALONE:
+        if str(path.relative_to(ROOT)) in RUN_ALONE and not include_alone:
             continue
         try:
             nb = read_myst_markdown_notebook(path.read_text(), config, add_source_map=True, path=path)
@@ -111,6 +112,16 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
         path, nb = item
         return path, nb, single_nb_execution(nb, cwd=str(path.parent), timeout=300, allow_errors=False)
 
+    def store(results):
+        for path, nb, result in results:
+            status = "failed (the build will report it)" if result.err else f"{result.time:.1f} s"
+            print(f"  executed {path.relative_to(ROOT)}: {status}", flush=True)
+            if result.err is None:
+                cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": result.time}),
+                                            check_validity=False, overwrite=True)
+
+    alone = [item for item in todo if str(item[0].relative_to(ROOT)) in RUN_ALONE]
+    together = [item for item in todo if str(item[0].relative_to(ROOT)) not in RUN_ALONE]
     start = time.perf_counter()
     # One thread of arithmetic per kernel: two kernels that each start a thread per core fight
     # over the two cores and both run several times slower than alone.
@@ -118,18 +129,14 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
     os.environ.update(SINGLE_THREAD)
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for path, nb, result in pool.map(run, todo):
-                status = "failed (the build will report it)" if result.err else f"{result.time:.1f} s"
-                print(f"  executed {path.relative_to(ROOT)}: {status}", flush=True)
-                if result.err is None:
-                    cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": result.time}),
-                                                check_validity=False, overwrite=True)
+            store(pool.map(run, together))
     finally:
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+    store(map(run, alone))  # alone and with every thread, as the build runs them
     return len(todo), time.perf_counter() - start
 
 
