@@ -2,7 +2,7 @@
 
     python scripts/book.py vendor     copy MathJax, require.js and the widget manager into _assets/vendor
     python scripts/book.py build      execute every chapter and build the site (warnings are errors)
-    python scripts/book.py student    write student notebooks (no solutions, no outputs) to student/
+    python scripts/book.py student    write student notebooks (no solutions, no outputs) to student/ (scripts/notebooks.py)
     python scripts/book.py bench      fresh build, rebuild after a one-line edit, peak memory per chapter
 
 The Makefile calls these; they can be run by hand inside the environment.
@@ -181,61 +181,11 @@ def build(clean: bool = False) -> float:
 
 
 # ----------------------------------------------------------------------------- student notebooks
-def student_notebook(path: Path):
-    """The chapter as a notebook without its solutions and without outputs.
-
-    Solutions sit between `solution-start` and `solution-end` directives; everything between
-    them (prose and code) is dropped. Cells tagged `exercise-stub` stay, visible, as the
-    learner's workspace; `remove-cell` only hides them on the website.
-    """
-    import jupytext
-
-    nb = jupytext.read(path)
-    cells, inside = [], False
-    for cell in nb.cells:
-        text = cell.source
-        if cell.cell_type == "markdown" and "solution-start" in text:
-            before = text.split(":::{solution-start}")[0].rstrip().rstrip(":").rstrip()
-            if before:
-                cell.source = before
-                cells.append(cell)
-            inside = True
-            continue
-        if inside:
-            if cell.cell_type == "markdown" and "solution-end" in text:
-                inside = False
-                # The directive is written ":::{solution-end}" then a closing ":::" line.
-                after = text.split(":::{solution-end}", 1)[1].lstrip()
-                after = after[3:].lstrip() if after.startswith(":::") else after
-                if after.strip():
-                    cell.source = after
-                    cells.append(cell)
-            continue
-        if cell.cell_type == "code":
-            tags = cell.metadata.get("tags", [])
-            if "exercise-stub" in tags:
-                cell.metadata["tags"] = [t for t in tags if t != "remove-cell"]
-            cell.outputs = []
-            cell.execution_count = None
-        cells.append(cell)
-    nb.cells = cells
-    return nb
-
-
 def student(out: Path = ROOT / "student") -> list[Path]:
-    import jupytext
+    """Handouts without solutions or outputs: scripts/notebooks.py writes them."""
+    import notebooks
 
-    out.mkdir(exist_ok=True)
-    written = []
-    for path in chapters():
-        nb = student_notebook(path)
-        if not any("exercise-stub" in c.metadata.get("tags", []) for c in nb.cells):
-            continue
-        target = out / (path.stem + ".ipynb")
-        jupytext.write(nb, target, fmt="ipynb")
-        written.append(target)
-        print(f"wrote {target}")
-    return written
+    return notebooks.student(out)
 
 
 # ----------------------------------------------------------------------------- bench

@@ -318,6 +318,14 @@ def write(out: Path, solutions: str, outputs: bool, keep_edited: bool) -> list[P
     return written
 
 
+def write_downloads(sources: Path, docnames: list[str], solutions: str) -> None:
+    """The website's downloadable notebooks (its _sources folder), for the pages just written."""
+    info = Book.read(ROOT)
+    for doc in docnames:
+        nb = reader_notebook(doc, executed(ROOT / (doc + ".md")), info, solutions=solutions, outputs=True)
+        nbformat.write(nb, sources / (doc + ".ipynb"))
+
+
 def reader(out: Path = READER_DIR) -> list[Path]:
     ensure_executed()
     return write(out, "fold", outputs=True, keep_edited=True)
