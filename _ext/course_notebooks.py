@@ -29,9 +29,6 @@ def _mode_from_environment(app, config):
     if mode not in MODES:
         raise ValueError(f"COURSE_SOLUTIONS={mode!r}: allowed are {', '.join(MODES)}")
     config.course_solutions = mode
-    if mode == "hide":
-        # The MyST sources hold the solutions: the class site does not publish them.
-        config.html_copy_source = False
 
 
 class RemoveSolutions(SphinxTransform):
@@ -81,8 +78,9 @@ def _write_downloads(app, exception):
     app.env.course_downloads = set()
     sources = Path(app.outdir) / "_sources"
     if app.config.course_solutions == "hide":
-        for leftover in sources.rglob("*.md*"):
-            leftover.unlink()   # from an earlier build with solutions
+        # The MyST sources hold the solutions: the class site publishes only the notebooks.
+        for source in sources.rglob("*.md*"):
+            source.unlink()
     if not pages:
         return
     scripts = Path(app.srcdir) / "scripts"
