@@ -13,6 +13,7 @@ construct and the page, so that a new directive cannot slip raw MyST into a lear
 """
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -92,7 +93,15 @@ def glued_text(page: Page, key: str, fmt: str) -> str:
     data = page.glue[key]
     if "text/plain" not in data:
         raise Unrenderable(f"{page.docname}: the glued value {key!r} has no text form")
-    return format_plain_text(data["text/plain"], fmt)
+    return as_markdown_text(format_plain_text(data["text/plain"], fmt))
+
+
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]])")
+
+
+def as_markdown_text(text: str) -> str:
+    """Plain text that Markdown shows as it is: a glued "<SEP>" is a token, not an HTML tag."""
+    return MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
 
 
 def role(page: Page, name: str, text: str) -> str:
