@@ -25,6 +25,7 @@ import asyncio
 import csv
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -97,7 +98,8 @@ def run(path: Path, cell_timeout: float, notebook_timeout: float) -> Run:
         client = NotebookClient(nb, kernel_name="python3", timeout=cell_timeout, allow_errors=True,
                                 interrupt_on_timeout=True, resources={"metadata": {"path": work}})
         try:
-            asyncio.run(asyncio.wait_for(client.async_execute(), notebook_timeout))
+            # The kernels' own log lines would bury the summary: their stderr goes nowhere.
+            asyncio.run(asyncio.wait_for(client.async_execute(stderr=subprocess.DEVNULL), notebook_timeout))
         except (asyncio.TimeoutError, TimeoutError):
             return Run(nb, f"{path.name} stopped after {notebook_timeout:g} s (the time limit of a notebook)")
         except DeadKernelError:
@@ -177,6 +179,7 @@ def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float =
 
     # One arithmetic thread per kernel: kernels side by side share the machine's cores.
     os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
+    os.environ.pop("COURSE_STATIC_EXPLORERS", None)   # a learner's kernel, not the book's build
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for (name, nb_name, path), result in pool.map(work, jobs_list):
             learner = learners[name]
