@@ -15,7 +15,6 @@ import os
 import sys
 from pathlib import Path
 
-from docutils import nodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 

@@ -26,7 +26,6 @@ import copy
 import hashlib
 import json
 import os
-import posixpath
 import re
 import shutil
 import sys
@@ -192,17 +191,20 @@ def reader_notebook(doc: str, nb, bookinfo: Book, *, solutions: str = "fold", ou
         if cell.cell_type == "code":
             page.glue.update(glue_records(cell)[0])
 
-    cells, solving, exercise, after_solution = [], None, None, False
+    cells = []
+    solving = None          # the label of the exercise whose solution is being read
+    exercise = None         # the exercise whose answer cell comes next
+    closed = None           # the label of a folded solution that just ended
 
     def add(cell, *, starts_section: bool = False):
-        nonlocal after_solution
-        if after_solution and not starts_section:
-            raise Unrenderable(f"{doc}: text after the solution of {solving_label} must start with a "
+        """Append a cell; right after a folded solution only a heading may come (it ends the fold)."""
+        nonlocal closed
+        if closed and not starts_section:
+            raise Unrenderable(f"{doc}: text after the solution of {closed} must start with a "
                                "heading (a notebook folds a solution up to the next heading)")
-        after_solution = False
+        closed = None
         cells.append(cell)
 
-    solving_label = None
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
             for part in convert(page, cell.source):
@@ -216,7 +218,7 @@ def reader_notebook(doc: str, nb, bookinfo: Book, *, solutions: str = "fold", ou
                         metadata={"course": {"exercise": part.label, "kind": part.kind, "role": "task"}})
                     add(md, starts_section=True)
                 elif isinstance(part, SolutionStart):
-                    solving = solving_label = part.label
+                    solving = part.label
                     if solutions == "fold":
                         number = bookinfo.exercise_number.get(part.label)
                         if number is None:
@@ -228,8 +230,8 @@ def reader_notebook(doc: str, nb, bookinfo: Book, *, solutions: str = "fold", ou
                 elif isinstance(part, SolutionEnd):
                     if not solving:
                         raise Unrenderable(f"{doc}: a solution-end without its solution-start")
+                    closed = solving if solutions == "fold" else None
                     solving = None
-                    after_solution = solutions == "fold"
                 elif not (solving and solutions == "absent"):
                     add(nbformat.v4.new_markdown_cell(part),
                         starts_section=bool(re.match(r"#{1,4} ", part)))
@@ -267,8 +269,8 @@ def reader_notebook(doc: str, nb, bookinfo: Book, *, solutions: str = "fold", ou
     for c in cells:
         if c.cell_type == "markdown":
             check_rendered(doc, c.source)
-            for output in c.get("outputs", []):
-                check_rendered(doc, output.get("data", {}).get("text/markdown", ""))
+        for output in c.get("outputs", []):
+            check_rendered(doc, output.get("data", {}).get("text/markdown", ""))
     out = nbformat.v4.new_notebook(cells=cells)
     out.metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"},
