@@ -50,8 +50,9 @@ function points(name) {
 /** One control from its declaration: {node to place, read() -> value, input element(s)}. */
 function buildControl(c, uid, model, onChange) {
   const id = `${uid}-${c.name}`;
-  const label = (control, extra = []) => el("label", { class: "course-control", for: id }, [
-    el("span", { class: "course-label", text: c.label }), control, ...extra]);
+  // The label holds only its words (a control inside its label would lend it its value as a name).
+  const label = (control, extra = []) => el("span", { class: "course-control" }, [
+    el("label", { class: "course-label", for: id, text: c.label }), control, ...extra]);
   const described = { title: c.description, "aria-description": c.description, "data-control": c.name, id };
 
   if (c.kind === "toggle") {

@@ -328,7 +328,7 @@ const PICTURES = {
       if (!layers.has(layer)) layers.set(layer, []);
       layers.get(layer).push(cell);
     });
-    return figure(page + [...layers.values()].map((cells) => row(cells, 150)).join(""), alt);
+    return figure(page + [...layers.values()].map((cells) => row(cells, 120)).join(""), alt);
   },
 
   kv_cache(v) {
