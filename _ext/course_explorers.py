@@ -22,6 +22,8 @@ HERE = Path(__file__).resolve().parent
 SPEC = re.compile(r'<script type="application/json" class="course-explorer-spec">(.*?)</script>'
                   r'<div class="course-figure" aria-live="polite"></div>', re.S)
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+# The modules page.js imports, directly or not (fetched together instead of one layer at a time).
+MODULES = ("model.js", "readout.js", "render.js", "views.js", "vocab.js", "python.js")
 
 
 class ExplorerBuildError(RuntimeError):
@@ -53,8 +55,16 @@ def _page(app, pagename, templatename, context, doctree):
     pictures = iter(prerender(specs))
     context["body"] = SPEC.sub(lambda m: m.group(0).replace('aria-live="polite"></div>',
                                                             f'aria-live="polite">{next(pictures)}</div>'), body)
-    app.add_js_file("explorers/page.js", type="module")
+    app.add_js_file("explorers/page.js", type="module", loading_method="async")
     app.add_css_file("explorers/explorers.css")
+    # Everything the explorers need is asked for at once, while the page is still being read: the
+    # modules page.js imports, and the weights of the models it runs.
+    static = lambda name: context["pathto"](f"_static/explorers/{name}", 1)  # noqa: E731
+    links = [f'<link rel="modulepreload" href="{static(m)}">' for m in MODULES]
+    for model in sorted({s["model"] for s in specs if s.get("model")}):
+        links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"models/{model}.{ext}")}">'
+                  for ext in ("json", "safetensors")]
+    context["metatags"] = context.get("metatags", "") + "\n".join(links)
 
 
 def _export(app, exception):

@@ -110,7 +110,7 @@ def main(argv=None) -> int:
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     rows = []
     print(f"{'page':42s} {'requests':>8s} {'raw KB':>8s} {'gzip KB':>8s} {'ready ms':>9s} {'move p95 ms':>12s} "
-          f"{'moves':>6s}")
+          f"{'(compute':>9s} {'draw)':>6s} {'moves':>6s}")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
         for path in pages:
@@ -120,8 +120,8 @@ def main(argv=None) -> int:
             over = weight["gzip"] > WEIGHT_BUDGET or (timing and (timing["ready_ms"] > READY_MS
                                                                   or timing["p95_ms"] > FRAME_MS))
             rows.append({"page": rel, "explorer": has_explorer[path], **weight, "timing": timing})
-            t = (f"{timing['ready_ms']:9.0f} {timing['p95_ms']:12.2f} {timing['moves']:6d}" if timing
-                 else f"{'':9s} {'':12s} {'':6s}")
+            t = (f"{timing['ready_ms']:9.0f} {timing['p95_ms']:12.2f} {timing['compute_p95_ms']:9.2f} "
+                 f"{timing['draw_p95_ms']:6.2f} {timing['moves']:6d}" if timing else f"{'':9s} {'':12s} {'':16s} {'':6s}")
             print(f"{rel:42s} {weight['requests']:8d} {weight['raw'] / 1e3:8.0f} {weight['gzip'] / 1e3:8.0f} {t}"
                   + ("  OVER budget" if over else ""))
         browser.close()

@@ -108,16 +108,22 @@ export class Model {
     const w = {};
     for (const [name, t] of Object.entries(tensors)) w[name] = Float64Array.from(t.data);
     this.w = w;
-    const D = cfg.d_model, V = cfg.vocab_size, Dh = cfg.d_head;
-    this.heads = [];
+    const D = cfg.d_model, V = cfg.vocab_size, Dh = cfg.d_head, H = cfg.n_heads;
+    // Each layer's heads side by side: W_Q, W_K, W_V as one [d_model, head * d_head] matrix and W_O
+    // as one [head * d_head, d_model]. The arithmetic is the library's per-head arithmetic (a head's
+    // columns are its own query, key and value; a switched-off head's z is zero, so its rows of W_O
+    // add nothing), done in longer loops.
+    this.layers = [];
     for (let l = 0; l < cfg.n_layers; l++) {
       const p = `blocks.${l}.attn.`;
-      this.heads.push(Array.from({ length: cfg.n_heads }, (_, h) => ({
-        Q: w[p + "W_Q"].subarray(h * D * Dh, (h + 1) * D * Dh),
-        K: w[p + "W_K"].subarray(h * D * Dh, (h + 1) * D * Dh),
-        V: w[p + "W_V"].subarray(h * D * Dh, (h + 1) * D * Dh),
-        O: w[p + "W_O"].subarray(h * Dh * D, (h + 1) * Dh * D),
-      })));
+      const side = (W) => {
+        const out = new Float64Array(D * H * Dh);
+        for (let h = 0; h < H; h++) for (let d = 0; d < D; d++) for (let e = 0; e < Dh; e++) {
+          out[d * H * Dh + h * Dh + e] = W[h * D * Dh + d * Dh + e];
+        }
+        return out;
+      };
+      this.layers.push({ Q: side(w[p + "W_Q"]), K: side(w[p + "W_K"]), V: side(w[p + "W_V"]), O: w[p + "W_O"] });
     }
     // The unembedding [d_model, vocab]: with tied weights, the embedding turned on its side.
     if (cfg.tied !== false) {
@@ -156,17 +162,38 @@ export class Model {
     }
   }
 
+  /** The forward pass, remembered: moving a slider that does not change the prompt or the
+   *  components switched off (temperature, top-k, a seed) reuses the last passes. */
+  run(ids, off = {}, lastOnly = false) {
+    const key = `${ids.join(",")}|${JSON.stringify(off.heads || [])}|${JSON.stringify(off.mlps || [])}|${lastOnly}`;
+    this.memo = this.memo || new Map();
+    if (this.memo.has(key)) {
+      const hit = this.memo.get(key);
+      this.memo.delete(key);
+      this.memo.set(key, hit);            // the most recent last
+      return hit;
+    }
+    const result = this.forward(ids, off, lastOnly);
+    this.memo.set(key, result);
+    if (this.memo.size > 8) this.memo.delete(this.memo.keys().next().value);
+    return result;
+  }
+
   /**
    * The forward pass of one prompt. `off`: {heads: [[layer, head], ...], mlps: [layer, ...]}.
    * Returns {ids, stages: {name: [position] -> residual [d_model]} in forward order,
    * patterns: [layer][head][query] -> [key], logitsAt(position)}.
+   *
+   * With `lastOnly`, the last block works out the last position alone (the others' keys and values
+   * are all it needs from them): every stage is right at the last position, the last block's other
+   * rows and patterns are left out. A third less work, for the views that read only the last position.
    */
-  run(ids, off = {}) {
+  forward(ids, off = {}, lastOnly = false) {
     const heads = off.heads || [], mlps = off.mlps || [];
     this.checkHeads(heads);
     for (const l of mlps) require(Number.isInteger(l) && l >= 0 && l < this.nLayers,
       `layer ${l} does not exist: layers run 0 to ${this.nLayers - 1}`);
-    const cfg = this.cfg, w = this.w, T = ids.length, D = cfg.d_model, Dh = cfg.d_head;
+    const cfg = this.cfg, w = this.w, T = ids.length, D = cfg.d_model, Dh = cfg.d_head, H = cfg.n_heads;
     require(T >= 1, "the prompt is empty: give at least one token");
     require(T <= cfg.n_ctx, `the prompt has ${T} tokens but the model's context holds at most ${cfg.n_ctx}`);
     const silenced = new Set(heads.map(([l, h]) => `${l},${h}`));
@@ -182,50 +209,64 @@ export class Model {
     for (let l = 0; l < this.nLayers; l++) {
       const p = `blocks.${l}.`;
       const x = w[p + "ln1.w"] ? layerNorm(resid, T, D, w[p + "ln1.w"], w[p + "ln1.b"]) : resid;
-      const next = resid.slice();
+      const W = this.layers[l], HD = H * Dh;
+      // The query rows this block works out: all, or in the last block of a lastOnly pass the last.
+      const from = lastOnly && l === this.nLayers - 1 ? T - 1 : 0, R = T - from;
+      const q = matmul(x.subarray(from * D), R, D, W.Q, HD), k = matmul(x, T, D, W.K, HD), v = matmul(x, T, D, W.V, HD);
+      const z = new Float64Array(R * HD);
       const layerPatterns = [];
-      this.heads[l].forEach((W, h) => {
-        const q = matmul(x, T, D, W.Q, Dh), k = matmul(x, T, D, W.K, Dh), v = matmul(x, T, D, W.V, Dh);
+      for (let h = 0; h < H; h++) {
         // Scores scaled by sqrt(d_head), the future masked, softmax per query row.
-        const pattern = new Float64Array(T * T);
-        for (let i = 0; i < T; i++) {
+        const pattern = new Float64Array(R * T), o = h * Dh;
+        for (let r = 0; r < R; r++) {
+          const i = from + r;
           let max = -Infinity;
           for (let j = 0; j <= i; j++) {
             let s = 0;
-            for (let e = 0; e < Dh; e++) s += q[i * Dh + e] * k[j * Dh + e];
+            for (let e = 0; e < Dh; e++) s += q[r * HD + o + e] * k[j * HD + o + e];
             s /= scale;
-            pattern[i * T + j] = s;
+            pattern[r * T + j] = s;
             if (s > max) max = s;
           }
           let sum = 0;
-          for (let j = 0; j <= i; j++) { const a = Math.exp(pattern[i * T + j] - max); pattern[i * T + j] = a; sum += a; }
-          for (let j = 0; j <= i; j++) pattern[i * T + j] /= sum;
+          for (let j = 0; j <= i; j++) { const a = Math.exp(pattern[r * T + j] - max); pattern[r * T + j] = a; sum += a; }
+          for (let j = 0; j <= i; j++) pattern[r * T + j] /= sum;
         }
-        layerPatterns.push(rowsOf(pattern, T, T));
-        if (silenced.has(`${l},${h}`)) return;      // it looks, but writes nothing
-        const z = matmul(pattern, T, T, v, Dh);
-        const out = matmul(z, T, Dh, W.O, D);
-        for (let i = 0; i < T * D; i++) next[i] += out[i];
-      });
+        layerPatterns.push(from ? null : rowsOf(pattern, T, T));
+        if (silenced.has(`${l},${h}`)) continue;      // it looks, but writes nothing
+        for (let r = 0; r < R; r++) {
+          for (let j = 0; j <= from + r; j++) {
+            const a = pattern[r * T + j];
+            for (let e = 0; e < Dh; e++) z[r * HD + o + e] += a * v[j * HD + o + e];
+          }
+        }
+      }
+      const attnOut = matmul(z, R, HD, W.O, D);
+      const next = resid.slice();
+      for (let i = 0; i < R * D; i++) next[from * D + i] += attnOut[i];
       patterns.push(layerPatterns);
       resid = next;
       stages[p + "attn"] = rowsOf(resid, T, D);
       if (this.hasMlp) {
         if (!mlps.includes(l)) {
-          const xin = w[p + "ln2.w"] ? layerNorm(resid, T, D, w[p + "ln2.w"], w[p + "ln2.b"]) : resid;
-          const post = matmul(xin, T, D, w[p + "mlp.W_in"], cfg.d_mlp, w[p + "mlp.b_in"]);
+          const rows = resid.subarray(from * D);
+          const xin = w[p + "ln2.w"] ? layerNorm(rows, R, D, w[p + "ln2.w"], w[p + "ln2.b"]) : rows;
+          const post = matmul(xin, R, D, w[p + "mlp.W_in"], cfg.d_mlp, w[p + "mlp.b_in"]);
           if (this.act === "relu") { for (let i = 0; i < post.length; i++) if (post[i] < 0) post[i] = 0; }
           else for (let i = 0; i < post.length; i++) post[i] = ACTIVATIONS.gelu(post[i]);
-          const out = matmul(post, T, cfg.d_mlp, w[p + "mlp.W_out"], D, w[p + "mlp.b_out"]);
+          const out = matmul(post, R, cfg.d_mlp, w[p + "mlp.W_out"], D, w[p + "mlp.b_out"]);
           const next2 = resid.slice();
-          for (let i = 0; i < T * D; i++) next2[i] += out[i];
+          for (let i = 0; i < R * D; i++) next2[from * D + i] += out[i];
           resid = next2;
         }
         stages[p + "mlp"] = rowsOf(resid, T, D);
       }
     }
-    const last = resid;
-    return { ids, stages, patterns, logitsAt: (position) => this.readOut(last.subarray(position * D, (position + 1) * D)) };
+    const last = resid, firstRight = lastOnly && this.nLayers ? T - 1 : 0;
+    return { ids, stages, patterns, logitsAt: (position) => {
+      require(position >= firstRight, "this pass worked out the last position alone");
+      return this.readOut(last.subarray(position * D, (position + 1) * D));
+    } };
   }
 
   /** The model's own last step on any residual vector: final LayerNorm (if any), unembedding, bias. */
@@ -237,7 +278,7 @@ export class Model {
 
   /** The logits for the token after `ids` (lib.model.readout.prompt_logits). */
   promptLogits(ids, off = {}) {
-    return this.run(ids, off).logitsAt(ids.length - 1);
+    return this.run(ids, off, true).logitsAt(ids.length - 1);
   }
 }
 

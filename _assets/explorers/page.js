@@ -128,9 +128,12 @@ async function start(root) {
     busy = true;
     const values = Object.fromEntries(Object.entries(controls).map(([name, c]) => [name, c.read()]));
     try {
+      const t0 = performance.now();
       const view = await VIEWS[spec.view]({ model, points }, values, spec.args);
+      const t1 = performance.now();
       figure.innerHTML = picture(spec.view, view, { width: figure.clientWidth });
       message.textContent = "";
+      explorer.timing = [t1 - t0, performance.now() - t1];
     } catch (e) {
       if (!(e instanceof CourseError)) { console.error(e); message.textContent = `This explorer failed: ${e.message}`; }
       else message.textContent = e.message;
@@ -149,7 +152,8 @@ async function start(root) {
   panel.append(message);
   root.insertBefore(panel, figure);
   root.classList.add("course-live-ready");
-  return { root, spec, update, controls };
+  const explorer = { root, spec, update, controls, timing: null };
+  return explorer;
 }
 
 // ----------------------------------------------------------------------------- the page
@@ -157,12 +161,14 @@ async function start(root) {
 const state = { ready: false, readyAt: null, explorers: [] };
 window.courseExplorers = state;
 
-/** One update of an explorer, from reading its controls to the new picture laid out, in ms. */
+/** One update of an explorer, from reading its controls to the new picture laid out:
+ *  [total, computing the view, drawing it] in ms. */
 async function timed(ex) {
   const t = performance.now();
   await ex.update();
   void ex.root.querySelector(".course-figure").offsetHeight;    // the layout of the new picture
-  return performance.now() - t;
+  const [compute, draw] = ex.timing || [0, 0];
+  return [performance.now() - t, compute, performance.now() - t - compute];
 }
 
 /** Times the page's own updates (site_bench.py): every prompt length up to the context, and a move
@@ -188,14 +194,14 @@ state.bench = async function bench(rounds = 3) {
         if (input.tagName === "BUTTON") input.setAttribute("aria-pressed", input.getAttribute("aria-pressed") === "true" ? "false" : "true");
         else if (input.type === "range") input.value = String((+input.value + 1) % (+input.max + 1));
         else if (input.tagName === "SELECT") input.selectedIndex = (input.selectedIndex + 1) % input.options.length;
-        else continue;
+        // A text box: its own value again (the update is timed all the same).
         times.push(await timed(ex));
       }
     }
   }
-  times.sort((a, b) => a - b);
-  return { moves: times.length, p95_ms: times[Math.max(0, Math.ceil(0.95 * times.length) - 1)] || 0,
-    max_ms: times[times.length - 1] || 0 };
+  const p95 = (xs) => { xs.sort((a, b) => a - b); return xs[Math.max(0, Math.ceil(0.95 * xs.length) - 1)] || 0; };
+  return { moves: times.length, p95_ms: p95(times.map((t) => t[0])), compute_p95_ms: p95(times.map((t) => t[1])),
+    draw_p95_ms: p95(times.map((t) => t[2])), max_ms: Math.max(0, ...times.map((t) => t[0])) };
 };
 
 async function startAll() {
@@ -209,5 +215,10 @@ async function startAll() {
   state.ready = true;
 }
 
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", startAll);
-else startAll();
+// Loaded async: start as soon as the document is parsed, not after the theme's deferred scripts.
+if (document.readyState === "loading") {
+  document.addEventListener("readystatechange", function once() {
+    document.removeEventListener("readystatechange", once);
+    startAll();
+  });
+} else startAll();

@@ -62,8 +62,8 @@ function text(x, y, s, o = {}) {
 function svg(width, height, alt, body) {
   return `<svg xmlns="http://www.w3.org/2000/svg" class="course-chart" role="img" aria-label="${esc(alt)}" ` +
     `width="${Math.round(width)}" height="${Math.round(height)}" viewBox="0 0 ${Math.round(width)} ${Math.round(height)}" ` +
-    `font-family="${FONT}" font-size="12"><title>${esc(alt)}</title>` +
-    `<style>svg.course-chart text{dominant-baseline:middle;fill:${INK}}</style>${body.join("")}</svg>`;
+    `font-family="${FONT}" font-size="12" dominant-baseline="middle" style="fill:${INK}"><title>${esc(alt)}</title>` +
+    `${body.join("")}</svg>`;
 }
 
 function line(x1, y1, x2, y2, stroke = LINE, extra = "") {
@@ -116,36 +116,58 @@ function barChart(rows, alt, o = {}) {
 }
 
 /** A light-to-dark blue ramp (close to matplotlib's "Blues"), 51 shades, for a value in [0, 1]. */
-function blue(p) {
+function blueRGB(p) {
   const lo = [247, 251, 255], hi = [8, 48, 107];
   const t = Math.round(Math.min(Math.max(p, 0), 1) * 50) / 50;
-  return "#" + lo.map((a, i) => Math.round(a + (hi[i] - a) * t).toString(16).padStart(2, "0")).join("");
+  return lo.map((a, i) => Math.round(a + (hi[i] - a) * t));
 }
 
-/** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells hatched grey.
+function blue(p) {
+  return "#" + blueRGB(p).map((c) => c.toString(16).padStart(2, "0")).join("");
+}
+
+const MASKED = [238, 238, 238];
+
+/** A matrix as a bitmap, one pixel a cell (the causal mask's cells grey), as a data: address:
+ *  a heatmap of 48 x 48 cells is one small image instead of thousands of shapes to draw. */
+function heatImage(matrix, masked) {
+  const n = matrix.length, m = n ? matrix[0].length : 0, stride = Math.ceil((m * 3) / 4) * 4;
+  const bytes = new Uint8Array(54 + stride * n), view = new DataView(bytes.buffer);
+  bytes.set([0x42, 0x4d]);                              // "BM", then the sizes of a 24-bit bitmap
+  view.setUint32(2, bytes.length, true); view.setUint32(10, 54, true); view.setUint32(14, 40, true);
+  view.setInt32(18, m, true); view.setInt32(22, n, true); view.setUint16(26, 1, true); view.setUint16(28, 24, true);
+  view.setUint32(34, stride * n, true);
+  for (let i = 0; i < n; i++) {
+    const row = 54 + (n - 1 - i) * stride;               // bottom row first
+    for (let j = 0; j < m; j++) {
+      const [r, g, b] = masked && j > i ? MASKED : blueRGB(matrix[i][j]);
+      bytes.set([b, g, r], row + 3 * j);
+    }
+  }
+  let text = "";
+  for (let k = 0; k < bytes.length; k += 8192) text += String.fromCharCode(...bytes.subarray(k, k + 8192));
+  return `data:image/bmp;base64,${btoa(text)}`;
+}
+
+/** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells grey.
  *  Returns [elements, width, height]. */
 function heatmapBody(x0, y0, matrix, rows, cols, cell, o = {}) {
   const labelW = 8 + 7 * Math.max(1, ...rows.map((r) => r.length));
   const top0 = o.title ? 18 : 0;
   const body = o.title ? [text(x0 + labelW, y0 + 10, o.title, { bold: true })] : [];
-  const shades = new Map(), values = [];
-  const side = cell - 1;
+  body.push(`<image x="${x0 + labelW}" y="${y0 + top0}" width="${cols.length * cell}" height="${rows.length * cell}" ` +
+    `preserveAspectRatio="none" style="image-rendering:pixelated" href="${heatImage(matrix, true)}"/>`);
   rows.forEach((r, i) => {
     body.push(text(x0 + labelW - 4, y0 + top0 + i * cell + cell / 2, r, { anchor: "end", size: 11 }));
-    cols.forEach((_, j) => {
-      const x = x0 + labelW + j * cell, y = y0 + top0 + i * cell;
-      const masked = j > i;
-      const fill = masked ? "#eeeeee" : blue(matrix[i][j]);
-      if (!shades.has(fill)) shades.set(fill, []);
-      shades.get(fill).push(`M${x} ${y}h${side}v${side}h-${side}z`);
-      if (!masked && o.values) {
-        values.push(text(x + cell / 2, y + cell / 2, fix(matrix[i][j], 2), { anchor: "middle", size: 9,
-          fill: matrix[i][j] > 0.6 ? "white" : "#222" }));
-      }
-    });
+    // The numbers themselves where a cell is big enough to hold them.
+    if (o.values && rows.length <= 16) {
+      cols.forEach((_, j) => {
+        if (j > i) return;
+        body.push(text(x0 + labelW + j * cell + cell / 2, y0 + top0 + i * cell + cell / 2, fix(matrix[i][j], 2),
+          { anchor: "middle", size: 9, fill: matrix[i][j] > 0.6 ? "white" : "#222" }));
+      });
+    }
   });
-  for (const [fill, d] of shades) body.push(`<path fill="${fill}" d="${d.join("")}"/>`);
-  body.push(...values);
   const h = top0 + rows.length * cell;
   cols.forEach((c, j) => {
     body.push(text(x0 + labelW + j * cell + cell / 2, y0 + h + 6, c, { anchor: "end", size: 10, rotate: -45 }));

@@ -145,7 +145,8 @@ export const VIEWS = {
   lens({ model }, v, a) {
     const ids = model.encode(v.prompt);
     const position = parsePosition(v.position, ids.length);
-    const run = model.run(ids);
+    // The model reads causally: what sits at `position` depends on the tokens up to it alone.
+    const run = model.run(ids.slice(0, position + 1), {}, true);
     const stages = model.stageNames().map((name) => softmax(model.readOut(run.stages[name][position])));
     const track = pyStrip(v.track);
     const tokens = model.vocab.tokens;
@@ -168,8 +169,8 @@ export const VIEWS = {
   ablation({ model }, v) {
     const ids = model.encode(v.prompt);
     const off = switchedOff(model, v);
-    const intact = softmax(model.promptLogits(ids));
     const run = model.run(ids, { heads: off });
+    const intact = off.length ? softmax(model.promptLogits(ids)) : softmax(run.logitsAt(ids.length - 1));
     const probs = softmax(run.logitsAt(ids.length - 1));
     const track = pyStrip(v.track);
     const trackId = track === "" ? greedy(intact) : model.vocab.id(track);
@@ -233,7 +234,7 @@ export const VIEWS = {
     for (let l = 0; l < model.nLayers; l++) if (v[`MLP${l}`]) mlps.push(l);
     const last = ids.length - 1, towardId = model.vocab.id(toward);
     const trajectory = (off) => {
-      const run = model.run(ids, off);
+      const run = model.run(ids, off, true);
       const points = model.stageNames().map((name) => Array.from(run.stages[name][last]));
       return { coords: conceptPlane(points, d1, d2).coords, prob: softmax(run.logitsAt(last))[towardId] };
     };
