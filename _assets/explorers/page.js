@@ -147,6 +147,14 @@ async function start(root) {
     controls[c.name] = buildControl(c, uid, model, update);
     return controls[c.name].node;
   })));
+  // One computation of the starting view, not drawn (the build drew it): the data it needs (a point
+  // set) is fetched and the code is warm before the reader's first move.
+  const defaults = Object.fromEntries(spec.rows.flat().map((c) => [c.name, c.default]));
+  try {
+    await VIEWS[spec.view]({ model, points }, defaults, spec.args);
+  } catch (e) {
+    // A starting value the page refuses shows its message at the first move, as in a kernel.
+  }
   const panel = el("div", { class: "course-panel" }, [...rows]);
   if (spec.note) panel.append(el("p", { class: "course-note", text: spec.note }));
   panel.append(message);
