@@ -1,6 +1,6 @@
 """Build tasks for the book: vendored assets, a cache keyed on the library, student notebooks.
 
-    python scripts/book.py vendor     copy MathJax, require.js and the widget manager into _assets/vendor
+    python scripts/book.py vendor     copy MathJax into _assets/vendor
     python scripts/book.py build      execute every chapter and build the site (warnings are errors)
     python scripts/book.py student    write student notebooks (no solutions, no outputs) to student/ (scripts/notebooks.py)
     python scripts/book.py bench      fresh build, rebuild after a one-line edit, peak memory per chapter
@@ -26,7 +26,6 @@ KEY_FILE = BUILD / ".library-key"
 VENDOR = ROOT / "_assets" / "vendor"
 NODE = ROOT / "node_modules"
 # The jupyter-book command of this environment (its package has no __main__ module).
-STATIC_FLAG = "COURSE_STATIC_EXPLORERS"   # lib.explorers.static.BUILD_FLAG (not imported: no torch here)
 JUPYTER_BOOK = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())"]
 
 
@@ -48,12 +47,9 @@ def vendor() -> None:
     if not NODE.is_dir():
         sys.exit("node_modules is missing: run `npm ci` first (make does this)")
     VENDOR.mkdir(parents=True, exist_ok=True)
-    shutil.copy(NODE / "requirejs" / "require.js", VENDOR / "require.min.js")
-    manager = VENDOR / "html-manager"
-    if manager.exists():
-        shutil.rmtree(manager)
-    shutil.copytree(NODE / "@jupyter-widgets" / "html-manager" / "dist", manager,
-                    ignore=shutil.ignore_patterns("*.map", "*.LICENSE.txt"))
+    for gone in ("html-manager", "require.min.js"):      # the widget manager's, before the explorers ran in the page
+        path = VENDOR / gone
+        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
     mathjax = VENDOR / "mathjax"
     if mathjax.exists():
         shutil.rmtree(mathjax)
@@ -152,9 +148,6 @@ def library_key() -> str:
 
 
 def build(clean: bool = False) -> float:
-    # The chapters' explorers also compute their static versions (their grids) for the website;
-    # a kernel started by this process, or by jupyter-book below, inherits the flag.
-    os.environ[STATIC_FLAG] = "1"
     key = library_key()
     if clean or not KEY_FILE.exists() or KEY_FILE.read_text() != key:
         # jupyter-cache only notices changes to a notebook's own cells, and Sphinx only re-reads

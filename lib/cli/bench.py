@@ -35,41 +35,43 @@ def _p95(times: list[float]) -> float:
 
 
 def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
-    """p95 of one control change in each kernel explorer: compute, draw and encode the chart.
+    """p95 of one control change in each kernel explorer: the view computed and handed to the picture.
 
     The widget's own observer runs synchronously when a control's value is set, so timing the
-    assignment times exactly what a reader waits for (less the browser's repaint).
-    """
-    from lib.explorers import widgets
+    assignment times what the kernel does for a reader; the picture itself is drawn in the browser
+    (by the renderer the website uses; scripts/site_bench.py times that)."""
+    from lib.explorers import catalogue
+    from lib.explorers.definition import TEMPERATURES
 
     prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
 
-    def setting(control, values):
-        return [lambda v=v: setattr(control, "value", v) for v in values]
+    def setting(box, name, values):
+        return [lambda v=v: setattr(box.controls[name], "value", v) for v in values]
 
-    def flipping(toggles):
-        return [lambda t=toggles[i % len(toggles)]: setattr(t, "value", not t.value) for i in range(steps)]
+    def flipping(box, names):
+        return [lambda w=box.controls[names[i % len(names)]]: setattr(w, "value", not w.value) for i in range(steps)]
 
+    temperatures = [TEMPERATURES[(7 * i) % len(TEMPERATURES)] for i in range(steps)]
     cases = []
-    box = widgets.temperature_explorer(lm, prompts)
-    cases.append(("temperature slider", setting(box.children[0].children[1], [0.1 * 1.1 ** i for i in range(steps)])))
-    box = widgets.sampling_explorer(lm, prompts)
-    temperature, top_p, seed = box.children[0].children[1], box.children[1].children[1], box.children[2].children[0]
-    cases.append(("sampling: temperature slider", setting(temperature, [0.2 + 0.1 * i for i in range(steps)])))
-    cases.append(("sampling: seed slider", setting(seed, [i % 21 for i in range(1, steps + 1)])))
-    cases.append(("sampling: top-p box", setting(top_p, [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)])))
-    box = widgets.lens_explorer(lm, prompts)
+    box = catalogue.temperature_explorer(lm, prompts).widget()
+    cases.append(("temperature slider", setting(box, "temperature", temperatures)))
+    box = catalogue.sampling_explorer(lm, prompts).widget()
+    cases.append(("sampling: temperature slider", setting(box, "temperature", temperatures)))
+    cases.append(("sampling: seed box", setting(box, "seed", [str(i % 21) for i in range(1, steps + 1)])))
+    cases.append(("sampling: top-p box", setting(box, "top_p", [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)])))
+    box = catalogue.lens_explorer(lm, prompts).widget()
     words = ["Tarso", "Cefa", "vice", "capo", "Paolo"]
-    cases.append(("lens: followed token", setting(box.children[0].children[1], [words[i % 5] for i in range(steps)])))
-    box = widgets.ablation_explorer(lm, prompts)
-    cases.append(("head ablation: one toggle", flipping(box.children[1].children)))
-    box = widgets.pattern_viewer(lm, prompts)
-    cases.append(("attention-pattern viewer: head", setting(box.children[0].children[2], [i % 4 for i in range(1, steps + 1)])))
-    box = widgets.path_explorer(lm)
-    cases.append(("residual-path explorer: one toggle", flipping([c for row in box.children[:-2] for c in row.children])))
-    box = widgets.plane_builder()
+    cases.append(("lens: followed token", setting(box, "track", [words[i % 5] for i in range(steps)])))
+    box = catalogue.ablation_explorer(lm, prompts).widget()
+    heads = [c for c in box.controls if c.startswith("L")]
+    cases.append(("head ablation: one toggle", flipping(box, heads)))
+    box = catalogue.pattern_viewer(lm, prompts).widget()
+    cases.append(("attention-pattern viewer: head", setting(box, "head", [i % 4 for i in range(1, steps + 1)])))
+    box = catalogue.path_explorer(lm).widget()
+    cases.append(("residual-path explorer: one toggle", flipping(box, [c for c in box.controls if c[0] in "LM"])))
+    box = catalogue.plane_builder().widget()
     axes = ["Paolo - Pietro", "Tarso", "Tarso - capo", "chiama - perde", "Cefa + Tarso - vice - capo"]
-    cases.append(("concept-plane builder: axis 2", setting(box.children[1].children[1], [axes[i % 5] for i in range(steps)])))
+    cases.append(("concept-plane builder: axis 2", setting(box, "axis_2", [axes[i % 5] for i in range(steps)])))
     out = []
     for label, actions in cases:
         times = []
@@ -84,27 +86,23 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
 def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     """The perplexity-and-seed explorer: building it (every layout its controls reach is computed
     then) and the p95 of one step of each control, on each point set."""
-    from lib.explorers import widgets
-    from lib.explorers.map_views import PERPLEXITIES, SEEDS, _LAYOUTS
+    from lib.explorers import catalogue
+    from lib.explorers.map_views import _LAYOUTS, SEEDS, tsne_grid, valid_perplexities
 
-    _LAYOUTS.clear()
-    t = time.perf_counter()
-    box = widgets.tsne_explorer()
-    out = [("t-SNE explorer: built (all 40 layouts of the 28 rows)", time.perf_counter() - t)]
-    which, perp = box.children[0].children
-    left, right = box.children[1].children
+    out = []
     for points in ("calling-game", "real-language"):
+        _LAYOUTS.clear()
+        tsne_grid.cache_clear()
+        usable = valid_perplexities(points)
         t = time.perf_counter()
-        which.value = points
-        if points == "real-language":
-            out.append(("t-SNE explorer: first switch to the 84 rows (all 60 layouts)", time.perf_counter() - t))
-        usable = [p for p in PERPLEXITIES if p < (28 if points == "calling-game" else 84)]
-        for label, control, values in (("perplexity", perp, [usable[i % len(usable)] for i in range(1, steps + 1)]),
-                                       ("left seed", left, [SEEDS[i % len(SEEDS)] for i in range(1, steps + 1)])):
+        box = catalogue.tsne_explorer(points).widget()
+        out.append((f"t-SNE explorer ({points}): built, all {len(usable) * len(SEEDS)} layouts", time.perf_counter() - t))
+        for label, name, values in (("perplexity", "perplexity", [usable[i % len(usable)] for i in range(1, steps + 1)]),
+                                    ("left seed", "left", [SEEDS[i % len(SEEDS)] for i in range(1, steps + 1)])):
             times = []
             for v in values:
                 t = time.perf_counter()
-                control.value = v
+                box.controls[name].value = v
                 times.append(time.perf_counter() - t)
             out.append((f"t-SNE explorer ({points}): {label}, one step, p95 of {steps}", _p95(times)))
     return out

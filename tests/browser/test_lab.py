@@ -76,6 +76,11 @@ def lab(tmp_path_factory):
 CHART = ".course-explorer svg.course-chart"
 
 
+def labelled(root, kind: str, label: str):
+    """An ipywidgets control found by its description (the label a reader sees), not its position."""
+    return root.locator(f".{kind}:has(> label.widget-label:text-is('{label}'))").first
+
+
 def _image_of_explorer(page) -> str:
     """The explorer's chart, by its description (which names the temperature and the page)."""
     chart = page.locator(CHART).first
@@ -218,7 +223,8 @@ def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
     page.wait_for_timeout(1000)
     page.screenshot(path=str(SCREENSHOTS / "lab-search-by-hand.png"))
     before = _image_of_explorer(page)
-    handle = page.locator(".course-explorer .noUi-handle, .course-explorer .slider-container [role=slider]").first
+    slider = labelled(page.locator(".course-explorer").first, "widget-slider", "temperature")
+    handle = slider.locator(".noUi-handle, [role=slider]").first
     handle.wait_for(timeout=30000)
     handle.focus()
     for _ in range(6):
@@ -229,7 +235,7 @@ def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
         arg=before, timeout=30000)
     after = _image_of_explorer(page)
     assert after != before
-    readout = page.locator(".course-explorer .widget-readout").first.inner_text()
+    readout = slider.locator(".widget-readout").inner_text()
     assert readout.strip() != "1.00", "the slider did not move"
     # The kernel answers each of the six steps in turn; the last answer names the final value.
     page.wait_for_function(
@@ -238,7 +244,7 @@ def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
         arg=readout.strip(), timeout=30000)
     after = _image_of_explorer(page)
     # A word the model does not know: a message in the widget, the last chart stays.
-    box = page.locator(".course-explorer input[type=text]").first
+    box = labelled(page.locator(".course-explorer").first, "widget-text", "prompt").locator("input")
     box.fill("<BOS> Pietro chiamma")
     message = page.locator(".course-explorer .course-error")
     message.wait_for(timeout=30000)
@@ -262,7 +268,7 @@ def test_the_maps_explorers_run_live(browser, lab):
     root = page.locator(f"[id='{notebook}']")
     plane = root.locator(".course-explorer").first
     plane.locator("svg.course-chart").first.wait_for(timeout=90000)
-    axis_2 = plane.locator("input[type=text]").nth(1)
+    axis_2 = labelled(plane, "widget-text", "axis 2").locator("input")
     axis_2.fill("Paolo - Paolo")
     axis_2.press("Enter")
     plane.locator(".course-error").wait_for(timeout=30000)
@@ -276,7 +282,7 @@ def test_the_maps_explorers_run_live(browser, lab):
     tsne.locator("svg.course-chart").first.wait_for(timeout=90000)
     before = tsne.locator("svg.course-chart").first.get_attribute("aria-label")
     assert "perplexity 5," in before
-    handle = tsne.locator(".noUi-handle, .slider-container [role=slider]").first
+    handle = labelled(tsne, "widget-slider", "perplexity").locator(".noUi-handle, [role=slider]").first
     handle.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_function(
