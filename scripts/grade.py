@@ -179,7 +179,6 @@ def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float =
 
     # One arithmetic thread per kernel: kernels side by side share the machine's cores.
     os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
-    os.environ.pop("COURSE_STATIC_EXPLORERS", None)   # a learner's kernel, not the book's build
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         for (name, nb_name, path), result in pool.map(work, jobs_list):
             learner = learners[name]

@@ -156,7 +156,7 @@ def solution_fragments() -> list[str]:
 def class_site(tmp_path_factory):
     """`make book SOLUTIONS=hide`, built into a folder of its own from the executed cache."""
     out = tmp_path_factory.mktemp("class-site")
-    env = dict(os.environ, COURSE_SOLUTIONS="hide", COURSE_STATIC_EXPLORERS="1")
+    env = dict(os.environ, COURSE_SOLUTIONS="hide")
     cmd = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())",
            "build", str(ROOT), "-W", "-n", "--keep-going", "--path-output", str(out)]
     result = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)

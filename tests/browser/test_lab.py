@@ -45,7 +45,6 @@ def lab(tmp_path_factory):
     shutil.copy(ROOT / "binder" / "jupyterlab-overrides.json", settings / "overrides.json")
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                JUPYTER_DATA_DIR=str(Path(sys.prefix) / "share" / "jupyter"), PYTHONWARNINGS="ignore")
-    env.pop("COURSE_STATIC_EXPLORERS", None)   # a reader's kernel, not the book's build
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
            "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=False",
