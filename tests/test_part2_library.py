@@ -112,10 +112,3 @@ def test_path_view_draws_both_paths_on_the_same_plane():
     assert v.prob < v.prob_intact
     assert sum(v.ablated.pushes.values()) == pytest.approx(v.ablated.coords[-1, 0], abs=1e-5)
 
-
-def test_best_probe_is_never_worse_than_the_default_strength():
-    rng = np.random.default_rng(1)
-    x = rng.normal(scale=0.05, size=(40, 8))
-    y = np.sign(x[:, 0])
-    best = best_probe(x, y)
-    assert best.r2 >= linear_probe(x, y).r2 and best.r2 > 0.5 and best.alpha < 1.0
