@@ -1,4 +1,4 @@
-"""Self-checks for the chapter "Wiring meaning by hand, and why it fails"."""
+"""Self-checks for the chapter "Wiring meaning by hand: what comes back"."""
 from __future__ import annotations
 
 from lib.content.corpora import hand_wired as hw
