@@ -113,5 +113,6 @@ def fit_summary(lm) -> dict:
         group = [f for f in fits if f.kind == kind]
         by_kind[kind] = {"prefixes": len(group), "learned": sum(f.learned for f in group),
                          "top_possible": sum(f.top_is_possible for f in group),
+                         "no_false": sum(f.false_mass <= LEARNED_FALSE_MASS for f in group),
                          "max_tv": max(f.tv for f in group), "max_false_mass": max(f.false_mass for f in group)}
     return {"expected_loss": loss, "entropy_floor": floor, "gap": loss - floor, "by_kind": by_kind}
