@@ -133,7 +133,6 @@ def executed(path: Path, cache_dir: Path = book.CACHE):
 
 def ensure_executed() -> None:
     """Execute, into the build's cache, every chapter it lacks (as the book's build would)."""
-    os.environ[book.STATIC_FLAG] = "1"
     key = book.library_key()
     if not book.KEY_FILE.exists() or book.KEY_FILE.read_text() != key:
         # The same rule as the build: a change in lib/ or data/ re-executes every chapter.
