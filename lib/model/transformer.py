@@ -2,19 +2,17 @@
 
 Read it top to bottom: `LayerNorm`, `Attention`, `MLP`, `Block`, then the `Transformer` that
 stacks the blocks between an embedding and an unembedding. Nothing is fused: every head has its
-own slice of `W_Q`, `W_K`, `W_V` (shaped [head, d_model, d_head]) and of `W_O` (shaped
-[head, d_head, d_model]), so each head's query, pattern and write into the residual stream is a
-tensor a chapter can name and show. The names follow TransformerLens.
+own `W_Q`, `W_K`, `W_V` [head, d_model, d_head] and `W_O` [head, d_head, d_model], so each head's
+query, pattern and write is a tensor a chapter can name and show (names as in TransformerLens).
 
-What a reader may want from a forward pass travels as an argument of `Transformer.forward`:
-`ablate` lists (layer, head) pairs that write zero into the residual stream, `ablate_mlps` lists
-layers whose MLP writes zero, `cache` collects every intermediate tensor by name (keys such as
-`blocks.0.attn.pattern`; `run_with_cache` makes one and returns it), and `kv` carries the keys
-and values of earlier positions when text is generated one token at a time (`forward_with_kv`).
+Whatever a reader asks of a forward pass is an argument of `Transformer.forward`: `ablate`, the
+(layer, head) pairs that write zero; `ablate_mlps`, the layers whose MLP writes zero; `cache`, an
+`ActivationCache` each module writes its tensors into (`run_with_cache` makes one); `kv`, the keys
+and values of earlier positions, for generating one token at a time (`forward_with_kv`).
 
 Architecture: learned token and position embeddings, pre-LayerNorm blocks (optional), causal
-self-attention without biases, a ReLU (or GELU) MLP with biases, a final LayerNorm (optional)
-and an unembedding that is the transposed embedding when `tied`.
+self-attention without biases, a ReLU (or GELU) MLP with biases, a final LayerNorm (optional),
+and an unembedding that is the embedding turned on its side when `tied`.
 """
 from __future__ import annotations
 
@@ -35,9 +33,6 @@ Head = tuple[int, int]  # (layer, head)
 class ActivationCache(dict):
     """Intermediate tensors by name; asking for a missing name lists the names there are."""
 
-    def layer(self, layer: int, name: str) -> torch.Tensor:
-        return self[f"blocks.{layer}.{name}"]
-
     def __getitem__(self, key):
         try:
             return super().__getitem__(key)
@@ -47,20 +42,19 @@ class ActivationCache(dict):
 
 
 class Recorder:
-    """Hands each module's intermediate tensors to the activation cache, under the module's name.
-
-    Without a cache it only passes tensors through, so a plain forward pass stores nothing. For a
-    single prompt the batch axis the model works with is dropped from what is stored.
-    """
+    """`keep(name, x)` stores x in the cache under the module's prefix and returns it unchanged;
+    without a cache it only returns it. A single prompt's tensors are stored without the batch axis."""
 
     def __init__(self, cache: ActivationCache | None = None, prefix: str = "", single: bool = False):
         self.cache, self.prefix, self.single = cache, prefix, single
 
-    def __call__(self, name: str, x: torch.Tensor) -> torch.Tensor:
+    def __call__(self, name: str, x: torch.Tensor, position_first: bool = False) -> torch.Tensor:
         if self.cache is not None:
-            # Detached: the cache is for reading (a slice of a parameter would otherwise still
-            # carry its gradient flag, and .numpy() on it fails).
-            self.cache[self.prefix + name] = (x[0] if self.single else x).detach()
+            # Attention works in [batch, head, position, ...]; q, k, v, z and head_out are stored
+            # in TransformerLens's [batch, position, head, ...].
+            stored = x.transpose(1, 2) if position_first else x
+            # Detached: the cache is for reading, and .numpy() fails on a tensor that needs grad.
+            self.cache[self.prefix + name] = (stored[0] if self.single else stored).detach()
         return x
 
     def scope(self, name: str) -> "Recorder":
@@ -107,39 +101,41 @@ class Attention(nn.Module):
                 past: tuple[torch.Tensor, torch.Tensor] | None = None):
         """x [batch, position, d_model] -> (the write [batch, position, d_model], (keys, values)).
 
-        `past` holds the keys and values of earlier positions, [batch, head, position, d_head]
-        each; the returned pair adds this call's positions to them.
+        Inside, every tensor is [batch, head, position, ...]: the heads are a batch of independent
+        attentions. `past` holds the keys and values of earlier positions, [batch, head, position,
+        d_head] each; the returned pair adds this call's positions to them.
         """
-        q = keep("q", torch.einsum("btd,hde->bthe", x, self.W_Q))
-        k = torch.einsum("btd,hde->bthe", x, self.W_K)
-        v = torch.einsum("btd,hde->bthe", x, self.W_V)
+        # einsum, not `x.unsqueeze(1) @ W_Q`: broadcasting the weight over the batch makes its
+        # gradient a sum of one product per prompt, four times slower to train.
+        q = keep("q", torch.einsum("btd,hde->bhte", x, self.W_Q), position_first=True)
+        k = torch.einsum("btd,hde->bhte", x, self.W_K)
+        v = torch.einsum("btd,hde->bhte", x, self.W_V)
         if past is not None:
             # Earlier positions' keys and values come from the cache; only the new rows are computed.
-            k = torch.cat([past[0].transpose(1, 2), k], dim=1)
-            v = torch.cat([past[1].transpose(1, 2), v], dim=1)
-        keep("k", k)
-        keep("v", v)
-        qk = keep("qk", torch.einsum("bqhe,bkhe->bhqk", q, k))
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        keep("k", k, position_first=True)
+        keep("v", v, position_first=True)
+        qk = keep("qk", q @ k.transpose(2, 3))  # [batch, head, query, key]
         # Dividing by sqrt(d_head) keeps the scores' spread independent of the head's width.
         scaled = qk / math.sqrt(self.d_head)
-        scores = keep("scores", scaled.masked_fill(_future(q.shape[1], k.shape[1]), float("-inf")))
+        scores = keep("scores", scaled.masked_fill(_future(q.shape[2], k.shape[2]), float("-inf")))
         pattern = keep("pattern", torch.softmax(scores, dim=-1))
-        z = keep("z", torch.einsum("bhqk,bkhe->bqhe", pattern, v))
-        head_out = torch.einsum("bqhe,hed->bqhd", z, self.W_O)
+        z = keep("z", pattern @ v, position_first=True)  # each query's mix of values
+        head_out = torch.einsum("bhqe,hed->bhqd", z, self.W_O)
         if heads_off:
             # A head switched off still looks (its pattern stays in the cache) but writes zero.
-            on = torch.ones(head_out.shape[2])
+            on = torch.ones(head_out.shape[1])
             on[sorted(heads_off)] = 0.0
-            head_out = head_out * on.view(1, 1, -1, 1)
-        keep("head_out", head_out)
-        return head_out.sum(dim=2), (k.transpose(1, 2), v.transpose(1, 2))
+            head_out = head_out * on.view(1, -1, 1, 1)
+        keep("head_out", head_out, position_first=True)
+        return head_out.sum(dim=1), (k, v)
 
 
 def _future(n_queries: int, n_keys: int) -> torch.Tensor:
-    """True where a key lies after its query. The queries are the last `n_queries` positions of
-    the `n_keys` (all of them, unless earlier keys came from a KV cache)."""
-    offset = n_keys - n_queries
-    return torch.arange(n_keys).unsqueeze(0) > (torch.arange(n_queries).unsqueeze(1) + offset)
+    """True where a key lies after its query. The queries are the last `n_queries` of the
+    `n_keys` positions (all of them, unless earlier keys came from a KV cache)."""
+    return torch.ones(n_queries, n_keys, dtype=torch.bool).triu(n_keys - n_queries + 1)
 
 
 class MLP(nn.Module):
@@ -172,7 +168,7 @@ class Block(nn.Module):
 
     def forward(self, resid: torch.Tensor, keep: Recorder = NOT_RECORDED, heads_off: frozenset[int] = frozenset(),
                 mlp_off: bool = False, past=None):
-        """resid [batch, position, d_model] -> (the stream after this layer, the attention's keys and values)."""
+        """resid [batch, position, d_model] -> (the stream after this layer, the keys and values)."""
         keep("resid_pre", resid)
         x = keep("ln1", self.ln1(resid)) if self.ln1 is not None else resid
         attn_out, kv = self.attn(x, keep.scope("attn"), heads_off, past)
@@ -206,6 +202,8 @@ class KVCache:
 
 
 class Transformer(nn.Module):
+    """Embed, run the blocks, read out: logits for the next token at every position."""
+
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.cfg = cfg
@@ -241,14 +239,8 @@ class Transformer(nn.Module):
 
     def forward(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
                 cache: ActivationCache | None = None, kv: KVCache | None = None) -> torch.Tensor:
-        """Logits for every position, shaped like `tokens` ([position] or [batch, position]) plus a
-        vocabulary axis.
-
-        `ablate`: (layer, head) pairs that write zero into the residual stream. `ablate_mlps`:
-        layers whose MLP writes zero. `cache`: filled with every intermediate tensor (see
-        `run_with_cache`). `kv`: the keys and values of earlier positions, extended in place with
-        those of `tokens`, which then continue the text from position `kv.length`.
-        """
+        """Logits for every position: `tokens` is [position] or [batch, position], the logits
+        add a vocabulary axis. A `kv` is extended in place: `tokens` continue from `kv.length`."""
         t, single = _as_batch(tokens, self.cfg.vocab_size)
         start = 0 if kv is None else kv.length
         end = start + t.shape[1]
@@ -273,18 +265,15 @@ class Transformer(nn.Module):
 
     def run_with_cache(self, tokens, ablate: Iterable[Head] = (),
                        ablate_mlps: Iterable[int] = ()) -> tuple[torch.Tensor, ActivationCache]:
-        """Logits and every intermediate tensor, for a single prompt or a batch.
+        """Logits and every intermediate tensor. Keys, with shapes for one prompt of T tokens (a
+        batch adds a leading axis; LayerNorm and MLP keys exist only where the model has them):
 
-        Cache keys (shapes for a single prompt of T tokens; a batch adds a leading axis):
-        `embed`, `pos_embed`, `blocks.L.resid_pre` [T, d_model]; `blocks.L.ln1` (normalised input);
-        `blocks.L.attn.q|k|v` [T, head, d_head]; `blocks.L.attn.qk` raw Q.K [head, T, T];
-        `blocks.L.attn.scores` scaled and masked (-inf above the diagonal); `blocks.L.attn.pattern`
-        [head, T, T]; `blocks.L.attn.z` [T, head, d_head] (pattern times V); `blocks.L.attn.head_out`
-        [T, head, d_model] (each head's write); `blocks.L.attn_out`; `blocks.L.resid_mid`;
-        `blocks.L.ln2`; `blocks.L.mlp.pre` and `blocks.L.mlp.post` [T, d_mlp]; `blocks.L.mlp_out`;
-        `blocks.L.resid_post`; `resid_final` (the residual before the final LayerNorm); `ln_final`
-        (after it); `logits`. The LayerNorm keys exist only in models with LayerNorm, the MLP keys
-        only in models with an MLP.
+        `embed`, `pos_embed`, `blocks.L.resid_pre`, `blocks.L.ln1` [T, d_model];
+        `blocks.L.attn.q|k|v|z` [T, head, d_head]; `blocks.L.attn.qk` (raw Q.K), `.scores` (scaled,
+        -inf above the diagonal), `.pattern` [head, T, T]; `blocks.L.attn.head_out` [T, head, d_model];
+        `blocks.L.attn_out`, `resid_mid`, `ln2` [T, d_model]; `blocks.L.mlp.pre|post` [T, d_mlp];
+        `blocks.L.mlp_out`, `resid_post`, `resid_final` (before the final LayerNorm), `ln_final`
+        [T, d_model]; `logits` [T, vocab].
         """
         cache = ActivationCache()
         with torch.no_grad():
