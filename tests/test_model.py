@@ -91,15 +91,18 @@ def switch_offs(cfg, seed=0):
     return cases
 
 
-def assert_model_is_plain(model, prompts, label, atol):
+def assert_model_is_plain(model, prompts, label):
     for (heads_off, mlps_off), (i, prompt) in itertools.product(switch_offs(model.cfg), enumerate(prompts)):
         with torch.no_grad():
             got = model(prompt, ablate=heads_off, ablate_mlps=mlps_off).double()
         want = plain_logits(model, prompt, heads_off, mlps_off)
         gap = float((got - want).abs().max())
-        assert gap <= atol, (f"{label}, prompt {i} ({len(prompt)} tokens), heads off {list(heads_off)}, "
-                             f"MLPs off {list(mlps_off)}: the model's logits differ from the plain "
-                             f"implementation's by {gap:.2g} (allowed {atol:g})")
+        # The model computes in float32: allow a few units in the sixth digit of the largest logit
+        # (the calling-game model reaches logits near 180 on random tokens).
+        allowed = 1e-5 + 2e-6 * float(want.abs().max())
+        assert gap <= allowed, (f"{label}, prompt {i} ({len(prompt)} tokens), heads off {list(heads_off)}, "
+                                f"MLPs off {list(mlps_off)}: the model's logits differ from the plain "
+                                f"implementation's by {gap:.2g} (allowed {allowed:.2g})")
 
 
 RANDOM_MODELS = {f"layer_norm={ln}, tied={tied}, act={act}": dict(layer_norm=ln, tied=tied, act=act)
@@ -112,7 +115,7 @@ RANDOM_MODELS["no positions, one layer"] = dict(positions=False, n_layers=1)
 def test_a_random_model_equals_the_plain_implementation(name):
     model = small_model(**RANDOM_MODELS[name])
     prompts = [TOKENS, [5], list(range(model.cfg.n_ctx))]
-    assert_model_is_plain(model, prompts, name, atol=1e-5)
+    assert_model_is_plain(model, prompts, name)
 
 
 @pytest.mark.parametrize("name", shipped_names())
@@ -121,8 +124,7 @@ def test_a_shipped_model_equals_the_plain_implementation(name):
     rng = random.Random(name)
     prompts = [lm.encode(lm.vocab.tokens[:3]),
                [rng.randrange(lm.model.cfg.vocab_size) for _ in range(lm.model.cfg.n_ctx)]]
-    # Float32 against float64 on logits of a few tens: a few units in the sixth digit.
-    assert_model_is_plain(lm.model, prompts, name, atol=1e-4)
+    assert_model_is_plain(lm.model, prompts, name)
 
 
 def test_every_switch_off_changes_the_logits():
