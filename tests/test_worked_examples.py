@@ -49,3 +49,19 @@ def test_the_convolution_by_hand():
     assert out["features"].tolist() == [6, 6, 6, 6, 0, 0, 0, 0]
     assert out["scores"].tolist() == [24, 0]
     assert out["probs"][0] > 0.999999
+
+
+def test_reading_numbers_off_the_examples_raises_no_warning():
+    # The many-heads chapter recomputes one MLP row from the weights and prints the gap as a float;
+    # a weight that still asked for gradients made torch warn on that page.
+    import warnings
+    for ex in (wx.cat_sat(), wx.two_heads()):
+        assert not any(p.requires_grad for p in ex.model.parameters())
+    ex = wx.two_heads()
+    _, cache = ex.model.run_with_cache(ex.tokens)
+    mlp = ex.model.blocks[0].mlp
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        alone = torch.relu(cache["blocks.0.resid_mid"][2:3] @ mlp.W_in + mlp.b_in)
+        assert float((alone[0] - cache["blocks.0.mlp.post"][2]).abs().max()) < 1e-6
+        ex.model.blocks[0].attn.W_O.numpy()

@@ -80,6 +80,13 @@ def _set(param: torch.nn.Parameter, value) -> None:
         param.copy_(torch.as_tensor(np.asarray(value, dtype=np.float32)))
 
 
+def _freeze(model: Transformer) -> None:
+    """Fixed weights, like a loaded model's: nothing computed from them carries a gradient, so a
+    reader's arithmetic on them (a float, a .numpy()) runs without a requires_grad warning."""
+    model.eval()
+    model.requires_grad_(False)
+
+
 def cat_sat() -> WorkedExample:
     cfg = ModelConfig(vocab_size=len(TOY_VOCAB), n_ctx=3, d_model=5, n_heads=1, d_head=5, n_layers=1,
                       d_mlp=0, layer_norm=False, tied=True)
@@ -98,7 +105,7 @@ def cat_sat() -> WorkedExample:
     _set(attn.W_V, [CAT_SAT_W_V])
     _set(attn.W_O, [CAT_SAT_W_O])
     _set(model.b_U, np.zeros(len(TOY_VOCAB)))
-    model.eval()
+    _freeze(model)
     return WorkedExample(model, vocab, vocab.encode(SENTENCE))
 
 
@@ -119,7 +126,7 @@ def two_heads() -> WorkedExample:
         E[vocab.id(word)] = row
     _set(model.W_E, E)
     _set(model.W_pos, np.zeros((3, 6)))
-    model.eval()
+    _freeze(model)
     return WorkedExample(model, vocab, vocab.encode(SENTENCE))
 
 
