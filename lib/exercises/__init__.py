@@ -49,7 +49,7 @@ def as_number(answer):
         return None
     try:
         value = float(answer)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):   # OverflowError: a whole number beyond 1e308
         return None
     return value if math.isfinite(value) else None
 

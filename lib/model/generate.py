@@ -14,7 +14,7 @@ import torch
 
 from lib.errors import require
 from lib.model.transformer import Head, KVCache, Transformer
-from lib.model.readout import check_temperature, check_top_k, check_top_p, greedy, sample, softmax
+from lib.model.readout import check_seed, check_temperature, check_top_k, check_top_p, greedy, sample, softmax
 
 
 @dataclass
@@ -41,7 +41,7 @@ def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, 
     require(len(tokens) <= model.cfg.n_ctx,
             f"the prompt has {len(tokens)} tokens but the model's context holds at most {model.cfg.n_ctx}")
     stop = set(int(s) for s in stop)
-    gen = torch.Generator().manual_seed(int(seed))
+    gen = torch.Generator().manual_seed(check_seed(seed))
     out = Generation(list(tokens))
     kv: KVCache | None = None
     feed = tokens
@@ -73,7 +73,7 @@ def sample_many(model: Transformer, prompt: Iterable[int], n: int, max_new_token
     prompt = [int(t) for t in prompt]
     require(n >= 1, f"n must be at least 1, got {n}")
     max_new_tokens = min(max_new_tokens, model.cfg.n_ctx - len(prompt))
-    gen = torch.Generator().manual_seed(int(seed))
+    gen = torch.Generator().manual_seed(check_seed(seed))
     batch = torch.tensor([prompt] * n)
     rows = batch.clone()
     logits, kv = model.forward_with_kv(batch)

@@ -63,4 +63,4 @@ def get_preset(name: str) -> Preset:
     try:
         return PRESETS[name]
     except KeyError:
-        raise CourseError(f"unknown model {name!r}; shipped models: {', '.join(PRESETS)}") from None
+        raise CourseError(f"unknown model {name!r}; shipped models: {', '.join(sorted(PRESETS))}") from None
