@@ -274,6 +274,8 @@ ROWS: list[Row] = [
            says="--replace-shipped"),
     refuse("train: --out inside data/", "train", CG, "--out", "{data}/models/mine", says="--replace-shipped"),
     refuse("train: --out the data folder itself", "train", CG, "--out", "{data}", says="--replace-shipped"),
+    refuse("train: --out a folder of other files", "train", CG, "--out", "{data}/..", says="holds other files"),
+    refuse("train: --out and --replace-shipped", "train", CG, "--out", "mine", "--replace-shipped", says="not both"),
     # --- numbers that pass a range check and still break -------------------------------------
     library("KV cache: a count above 2**64", lambda: _kv(10**30, 1, 1, 1, 2), says="layers"),
     library("KV cache: counts whose product overflows", lambda: _kv(10**100, 10**100, 10**100, 10**100, 2),

@@ -142,10 +142,11 @@ def cmd_train(args) -> int:
 
 def cmd_check(args) -> int:
     from lib.shipped.behaviour import check
-    from lib.model.store import shipped_names
+    from lib.model.store import models_dir, shipped_names
     names = [args.model] if args.model is not None else shipped_names()
     if not names:
-        raise CourseError("no shipped models found: run `python -m lib train calling-game` first")
+        raise CourseError(f"no shipped models found in {models_dir()}: restore data/models/ from the course's repository, "
+                          "or rebuild one with `python -m lib train calling-game --replace-shipped`")
     ok = True
     for name in names:
         result = check(name)
