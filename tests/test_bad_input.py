@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -28,11 +27,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 import lib
-from lib.cli.commands import main
 from lib.errors import CourseError
-from lib.model import store
-
-SHIPPED = Path(lib.__file__).resolve().parents[1] / "data"
 CG = "calling-game"
 PROMPT = "<BOS> Pietro chiama"
 HUGE = "99999999999999999999"          # above 2**64: what a learner types to mean "all of them"
@@ -350,29 +345,17 @@ def _whole_check(answer):
 
 # ----------------------------------------------------------------------------- the runner
 @pytest.fixture
-def course_data(tmp_path, monkeypatch):
-    """A copy of the shipped models in a temporary COURSE_DATA; training is a tripwire."""
-    root = tmp_path / "data"
-    shutil.copytree(SHIPPED / "models", root / "models")
-    monkeypatch.setenv("COURSE_DATA", str(root))
-    store._LOADED.clear()
-
-    def tripwire(*args, **kwargs):
-        raise AssertionError("training started before the input was checked")
+def tripwire(monkeypatch):
+    """Training replaced by an alarm: bad input must be refused before training starts."""
     import lib.shipped.retrain as retrain
-    monkeypatch.setattr(retrain, "train", tripwire)
-    yield root
-    store._LOADED.clear()
 
-
-def run_cli(args, capsys):
-    code = main(list(args))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+    def alarm(*args, **kwargs):
+        raise AssertionError("training started before the input was checked")
+    monkeypatch.setattr(retrain, "train", alarm)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
-def test_bad_input_gets_one_clear_line(row, course_data, capsys):
+def test_bad_input_gets_one_clear_line(row, course_data, tripwire, run_in_process):
     if row.damage is not None:
         row.damage(course_data / "models" / CG)
     if row.call is not None:
@@ -385,7 +368,7 @@ def test_bad_input_gets_one_clear_line(row, course_data, capsys):
         assert "\n" not in message and row.refusal in message, message
         return
     args = [a.replace("{data}", str(course_data)) for a in row.args]
-    code, out, err = run_cli(args, capsys)
+    code, out, err = run_in_process(*args)
     if row.refusal is None:
         assert code == 0 and err == "", err
         assert row.answer(out)

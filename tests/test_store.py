@@ -3,7 +3,6 @@
 Every test works on copies in a temporary folder (COURSE_DATA), never on the shipped files.
 """
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,18 +17,7 @@ from lib.shipped import retrain
 
 from helpers import small_model
 
-SHIPPED = Path(lib.__file__).resolve().parents[1] / "data"
 VOCAB = Vocabulary([f"w{i}" for i in range(11)])
-
-
-@pytest.fixture
-def course_data(tmp_path, monkeypatch):
-    root = tmp_path / "data"
-    shutil.copytree(SHIPPED / "models", root / "models")
-    monkeypatch.setenv("COURSE_DATA", str(root))
-    store._LOADED.clear()
-    yield root
-    store._LOADED.clear()
 
 
 def same_weights(a, b) -> bool:
@@ -131,14 +119,3 @@ def test_replace_shipped_writes_over_the_shipped_model_atomically(course_data, t
     read_model("zero-layer")
     assert sorted(os.listdir(course_data / "models")) == ["calling-game", "hand-wired", "zero-layer"]
     assert not (tmp_path / "retrained").exists()
-
-
-@pytest.fixture
-def run_in_process(capsys):
-    from lib.cli.commands import main
-
-    def run(*args):
-        code = main(list(args))
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-    return run
