@@ -194,11 +194,11 @@ def chapter_warnings() -> list[str]:
     for path in chapters():
         nb = read_chapter(path)
         try:
-            record = cache.match_cache_notebook(nb)
+            _, executed = cache.merge_match_into_notebook(nb)   # the outputs, in the chapter's cells
         except KeyError:
             continue        # not executed: the build has already failed on it
         lines = nb.metadata.get("source_map", [])
-        for i, text in printed_warnings(cache.get_cache_bundle(record.pk).nb):
+        for i, text in printed_warnings(executed):
             where = f"{path.relative_to(ROOT)}:{lines[i]}" if i < len(lines) else f"{path.relative_to(ROOT)}, cell {i + 1}"
             found.append(f"{where}: {text}")
     return found

@@ -98,7 +98,9 @@ def cat_sat() -> WorkedExample:
     _set(attn.W_V, [CAT_SAT_W_V])
     _set(attn.W_O, [CAT_SAT_W_O])
     _set(model.b_U, np.zeros(len(TOY_VOCAB)))
-    model.eval()
+    # Frozen, as a shipped model is: a tensor computed from it carries no gradient (a chapter
+    # that reads a number out of one would otherwise print a warning).
+    model.eval().requires_grad_(False)
     return WorkedExample(model, vocab, vocab.encode(SENTENCE))
 
 
@@ -119,7 +121,7 @@ def two_heads() -> WorkedExample:
         E[vocab.id(word)] = row
     _set(model.W_E, E)
     _set(model.W_pos, np.zeros((3, 6)))
-    model.eval()
+    model.eval().requires_grad_(False)
     return WorkedExample(model, vocab, vocab.encode(SENTENCE))
 
 
