@@ -19,14 +19,14 @@ def run_cli():
 
 @pytest.fixture
 def course_data(tmp_path, monkeypatch):
-    """A copy of the shipped models in a temporary COURSE_DATA folder: tests damage or replace
-    the copy, never the shipped files."""
+    """A copy of the shipped data (models, real-language rows) in a temporary COURSE_DATA folder:
+    tests damage or replace the copy, never the shipped files."""
     import shutil
 
     from lib.model import store
 
     root = tmp_path / "data"
-    shutil.copytree(store.PACKAGE_DATA / "models", root / "models")
+    shutil.copytree(store.PACKAGE_DATA, root)
     monkeypatch.setenv("COURSE_DATA", str(root))
     store._LOADED.clear()
     yield root

@@ -151,7 +151,7 @@ class Row:
     args: tuple = ()                      # a command line, or
     call: Callable | None = None          # a library call
     refusal: str | None = None            # fragment of the one clear line; None: an answer is right
-    damage: Callable | None = None
+    damage: Callable | None = None        # breaks something in the copied data folder
     answer: Callable = field(default=lambda out: True)   # checks the answer of an edge case
 
     @property
@@ -307,15 +307,54 @@ ROWS: list[Row] = [
 ]
 
 # --- damaged models: through the command line, the library, and the check command -----------
+def in_calling_game(damage):
+    return lambda data: damage(data / "models" / CG)
+
+
 for name, (damage, says) in DAMAGE.items():
-    ROWS.append(Row(f"damaged ({name}): predict", args=("predict", CG, PROMPT), refusal=says, damage=damage))
+    ROWS.append(Row(f"damaged ({name}): predict", args=("predict", CG, PROMPT), refusal=says,
+                    damage=in_calling_game(damage)))
 for name in ("weights truncated", "one byte changed", "meta.json cut short", "config smaller than tensors"):
     damage, says = DAMAGE[name]
-    ROWS.append(Row(f"damaged ({name}): lib.load", call=_load_calling_game, refusal=says, damage=damage))
+    ROWS.append(Row(f"damaged ({name}): lib.load", call=_load_calling_game, refusal=says,
+                    damage=in_calling_game(damage)))
 for name in ("one byte changed", "no config"):
     damage, says = DAMAGE[name]
-    ROWS.append(Row(f"damaged ({name}): check", args=("check", CG), refusal=says, damage=damage))
-    ROWS.append(Row(f"damaged ({name}): models", args=("models",), refusal=says, damage=damage))
+    ROWS.append(Row(f"damaged ({name}): check", args=("check", CG), refusal=says, damage=in_calling_game(damage)))
+    ROWS.append(Row(f"damaged ({name}): models", args=("models",), refusal=says, damage=in_calling_game(damage)))
+
+
+# Part 2's real-language rows, read by the `words` command and by the chapters through the library.
+def real_language(data):
+    return data / "real-language"
+
+
+def cut_rows(data):
+    rows = real_language(data) / "minilm-words.safetensors"
+    rows.write_bytes(rows.read_bytes()[:5000])
+
+
+def drop_a_word(data):
+    path = real_language(data) / "provenance.json"
+    provenance = json.loads(path.read_text())
+    provenance["words"].pop()
+    path.write_text(json.dumps(provenance))
+
+
+ROWS += [
+    refuse("words: the rows file missing", "words", says="no real-language rows",
+           damage=lambda d: (real_language(d) / "minilm-words.safetensors").unlink()),
+    refuse("words: the rows file cut short", "words", says="damaged", damage=cut_rows),
+    refuse("words: provenance.json not JSON", "words", says="damaged",
+           damage=lambda d: (real_language(d) / "provenance.json").write_text("{'words': ")),
+    refuse("words: a word fewer than rows", "words", says="do not agree", damage=drop_a_word),
+    library("real words: rows cut short", lambda: _real_words(), says="damaged", damage=cut_rows),
+]
+
+
+def _real_words():
+    from lib.content.real_words import load
+    return load()
 
 
 def _kv(*args):
@@ -357,7 +396,7 @@ def tripwire(monkeypatch):
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
 def test_bad_input_gets_one_clear_line(row, course_data, tripwire, run_in_process):
     if row.damage is not None:
-        row.damage(course_data / "models" / CG)
+        row.damage(course_data)
     if row.call is not None:
         if row.refusal is None:
             assert row.answer(row.call())
