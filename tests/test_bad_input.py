@@ -302,6 +302,8 @@ ROWS: list[Row] = [
     library("self-check: a one-element array", lambda: _self_check(np.array([1.0])),
             answer=lambda fb: not fb.ok and "single" in fb.message),
     library("self-check: a numpy number", lambda: _self_check(np.float64(1.0)), answer=lambda fb: fb.answered),
+    library("self-check: an array of tokens as a choice", lambda: _choice_check(np.array(["Tarso", "Cefa"])),
+            answer=lambda fb: not fb.ok and "should be one of" in fb.message),
     library("self-check: a count of 1e300", lambda: _whole_check(1e300), answer=lambda fb: not fb.ok),
     library("self-check: a count of 10**400", lambda: _whole_check(10**400), answer=lambda fb: not fb.ok),
 ]
@@ -375,6 +377,11 @@ def _generate(seed):
 def _self_check(answer):
     from lib.exercises import check_number
     return check_number(answer, 2.0, tol=0.01, what="The value")
+
+
+def _choice_check(answer):
+    from lib.exercises import check_choice
+    return check_choice(answer, ["Tarso", "Cefa"], "Tarso", right="right", wrong="wrong")
 
 
 def _whole_check(answer):
