@@ -8,7 +8,7 @@ stdout; a library refusal is a `CourseError` with a one-line message. A few rows
 cases whose right answer is an answer (a top-k larger than the vocabulary means "all tokens"),
 and those must give a finite, complete one.
 
-Every row runs against a copy of the shipped models in a temporary COURSE_DATA folder, never
+Every row runs against a copy of the shipped data in a temporary COURSE_DATA folder, never
 the shipped files, and training is replaced by a tripwire: bad input must be refused before a
 minute of training, not after it.
 """
@@ -28,6 +28,7 @@ from safetensors.torch import load_file, save_file
 
 import lib
 from lib.errors import CourseError
+
 CG = "calling-game"
 PROMPT = "<BOS> Pietro chiama"
 HUGE = "99999999999999999999"          # above 2**64: what a learner types to mean "all of them"
