@@ -1,9 +1,9 @@
 """Build tasks for the book: vendored assets, a cache keyed on the library, student notebooks.
 
-    python scripts/book.py vendor     copy MathJax, require.js and the widget manager into _assets/vendor
+    python scripts/book.py vendor     copy MathJax into _assets/vendor
     python scripts/book.py build      execute every chapter and build the site (warnings are errors,
                                       a chapter's own included)
-    python scripts/book.py student    write student notebooks (no solutions, no outputs) to student/
+    python scripts/book.py student    write student notebooks (no solutions, no outputs) to student/ (scripts/notebooks.py)
     python scripts/book.py bench      fresh build, rebuild after a one-line edit, peak memory per chapter
 
 The Makefile calls these; they can be run by hand inside the environment.
@@ -27,7 +27,6 @@ KEY_FILE = BUILD / ".library-key"
 VENDOR = ROOT / "_assets" / "vendor"
 NODE = ROOT / "node_modules"
 # The jupyter-book command of this environment (its package has no __main__ module).
-STATIC_FLAG = "COURSE_STATIC_EXPLORERS"   # lib.explorers.static.BUILD_FLAG (not imported: no torch here)
 JUPYTER_BOOK = [sys.executable, "-c", "import sys; from jupyter_book.cli.main import main; sys.exit(main())"]
 
 
@@ -49,12 +48,9 @@ def vendor() -> None:
     if not NODE.is_dir():
         sys.exit("node_modules is missing: run `npm ci` first (make does this)")
     VENDOR.mkdir(parents=True, exist_ok=True)
-    shutil.copy(NODE / "requirejs" / "require.js", VENDOR / "require.min.js")
-    manager = VENDOR / "html-manager"
-    if manager.exists():
-        shutil.rmtree(manager)
-    shutil.copytree(NODE / "@jupyter-widgets" / "html-manager" / "dist", manager,
-                    ignore=shutil.ignore_patterns("*.map", "*.LICENSE.txt"))
+    for gone in ("html-manager", "require.min.js"):      # the widget manager's, before the explorers ran in the page
+        path = VENDOR / gone
+        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
     mathjax = VENDOR / "mathjax"
     if mathjax.exists():
         shutil.rmtree(mathjax)
@@ -85,13 +81,14 @@ def read_chapter(path: Path):
     return read_myst_markdown_notebook(path.read_text(), config, add_source_map=True, path=path)
 
 
-def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
+def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = False) -> tuple[int, float]:
     """Execute the chapters missing from the execution cache, `jobs` at a time, and store them in
     the cache exactly as myst-nb would (its reader, its hash, the chapter's folder as working
     directory), so that the build finds every one. Returns (chapters run, seconds).
 
     A chapter that fails is not stored: the build then runs it again and reports the error with
-    its traceback, as it always has.
+    its traceback, as it always has. `include_alone` runs the RUN_ALONE chapters too (one at a
+    time, after the others), for a caller that has no build to leave them to.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -102,7 +99,7 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
     cache = get_cache(str(CACHE))
     todo = []
     for path in chapters():
-        if str(path.relative_to(ROOT)) in RUN_ALONE:
+        if str(path.relative_to(ROOT)) in RUN_ALONE and not include_alone:
             continue
         try:
             nb = read_chapter(path)
@@ -118,6 +115,16 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
         path, nb = item
         return path, nb, single_nb_execution(nb, cwd=str(path.parent), timeout=300, allow_errors=False)
 
+    def store(results):
+        for path, nb, result in results:
+            status = "failed (the build will report it)" if result.err else f"{result.time:.1f} s"
+            print(f"  executed {path.relative_to(ROOT)}: {status}", flush=True)
+            if result.err is None:
+                cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": result.time}),
+                                            check_validity=False, overwrite=True)
+
+    alone = [item for item in todo if str(item[0].relative_to(ROOT)) in RUN_ALONE]
+    together = [item for item in todo if str(item[0].relative_to(ROOT)) not in RUN_ALONE]
     start = time.perf_counter()
     # One thread of arithmetic per kernel: two kernels that each start a thread per core fight
     # over the two cores and both run several times slower than alone.
@@ -125,18 +132,14 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
     os.environ.update(SINGLE_THREAD)
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for path, nb, result in pool.map(run, todo):
-                status = "failed (the build will report it)" if result.err else f"{result.time:.1f} s"
-                print(f"  executed {path.relative_to(ROOT)}: {status}", flush=True)
-                if result.err is None:
-                    cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": result.time}),
-                                                check_validity=False, overwrite=True)
+            store(pool.map(run, together))
     finally:
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+    store(map(run, alone))  # alone and with every thread, as the build runs them
     return len(todo), time.perf_counter() - start
 
 
@@ -147,20 +150,20 @@ def installed_versions() -> list[str]:
     return sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()})
 
 
-def library_key(root: Path = ROOT, versions: list[str] | None = None, static: str | None = None) -> str:
+def library_key(root: Path = ROOT, versions: list[str] | None = None) -> str:
     """A hash of everything a chapter's output depends on besides the chapter itself: the library,
-    the data, the book's configuration, the Python and packages installed, and the static-explorer
-    switch (`versions` and `static` default to this environment's)."""
+    the data (where the library reads it: $COURSE_DATA, else data/), the book's configuration,
+    and the Python and packages installed (`versions` defaults to this environment's)."""
     h = hashlib.sha256()
-    for folder in ("lib", "data"):
-        for path in sorted((root / folder).rglob("*")):
+    data = Path(os.environ["COURSE_DATA"]) if os.environ.get("COURSE_DATA") else root / "data"
+    for folder in (root / "lib", data):
+        for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                h.update(str(path.relative_to(root)).encode() + b"\0")
+                h.update(str(path.relative_to(folder.parent)).encode() + b"\0")
                 h.update(path.read_bytes() + b"\0")
     h.update((root / "_config.yml").read_bytes() + b"\0")
     h.update(sys.version.encode() + b"\0")
-    h.update("\n".join(installed_versions() if versions is None else versions).encode() + b"\0")
-    h.update(f"{STATIC_FLAG}={os.environ.get(STATIC_FLAG, '') if static is None else static}".encode())
+    h.update("\n".join(installed_versions() if versions is None else versions).encode())
     return h.hexdigest()
 
 
@@ -205,9 +208,6 @@ def chapter_warnings() -> list[str]:
 
 
 def build(clean: bool = False) -> float:
-    # The chapters' explorers also compute their static versions (their grids) for the website;
-    # a kernel started by this process, or by jupyter-book below, inherits the flag.
-    os.environ[STATIC_FLAG] = "1"
     key = library_key()
     if clean or not KEY_FILE.exists() or KEY_FILE.read_text() != key:
         # jupyter-cache only notices changes to a notebook's own cells, and Sphinx only re-reads
@@ -240,61 +240,11 @@ def build(clean: bool = False) -> float:
 
 
 # ----------------------------------------------------------------------------- student notebooks
-def student_notebook(path: Path):
-    """The chapter as a notebook without its solutions and without outputs.
-
-    Solutions sit between `solution-start` and `solution-end` directives; everything between
-    them (prose and code) is dropped. Cells tagged `exercise-stub` stay, visible, as the
-    learner's workspace; `remove-cell` only hides them on the website.
-    """
-    import jupytext
-
-    nb = jupytext.read(path)
-    cells, inside = [], False
-    for cell in nb.cells:
-        text = cell.source
-        if cell.cell_type == "markdown" and "solution-start" in text:
-            before = text.split(":::{solution-start}")[0].rstrip().rstrip(":").rstrip()
-            if before:
-                cell.source = before
-                cells.append(cell)
-            inside = True
-            continue
-        if inside:
-            if cell.cell_type == "markdown" and "solution-end" in text:
-                inside = False
-                # The directive is written ":::{solution-end}" then a closing ":::" line.
-                after = text.split(":::{solution-end}", 1)[1].lstrip()
-                after = after[3:].lstrip() if after.startswith(":::") else after
-                if after.strip():
-                    cell.source = after
-                    cells.append(cell)
-            continue
-        if cell.cell_type == "code":
-            tags = cell.metadata.get("tags", [])
-            if "exercise-stub" in tags:
-                cell.metadata["tags"] = [t for t in tags if t != "remove-cell"]
-            cell.outputs = []
-            cell.execution_count = None
-        cells.append(cell)
-    nb.cells = cells
-    return nb
-
-
 def student(out: Path = ROOT / "student") -> list[Path]:
-    import jupytext
+    """Handouts without solutions or outputs: scripts/notebooks.py writes them."""
+    import notebooks
 
-    out.mkdir(exist_ok=True)
-    written = []
-    for path in chapters():
-        nb = student_notebook(path)
-        if not any("exercise-stub" in c.metadata.get("tags", []) for c in nb.cells):
-            continue
-        target = out / (path.stem + ".ipynb")
-        jupytext.write(nb, target, fmt="ipynb")
-        written.append(target)
-        print(f"wrote {target}")
-    return written
+    return notebooks.student(out)
 
 
 # ----------------------------------------------------------------------------- bench

@@ -33,9 +33,11 @@ def fake_root(tmp_path):
 VERSIONS = ["numpy==2.3.0", "torch==2.13.0"]
 
 
-def test_the_key_moves_with_everything_that_changes_an_output(fake_root):
-    def key(versions=VERSIONS, static="1"):
-        return book.library_key(fake_root, versions=versions, static=static)
+def test_the_key_moves_with_everything_that_changes_an_output(fake_root, monkeypatch):
+    monkeypatch.delenv("COURSE_DATA", raising=False)
+
+    def key(versions=VERSIONS):
+        return book.library_key(fake_root, versions=versions)
 
     base = key()
     assert key() == base, "the key is a function of its inputs"
@@ -54,19 +56,21 @@ def test_the_key_moves_with_everything_that_changes_an_output(fake_root):
     current = key()
     assert key(versions=["numpy==2.3.0", "torch==2.13.1"]) != current, "a package's version"
     assert key(versions=VERSIONS + ["scikit-learn==1.7.0"]) != current, "a package installed"
-    assert key(static="") != current, "the static-explorer switch"
+    elsewhere = fake_root / "elsewhere"
+    shutil.copytree(fake_root / "data", elsewhere)
+    (elsewhere / "weights.bin").write_bytes(b"\x09")
+    monkeypatch.setenv("COURSE_DATA", str(elsewhere))
+    assert key() != current, "the data the library reads is another folder's"
+    monkeypatch.delenv("COURSE_DATA")
     (fake_root / "lib" / "__pycache__").mkdir()
     (fake_root / "lib" / "__pycache__" / "model.cpython.pyc").write_bytes(b"compiled")
     assert key() == current, "compiled files are not sources"
 
 
-def test_the_key_reads_this_environment_by_default(fake_root, monkeypatch):
+def test_the_key_reads_this_environment_by_default(fake_root):
     versions = book.installed_versions()
     assert any(v.startswith("torch==") for v in versions) and any(v.startswith("myst-nb==") for v in versions)
-    monkeypatch.setenv(book.STATIC_FLAG, "1")
-    assert book.library_key(fake_root) == book.library_key(fake_root, versions=versions, static="1")
-    monkeypatch.delenv(book.STATIC_FLAG)
-    assert book.library_key(fake_root) != book.library_key(fake_root, versions=versions, static="1")
+    assert book.library_key(fake_root) == book.library_key(fake_root, versions=versions)
 
 
 # ----------------------------------------------------------------------------- the warning check
@@ -142,7 +146,7 @@ def small_book(tmp_path):
 
 
 def build(root):
-    env = {k: v for k, v in os.environ.items() if k != book.STATIC_FLAG}
+    env = {k: v for k, v in os.environ.items() if k != "COURSE_DATA"}
     return subprocess.run([sys.executable, str(root / "scripts" / "book.py"), "build"], cwd=root, env=env,
                           capture_output=True, text=True, timeout=600)
 

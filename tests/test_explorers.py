@@ -1,19 +1,21 @@
-"""The explorers' pure functions, and their widgets: every bad input becomes a message in the
-widget (never an exception), and the figure stays."""
+"""The explorers in a kernel: their views, their definitions, and their widgets.
+
+Every bad input becomes a sentence in the explorer's message line (never an exception) and the last
+picture stays; controls are found by their names, pictures read through their views (the numbers),
+never through titles. The page's twins of these views are held to them in
+tests/browser/test_site_model.py.
+"""
+import json
 import math
 
-import matplotlib
 import pytest
-import torch
 
-matplotlib.use("Agg")
-
-from lib.pictures import charts
-from lib.explorers import views as explorers, widgets  # noqa: E402
-from lib.errors import CourseError  # noqa: E402
-from lib.model.readout import softmax  # noqa: E402
-from lib.model.readout import prompt_logits  # noqa: E402
-from lib.model.store import load  # noqa: E402
+from lib.errors import CourseError
+from lib.explorers import catalogue, page
+from lib.explorers import views as explorers
+from lib.explorers.definition import TEMPERATURES, Control, log_stops, shown_number
+from lib.model.readout import prompt_logits, softmax
+from lib.model.store import load
 
 UNCERTAIN, CONFIDENT = "<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"
 
@@ -23,6 +25,14 @@ def lm():
     return load("calling-game")
 
 
+def every_explorer(lm):
+    return [catalogue.temperature_explorer(lm, [UNCERTAIN]), catalogue.sampling_explorer(lm, [UNCERTAIN]),
+            catalogue.lens_explorer(lm, [CONFIDENT]), catalogue.pattern_viewer(lm, [CONFIDENT]),
+            catalogue.ablation_explorer(lm, [CONFIDENT]), catalogue.kv_cache_calculator(),
+            catalogue.tsne_explorer(), catalogue.plane_builder(), catalogue.path_explorer(lm)]
+
+
+# ----------------------------------------------------------------------------- views
 def test_sampling_view_reshapes_truncates_and_rolls(lm):
     v = explorers.sampling_view(lm, UNCERTAIN, temperature=2.0, top_k=3, seed=4, k=28)
     assert v.survivors == 3
@@ -31,13 +41,20 @@ def test_sampling_view_reshapes_truncates_and_rolls(lm):
     kept = [r.token for r in v.rows if r.final > 0]
     assert v.chosen in kept and len(kept) == 3
     assert [r.token for r in v.rows[:3]] == kept, "top-k keeps the best three"
-    # The same seed rolls the same token; greedy takes the top line whatever the seed.
     assert explorers.sampling_view(lm, UNCERTAIN, 2.0, 3, None, False, 4).chosen == v.chosen
     g = explorers.sampling_view(lm, UNCERTAIN, use_greedy=True, seed=11)
     assert g.chosen == v.rows[0].token and g.greedy
-    # Temperature never changes the order.
     hot = explorers.sampling_view(lm, UNCERTAIN, temperature=8.0, k=28)
-    assert [r.token for r in hot.rows] == [r.token for r in v.rows]
+    assert [r.token for r in hot.rows] == [r.token for r in v.rows], "temperature never changes the order"
+
+
+def test_the_picks_probability_is_read_from_the_distribution(lm):
+    """A roll outside the ten rows shown still reports its own probability (not 0)."""
+    seeds = [s for s in range(400) if explorers.sampling_view(lm, UNCERTAIN, 5.0, seed=s, k=3).chosen not in
+             [r.token for r in explorers.sampling_view(lm, UNCERTAIN, 5.0, k=3).rows]]
+    assert seeds, "no roll at temperature 5 left the top three"
+    v = explorers.sampling_view(lm, UNCERTAIN, 5.0, seed=seeds[0], k=3)
+    assert v.chosen_prob > 0
 
 
 def test_top_p_keeps_the_smallest_set_reaching_p(lm):
@@ -59,139 +76,179 @@ def test_parse_top_p_says_what_is_allowed(text):
         explorers.parse_top_p(text)
 
 
-def test_blank_means_no_limit():
+@pytest.mark.parametrize("parse, text", [(explorers.parse_seed, "-1"), (explorers.parse_seed, "1e3"),
+                                         (explorers.parse_seed, str(2**63)),
+                                         (lambda t: explorers.parse_position(t, 4), "4"),
+                                         (lambda t: explorers.parse_position(t, 4), "x")])
+def test_seeds_and_positions_say_what_is_allowed(parse, text):
+    with pytest.raises(CourseError, match="whole number from 0 to"):
+        parse(text)
+
+
+def test_blank_means_no_limit_or_the_last_position():
     assert explorers.parse_top_k(" ") is None and explorers.parse_top_p("") is None
     assert explorers.parse_top_k("5") == 5 and explorers.parse_top_p("0.9") == 0.9
+    assert explorers.parse_position("", 4) == 3 and explorers.parse_position("0", 4) == 0
+    assert explorers.parse_seed(" 7 ") == 7
 
 
-def test_lens_view_ends_at_the_model_output(lm):
+def test_lens_view_ends_at_the_model_output_at_any_position(lm):
     v = explorers.lens_view(lm, CONFIDENT)
-    assert v.track == "Tarso" and v.track_ranks[-1] == 1
+    assert v.track == "Tarso" and v.track_ranks[-1] == 1 and v.position == 3
     final = softmax(prompt_logits(lm, CONFIDENT))
     assert math.isclose(v.track_probs[-1], float(final[lm.vocab.id("Tarso")]), rel_tol=1e-5)
     assert v.stages[0] == "embed" and len(v.top) == len(v.stages)
     assert explorers.lens_view(lm, CONFIDENT, "Cefa").track == "Cefa"
+    earlier = explorers.lens_view(lm, CONFIDENT, position=2)
+    shorter = explorers.lens_view(lm, UNCERTAIN)
+    assert earlier.position == 2 and earlier.track_probs == pytest.approx(shorter.track_probs), \
+        "position 2 of a prompt reads what the prompt cut there reads last"
     with pytest.raises(CourseError, match="unknown token"):
         explorers.lens_view(lm, CONFIDENT, "Tars")
 
 
-def message_of(box) -> str:
-    return box.children[-2].value
+# ----------------------------------------------------------------------------- definitions
+def test_every_definition_is_json_and_computes_its_defaults(lm):
+    for ex in every_explorer(lm):
+        spec = json.loads(json.dumps(ex.spec()))
+        assert spec["view"] == ex.view and all(c["description"] for row in spec["rows"] for c in row), ex.view
+        view = ex.compute(ex.defaults())
+        assert json.loads(json.dumps(view, allow_nan=False)) == json.loads(json.dumps(view)), ex.view
 
 
-def controls(box):
-    return [c for row in box.children[:-2] for c in row.children]
+def test_a_slider_shows_the_value_it_uses():
+    assert TEMPERATURES[0] == 0.1 and TEMPERATURES[-1] == 10.0 and 1.0 in TEMPERATURES
+    assert all(float(shown_number(t)) == t for t in TEMPERATURES)
+    assert len(TEMPERATURES) == len(set(TEMPERATURES)) > 300, "continuous to the eye: hundreds of stops"
+    assert shown_number(0.1) == "0.100" and shown_number(1.0) == "1.00" and shown_number(10.0) == "10.0"
+    assert log_stops(1, 100, 2, 2) == (1.0, 10.0, 100.0)
 
 
-@pytest.fixture
-def draws(monkeypatch):
-    """Every chart the widgets draw, in order."""
-    shown = []
-    for name in ("bar_chart", "lens_chart"):
-        original = getattr(charts, name)
-
-        def counted(*args, _original=original, **kwargs):
-            out = _original(*args, **kwargs)
-            shown.append(out)
-            return out
-
-        monkeypatch.setattr(charts, name, counted)
-    return shown
+def test_a_control_refuses_a_default_outside_its_options():
+    with pytest.raises(ValueError, match="not one of its options"):
+        Control("p", "perplexity", "how many neighbours", "choice", 7, options=(2, 5))
+    with pytest.raises(ValueError, match="unknown control kind"):
+        Control("p", "perplexity", "how many neighbours", "dial", 7)
 
 
-def figure_of(box) -> str:
-    return box.children[-1].value
+def test_the_tsne_explorer_offers_only_perplexities_the_points_allow():
+    for points, n in (("calling-game", 28), ("real-language", 84)):
+        ex = catalogue.tsne_explorer(points, perplexity=5)
+        perplexity = next(c for c in ex.controls if c.name == "perplexity")
+        assert perplexity.options and max(perplexity.options) < n
+        assert "precomputed" in ex.note.lower() and str(n) in ex.note
+    with pytest.raises(CourseError, match="not one of this set's stops"):
+        catalogue.tsne_explorer("calling-game", perplexity=40)
 
 
-def test_sampling_widget_shows_every_bad_input_as_a_message(lm, draws):
-    box = widgets.sampling_explorer(lm, [UNCERTAIN])
-    prompt, temperature, top_k, top_p, greedy, seed = controls(box)
-    assert message_of(box) == "" and len(draws) == 1
-    first = figure_of(box)
-    assert "<svg" in first and 'role="img"' in first and "tokens survive truncation" in first
-    for control, value, expected in ((top_k, "0", "top-k"), (top_k, "", None), (top_p, "1.5", "top-p"), (top_p, "", None),
-                                     (prompt, "<BOS> pippo", "unknown token 'pippo'"),
-                                     (prompt, "", "empty"), (prompt, "<BOS> " * 60, "at most 48"),
-                                     (prompt, CONFIDENT, None)):
-        before = len(draws)
-        control.value = value
+def test_the_pages_element_carries_the_definition_and_cannot_close_its_script(lm):
+    ex = catalogue.lens_explorer(lm, ["<BOS> Pietro chiama Paolo"], track="</script><b>")
+    html = page.html(ex, {"x": "</script>"})
+    payload = html.split('class="course-explorer-spec">')[1].split("</script>")[0]
+    spec = json.loads(payload)
+    assert "<" not in payload and spec["rows"][1][0]["default"] == "</script><b>" and spec["default"] == {"x": "</script>"}
+    assert page.FIGURE in html and "<noscript>" in html
+
+
+# ----------------------------------------------------------------------------- widgets in a kernel
+def test_a_widget_always_carries_the_websites_version(lm):
+    """No switch: the same output holds the live widget (JupyterLab) and the page's element (website)."""
+    bundle = catalogue.temperature_explorer(lm, [CONFIDENT])._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert 'class="course-explorer course-live"' in bundle["text/html"]
+    spec = json.loads(bundle["text/html"].split('class="course-explorer-spec">')[1].split("</script>")[0])
+    assert spec["model"] == "calling-game" and spec["default"]["page"][0][0] == "Tarso"
+
+
+def test_the_widgets_controls_come_from_the_definition(lm):
+    ex = catalogue.sampling_explorer(lm, [UNCERTAIN])
+    box = ex.widget()
+    assert list(box.controls) == [c.name for c in ex.controls]
+    for c in ex.controls:
+        w = box.controls[c.name]
+        assert w.description == c.label and w.tooltip == c.description
+    assert box.controls["temperature"].value == 1.0 and box.controls["temperature"].label == "1.00"
+
+
+def test_sampling_widget_shows_every_bad_input_as_a_message(lm):
+    box = catalogue.sampling_explorer(lm, [UNCERTAIN]).widget()
+    assert box.message.value == "" and box.figure.view == "sampling"
+    first = box.figure.data
+    for name, value, expected in (("top_k", "0", "top-k"), ("top_k", "", None), ("top_p", "1.5", "top-p"),
+                                  ("top_p", "", None), ("seed", "-2", "seed"), ("seed", "3", None),
+                                  ("prompt", "<BOS> pippo", "unknown token 'pippo'"), ("prompt", "", "empty"),
+                                  ("prompt", "<BOS> " * 60, "at most 48"), ("prompt", CONFIDENT, None)):
+        before = box.figure.data
+        box.controls[name].value = value
         if expected:
-            assert expected in message_of(box) and 'role="alert"' in message_of(box)
-            assert len(draws) == before, "a bad value leaves the last good figure on screen"
+            assert expected in box.message.value and 'role="alert"' in box.message.value
+            assert box.figure.data == before, "a bad value leaves the last good picture"
         else:
-            assert message_of(box) == "" and len(draws) == before + 1
-    assert figure_of(box) != first and "Tarso" in figure_of(box), "the figure and its description follow the prompt"
+            assert box.message.value == ""
+    assert box.figure.data != first and box.figure.data["rows"][0]["token"] == "Tarso"
 
 
-def test_lens_and_temperature_widgets_show_bad_input_as_a_message(lm, draws):
-    box = widgets.lens_explorer(lm, [CONFIDENT])
-    prompt, track = controls(box)
-    track.value = "banana!"
-    assert "unknown token" in message_of(box)
-    track.value = ""
-    prompt.value = "   "
-    assert "empty" in message_of(box)
-    box = widgets.temperature_explorer(lm, [UNCERTAIN])
-    prompt, slider = controls(box)
-    prompt.value = "<BOS> Pietro chiam"
-    assert "did you mean 'chiama'" in message_of(box)
+def test_the_seed_picks_what_the_library_picks(lm):
+    from lib.model.readout import sample
+
+    box = catalogue.sampling_explorer(lm, [UNCERTAIN]).widget()
+    for seed in (0, 1, 17, 2**63 - 1):
+        box.controls["seed"].value = str(seed)
+        assert box.figure.data["chosen"] == lm.vocab.tokens[sample(prompt_logits(lm, UNCERTAIN), seed=seed)]
 
 
-def test_charts_are_svg_with_a_description_and_escape_their_text():
-    svg = charts.bar_chart([("<BOS>", 0.5), ("Tarso", 0.25)], alt='a "page" <b>', highlight="Tarso", ghost=[0.6, 0.3])
-    assert svg.startswith("<svg") and svg.endswith("</svg>")
-    assert "&lt;BOS&gt;" in svg and "<BOS>" not in svg and "&lt;b&gt;" in svg
-    assert svg.count("<rect") == 4 and charts.PALETTE["accent"] in svg
-    import xml.dom.minidom
-    xml.dom.minidom.parseString(svg)   # well-formed
+def test_lens_and_temperature_widgets_show_bad_input_as_a_message(lm):
+    box = catalogue.lens_explorer(lm, [CONFIDENT]).widget()
+    box.controls["track"].value = "banana!"
+    assert "unknown token" in box.message.value
+    box.controls["track"].value = ""
+    box.controls["position"].value = "9"
+    assert "position must be" in box.message.value
+    box.controls["position"].value = "1"
+    assert box.message.value == "" and box.figure.data["position"] == 1
+    box.controls["prompt"].value = "   "
+    assert "empty" in box.message.value
+    box = catalogue.temperature_explorer(lm, [UNCERTAIN]).widget()
+    box.controls["prompt"].value = "<BOS> Pietro chiam"
+    assert "did you mean 'chiama'" in box.message.value
 
 
-def test_lens_chart_is_well_formed(lm):
-    import xml.dom.minidom
-    view = explorers.lens_view(lm, CONFIDENT)
-    svg = charts.lens_chart(view, "lens")
-    xml.dom.minidom.parseString(svg)
-    assert svg.count("Tarso") >= 4 and "P(Tarso)" in svg
-
-
-def test_tsne_explorer_moves_with_every_control_and_refuses_a_perplexity_too_large():
-    box = widgets.tsne_explorer()
-    which, perp, left, right = controls(box)
-    first = figure_of(box)
-    assert first.count("<svg") == 2 and "seed 0" in first and "seed 1" in first and message_of(box) == ""
-    right.value = 3
-    assert "seed 3" in figure_of(box) and figure_of(box) != first
-    perp.value = 15
-    after_perp = figure_of(box)
-    assert "perplexity 15" in after_perp
-    perp.value = 40                      # 40 >= 28 points: a message, and the last picture stays
-    assert "below the number of points (28)" in message_of(box) and figure_of(box) == after_perp
-    which.value = "real-language"        # 84 points: 40 is allowed there
-    assert message_of(box) == "" and "queen" in figure_of(box) and "perplexity 40" in figure_of(box)
+def test_tsne_widget_moves_with_every_control():
+    box = catalogue.tsne_explorer().widget()
+    first = box.figure.data
+    assert first["seeds"] == [0, 1] and first["perplexity"] == 5 and len(first["layouts"]) == 2
+    box.controls["right"].value = 3
+    assert box.figure.data["seeds"] == [0, 3] and box.figure.data["layouts"][0] == first["layouts"][0]
+    box.controls["perplexity"].value = 15
+    assert box.figure.data["perplexity"] == 15 and box.figure.data["layouts"][0] != first["layouts"][0]
 
 
 def test_plane_builder_messages_and_redraws():
-    box = widgets.plane_builder()
-    which, first, second = controls(box)
-    start = figure_of(box)
-    assert "Paolo - Pietro" in start and "13% of the spread" in start
-    second.value = "Paolo - Paolo"
-    assert "zero vector" in message_of(box) and figure_of(box) == start
-    second.value = "Pippo"
-    assert "'Pippo' is not a token" in message_of(box)
-    second.value = "Paolo"
-    assert message_of(box) == "" and figure_of(box) != start
-    second.value = "Paolo - Pietro"
-    assert "points along the first" in message_of(box)
+    box = catalogue.plane_builder().widget()
+    start = box.figure.data
+    assert start["axes"] == ["Paolo - Pietro", "Tarso + Cefa - capo - vice"] and round(start["spread"], 2) == 0.13
+    box.controls["axis_2"].value = "Paolo - Paolo"
+    assert "zero vector" in box.message.value and box.figure.data == start
+    box.controls["axis_2"].value = "Pippo"
+    assert "'Pippo' is not a token" in box.message.value
+    box.controls["axis_2"].value = "Paolo"
+    assert box.message.value == "" and box.figure.data != start
+    box.controls["axis_2"].value = "Paolo - Pietro"
+    assert "points along the first" in box.message.value
+    box.controls["points"].value = "real-language"
+    assert "'Paolo' is not a token" in box.message.value
+    box.controls["axis_1"].value, box.controls["axis_2"].value = "king - queen", "man - woman"
+    assert box.message.value == "" and "queen" in box.figure.data["labels"]
 
 
-def test_path_explorer_toggles_change_the_path(lm):
-    box = widgets.path_explorer(lm)
-    toggles = controls(box)
-    assert [t.description for t in toggles][-2:] == ["MLP 0", "MLP 1"]
-    start = figure_of(box)
-    assert "off: nothing" in start and "P(Tarso) 0.9999" in start
-    toggles[-2].value = True
-    assert "off: MLP 0" in figure_of(box) and "P(Tarso) 0.0204" in figure_of(box)
-    toggles[-2].value = False
-    assert figure_of(box) == start
+def test_path_explorer_switches_change_the_path(lm):
+    box = catalogue.path_explorer(lm).widget()
+    start = box.figure.data
+    assert start["off"] == [] and start["ablated"] is None and start["prob"] == pytest.approx(0.9999, abs=1e-4)
+    box.controls["MLP0"].value = True
+    assert box.figure.data["off"] == ["MLP 0"] and box.figure.data["prob"] == pytest.approx(0.0204, abs=1e-4)
+    box.controls["MLP0"].value = False
+    assert box.figure.data == start
+    box.controls["prompt"].value = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
+    box.controls["toward"].value = "Cefa"
+    assert box.message.value == "" and box.figure.data["toward"] == "Cefa"

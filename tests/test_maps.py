@@ -38,31 +38,78 @@ def test_analogy_says_whether_inputs_were_excluded():
     assert "excluded" in excl.describe() and "not excluded" in incl.describe()
 
 
-def test_pca_variance_shares_and_unit_sphere():
+def test_pca_equals_an_svd_of_the_centred_rows_and_unit_sphere():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(30, 5)) * [5, 2, 1, 0.5, 0.1]
     p = pca(x)
-    assert p.explained_ratio.sum() == pytest.approx(1.0)
-    assert (np.diff(p.explained_ratio) <= 1e-12).all()
-    assert p.cumulative(1) > 0.7
+    # The reference: PCA written out as one SVD of the centred rows.
+    c = x - x.mean(0)
+    _, s, vt = np.linalg.svd(c, full_matrices=False)
+    assert np.allclose(p.explained_ratio, s ** 2 / (s ** 2).sum(), atol=1e-12)
+    for k in range(5):     # each component equals the SVD's, up to its sign
+        assert abs(abs(p.components[k] @ vt[k]) - 1) < 1e-9, k
+    assert np.allclose(p.coords, c @ p.components.T)
+    assert (np.diff(p.explained_ratio) <= 1e-12).all() and p.cumulative(1) > 0.7
+    # Each component's largest coordinate is positive, so figures do not flip between runs.
+    assert (p.components[np.arange(5), np.abs(p.components).argmax(1)] > 0).all()
+    assert pca(x, k=2).coords.shape == (30, 2)
     assert np.allclose(np.linalg.norm(unit_sphere(x), axis=1), 1)
 
 
-def test_a_probe_reads_a_linear_property_and_not_noise():
+def _loo_ridge(x, y, alpha):
+    """Leave-one-out ridge predictions, in closed form (intercept not penalised)."""
+    n = len(x)
+    xa = np.hstack([x, np.ones((n, 1))])
+    reg = alpha * np.eye(xa.shape[1])
+    reg[-1, -1] = 0.0
+    preds = np.empty(n)
+    for i in range(n):
+        keep = np.arange(n) != i
+        w = np.linalg.solve(xa[keep].T @ xa[keep] + reg, xa[keep].T @ y[keep])
+        preds[i] = xa[i] @ w
+    return preds
+
+
+def test_a_probe_is_a_leave_one_out_ridge_and_reads_a_linear_property_not_noise():
     rng = np.random.default_rng(2)
     x = rng.normal(size=(40, 8))
-    y = np.sign(x @ rng.normal(size=8)).clip(-1, 1)
+    noise = rng.choice([-1.0, 0, 1], size=40)
+    for target, alpha in ((x @ np.arange(8.0), 1e-3), (noise, 1.0), (noise, 0.03)):
+        probe = linear_probe(x, target, alpha=alpha)
+        preds = _loo_ridge(x, target, alpha)
+        assert np.allclose(probe.predictions, preds, atol=1e-9)
+        r2 = 1 - ((target - preds) ** 2).sum() / ((target - target.mean()) ** 2).sum()
+        assert probe.r2 == pytest.approx(r2, abs=1e-9)
     assert linear_probe(x * 3, x @ np.arange(8.0), alpha=1e-3).r2 > 0.99
-    assert linear_probe(x, rng.choice([-1.0, 0, 1], size=40)).r2 < 0.3
-    assert 0 <= linear_probe(x, y).accuracy <= 1
+    assert linear_probe(x, noise).r2 < 0.3
+    assert 0 <= linear_probe(x, np.sign(x[:, 0])).accuracy <= 1
 
 
-def test_tsne_is_seeded_and_checks_perplexity():
+def test_the_best_probe_chooses_its_strength_without_the_held_out_word():
+    from lib.analysis.maps import best_probe
+    rng = np.random.default_rng(1)
+    x = rng.normal(scale=0.05, size=(40, 8))
+    y = np.sign(x[:, 0])
+    best = best_probe(x, y)
+    assert best.r2 > 0.5 and best.alpha < 1.0
+    # Nested choice: never better than choosing the strength on the very words it is scored on.
+    from lib.analysis.maps import PROBE_ALPHAS
+    assert best.r2 <= max(linear_probe(x, y, a).r2 for a in PROBE_ALPHAS) + 1e-12
+    assert best_probe(x, rng.normal(size=40)).r2 < 0.2
+
+
+def test_tsne_is_seeded_reports_its_run_and_checks_perplexity():
+    from lib.analysis.maps.tsne import kl_divergence, tsne_run
     rng = np.random.default_rng(3)
     x = rng.normal(size=(20, 6))
     a, b = tsne(x, perplexity=5, seed=1), tsne(x, perplexity=5, seed=1)
     assert a.shape == (20, 2) and np.allclose(a, b)
     assert not np.allclose(a, tsne(x, perplexity=5, seed=2))
+    run = tsne_run(x, perplexity=5, seed=1)
+    assert np.allclose(run.layout, a) and 250 < run.n_iter and run.converged == (run.n_iter < 5000)
+    assert run.kl == pytest.approx(kl_divergence(x, run.layout, 5), rel=1e-3)
+    short = tsne_run(x, perplexity=5, seed=1, max_iter=260)
+    assert not short.converged and short.n_iter == 260 and short.kl > run.kl
     with pytest.raises(CourseError, match="below the number of points"):
         tsne(x, perplexity=20)
 
@@ -78,16 +125,36 @@ def test_tsne_keeps_clusters_together():
     assert (labels[d.argmin(1)] == labels).mean() == 1.0
 
 
-def test_neighbourhoods_have_the_requested_perplexity():
-    from lib.analysis.maps.tsne import conditional_probabilities, neighbour_probabilities
+def _conditional_by_bisection(x, perplexity):
+    """Each point's Gaussian neighbourhood p(j | i), its width found by bisection so that
+    exp(entropy) equals the perplexity: the definition, written out independently."""
+    d = ((x[:, None] - x[None]) ** 2).sum(-1)
+    n = len(x)
+    rows = np.zeros((n, n))
+    for i in range(n):
+        rel = d[i] - np.delete(d[i], i).min()
+        rel[i] = np.inf                       # a point is not its own neighbour
+        lo, hi = 1e-20, 1e20
+        for _ in range(200):
+            beta = np.sqrt(lo * hi)
+            w = np.exp(-rel * beta)
+            p = w / w.sum()
+            h = -(p[p > 0] * np.log(p[p > 0])).sum()
+            lo, hi = (beta, hi) if h > np.log(perplexity) else (lo, beta)
+        rows[i] = p
+    return rows
+
+
+def test_the_neighbourhoods_t_sne_reproduces_have_the_requested_perplexity():
+    from lib.analysis.maps.tsne import neighbour_probabilities
     x = np.random.default_rng(5).normal(size=(30, 4))
     for perplexity in (2.0, 7.0, 20.0):
-        rows = conditional_probabilities(x, perplexity)
-        entropy = -(np.where(rows > 0, rows * np.log(np.where(rows > 0, rows, 1)), 0)).sum(1)
-        assert np.allclose(np.exp(entropy), perplexity, rtol=1e-3)
-        assert np.allclose(np.diag(rows), 0)
-    P = neighbour_probabilities(x, 7.0)
-    assert np.allclose(P, P.T) and P.sum() == pytest.approx(1.0, abs=1e-6)
+        cond = _conditional_by_bisection(x, perplexity)
+        assert np.allclose(np.exp(-(np.where(cond > 0, cond * np.log(np.where(cond > 0, cond, 1)), 0)).sum(1)),
+                           perplexity, rtol=1e-3)
+        P = neighbour_probabilities(x, perplexity)
+        assert np.allclose(P, P.T) and P.sum() == pytest.approx(1.0, abs=1e-6)
+        assert np.allclose(P, (cond + cond.T) / (2 * len(x)), atol=1e-4)
 
 
 def test_neighbours_and_role_cohesion():

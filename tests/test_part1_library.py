@@ -8,7 +8,7 @@ import torch
 
 matplotlib.use("Agg")
 
-from lib.explorers import widgets  # noqa: E402
+from lib.explorers import catalogue  # noqa: E402
 from lib.analysis.ablation import ablation_view, all_heads, head_effects, head_name, without_attention, zero_W_O  # noqa: E402
 from lib.analysis.bigrams import bigram_table, compare  # noqa: E402
 from lib.analysis.circuits import head_habits, ov_circuit, qk_circuit, token_ov  # noqa: E402
@@ -98,23 +98,21 @@ def test_abc_reproduces_the_sources_weights():
 
 
 def test_part1_widgets_show_bad_input_as_messages(lm):
-    box = widgets.ablation_explorer(lm, [CEFA])
-    prompt, tracked = box.children[0].children
-    toggles = box.children[1].children
-    first = box.children[-1].value
-    toggles[3].value = True
-    assert "L0H3" in box.children[-1].value and box.children[-1].value != first
-    tracked.value = "Cefaa"
-    assert "unknown token" in box.children[-2].value
-    tracked.value = ""
-    prompt.value = ""
-    assert "empty" in box.children[-2].value
-    viewer = widgets.pattern_viewer(lm, [CEFA])
-    viewer.children[0].children[0].value = "<BOS> " * 60
-    assert "at most 48" in viewer.children[-2].value
-    calc = widgets.kv_cache_calculator()
-    assert "17,179,869,184 bytes" in calc.children[-1].value
-    calc.children[1].children[1].value = "two"
-    assert "bytes per number must be a number" in calc.children[-2].value
-    calc.children[1].children[1].value = "-1"
-    assert "positive" in calc.children[-2].value
+    box = catalogue.ablation_explorer(lm, [CEFA]).widget()
+    first = box.figure.data
+    box.controls["L0H3"].value = True
+    assert box.figure.data["off"] == ["L0H3"] and box.figure.data != first
+    box.controls["track"].value = "Cefaa"
+    assert "unknown token" in box.message.value
+    box.controls["track"].value = ""
+    box.controls["prompt"].value = ""
+    assert "empty" in box.message.value
+    viewer = catalogue.pattern_viewer(lm, [CEFA]).widget()
+    viewer.controls["prompt"].value = "<BOS> " * 60
+    assert "at most 48" in viewer.message.value
+    calc = catalogue.kv_cache_calculator().widget()
+    assert calc.figure.data["total"] == 17_179_869_184
+    calc.controls["bytes"].value = "two"
+    assert "bytes per number must be a number" in calc.message.value
+    calc.controls["bytes"].value = "-1"
+    assert "positive" in calc.message.value

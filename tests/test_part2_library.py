@@ -27,6 +27,8 @@ def test_the_extraction_reproduces_the_shipped_rows():
     fresh, shipped = real_words.extract(), real_words.load()
     assert fresh.words == shipped.words and fresh.provenance == shipped.provenance
     assert np.array_equal(fresh.vectors, shipped.vectors)
+    assert list(fresh.extra) == list(shipped.extra)
+    assert all(np.array_equal(fresh.extra[w], shipped.extra[w]) for w in fresh.extra)
 
 
 def test_extraction_without_the_package_says_how_to_get_it(tmp_path):
@@ -113,9 +115,98 @@ def test_path_view_draws_both_paths_on_the_same_plane():
     assert sum(v.ablated.pushes.values()) == pytest.approx(v.ablated.coords[-1, 0], abs=1e-5)
 
 
-def test_best_probe_is_never_worse_than_the_default_strength():
-    rng = np.random.default_rng(1)
-    x = rng.normal(scale=0.05, size=(40, 8))
-    y = np.sign(x[:, 0])
-    best = best_probe(x, y)
-    assert best.r2 >= linear_probe(x, y).r2 and best.r2 > 0.5 and best.alpha < 1.0
+# ----------------------------------------------------------------------------- the hand-wired corpus, exactly
+
+def test_the_exact_sentence_distribution_matches_the_generator():
+    import collections
+    import random
+    from lib.content.corpora import hand_wired as hw
+
+    probs = hw.sentence_probabilities()
+    assert sum(probs.values()) == pytest.approx(1.0, abs=1e-12)
+    assert all(hw.check_sentence(list(s))[0] for s in probs)
+    rng = random.Random(7)
+    n = 40_000
+    counts = collections.Counter(tuple(hw.sample_sentence(rng)) for _ in range(n))
+    assert set(counts) <= set(probs)
+    # Every sentence kind's share, and the commonest sentences' frequencies, agree within sampling noise.
+    for s, c in counts.most_common(20):
+        assert abs(c / n - probs[s]) < 4 * np.sqrt(probs[s] / n) + 1e-4, s
+    kinds = collections.Counter("class" if s[1] == "a" else "comparison" if len(s) == 9 else "definition" for s in counts.elements())
+    assert kinds["definition"] / n == pytest.approx(hw.P_DEFINITION, abs=0.01)
+    assert kinds["comparison"] / n == pytest.approx(hw.P_COMPARISON, abs=0.01)
+
+
+def test_the_entropy_floor_is_the_sentence_entropy_per_predicted_token():
+    from lib.content.corpora import hand_wired as hw
+
+    probs = hw.sentence_probabilities()
+    h_sentences = -sum(p * np.log(p) for p in probs.values())
+    # Chain rule: the same entropy, summed token by token over the exact next-token distributions.
+    h_tokens = 0.0
+    for s, p in probs.items():
+        for i in range(1, len(s)):
+            h_tokens -= p * np.log(hw.next_token_distribution(s[:i])[s[i]])
+    assert h_tokens == pytest.approx(h_sentences, rel=1e-9)
+    assert hw.mean_targets_per_sentence() == pytest.approx(0.4 * 5 + 0.5 * 8 + 0.1 * 6)
+    assert hw.entropy_floor() == pytest.approx(h_sentences / 6.6)
+    after_king = hw.next_token_distribution(("<BOS>", "the", "king", "is"))
+    assert "younger" not in after_king and "weaker" not in after_king and "female" not in after_king
+    assert sum(after_king.values()) == pytest.approx(1.0) and after_king["old"] > 0
+    assert hw.next_token_distribution(("<BOS>", "a", "ship", "is", "a")) == {"thing": 1.0}
+    assert hw.next_token_distribution(("<BOS>", "the", "banana")) == {}
+
+
+def test_a_model_that_knows_the_corpus_scores_the_floor_and_a_fit_report_counts_facts():
+    """An oracle whose logits are the corpus's log-probabilities reaches the floor exactly, and
+    every fact prefix counts as learned; the shipped model is measured the same way."""
+    import torch
+    from lib.analysis import corpus_fit
+    from lib.content.corpora import hand_wired as hw
+
+    lm = load("hand-wired")
+
+    class Oracle(torch.nn.Module):
+        def forward(self, batch):
+            out = torch.full((*batch.shape, len(lm.vocab)), -1e9, dtype=torch.float64)
+            for r, row in enumerate(batch.tolist()):
+                tokens = [lm.vocab.tokens[i] for i in row]
+                for i in range(len(tokens)):
+                    for t, p in hw.next_token_distribution(tuple(tokens[:i + 1])).items():
+                        out[r, i, lm.vocab.id(t)] = np.log(p)
+            return out
+
+    class Wrapped:
+        vocab = lm.vocab
+        model = Oracle()
+
+    assert corpus_fit.expected_loss(Wrapped) == pytest.approx(hw.entropy_floor(), abs=1e-9)
+    fits = corpus_fit.prefix_fits(Wrapped)
+    assert all(f.learned and f.tv < 1e-9 for f in fits)
+    kinds = {k: len(v) for k, v in corpus_fit.fact_prefixes().items()}
+    assert kinds["class"] == 40 and kinds["definition"] == 40 and kinds["comparison"] > 100
+    summary = corpus_fit.fit_summary(lm)
+    assert summary["expected_loss"] > summary["entropy_floor"]
+
+
+# ----------------------------------------------------------------------------- analogies against a baseline
+
+def test_analogy_scores_compare_the_offset_with_the_nearest_neighbour_of_a():
+    from lib.analysis.maps import score_analogies, score_analogy
+
+    toy = {"king": np.array([2.0, 1, 0]), "queen": np.array([2.0, -1, 0]),
+           "man": np.array([1.0, 1, 1]), "woman": np.array([1.0, -1, 1]), "crown": np.array([2.1, 0.9, 0])}
+    s = score_analogy(toy, "king", "man", "woman", "queen", "gender")
+    assert s.offset_right and s.offset_rank == 1 and s.parallel == pytest.approx(1.0)
+    assert s.baseline_best == "crown" and not s.baseline_right      # king's nearest word is not queen here
+    assert len(score_analogies(toy, {"g": [("king", "man", "woman", "queen")] * 2})) == 2
+
+
+def test_the_shipped_real_language_rows_hold_every_analogy_word():
+    rows = real_words.load()
+    vectors = rows.all_vectors()
+    quads = [q for qs in real_words.ANALOGIES.values() for q in qs]
+    assert len(quads) >= 20 and len(real_words.ANALOGIES) >= 5
+    assert all(w in vectors for q in quads for w in q)
+    assert list(rows.extra) == real_words.analogy_words() == rows.provenance["analogy_words"]
+    assert len(set(vectors)) == len(rows.words) + len(rows.extra)

@@ -36,3 +36,18 @@ def test_hand_wired_has_the_specified_shape_and_records_its_figures():
         assert key in fig
     assert 0 < fig["pca_top2_designed"] < 1 and 0 < fig["pca_top2_learned"] < 1
     assert 0 <= fig["probes_read_back"] <= 6 and 0 <= fig["analogies_recovered"] <= 5
+
+
+def test_the_hand_wired_model_has_learned_its_corpus():
+    """Part 2 tests what the hand-wired model recovered of its table; that only means something
+    once it has learned the sentences themselves, to within 0.02 nats of the corpus's entropy."""
+    from lib.analysis.corpus_fit import fit_summary
+    from lib.shipped.behaviour import HAND_WIRED_MAX_GAP
+
+    lm = load("hand-wired")
+    fit = fit_summary(lm)
+    assert fit["entropy_floor"] < fit["expected_loss"] <= fit["entropy_floor"] + HAND_WIRED_MAX_GAP, fit
+    recorded = lm.meta["behaviour"]["corpus_fit"]
+    assert fit["expected_loss"] == pytest.approx(recorded["expected_loss"], abs=1e-9)
+    assert fit["by_kind"] == recorded["by_kind"]
+    assert fit["by_kind"]["class"]["learned"] == fit["by_kind"]["class"]["prefixes"]

@@ -72,3 +72,43 @@ def path_view(lm, prompt: str, heads_off: Iterable[Head] = (), mlps_off: Iterabl
     ablated = residual_trajectory(lm, prompt, toward, against, ablate=heads_off, ablate_mlps=mlps_off)
     probs = [token_prob(lm, prompt, toward, ablate=h, ablate_mlps=m) for h, m in (((), ()), (heads_off, mlps_off))]
     return PathView(intact, ablated, heads_off, mlps_off, probs[1], probs[0])
+
+
+# ----------------------------------------------------------------------------- over a set of prompts
+# One prompt is an example. A claim such as "block-0 attention carries the epithet" is measured
+# over a labelled prompt set: for each prompt, the path toward its own target and the target's
+# probability with each group of components switched off.
+
+ABLATIONS = ("block-0 heads", "block-1 heads", "MLP 0", "MLP 1")
+
+
+@dataclass(frozen=True)
+class PromptPath:
+    prompt: str
+    target: str
+    prob: float                          # P(target), intact
+    prob_without: dict[str, float]       # P(target) with each group of ABLATIONS switched off
+    pushes: dict[str, float]             # each component's push along the target's direction
+
+
+def _ablation(lm, name: str) -> tuple[tuple[Head, ...], tuple[int, ...]]:
+    layer = int(name.split("-")[1][0]) if name.startswith("block") else int(name.split()[1])
+    if name.startswith("block"):
+        return tuple((layer, h) for h in range(lm.model.cfg.n_heads)), ()
+    return (), (layer,)
+
+
+def prompt_paths(lm, prompts) -> list[PromptPath]:
+    """The path toward each labelled prompt's target, and P(target) with each group switched off.
+
+    The plane's second axis is the token just read (the callee), so the first axis, the target's
+    own row, is the one that matters for the pushes."""
+    out = []
+    for p in prompts:
+        traj = residual_trajectory(lm, p.text, toward=p.target, against=p.tokens[-1])
+        without = {}
+        for name in ABLATIONS:
+            heads, mlps = _ablation(lm, name)
+            without[name] = token_prob(lm, p.text, p.target, ablate=heads, ablate_mlps=mlps)
+        out.append(PromptPath(p.text, p.target, token_prob(lm, p.text, p.target), without, traj.pushes))
+    return out

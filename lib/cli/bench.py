@@ -35,41 +35,43 @@ def _p95(times: list[float]) -> float:
 
 
 def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
-    """p95 of one control change in each kernel explorer: compute, draw and encode the chart.
+    """p95 of one control change in each kernel explorer: the view computed and handed to the picture.
 
     The widget's own observer runs synchronously when a control's value is set, so timing the
-    assignment times exactly what a reader waits for (less the browser's repaint).
-    """
-    from lib.explorers import widgets
+    assignment times what the kernel does for a reader; the picture itself is drawn in the browser
+    (by the renderer the website uses; scripts/site_bench.py times that)."""
+    from lib.explorers import catalogue
+    from lib.explorers.definition import TEMPERATURES
 
     prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
 
-    def setting(control, values):
-        return [lambda v=v: setattr(control, "value", v) for v in values]
+    def setting(box, name, values):
+        return [lambda v=v: setattr(box.controls[name], "value", v) for v in values]
 
-    def flipping(toggles):
-        return [lambda t=toggles[i % len(toggles)]: setattr(t, "value", not t.value) for i in range(steps)]
+    def flipping(box, names):
+        return [lambda w=box.controls[names[i % len(names)]]: setattr(w, "value", not w.value) for i in range(steps)]
 
+    temperatures = [TEMPERATURES[(7 * i) % len(TEMPERATURES)] for i in range(steps)]
     cases = []
-    box = widgets.temperature_explorer(lm, prompts)
-    cases.append(("temperature slider", setting(box.children[0].children[1], [0.1 * 1.1 ** i for i in range(steps)])))
-    box = widgets.sampling_explorer(lm, prompts)
-    temperature, top_p, seed = box.children[0].children[1], box.children[1].children[1], box.children[2].children[0]
-    cases.append(("sampling: temperature slider", setting(temperature, [0.2 + 0.1 * i for i in range(steps)])))
-    cases.append(("sampling: seed slider", setting(seed, [i % 21 for i in range(1, steps + 1)])))
-    cases.append(("sampling: top-p box", setting(top_p, [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)])))
-    box = widgets.lens_explorer(lm, prompts)
+    box = catalogue.temperature_explorer(lm, prompts).widget()
+    cases.append(("temperature slider", setting(box, "temperature", temperatures)))
+    box = catalogue.sampling_explorer(lm, prompts).widget()
+    cases.append(("sampling: temperature slider", setting(box, "temperature", temperatures)))
+    cases.append(("sampling: seed box", setting(box, "seed", [str(i % 21) for i in range(1, steps + 1)])))
+    cases.append(("sampling: top-p box", setting(box, "top_p", [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)])))
+    box = catalogue.lens_explorer(lm, prompts).widget()
     words = ["Tarso", "Cefa", "vice", "capo", "Paolo"]
-    cases.append(("lens: followed token", setting(box.children[0].children[1], [words[i % 5] for i in range(steps)])))
-    box = widgets.ablation_explorer(lm, prompts)
-    cases.append(("head ablation: one toggle", flipping(box.children[1].children)))
-    box = widgets.pattern_viewer(lm, prompts)
-    cases.append(("attention-pattern viewer: head", setting(box.children[0].children[2], [i % 4 for i in range(1, steps + 1)])))
-    box = widgets.path_explorer(lm)
-    cases.append(("residual-path explorer: one toggle", flipping([c for row in box.children[:-2] for c in row.children])))
-    box = widgets.plane_builder()
+    cases.append(("lens: followed token", setting(box, "track", [words[i % 5] for i in range(steps)])))
+    box = catalogue.ablation_explorer(lm, prompts).widget()
+    heads = [c for c in box.controls if c.startswith("L")]
+    cases.append(("head ablation: one toggle", flipping(box, heads)))
+    box = catalogue.pattern_viewer(lm, prompts).widget()
+    cases.append(("attention-pattern viewer: head", setting(box, "head", [i % 4 for i in range(1, steps + 1)])))
+    box = catalogue.path_explorer(lm).widget()
+    cases.append(("residual-path explorer: one toggle", flipping(box, [c for c in box.controls if c[0] in "LM"])))
+    box = catalogue.plane_builder().widget()
     axes = ["Paolo - Pietro", "Tarso", "Tarso - capo", "chiama - perde", "Cefa + Tarso - vice - capo"]
-    cases.append(("concept-plane builder: axis 2", setting(box.children[1].children[1], [axes[i % 5] for i in range(steps)])))
+    cases.append(("concept-plane builder: axis 2", setting(box, "axis_2", [axes[i % 5] for i in range(steps)])))
     out = []
     for label, actions in cases:
         times = []
@@ -100,27 +102,23 @@ def load_costs(repeat: int = 20) -> list[tuple[str, float]]:
 def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     """The perplexity-and-seed explorer: building it (every layout its controls reach is computed
     then) and the p95 of one step of each control, on each point set."""
-    from lib.explorers import widgets
-    from lib.explorers.map_views import PERPLEXITIES, SEEDS, _LAYOUTS
+    from lib.explorers import catalogue
+    from lib.explorers.map_views import _LAYOUTS, SEEDS, tsne_grid, valid_perplexities
 
-    _LAYOUTS.clear()
-    t = time.perf_counter()
-    box = widgets.tsne_explorer()
-    out = [("t-SNE explorer: built (all 40 layouts of the 28 rows)", time.perf_counter() - t)]
-    which, perp = box.children[0].children
-    left, right = box.children[1].children
+    out = []
     for points in ("calling-game", "real-language"):
+        _LAYOUTS.clear()
+        tsne_grid.cache_clear()
+        usable = valid_perplexities(points)
         t = time.perf_counter()
-        which.value = points
-        if points == "real-language":
-            out.append(("t-SNE explorer: first switch to the 84 rows (all 60 layouts)", time.perf_counter() - t))
-        usable = [p for p in PERPLEXITIES if p < (28 if points == "calling-game" else 84)]
-        for label, control, values in (("perplexity", perp, [usable[i % len(usable)] for i in range(1, steps + 1)]),
-                                       ("left seed", left, [SEEDS[i % len(SEEDS)] for i in range(1, steps + 1)])):
+        box = catalogue.tsne_explorer(points).widget()
+        out.append((f"t-SNE explorer ({points}): built, all {len(usable) * len(SEEDS)} layouts", time.perf_counter() - t))
+        for label, name, values in (("perplexity", "perplexity", [usable[i % len(usable)] for i in range(1, steps + 1)]),
+                                    ("left seed", "left", [SEEDS[i % len(SEEDS)] for i in range(1, steps + 1)])):
             times = []
             for v in values:
                 t = time.perf_counter()
-                control.value = v
+                box.controls[name].value = v
                 times.append(time.perf_counter() - t)
             out.append((f"t-SNE explorer ({points}): {label}, one step, p95 of {steps}", _p95(times)))
     return out
@@ -139,8 +137,6 @@ def main(train_models: bool = True) -> int:
 
     import numpy as np
     import torch
-    from lib.analysis.maps import tsne
-    from lib.content.real_words import load as load_real_words
     from lib.model.store import load
 
     lm = load("calling-game")
@@ -155,21 +151,33 @@ def main(train_models: bool = True) -> int:
     for label, seconds in load_costs():
         print(_row(label, seconds, None))
 
-    emb = lm.model.W_E.detach().numpy()
-    rng = np.random.default_rng(0)
-    wide = rng.normal(size=(84, 384))
-    for label, x, perp in (("t-SNE, 28 points (calling-game vocabulary)", emb, 5),
-                           ("t-SNE, 84 points of 384 dimensions", wide, 15)):
-        seeds = iter(range(100))
-        # Each call uses a new seed, so nothing is reused: this is the uncached cost of a slider
-        # step; a step back to a layout already seen is a dictionary lookup in the explorer.
-        print(_row(label + ", uncached, median of 5",
-                   _median_time(lambda: tsne(x, perplexity=perp, seed=next(seeds)), 5), BUDGETS["tsne_first"]))
+    from lib.analysis.maps import same_group_share
+    from lib.analysis.maps.tsne import tsne_run
+    from lib.explorers.map_views import point_set
 
-    real = load_real_words().vectors
-    seeds = iter(range(100, 200))
-    print(_row("t-SNE, the 84 real-language rows, uncached, median of 5",
-               _median_time(lambda: tsne(real, perplexity=15, seed=next(seeds)), 5), BUDGETS["tsne_first"]))
+    t = time.perf_counter()
+    import sklearn.manifold  # noqa: F401  (paid once per kernel, before the first layout)
+    print(_row("import scikit-learn's t-SNE (once per kernel)", time.perf_counter() - t, None))
+    rng = np.random.default_rng(0)
+    sets = [("28 calling-game rows", point_set("calling-game"), 5),
+            ("84 real-language rows", point_set("real-language"), 10)]
+    for label, ps, perp in sets:
+        # Each run uses a new seed, so nothing is reused: this is the uncached cost of a first
+        # layout; a step back to a layout already seen is a dictionary lookup in the explorer.
+        runs, times = [], []
+        for seed in range(5):
+            t = time.perf_counter()
+            runs.append(tsne_run(ps.vectors, perplexity=perp, seed=seed))
+            times.append(time.perf_counter() - t)
+        print(_row(f"t-SNE, {label}, perplexity {perp}, uncached, median of 5", statistics.median(times),
+                   BUDGETS["tsne_first"]))
+        print(f"    iterations {[r.n_iter for r in runs]}, converged {sum(r.converged for r in runs)} of 5, "
+              f"KL {[round(r.kl, 3) for r in runs]}, same-group share of 5 nearest "
+              f"{[round(same_group_share(r.layout, ps.groups), 3) for r in runs]}")
+    wide = rng.normal(size=(84, 384))
+    seeds = iter(range(100))
+    print(_row("t-SNE, 84 random points of 384 dimensions, median of 5",
+               _median_time(lambda: tsne_run(wide, perplexity=15, seed=next(seeds)), 5), BUDGETS["tsne_first"]))
     for label, seconds in tsne_steps():
         print(_row(label, seconds, BUDGETS["tsne_step"] if "p95" in label else None))
 

@@ -168,18 +168,22 @@ def cmd_words(args) -> int:
     if args.extract:
         rows = real_words.extract()
         real_words.save(rows)
-        print(f"wrote {len(rows.words)} rows of {rows.vectors.shape[1]} numbers to {real_words.shipped_folder()}")
+        print(f"wrote {len(rows.words)} rows and {len(rows.extra or {})} analogy rows of {rows.vectors.shape[1]} "
+              f"numbers to {real_words.shipped_folder()}")
         return 0
     rows = real_words.load()
     print(f"{len(rows.words)} rows x {rows.vectors.shape[1]} from {rows.provenance['model']} "
           f"(licence {rows.provenance['licence']}), read from {rows.provenance['package']}")
     for group in real_words.GROUPS:
         print(f"  {group:15s} {' '.join(w for w, g in zip(rows.words, rows.groups) if g == group)}")
+    print(f"  and {len(rows.extra or {})} more words for the analogies: {' '.join(rows.extra or {})}")
     if real_words.package_dir() is None:
         print("the package is not installed here, so the rows were not compared with the model")
         return 0
     fresh = real_words.extract()
-    same = fresh.words == rows.words and bool((fresh.vectors == rows.vectors).all())
+    same = (fresh.words == rows.words and bool((fresh.vectors == rows.vectors).all())
+            and list(fresh.extra) == list(rows.extra or {})
+            and all((fresh.extra[w] == rows.extra[w]).all() for w in fresh.extra))
     print("the shipped rows equal the model's" if same else "the shipped rows DIFFER from the model's")
     return 0 if same else 1
 

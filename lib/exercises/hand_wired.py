@@ -1,4 +1,4 @@
-"""Self-checks for the chapter "Wiring meaning by hand, and why it fails"."""
+"""Self-checks for the chapter "Wiring meaning by hand: what comes back"."""
 from __future__ import annotations
 
 from lib.content.corpora import hand_wired as hw
@@ -15,11 +15,11 @@ def designed_top2(answer) -> Feedback:
 
 
 def inputs_left_in(lm, answer) -> Feedback:
-    """Exercise 2: the top word of prince - boy + girl with the inputs left in."""
+    """Exercise 2: the top word of man - boy + girl with the inputs left in."""
     E = lm.model.W_E.detach().double().numpy()
     vecs = {w: E[lm.vocab.id(w)] for w in hw.WORDS}
-    best = analogy(vecs, "prince", "boy", "girl", exclude_inputs=False).best
-    excluded = analogy(vecs, "prince", "boy", "girl").best
+    best = analogy(vecs, "man", "boy", "girl", exclude_inputs=False).best
+    excluded = analogy(vecs, "man", "boy", "girl").best
     wrong = (f"{answer} is the answer with the inputs left out; this time keep them in the ranking."
-             if answer == excluded else f"{answer} is not first; rank every word, prince, boy and girl included.")
+             if answer == excluded else f"{answer} is not first; rank every word, man, boy and girl included.")
     return check_choice(answer, hw.WORDS, best, right=f"with the inputs left in, {answer} comes first.", wrong=wrong)

@@ -106,13 +106,39 @@ def tsne_view(points: str, perplexity, seed_left, seed_right) -> TsneView:
     return TsneView(points, p, seeds, pair, tuple(neighbours_kept(ps.vectors, y, original=original) for y in pair))
 
 
+def valid_perplexities(points: str, perplexities=PERPLEXITIES) -> tuple[float, ...]:
+    """The perplexity stops a point set allows (below its number of points)."""
+    n = len(point_set(points).labels)
+    return tuple(p for p in perplexities if p < n)
+
+
 def warm_tsne(points: str, perplexities=PERPLEXITIES, seeds=SEEDS) -> int:
     """Compute every layout the explorer's controls can ask for; returns how many there are."""
-    n = len(point_set(points).labels)
-    allowed = [float(p) for p in perplexities if p < n]
+    allowed = [float(p) for p in valid_perplexities(points, perplexities)]
     for p in allowed:
         layouts(points, p, seeds)
     return len(allowed) * len(seeds)
+
+
+def grid_key(perplexity, seed) -> str:
+    return f"{float(perplexity):g}|{int(seed)}"
+
+
+@lru_cache(maxsize=None)
+def tsne_grid(points: str) -> dict:
+    """Every layout the t-SNE explorer's sliders reach on a point set, as the explorer shows them:
+    {key "perplexity|seed": {"layout": [[x, y], ...] to 5 significant digits, "kept": share of 5
+    nearest neighbours kept}}. The kernel and the website look layouts up in this one table."""
+    warm_tsne(points)
+    ps = point_set(points)
+    original = _original_neighbours(points)
+    table = {}
+    for p in valid_perplexities(points):
+        for s in SEEDS:
+            y = layouts(points, float(p), [s])[0]
+            table[grid_key(p, s)] = {"layout": [[float(f"{v:.5g}") for v in row] for row in y],
+                                     "kept": neighbours_kept(ps.vectors, y, original=original)}
+    return table
 
 
 # ----------------------------------------------------------------------------- concept planes

@@ -1,9 +1,9 @@
-"""Explorers: pure functions from a control's value to what a widget shows.
+"""Explorers: pure functions from the controls' values to what an explorer shows.
 
-The kernel view (lib.explorers.widgets) calls these on every slider step; the same functions can be
-tabulated over their control grids at build time for the static site. Each one validates its
-controls with the library's own checks, so a bad value raises `CourseError` with a sentence the
-widget can show.
+The explorers' definitions (lib.explorers.catalogue) call these on every change in a kernel; the
+website's page computes the same views with its own twins (_assets/explorers/views.js), which the
+tests hold to these. Each one validates its controls with the library's own checks, so a bad value
+raises `CourseError` with a sentence the explorer shows in its message line.
 """
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import torch
 
-from lib.errors import CourseError
+from lib.errors import CourseError, require
 from lib.analysis.lens import logit_lens
-from lib.model.readout import (check_temperature, check_top_k, check_top_p, greedy, prompt_logits, reshape,
-                               results_page, sample, softmax)
+from lib.model.readout import (MAX_SEED, check_seed, check_temperature, check_top_k, check_top_p, greedy,
+                               prompt_logits, reshape, results_page, sample, softmax)
 
 
 def temperature_page(lm, prompt: str, temperature: float, k: int = 10) -> list[tuple[str, float]]:
@@ -41,6 +41,30 @@ def parse_top_p(text) -> float | None:
     if text.lower() in ("", "all", "none"):
         return None
     return check_top_p(text)
+
+
+def parse_seed(text) -> int:
+    """A seed typed in a box: a whole number from 0 to 2**63 - 1."""
+    text = str(text).strip()
+    try:
+        value = int(text)
+    except ValueError:
+        raise CourseError(f"a seed must be a whole number from 0 to {MAX_SEED}, got {text!r}") from None
+    return check_seed(value)
+
+
+def parse_position(text, n_tokens: int) -> int:
+    """A position typed in a box, counted from 0 (the first token); blank means the last."""
+    text = str(text).strip()
+    if text.lower() in ("", "last"):
+        return n_tokens - 1
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    require(0 <= value < n_tokens, f"position must be a whole number from 0 to {n_tokens - 1} (the prompt has "
+                                   f"{n_tokens} tokens), or blank for the last; got {text!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -86,14 +110,20 @@ class LensView:
     track: str                                 # the token followed across stages
     track_probs: list[float]                   # its probability after each stage
     track_ranks: list[int]                     # its rank after each stage (1 = top)
+    position: int = -1                         # the position read, counted from 0
 
 
-def lens_view(lm, prompt: str, track: str | None = None, k: int = 3) -> LensView:
-    """The logit lens at the last position: the ranking after each stage and one token's climb.
+def lens_view(lm, prompt: str, track: str | None = None, k: int = 3, position: int = -1) -> LensView:
+    """The logit lens at one position (the last by default): the ranking after each stage and one
+    token's climb.
 
-    `track` defaults to the model's final top-1 token.
+    `track` defaults to the model's final top-1 token at that position.
     """
-    stages = logit_lens(lm.model, lm.encode(prompt))
+    ids = lm.encode(prompt)
+    require(isinstance(position, int) and -len(ids) <= position < len(ids),
+            f"position must be a whole number from 0 to {len(ids) - 1}, got {position!r}")
+    position = position % len(ids)
+    stages = logit_lens(lm.model, ids, position)
     tokens = lm.vocab.tokens
     track_id = int(torch.argmax(stages[-1].probs)) if track in (None, "") else lm.vocab.id(str(track).strip())
     top, probs, ranks = [], [], []
@@ -102,7 +132,7 @@ def lens_view(lm, prompt: str, track: str | None = None, k: int = 3) -> LensView
         top.append([(tokens[i], float(s.probs[i])) for i in order[:k]])
         probs.append(float(s.probs[track_id]))
         ranks.append(order.index(track_id) + 1)
-    return LensView([s.name for s in stages], top, tokens[track_id], probs, ranks)
+    return LensView([s.name for s in stages], top, tokens[track_id], probs, ranks, position)
 
 
 @dataclass(frozen=True)

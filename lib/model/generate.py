@@ -14,7 +14,7 @@ import torch
 
 from lib.errors import require
 from lib.model.transformer import Head, KVCache, Transformer
-from lib.model.readout import check_seed, check_temperature, check_top_k, check_top_p, greedy, sample, softmax
+from lib.model.readout import Rolls, check_seed, check_temperature, check_top_k, check_top_p, greedy, sample, softmax
 
 
 @dataclass
@@ -31,7 +31,8 @@ def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, 
              ablate: Iterable[Head] = ()) -> Generation:
     """Extend `prompt` by up to `max_new_tokens`, stopping early at any token in `stop`.
 
-    Greedy unless `do_sample`; sampling is seeded, so a given seed draws the same round.
+    Greedy unless `do_sample`; sampling is seeded, so a given seed draws the same round: step n
+    rolls the n-th number of the seed's stream (`lib.model.readout.Rolls`, the website's too).
     """
     tokens = [int(t) for t in prompt]
     require(len(tokens) >= 1, "the prompt is empty: give at least one token")
@@ -41,7 +42,7 @@ def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, 
     require(len(tokens) <= model.cfg.n_ctx,
             f"the prompt has {len(tokens)} tokens but the model's context holds at most {model.cfg.n_ctx}")
     stop = set(int(s) for s in stop)
-    gen = torch.Generator().manual_seed(check_seed(seed))
+    rolls = Rolls(seed)
     out = Generation(list(tokens))
     kv: KVCache | None = None
     feed = tokens
@@ -53,7 +54,7 @@ def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, 
                 logits = model(out.tokens, ablate=ablate)
         last = logits[-1]
         out.step_logits.append(last)
-        nxt = (sample(last, temperature, top_k, top_p, generator=gen) if do_sample else greedy(last))
+        nxt = (sample(last, temperature, top_k, top_p, generator=rolls) if do_sample else greedy(last))
         out.tokens.append(nxt)
         out.new_tokens.append(nxt)
         feed = [nxt]

@@ -132,14 +132,69 @@ def greedy(logits) -> int:
     return int(torch.argmax(torch.as_tensor(logits)))
 
 
+# ----------------------------------------------------------------------------- seeded rolls
+# One generator for every seeded roll, in the kernel and in the website's page (the same lines,
+# in JavaScript, are in _assets/explorers/readout.js), so that a seed picks the same token in both:
+# SplitMix64 (Steele, Lea and Flood, 2014) read as a counter-based stream. The n-th number of seed
+# s is mix(s + (n + 1) * GAMMA), its top 53 bits divided by 2**53: a double in [0, 1) that
+# depends on (s, n) alone. The roll is then inverse-CDF: walk the tokens in vocabulary order,
+# adding their probabilities, and pick the first whose running total exceeds u times the whole.
+_GAMMA = 0x9E3779B97F4A7C15
+_MASK64 = 2**64 - 1
+
+
+def splitmix64(seed: int, n: int) -> int:
+    """The n-th (from 0) 64-bit output of SplitMix64 started at `seed`."""
+    z = (seed + (n + 1) * _GAMMA) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+class Rolls:
+    """A seeded stream of uniform numbers in [0, 1): the n-th call returns the stream's n-th number."""
+
+    def __init__(self, seed: int = 0):
+        self.seed = check_seed(seed)
+        self.count = 0
+
+    def next(self) -> float:
+        u = (splitmix64(self.seed, self.count) >> 11) / 2**53
+        self.count += 1
+        return u
+
+
+def inverse_cdf(probs, u: float) -> int:
+    """The token whose slice of [0, total) holds u * total, slices laid in vocabulary order.
+
+    The running total is a plain left-to-right sum in double precision (the page adds the same
+    way), and a token of probability zero has an empty slice, so it is never picked."""
+    p = torch.as_tensor(probs, dtype=torch.float64).tolist()
+    running = []
+    total = 0.0
+    for x in p:
+        total += x
+        running.append(total)
+    target = u * total
+    for i, r in enumerate(running):
+        if r > target:
+            return i
+    return max(i for i, x in enumerate(p) if x > 0)     # u * total rounded up to the total
+
+
 def sample(logits, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
-           seed: int | None = None, generator: torch.Generator | None = None) -> int:
-    """Draw one token id; the same seed always draws the same token."""
+           seed: int | None = None, generator: Rolls | torch.Generator | None = None) -> int:
+    """Draw one token id from the reshaped distribution by inverse CDF; the same seed always draws
+    the same token, here and on the website. `generator` continues a stream (a `Rolls`, as
+    generation does; a torch.Generator is also accepted, for callers that keep one)."""
     probs = reshape(logits, temperature, top_k, top_p)
     if generator is None:
-        generator = torch.Generator()
-        generator.manual_seed(0 if seed is None else check_seed(seed))
-    return int(torch.multinomial(probs.float(), 1, generator=generator))
+        generator = Rolls(0 if seed is None else check_seed(seed))
+    if isinstance(generator, Rolls):
+        u = generator.next()
+    else:
+        u = float(torch.rand((), generator=generator, dtype=torch.float64))
+    return inverse_cdf(probs, u)
 
 
 @dataclass(frozen=True)

@@ -128,15 +128,52 @@ def print_matrix(name: str, m, rows, digits: int = 3) -> None:
         print(f"  {label:>5s}  " + "  ".join("  -inf" if np.isneginf(v) else f"{v:6.{digits}f}" for v in row))
 
 
+# Where a point's label may go, in points from the point: right, left, above, below, diagonals.
+_LABEL_SPOTS = ((3, 2), (-3, 2), (3, -8), (-3, -8), (0, 6), (0, -11), (6, 8), (-6, 8), (6, -13), (-6, -13))
+
+
+def label_offsets(ax, coords, labels, fontsize: int) -> list[tuple[float, float]]:
+    """An offset for each point's label that keeps it clear of the labels placed before it, where
+    one of a few spots next to the point allows (the first spot otherwise), so that crowded maps
+    stay readable. Labels are sized from their length: no renderer is needed."""
+    import numpy as np
+
+    ax.autoscale_view()
+    to_px = ax.figure.dpi / 72.0
+    xy = ax.transData.transform(np.asarray(coords, float)[:, :2])
+    placed: list[tuple[float, float, float, float]] = []
+    out = []
+    for (px, py), label in zip(xy, labels):
+        w, h = 0.6 * fontsize * len(str(label)) * to_px, fontsize * to_px
+
+        def box(spot):
+            dx, dy = spot[0] * to_px, spot[1] * to_px
+            x0 = px + dx - (w if spot[0] < 0 else w / 2 if spot[0] == 0 else 0)
+            return (x0, py + dy, x0 + w, py + dy + h)
+
+        def clash(b):
+            return sum(max(0.0, min(b[2], c[2]) - max(b[0], c[0])) * max(0.0, min(b[3], c[3]) - max(b[1], c[1]))
+                       for c in placed)
+
+        best = min(_LABEL_SPOTS, key=lambda spot: (clash(box(spot)) > 0, clash(box(spot))))
+        placed.append(box(best))
+        w_pts = 0.6 * fontsize * len(str(label))
+        dx = best[0] - (w_pts if best[0] < 0 else w_pts / 2 if best[0] == 0 else 0)
+        out.append((dx, best[1]))
+    return out
+
+
 def scatter_map(ax, coords, labels, groups, title: str = "", xlabel: str = "", ylabel: str = "",
                 axes: bool = True, fontsize: int = 7, legend: bool = False):
     """Labelled points coloured by group: the course's map of an embedding space.
 
     `axes=False` hides the ticks (t-SNE: its axes mean nothing)."""
     colours = group_colours(groups)
-    for (x, y), label, group in zip(coords, labels, groups):
+    for (x, y), group in zip(coords, groups):
         ax.scatter(x, y, color=colours[group], s=16)
-        ax.annotate(label, (x, y), fontsize=fontsize, color=colours[group], xytext=(3, 2), textcoords="offset points")
+    offsets = label_offsets(ax, coords, labels, fontsize)
+    for (x, y), label, group, offset in zip(coords, labels, groups, offsets):
+        ax.annotate(label, (x, y), fontsize=fontsize, color=colours[group], xytext=offset, textcoords="offset points")
     if title:
         ax.set_title(title, fontsize=10)
     ax.set_xlabel(xlabel)

@@ -27,6 +27,9 @@ LEGAL_OPENING = [p for p in calling_game.PLAYERS if p != "Pietro"]
 # (y axis: peer +, subordinate -).
 EPITHET_CORNERS = {"Tarso": (+1, +1), "Cefa": (-1, +1), "vice": (+1, -1), "capo": (-1, -1)}
 PROBE_R2_THRESHOLD = 0.8
+# The hand-wired model must come this close to its corpus's entropy (nats per token) before the
+# tests set in advance say anything about dictated meaning.
+HAND_WIRED_MAX_GAP = 0.02
 # Rounds sampled at temperature 1 to measure how often the model plays by the rules.
 SAMPLED_ROUNDS = 1000
 
@@ -82,6 +85,8 @@ def calling_game_figures(lm: LoadedModel) -> dict:
 
 
 def hand_wired_figures(lm: LoadedModel) -> dict:
+    from lib.analysis.corpus_fit import fit_summary
+
     words = list(hand_wired.WORDS)
     vecs = embedding_vectors(lm)
     learned = np.array([vecs[w] for w in words])
@@ -103,6 +108,7 @@ def hand_wired_figures(lm: LoadedModel) -> dict:
     kmw = analogy(content, "king", "man", "woman")
     kmw_all = analogy(content, "king", "man", "woman", exclude_inputs=False)
     return {
+        "corpus_fit": fit_summary(lm),
         "pca_top2_designed": pd.cumulative(2),
         "pca_top2_learned": pl.cumulative(2),
         "pca_top6_learned": pl.cumulative(6),
@@ -163,6 +169,16 @@ def _targets_calling_game(fig: dict) -> list[tuple[bool, str]]:
     return out
 
 
+def _targets_hand_wired(fig: dict) -> list[tuple[bool, str]]:
+    fit = fig["corpus_fit"]
+    out = [(fit["gap"] <= HAND_WIRED_MAX_GAP,
+            f"expected loss {fit['expected_loss']:.4f} nats per token, {fit['gap']:.4f} above the corpus's entropy "
+            f"{fit['entropy_floor']:.4f} (target: within {HAND_WIRED_MAX_GAP})")]
+    for kind, k in fit["by_kind"].items():
+        out.append((True, f"{kind} prefixes learned: {k['learned']} of {k['prefixes']} (worst total variation {k['max_tv']:.3f})"))
+    return out
+
+
 def _targets_recorded(fig: dict, recorded: dict) -> list[tuple[bool, str]]:
     """For models without fixed targets: the shipped weights still give the recorded figures."""
     def flat(d, prefix=""):
@@ -193,6 +209,8 @@ def check(name: str) -> CheckResult:
     if name == "calling-game":
         lines += _targets_calling_game(fig)
     else:
+        if name == "hand-wired":
+            lines += _targets_hand_wired(fig)
         lines += _targets_recorded(fig, lm.meta.get("behaviour", {}))
     return CheckResult(name, all(ok for ok, _ in lines),
                        [("ok    " if ok else "FAIL  ") + text for ok, text in lines])

@@ -43,7 +43,7 @@ EXPLORER_PAGES = {"chapters/part1/ablation.html": "With heads switched off",
                   "chapters/part2/residual-path.html": "on the plane (Tarso, Paolo orthogonalised)",
                   "chapters/part2/real-language.html": "t-SNE layout (perplexity 10, seed 0)",
                   "chapters/part1/circuits.html": "Attention pattern of layer 0, head 3",
-                  "chapters/part3/search-by-hand.html": "temperature",
+                  "chapters/part3/search-by-hand.html": "temperature 1.00",
                   "chapters/part3/results-page.html": "tokens survive truncation",
                   "chapters/part3/lever.html": "Logit lens on"}
 
@@ -51,18 +51,22 @@ EXPLORER_PAGES = {"chapters/part1/ablation.html": "With heads switched off",
 @pytest.mark.parametrize("path", sorted(EXPLORER_PAGES))
 def test_the_explorers_are_shown_with_a_described_chart(visit, site_url, path):
     v = visit(f"{site_url}/{path}")
-    v.page.wait_for_selector(".course-explorer svg.course-chart", timeout=15000)
+    v.page.wait_for_selector(".course-explorer.course-live-ready svg.course-chart", timeout=15000)
     assert v.page.locator(".course-explorer").first.is_visible()
     chart = v.page.locator(".course-explorer svg.course-chart").first
     assert chart.get_attribute("role") == "img"
     assert EXPLORER_PAGES[path] in chart.get_attribute("aria-label")
-    assert v.page.locator(".course-explorer :is(input, select, button, .widget-slider)").count() >= 1
-    # The widget packages must resolve into the vendored manager's folder, where their fonts are
-    # (unmapped, they resolved next to the page and their fonts, loaded now and then, were 404s).
-    for package in ("html-manager", "base", "controls", "output"):
-        url = v.page.evaluate(f"require.toUrl('@jupyter-widgets/{package}')")
-        assert "/_static/vendor/html-manager/" in url, url
+    assert v.page.locator(".course-explorer :is(input, select, button)").count() >= 1
     assert (v.console_errors, v.outside, v.failed) == ([], [], []), f"{path}: {v.failed} {v.console_errors}"
+
+
+def test_pages_load_only_what_they_show(visit, site_url):
+    """No page loads a widget manager; only pages with an explorer load the explorers' files."""
+    for path, explorers in (("chapters/part3/results-page.html", True), ("chapters/part3/mechanism.html", False)):
+        v = visit(f"{site_url}/{path}")
+        loaded = v.page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
+        assert not [u for u in loaded if "html-manager" in u or "require" in u or "embed-amd" in u], loaded
+        assert any("/_static/explorers/" in u for u in loaded) == explorers, (path, loaded)
 
 
 @pytest.mark.parametrize("chapter", ["part1/why-attention", "part1/bigrams", "part1/one-head", "part1/many-heads",
@@ -86,10 +90,12 @@ def test_exercise_solutions_are_folded(visit, site_url, chapter):
 
 def test_the_kv_cache_calculator_shows_the_notes_example(visit, site_url):
     v = visit(f"{site_url}/chapters/part1/shapes-and-cache.html")
-    v.page.wait_for_selector(".course-explorer .course-kv-result", timeout=15000)
+    v.page.wait_for_selector(".course-explorer.course-live-ready .course-kv-result", timeout=15000)
     assert "17.18 GB" in v.page.locator(".course-kv-result").first.inner_text()
-    # On the website each size is a menu (in JupyterLab, a box to type in).
-    assert v.page.locator(".course-explorer select").count() == 5
+    # Any size can be typed, on the website as in JupyterLab.
+    layers = v.page.locator(".course-explorer").get_by_label("layers", exact=True)
+    layers.fill("64")
+    v.page.wait_for_function("() => document.querySelector('.course-kv-result').innerText.includes('34.36 GB')")
     assert v.console_errors == [] and v.outside == [] and v.failed == []
 
 

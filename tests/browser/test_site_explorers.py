@@ -1,9 +1,12 @@
-"""The explorers on the built site, with no kernel: every control changes what the reader sees.
+"""The explorers on the built site, with no kernel: the model runs in the page, every control works.
 
-Each page's explorers are found by their class; every control of each is moved (a slider by the
-keyboard, a menu to another option, a toggle by a click), and the figure must change or a message
-must appear, within the page and without any request leaving 127.0.0.1.
+Controls are found as a reader finds them, by their labels (or a button's name); a picture is read
+through its description in words (its aria-label), never through its title. Every page is served
+from 127.0.0.1 and may not reach anything else.
 """
+import json
+import re
+
 import pytest
 
 # Every chapter with an explorer, and how many explorers it has.
@@ -18,96 +21,247 @@ PAGES = {
     "chapters/part3/results-page.html": 1,
     "chapters/part3/lever.html": 1,
 }
+# A value each text control can take that differs from its default (and that the library accepts).
+OTHER_TEXT = {"prompt": "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo Tarso <SEP> Paolo chiama", "top_k": "3",
+              "top_p": "0.5", "seed": "5", "position": "1", "track": "vice", "toward": "Cefa", "against": "Pietro",
+              "axis_1": "Tarso - Paolo", "axis_2": "capo", "layers": "12", "context": "1024", "heads": "8",
+              "d_head": "64", "bytes": "1"}
 
 
-def figure_and_message(explorer):
-    return (explorer.locator(".course-figure").inner_html(), explorer.locator(".course-message").inner_text())
+def explorers_of(page):
+    page.wait_for_function("() => window.courseExplorers && window.courseExplorers.ready")
+    return page.locator(".course-explorer.course-live")
 
 
-def options_of(control) -> int:
-    """How many values a control has (a toggle has two)."""
-    if control.evaluate("el => el.tagName") == "BUTTON":
-        return 2
-    if control.get_attribute("type") == "range":
-        return int(control.get_attribute("max")) + 1
-    return control.evaluate("el => el.options.length")
+def spec_of(explorer) -> dict:
+    return json.loads(explorer.locator("script.course-explorer-spec").text_content())
 
 
-def move(control):
-    """Change one control by one step, the way a reader would; returns a description."""
-    tag = control.evaluate("el => el.tagName")
-    if tag == "BUTTON":
-        control.focus()
-        control.press("Space")          # by the keyboard, as with the sliders
-        return f"toggle {control.inner_text()}"
-    if control.get_attribute("type") == "range":
-        control.focus()
-        at_end = control.evaluate("el => +el.value === +el.max")
-        control.press("Home" if at_end else "ArrowRight")
-        return f"slider {control.get_attribute('id')}"
-    count = control.evaluate("el => el.options.length")
-    index = control.evaluate("el => el.selectedIndex")
-    control.select_option(index=(index + 1) % count)
-    return f"menu {control.get_attribute('id')}"
+SEEN = """(el) => {
+    const f = el.querySelector('.course-figure'), charts = [...f.querySelectorAll('svg.course-chart')];
+    const pick = f.querySelector('.course-pick');
+    const words = (pick ? pick.innerText + ' ' : '') + (charts.length ? charts.map((c) => c.getAttribute('aria-label')).join(' | ')
+                                                                      : f.innerText);
+    return [words, el.querySelector('.course-message').innerText];
+}"""
+
+
+def seen(explorer) -> tuple[str, str]:
+    """What a reader sees: the pictures' descriptions (or the KV result), and the message line."""
+    return tuple(explorer.evaluate(SEEN))
+
+
+def control(explorer, c):
+    if c["kind"] == "toggle":
+        return explorer.get_by_role("button", name=c["label"], exact=True)
+    return explorer.get_by_label(c["label"], exact=True)
+
+
+def wait_for_change(explorer, before, what="", timeout=5000):
+    try:
+        explorer.page.wait_for_function(f"([el, before]) => {{ const now = ({SEEN})(el); "
+                                        "return now[0] !== before[0] || now[1] !== before[1]; }",
+                                        arg=[explorer.element_handle(), list(before)], timeout=timeout)
+    except Exception:
+        raise AssertionError(f"{what}: nothing changed in {timeout} ms") from None
+
+
+def move(explorer, c):
+    """Change one control the way a reader would; returns how to put it back."""
+    el = control(explorer, c)
+    if c["kind"] == "toggle":
+        el.focus()
+        el.press("Space")
+        return lambda: el.press("Space")
+    if c["kind"] == "choice" and c["slider"]:
+        el.focus()
+        at_end = el.evaluate("e => +e.value === +e.max")
+        el.press("Home" if at_end else "ArrowRight")
+        start = c["options"].index(c["default"])
+        return lambda: el.evaluate("(e, v) => { e.value = v; e.dispatchEvent(new Event('input')); }", str(start))
+    if c["kind"] == "choice":
+        at = c["options"].index(c["default"])
+        el.select_option(index=(at + 1) % len(c["options"]))
+        return lambda: el.select_option(index=at)
+    el.fill(OTHER_TEXT[c["name"]])
+    return lambda: el.fill(str(c["default"]))
 
 
 @pytest.mark.parametrize("path", sorted(PAGES))
-def test_every_control_changes_the_picture(visit, site_url, path):
+def test_every_control_changes_the_picture_and_goes_back(visit, site_url, path):
     v = visit(f"{site_url}/{path}")
-    explorers = v.page.locator(".course-static")
+    explorers = explorers_of(v.page)
     assert explorers.count() == PAGES[path]
-    v.page.wait_for_selector(".course-static-live")      # the script has started every explorer
     for e in range(explorers.count()):
         explorer = explorers.nth(e)
-        # Readable without JavaScript: the default picture is in the page, described in words.
-        chart = explorer.locator(".course-figure svg.course-chart, .course-figure .course-kv-result").first
-        assert chart.count() == 1
-        controls = explorer.locator("[data-control]")
-        assert controls.count() >= 1
-        for i in range(controls.count()):
-            control = controls.nth(i)
-            # Labelled for screen readers: a <label for> around it, or a button's own text.
-            name = control.evaluate("el => (el.labels && el.labels.length ? el.labels[0].innerText : el.innerText)")
-            assert name.strip(), f"{path}: control {i} has no label"
-            # From the default picture, step through the control's values until the picture changes
-            # (a step may rightly change nothing: the next stop can round to the same page); a
-            # control that never changes it fails. Then the control goes back to its default.
-            start = control.evaluate("el => el.tagName === 'BUTTON' ? el.getAttribute('aria-pressed') "
-                                     ": (el.type === 'range' ? el.value : String(el.selectedIndex))")
-            before = figure_and_message(explorer)
-            for _ in range(options_of(control) - 1):
-                what = move(control)
-                if figure_and_message(explorer) != before:
-                    break
-            assert figure_and_message(explorer) != before, f"{path}: moving the {what} changed nothing"
-            control.evaluate("""(el, start) => {
-                if (el.tagName === 'BUTTON') { if (el.getAttribute('aria-pressed') !== start) el.click(); return; }
-                if (el.type === 'range') { el.value = start; el.dispatchEvent(new Event('input')); return; }
-                el.selectedIndex = +start; el.dispatchEvent(new Event('change'));
-            }""", start)
-            assert figure_and_message(explorer) == before, f"{path}: the {what} did not go back to its picture"
+        spec = spec_of(explorer)
+        start = seen(explorer)
+        assert start[0] and start[1] == "", f"{path}: the starting picture has no description, or a message"
+        for c in [c for row in spec["rows"] for c in row]:
+            el = control(explorer, c)
+            assert el.count() == 1, f"{path}: no control labelled {c['label']!r}"
+            assert el.get_attribute("aria-description") == c["description"]
+            before = seen(explorer)
+            back = move(explorer, c)
+            wait_for_change(explorer, before, f"{path}: moving {c['label']}")
+            moved = seen(explorer)
+            # A message is an answer too (the plane's axes are not words of the other point set),
+            # but never a failure of the page itself.
+            assert not moved[1].startswith("This explorer failed"), f"{path}: {c['label']}: {moved[1]}"
+            back()
+            wait_for_change(explorer, moved, f"{path}: moving {c['label']} back")
+            assert seen(explorer) == before, f"{path}: {c['label']} did not go back to its picture"
     assert (v.console_errors, v.outside, v.failed) == ([], [], []), (v.console_errors, v.outside, v.failed)
 
 
-def test_a_refused_value_keeps_the_picture_and_says_why(visit, site_url):
-    v = visit(f"{site_url}/chapters/part2/three-ways.html")
-    v.page.wait_for_selector(".course-static-live")
-    tsne = v.page.locator(".course-static").nth(1)
-    slider = tsne.locator("input[type=range]").first
-    before = tsne.locator(".course-figure").inner_html()
+def test_any_prompt_from_the_token_buttons_and_a_misspelt_word(visit, site_url):
+    v = visit(f"{site_url}/chapters/part3/results-page.html")
+    explorer = explorers_of(v.page).first
+    prompt = explorer.get_by_label("prompt", exact=True)
+    prompt.fill("")
+    explorer.locator("summary", has_text="add a token").click()
+    for word in ("<BOS>", "Paolo", "chiama", "7", "<SEP>", "7", "chiama"):
+        before = seen(explorer)
+        explorer.get_by_role("button", name=word, exact=True).click()
+        if word == "<BOS>":
+            continue
+        wait_for_change(explorer, before)
+    assert prompt.input_value() == "<BOS> Paolo chiama 7 <SEP> 7 chiama"
+    words, message = seen(explorer)
+    assert message == "" and "after <BOS> Paolo chiama 7 <SEP> 7 chiama at temperature 1.00" in words
+    before = seen(explorer)
+    prompt.fill("<BOS> Paolo chiamma")
+    wait_for_change(explorer, before)
+    words, message = seen(explorer)
+    assert message.startswith("unknown token 'chiamma'; did you mean 'chiama'") and words == before[0]
+    prompt.fill(" ".join(["<BOS>"] * 49))
+    wait_for_change(explorer, (words, message))
+    assert seen(explorer)[1] == "the prompt has 49 tokens but calling-game reads at most 48"
+
+
+def test_the_sampling_explorer_takes_any_temperature_top_k_top_p_and_seed(visit, site_url):
+    v = visit(f"{site_url}/chapters/part3/results-page.html")
+    explorer = explorers_of(v.page).first
+    slider = explorer.get_by_label("temperature", exact=True)
+    stops = int(slider.get_attribute("max")) + 1
+    assert stops > 300, "the temperature moves in small steps over the kernel's range"
     slider.focus()
-    slider.press("End")                      # perplexity 60: more than the 28 points allow
-    assert "below the number of points (28)" in tsne.locator(".course-message").inner_text()
-    assert tsne.locator(".course-figure").inner_html() == before
-    assert tsne.locator(".course-message").get_attribute("role") == "alert"
+    slider.press("End")
+    assert explorer.locator("output").first.inner_text() == "10.0"
+    before = seen(explorer)
+    explorer.get_by_label("top-p", exact=True).fill("1.5")
+    wait_for_change(explorer, before)
+    assert seen(explorer) == (before[0], "top-p must lie in (0, 1], got 1.5")
+    explorer.get_by_label("top-p", exact=True).fill("0.3")
+    explorer.get_by_label("top-k", exact=True).fill("4")
+    explorer.get_by_label("seed", exact=True).fill(str(2**63 - 1))
+    v.page.wait_for_function("(el) => el.querySelector('.course-message').innerText === '' && "
+                             "el.querySelector('.course-pick').innerText.includes('9223372036854775807')",
+                             arg=explorer.element_handle())
+    assert re.search(r"The roll with seed 9223372036854775807 picks \S+ \(p = [01]\.\d{3}\)", seen(explorer)[0])
 
 
-def test_without_javascript_the_default_picture_is_there(browser, site_url):
+def test_without_javascript_every_explorer_shows_its_picture_and_its_words(browser, site_url):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     page.route("**/*", lambda r: r.continue_() if "127.0.0.1" in r.request.url else r.abort())
-    page.goto(f"{site_url}/chapters/part2/three-ways.html")
-    charts = page.locator(".course-static .course-figure svg.course-chart")
-    assert charts.count() == 3          # the plane, and the two t-SNE seeds
-    assert charts.first.is_visible() and "Concept plane" in charts.first.get_attribute("aria-label")
+    for path, count in PAGES.items():
+        page.goto(f"{site_url}/{path}")
+        explorers = page.locator(".course-explorer.course-live")
+        assert explorers.count() == count, path
+        for e in range(count):
+            figure = explorers.nth(e).locator(".course-figure")
+            chart = figure.locator("svg.course-chart, .course-kv-result").first
+            assert chart.is_visible(), f"{path}: explorer {e} has no starting picture"
+            words = figure.locator(".course-words p, .course-kv-result")
+            assert words.count() >= 1 and words.first.text_content().strip(), f"{path}: no words for the picture"
+    context.close()
+
+
+def test_the_models_weights_are_served_once_for_the_site(visit, site_url):
+    """Two pages that run the calling-game model fetch its weights from one address (the browser's
+    cache serves the second), and neither page carries the weights itself."""
+    urls = []
+    for path in ("chapters/part3/results-page.html", "chapters/part1/ablation.html"):
+        v = visit(f"{site_url}/{path}")
+        explorers_of(v.page)
+        found = v.page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)"
+                                ".filter(n => n.endsWith('.safetensors'))")
+        assert len(found) == 1, found
+        urls.append(found[0])
+        html = v.page.content()
+        assert len(html.encode()) < 400_000 and "safetensors" not in html.split("course-explorer-spec")[0][-2000:]
+    assert urls[0] == urls[1] and urls[0].endswith("/_static/explorers/models/calling-game.safetensors")
+
+
+def test_tsne_layouts_say_they_are_precomputed(visit, site_url):
+    v = visit(f"{site_url}/chapters/part2/three-ways.html")
+    tsne = explorers_of(v.page).nth(1)
+    assert "Precomputed" in tsne.locator(".course-note").inner_text()
+    slider = tsne.get_by_label("perplexity", exact=True)
+    options = spec_of(tsne)["rows"][0][0]["options"]
+    assert max(options) < 28 and int(slider.get_attribute("max")) + 1 == len(options)
+
+
+# The contrast of every control's text, every label and every chart's text against what is behind it
+# (WCAG's ratio of relative luminances); text drawn on a coloured cell carries its own colour for it.
+CONTRASTS = """(root) => {
+    const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+    const lum = ([r, g, b]) => [r, g, b].map((c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; })
+        .reduce((s, c, i) => s + c * [0.2126, 0.7152, 0.0722][i], 0);
+    const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    const behind = (el) => { for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor);
+        if (c.length === 3 || c[3] > 0.5) return c.slice(0, 3); } return [255, 255, 255]; };
+    const out = [];
+    const check = (el, what, fg) => out.push([what, ratio(rgb(fg || getComputedStyle(el).color), behind(el))]);
+    // A slider shows no text of its own: its value is in the <output> beside it.
+    root.querySelectorAll('[data-control]:not([type=range]), .course-label, .course-message, .course-note, output, summary').forEach((el) =>
+        check(el, el.getAttribute('data-control') || el.textContent.slice(0, 30)));
+    root.querySelectorAll('svg.course-chart text').forEach((t) => {
+        if (!(t.getAttribute('style') || '').includes('#') && !(t.getAttribute('style') || '').includes('white'))
+            check(t.closest('svg').parentElement, 'chart text: ' + t.textContent.slice(0, 20), getComputedStyle(t).fill);
+    });
+    return out;
+}"""
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_every_control_and_picture_is_readable_in_both_modes(browser, site_url, mode):
+    context = browser.new_context()
+    context.add_init_script(f"localStorage.setItem('mode', '{mode}')")     # the theme's own switch
+    page = context.new_page()
+    for path in PAGES:
+        page.goto(f"{site_url}/{path}")
+        explorers = explorers_of(page)
+        assert page.evaluate("() => document.documentElement.dataset.theme") == mode
+        for e in range(explorers.count()):
+            explorer = explorers.nth(e)
+            toggles = explorer.locator(".course-toggle")
+            if toggles.count():
+                toggles.first.click()       # a pressed toggle must read too
+            low = [(what, round(r, 2)) for what, r in explorer.evaluate(CONTRASTS) if r < 4.5]
+            assert not low, f"{path} ({mode}): text below contrast 4.5: {low[:6]}"
+    context.close()
+
+
+def test_at_phone_width_the_controls_fit_and_read(browser, site_url):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True)
+    page = context.new_page()
+    for path in PAGES:
+        page.goto(f"{site_url}/{path}")
+        explorers = explorers_of(page)
+        for e in range(explorers.count()):
+            explorer = explorers.nth(e)
+            sizes = explorer.evaluate("""(root) => [...root.querySelectorAll('[data-control], .course-label')].map((el) => {
+                const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+                return [el.getAttribute('data-control') || el.textContent, el.hasAttribute('data-control'), r.left,
+                        r.right, r.height, parseFloat(s.fontSize)];
+            })""")
+            for what, is_control, left, right, height, font in sizes:
+                assert left >= 0 and right <= 390.5, f"{path}: {what} runs off a 390 px screen ({left:.0f}-{right:.0f})"
+                assert font >= 14, f"{path}: {what} is set in {font} px"
+                assert not is_control or height >= 24, f"{path}: {what} is {height:.0f} px tall, too small to touch"
+            overflow = explorer.evaluate("(root) => root.scrollWidth - root.clientWidth")
+            assert overflow <= 1, f"{path}: the explorer is {overflow} px wider than the screen"
     context.close()

@@ -54,3 +54,54 @@ def analogy(vectors: dict[str, np.ndarray], a: str, b: str, c: str, exclude_inpu
         ranked.append((w, float(target @ v / denom) if denom > 0 else 0.0))
     ranked.sort(key=lambda wc: (-wc[1], pool.index(wc[0])))
     return Analogy(a, b, c, ranked, excluded)
+
+
+# ----------------------------------------------------------------------------- scoring a set
+# An analogy solved by a - b + c can look right for the wrong reason: if d is already the nearest
+# word to a, the offset (c - b) did nothing (Linzen 2016, the "only-b" baseline in his notation).
+# So each analogy is scored three ways: the offset method, that baseline, and how parallel the two
+# sides of the would-be parallelogram are.
+
+@dataclass(frozen=True)
+class AnalogyScore:
+    a: str
+    b: str
+    c: str
+    expected: str
+    kind: str
+    offset_best: str          # nearest word to a - b + c, inputs excluded
+    offset_rank: int | None   # rank of the expected word under the offset method
+    baseline_best: str        # nearest word to a alone, the other inputs excluded too
+    parallel: float           # cos(a - d, b - c): 1 for a perfect parallelogram, 0 for unrelated sides
+
+    @property
+    def offset_right(self) -> bool:
+        return self.offset_best == self.expected
+
+    @property
+    def baseline_right(self) -> bool:
+        return self.baseline_best == self.expected
+
+
+def _cos(u: np.ndarray, v: np.ndarray) -> float:
+    d = float(np.linalg.norm(u) * np.linalg.norm(v))
+    return float(u @ v / d) if d > 0 else 0.0
+
+
+def score_analogy(vectors: dict[str, np.ndarray], a: str, b: str, c: str, expected: str, kind: str = "",
+                  candidates: Sequence[str] | None = None) -> AnalogyScore:
+    """The offset method against the nearest-neighbour-of-a baseline, on one analogy."""
+    require(expected in vectors, f"no vector for {expected!r}")
+    offset = analogy(vectors, a, b, c, candidates=candidates)
+    pool = [w for w in (candidates if candidates is not None else vectors) if w not in (a, b, c)]
+    va = np.asarray(vectors[a], float)
+    baseline = max(pool, key=lambda w: (_cos(va, np.asarray(vectors[w], float)), -pool.index(w)))
+    side_1 = va - np.asarray(vectors[expected], float)
+    side_2 = np.asarray(vectors[b], float) - np.asarray(vectors[c], float)
+    return AnalogyScore(a, b, c, expected, kind, offset.best, offset.rank_of(expected), baseline, _cos(side_1, side_2))
+
+
+def score_analogies(vectors: dict[str, np.ndarray], sets: dict[str, Sequence[tuple[str, str, str, str]]],
+                    candidates: Sequence[str] | None = None) -> list[AnalogyScore]:
+    """Every analogy of every kind, scored over the same pool of candidate words."""
+    return [score_analogy(vectors, a, b, c, d, kind, candidates) for kind, quads in sets.items() for a, b, c, d in quads]

@@ -55,3 +55,17 @@ def concept_plane(x, d1: np.ndarray, d2: np.ndarray) -> ConceptPlane:
     overlap = float(d1 @ d2 / (np.linalg.norm(d1) * np.linalg.norm(d2)))
     x = np.asarray(x, float)
     return ConceptPlane(axes, x @ axes.T, overlap, spread_captured(x, axes))
+
+
+def random_plane_spread(x, n_planes: int = 1000, seed: int = 0) -> np.ndarray:
+    """The share of spread captured by `n_planes` random planes (uniform over orientations): the
+    baseline a chosen plane's share should be read against. A plane's expected share is about
+    2 / dim when the spread is even, more when a few directions dominate."""
+    x = np.asarray(x, float)
+    require(x.ndim == 2 and x.shape[1] >= 2, f"a plane needs points of at least 2 dimensions, got shape {x.shape}")
+    rng = np.random.default_rng(seed)
+    shares = np.empty(n_planes)
+    for i in range(n_planes):
+        q, _ = np.linalg.qr(rng.normal(size=(x.shape[1], 2)))
+        shares[i] = spread_captured(x, q.T)
+    return shares

@@ -1,4 +1,9 @@
-"""PCA: the data's own directions of greatest spread, with the share of variance each explains."""
+"""PCA: the data's own directions of greatest spread, with the share of variance each explains.
+
+The components are scikit-learn's `PCA` (a singular value decomposition of the centred rows:
+X - mean = U S V^T, where the rows of V^T are the directions and S^2 their variances, up to a
+constant), with each component's sign fixed so that figures do not flip between runs.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,23 +30,26 @@ class PCA:
 def _as_points(x) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     require(x.ndim == 2 and x.shape[0] >= 2, f"PCA needs a [point, dimension] array of at least 2 points, got shape {x.shape}")
+    require(np.isfinite(x).all(), "PCA needs finite coordinates")
     return x
 
 
 def pca(x, k: int | None = None) -> PCA:
     """Principal components of the rows of `x` (centred, not scaled); all of them unless `k`."""
+    from sklearn.decomposition import PCA as SkPCA
+
     x = _as_points(x)
-    mean = x.mean(0)
-    u, s, vt = np.linalg.svd(x - mean, full_matrices=False)
-    var = s ** 2
-    total = var.sum()
-    ratio = var / total if total > 0 else np.zeros_like(var)
+    n = min(x.shape)
+    k = n if k is None else max(1, min(int(k), n))
+    model = SkPCA(n_components=n, svd_solver="full").fit(x)
+    vt = model.components_
     # Fix each component's sign (largest coordinate positive) so figures do not flip between runs.
     signs = np.sign(vt[np.arange(len(vt)), np.abs(vt).argmax(1)])
     signs[signs == 0] = 1
     vt = vt * signs[:, None]
-    k = len(s) if k is None else min(k, len(s))
-    return PCA(mean, vt[:k], ratio[:k], (x - mean) @ vt[:k].T)
+    total = float(((x - model.mean_) ** 2).sum())
+    ratio = model.explained_variance_ratio_ if total > 0 else np.zeros(n)
+    return PCA(model.mean_, vt[:k], np.asarray(ratio[:k]), (x - model.mean_) @ vt[:k].T)
 
 
 def unit_sphere(x) -> np.ndarray:

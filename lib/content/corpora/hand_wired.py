@@ -13,7 +13,10 @@ it), so any failure to recover them is the model's, not the table's.
 """
 from __future__ import annotations
 
+import math
 import random
+from collections import defaultdict
+from functools import lru_cache
 
 import numpy as np
 
@@ -102,16 +105,20 @@ def word_class(word: str) -> str:
     return TABLE[word][0]
 
 
+# How often each kind of sentence is drawn; `sample_sentence` and `sentence_probabilities` share them.
+P_DEFINITION, P_COMPARISON, P_CLASS = 0.4, 0.5, 0.1
+
+
 def sample_sentence(rng: random.Random) -> list[str]:
     """One sentence drawn from the table: 40% definitions, 50% comparisons, 10% classes."""
     u = rng.random()
-    if u < 0.4:
+    if u < P_DEFINITION:
         word = rng.choice(WORDS)
         axes = [a for a, v in zip(AXES, TABLE[word][1:]) if v != 0]
         axis = rng.choice(axes)
         value = TABLE[word][1 + AXES.index(axis)]
         return [BOS, "the", word, "is", ADJECTIVES[axis][value > 0], EOS]
-    if u < 0.9:
+    if u < P_DEFINITION + P_COMPARISON:
         axis = rng.choice(tuple(COMPARATIVES))
         k = 1 + AXES.index(axis)
         while True:
@@ -142,3 +149,59 @@ def check_sentence(tokens: list[str]) -> tuple[bool, str]:
     if len(tokens) == 7 and tokens[5] in CLASSES and tokens[2] in TABLE:
         return TABLE[tokens[2]][0] == tokens[5], f"{tokens[2]} is a {TABLE[tokens[2]][0]}"
     return False, "not a sentence of the corpus"
+
+
+# ----------------------------------------------------------------------------- the exact distribution
+# `sample_sentence` is a small probability tree, so every sentence it can produce, and its
+# probability, can be listed exactly. From that list follow the corpus's entropy (the lowest
+# loss any model can reach on it) and the true next-token distribution after any prefix.
+
+@lru_cache(maxsize=1)
+def sentence_probabilities() -> dict[tuple[str, ...], float]:
+    """Every sentence the generator can produce, with its exact probability (they sum to 1)."""
+    out: dict[tuple[str, ...], float] = defaultdict(float)
+    for word in WORDS:
+        axes = [a for a, v in zip(AXES, TABLE[word][1:]) if v != 0]
+        for axis in axes:
+            value = TABLE[word][1 + AXES.index(axis)]
+            out[(BOS, "the", word, "is", ADJECTIVES[axis][value > 0], EOS)] += P_DEFINITION / len(WORDS) / len(axes)
+    for axis, (less, more) in COMPARATIVES.items():
+        k = 1 + AXES.index(axis)
+        # The rejection loop draws uniformly among the ordered pairs that differ on the axis.
+        pairs = [(a, b) for a in WORDS for b in WORDS if TABLE[a][k] != TABLE[b][k]]
+        for a, b in pairs:
+            word = more if TABLE[a][k] > TABLE[b][k] else less
+            out[(BOS, "the", a, "is", word, "than", "the", b, EOS)] += P_COMPARISON / len(COMPARATIVES) / len(pairs)
+    for word in WORDS:
+        out[(BOS, "a", word, "is", "a", TABLE[word][0], EOS)] += P_CLASS / len(WORDS)
+    return dict(out)
+
+
+def mean_targets_per_sentence() -> float:
+    """Expected number of predicted tokens per sentence (every token after <BOS>)."""
+    return sum(p * (len(s) - 1) for s, p in sentence_probabilities().items())
+
+
+def entropy_floor() -> float:
+    """The corpus's entropy in nats per predicted token: the loss of a model that knows the
+    generator exactly, and so the lowest next-token loss any model can reach on it.
+
+    The sentence's entropy splits, by the chain rule, into the entropies of its tokens given their
+    prefixes; training averages the loss over tokens, so the per-sentence entropy is divided by the
+    expected number of predicted tokens."""
+    h = -sum(p * math.log(p) for p in sentence_probabilities().values())
+    return h / mean_targets_per_sentence()
+
+
+@lru_cache(maxsize=None)
+def next_token_distribution(prefix: tuple[str, ...]) -> dict[str, float]:
+    """The corpus's exact distribution of the token after `prefix` (from <BOS>); empty if no
+    sentence starts with that prefix."""
+    prefix = tuple(prefix)
+    n = len(prefix)
+    counts: dict[str, float] = defaultdict(float)
+    for s, p in sentence_probabilities().items():
+        if len(s) > n and s[:n] == prefix:
+            counts[s[n]] += p
+    total = sum(counts.values())
+    return {t: c / total for t, c in counts.items()} if total > 0 else {}

@@ -1,0 +1,232 @@
+/* The explorers on the website: controls from each explorer's declaration, the model run in the page.
+ *
+ * Each explorer is a <div class="course-explorer course-live"> holding its declaration (JSON written
+ * by lib/explorers/page.py: the controls, the model, the view and its fixed arguments) and its
+ * starting picture, drawn when the book was built. This script builds the controls the declaration
+ * lists, fetches the model's weights (once per site: the browser caches them), and on every move
+ * computes the view in the page (views.js) and draws it (render.js), the renderer JupyterLab uses.
+ * A value the library would refuse gets the library's sentence in the message line, and the last
+ * good picture stays. Nothing is fetched from outside the site.
+ */
+import { loadModel } from "./model.js";
+import { CourseError } from "./readout.js";
+import { picture } from "./render.js";
+import { VIEWS } from "./views.js";
+
+const BASE = new URL("./", import.meta.url);
+let counter = 0;
+
+function el(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+// ----------------------------------------------------------------------------- point sets (Part 2's maps)
+const POINTS = new Map();
+
+function decodeFloat32({ shape, float32 }) {
+  const bytes = Uint8Array.from(atob(float32), (c) => c.charCodeAt(0));
+  const view = new DataView(bytes.buffer);
+  const [n, d] = shape;
+  return Array.from({ length: n }, (_, i) => Array.from({ length: d }, (_, j) => view.getFloat32(4 * (i * d + j), true)));
+}
+
+function points(name) {
+  if (!POINTS.has(name)) {
+    POINTS.set(name, fetch(new URL(`points/${name}.json`, BASE)).then((r) => r.json())
+      .then((p) => ({ labels: p.labels, groups: p.groups, vectors: decodeFloat32(p.vectors) })));
+  }
+  return POINTS.get(name);
+}
+
+// ----------------------------------------------------------------------------- controls
+
+/** One control from its declaration: {node to place, read() -> value, input element(s)}. */
+function buildControl(c, uid, model, onChange) {
+  const id = `${uid}-${c.name}`;
+  // The label holds only its words (a control inside its label would lend it its value as a name).
+  const label = (control, extra = []) => el("span", { class: "course-control" }, [
+    el("label", { class: "course-label", for: id, text: c.label }), control, ...extra]);
+  const described = { title: c.description, "aria-description": c.description, "data-control": c.name, id };
+
+  if (c.kind === "toggle") {
+    const button = el("button", { type: "button", class: "course-toggle", "aria-pressed": String(Boolean(c.default)),
+      ...described, text: c.label });
+    button.addEventListener("click", () => {
+      button.setAttribute("aria-pressed", button.getAttribute("aria-pressed") === "true" ? "false" : "true");
+      onChange();
+    });
+    return { node: button, read: () => button.getAttribute("aria-pressed") === "true" };
+  }
+
+  if (c.kind === "choice") {
+    const at = c.options.indexOf(c.default);
+    if (c.slider) {
+      const input = el("input", { type: "range", min: 0, max: c.options.length - 1, step: 1, value: at,
+        "aria-valuetext": c.shown[at], ...described });
+      const out = el("output", { for: id, text: c.shown[at] });
+      input.addEventListener("input", () => {
+        out.textContent = c.shown[+input.value];
+        input.setAttribute("aria-valuetext", c.shown[+input.value]);
+        onChange();
+      });
+      return { node: label(input, [out]), read: () => c.options[+input.value] };
+    }
+    const select = el("select", described, c.options.map((o, i) => el("option", { value: i, selected: i === at, text: c.shown[i] })));
+    select.addEventListener("change", onChange);
+    return { node: label(select), read: () => c.options[select.selectedIndex] };
+  }
+
+  // Text of some kind: a prompt, a token, or a value the view parses.
+  const input = el("input", { type: "text", value: c.default, placeholder: c.placeholder || null, spellcheck: "false",
+    autocomplete: "off", autocapitalize: "off", size: c.width || (c.kind === "prompt" ? 34 : 12), ...described });
+  input.addEventListener("input", onChange);
+  const extra = [];
+  const suggestions = c.kind === "token" && model ? model.vocab.tokens : c.options || [];
+  if (suggestions.length) {
+    const list = el("datalist", { id: `${id}-list` }, suggestions.map((s) => el("option", { value: s })));
+    input.setAttribute("list", list.id);
+    extra.push(list);
+  }
+  const node = label(input, extra);
+  if (c.kind === "prompt" && model) {
+    // The vocabulary as buttons: a prompt can be built without typing.
+    const add = (word) => { input.value = (input.value.trim() ? input.value.trim() + " " : "") + word; onChange(); };
+    const back = el("button", { type: "button", class: "course-token", title: "remove the last word", text: "⌫ last word" });
+    back.addEventListener("click", () => { input.value = input.value.trim().split(/\s+/).slice(0, -1).join(" "); onChange(); });
+    const buttons = model.vocab.tokens.map((t) => {
+      const b = el("button", { type: "button", class: "course-token", title: `add ${t} to the prompt`, text: t });
+      b.addEventListener("click", () => add(t));
+      return b;
+    });
+    const palette = el("details", { class: "course-palette" }, [el("summary", { text: "add a token" }), back, ...buttons]);
+    return { node: el("div", { class: "course-prompt" }, [node, palette]), read: () => input.value };
+  }
+  return { node, read: () => input.value };
+}
+
+// ----------------------------------------------------------------------------- one explorer
+
+async function start(root) {
+  const spec = JSON.parse(root.querySelector("script.course-explorer-spec").textContent);
+  const uid = `cx${++counter}`;
+  const model = spec.model ? await loadModel(new URL("models/", BASE).href, spec.model) : null;
+  const figure = root.querySelector(".course-figure");
+  const message = el("p", { class: "course-message", role: "alert" });
+  const controls = {};
+  let pending = null, busy = false;
+
+  async function update() {
+    // Moves that arrive while the page is computing collapse into one more update.
+    if (busy) { pending = true; return; }
+    busy = true;
+    const values = Object.fromEntries(Object.entries(controls).map(([name, c]) => [name, c.read()]));
+    try {
+      const t0 = performance.now();
+      const view = await VIEWS[spec.view]({ model, points }, values, spec.args);
+      const t1 = performance.now();
+      figure.innerHTML = picture(spec.view, view, { width: figure.clientWidth });
+      message.textContent = "";
+      explorer.timing = [t1 - t0, performance.now() - t1];
+    } catch (e) {
+      if (!(e instanceof CourseError)) { console.error(e); message.textContent = `This explorer failed: ${e.message}`; }
+      else message.textContent = e.message;
+    } finally {
+      busy = false;
+      if (pending) { pending = null; update(); }
+    }
+  }
+
+  const rows = spec.rows.map((row) => el("div", { class: "course-controls" }, row.map((c) => {
+    controls[c.name] = buildControl(c, uid, model, update);
+    return controls[c.name].node;
+  })));
+  // One computation of the starting view, not drawn (the build drew it): the data it needs (a point
+  // set) is fetched and the code is warm before the reader's first move.
+  const defaults = Object.fromEntries(spec.rows.flat().map((c) => [c.name, c.default]));
+  try {
+    await VIEWS[spec.view]({ model, points }, defaults, spec.args);
+  } catch (e) {
+    // A starting value the page refuses shows its message at the first move, as in a kernel.
+  }
+  const panel = el("div", { class: "course-panel" }, [...rows]);
+  if (spec.note) panel.append(el("p", { class: "course-note", text: spec.note }));
+  panel.append(message);
+  root.insertBefore(panel, figure);
+  root.classList.add("course-live-ready");
+  const explorer = { root, spec, update, controls, timing: null };
+  return explorer;
+}
+
+// ----------------------------------------------------------------------------- the page
+
+const state = { ready: false, readyAt: null, explorers: [] };
+window.courseExplorers = state;
+
+/** One update of an explorer, from reading its controls to the new picture laid out:
+ *  [total, computing the view, drawing it] in ms. */
+async function timed(ex) {
+  const t = performance.now();
+  await ex.update();
+  void ex.root.querySelector(".course-figure").offsetHeight;    // the layout of the new picture
+  const [compute, draw] = ex.timing || [0, 0];
+  return [performance.now() - t, compute, performance.now() - t - compute];
+}
+
+/** Times the page's own updates (site_bench.py): every prompt length up to the context, and a move
+ *  of each control, for every explorer that runs a model. Returns {moves, p95_ms, max_ms}. */
+state.bench = async function bench(rounds = 3) {
+  const times = [];
+  for (const ex of state.explorers) {
+    const prompt = ex.root.querySelector('[data-control="prompt"]');
+    const model = ex.spec.model ? await loadModel(new URL("models/", BASE).href, ex.spec.model) : null;
+    const inputs = [...ex.root.querySelectorAll("[data-control]")];
+    for (let r = 0; r < rounds; r++) {
+      if (prompt && model) {
+        for (let n = 1; n <= model.cfg.n_ctx; n++) {
+          const words = Array.from({ length: n }, (_, i) => model.vocab.tokens[(7 * i + 3 * r + n) % model.vocab.size]);
+          prompt.value = words.join(" ");
+          times.push(await timed(ex));
+        }
+        prompt.value = ex.spec.rows.flat().find((c) => c.name === "prompt").default;
+      }
+      for (const input of inputs) {
+        if (input === prompt) continue;
+        // The control moved by hand (no event: the timing covers exactly one update).
+        if (input.tagName === "BUTTON") input.setAttribute("aria-pressed", input.getAttribute("aria-pressed") === "true" ? "false" : "true");
+        else if (input.type === "range") input.value = String((+input.value + 1) % (+input.max + 1));
+        else if (input.tagName === "SELECT") input.selectedIndex = (input.selectedIndex + 1) % input.options.length;
+        // A text box: its own value again (the update is timed all the same).
+        times.push(await timed(ex));
+      }
+    }
+  }
+  const p95 = (xs) => { xs.sort((a, b) => a - b); return xs[Math.max(0, Math.ceil(0.95 * xs.length) - 1)] || 0; };
+  return { moves: times.length, p95_ms: p95(times.map((t) => t[0])), compute_p95_ms: p95(times.map((t) => t[1])),
+    draw_p95_ms: p95(times.map((t) => t[2])), max_ms: Math.max(0, ...times.map((t) => t[0])) };
+};
+
+async function startAll() {
+  const roots = [...document.querySelectorAll(".course-explorer.course-live")];
+  const started = await Promise.all(roots.map((root) => start(root).catch((e) => {
+    console.error("course explorer not started:", e);
+    return null;
+  })));
+  state.explorers = started.filter(Boolean);
+  state.readyAt = performance.now();
+  state.ready = true;
+}
+
+// Loaded async: start as soon as the document is parsed, not after the theme's deferred scripts.
+if (document.readyState === "loading") {
+  document.addEventListener("readystatechange", function once() {
+    document.removeEventListener("readystatechange", once);
+    startAll();
+  });
+} else startAll();

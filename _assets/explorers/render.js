@@ -1,0 +1,419 @@
+/* Every explorer's picture, drawn from its view: one renderer for JupyterLab and the website.
+ *
+ * `picture(name, view, {width})` returns the picture as HTML text (SVG charts), from the view an
+ * explorer computed: in a kernel the library computes it and this module is the anywidget that
+ * draws it (the default export below); on the website the page computes it with the model running
+ * in the page and draws it with the same function; when the book is built, the same function
+ * draws each explorer's starting picture into the page, for readers without JavaScript.
+ *
+ * Every chart is an <svg role="img"> whose aria-label (and <title>) says in words the numbers it
+ * shows: what a screen reader announces, and what the tests read. The words are also under the
+ * picture, folded ("The numbers in words"). Colours of text and lines follow the page's theme
+ * through CSS variables (explorers.css), so a chart reads in dark mode too.
+ *
+ * This file imports nothing: a kernel loads it as one module.
+ */
+
+const PALETTE = { main: "#3b6ea8", accent: "#d1495b", muted: "#9aa5b1", good: "#2a9d8f" };
+// The groups' colours of the maps (lib.pictures.figures.GROUP_COLOURS), in order of first appearance.
+const GROUP_COLOURS = ["#3b6ea8", "#d1495b", "#2a9d8f", "#e9a03b", "#8e6bbf", "#a0703f", "#6b7280", "#c2649a"];
+const INK = "var(--course-ink, #222)";
+const SOFT = "var(--course-soft-ink, #555)";
+const LINE = "var(--course-line, #444)";
+const GRID = "var(--course-grid, #bbb)";
+const FONT = "DejaVu Sans, Verdana, sans-serif";
+
+// ----------------------------------------------------------------------------- text and numbers
+
+export function esc(text) {
+  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
+}
+
+/** x with `d` decimals. */
+const fix = (x, d = 3) => Number(x).toFixed(d);
+/** A share as a whole percentage. */
+const pct = (x) => `${Math.round(100 * x)}%`;
+/** Signed, with `d` decimals (+0.12, -0.40). */
+const signed = (x, d = 2) => (x >= 0 ? "+" : "") + Number(x).toFixed(d);
+/** A temperature as its slider shows it: three significant digits (0.100, 1.00, 10.0). */
+const shownT = (t) => Number(t).toPrecision(3);
+/** A prompt as the words it was read as. */
+const words = (tokens) => tokens.join(" ");
+/** An integer written as digits (a BigInt-safe string) with thousands separators. */
+const commas = (digits) => {
+  const s = String(digits);
+  const neg = s.startsWith("-");
+  return (neg ? "-" : "") + (neg ? s.slice(1) : s).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+};
+/** The best `n` (token, probability) pairs as text. */
+const top = (pairs, n = 5, d = 3) => pairs.slice(0, n).map(([t, p]) => `${t} ${fix(p, d)}`).join(", ");
+
+function text(x, y, s, o = {}) {
+  const attrs = [`x="${x.toFixed(1)}"`, `y="${y.toFixed(1)}"`];
+  if (o.anchor) attrs.push(`text-anchor="${o.anchor}"`);
+  if (o.size) attrs.push(`font-size="${o.size}"`);
+  if (o.bold) attrs.push('font-weight="bold"');
+  if (o.fill) attrs.push(`style="fill:${o.fill}"`);
+  if (o.rotate !== undefined) attrs.push(`transform="rotate(${o.rotate} ${x.toFixed(1)} ${y.toFixed(1)})"`);
+  return `<text ${attrs.join(" ")}>${esc(s)}</text>`;
+}
+
+function svg(width, height, alt, body) {
+  return `<svg xmlns="http://www.w3.org/2000/svg" class="course-chart" role="img" aria-label="${esc(alt)}" ` +
+    `width="${Math.round(width)}" height="${Math.round(height)}" viewBox="0 0 ${Math.round(width)} ${Math.round(height)}" ` +
+    `font-family="${FONT}" font-size="12" dominant-baseline="middle" style="fill:${INK}"><title>${esc(alt)}</title>` +
+    `${body.join("")}</svg>`;
+}
+
+function line(x1, y1, x2, y2, stroke = LINE, extra = "") {
+  return `<line x1="${x1.toFixed(1)}" y1="${y1.toFixed(1)}" x2="${x2.toFixed(1)}" y2="${y2.toFixed(1)}" style="stroke:${stroke}"${extra}/>`;
+}
+
+/** A picture and, folded under it, its numbers in words. */
+function figure(body, words, extra = "") {
+  return `${extra}${body}<details class="course-words"><summary>The numbers in words</summary><p>${esc(words)}</p></details>`;
+}
+
+function row(cells, basis = 320) {
+  return `<div class="course-row">${cells.map((c) => `<div class="course-cell" style="flex:1 1 ${basis}px">${c}</div>`).join("")}</div>`;
+}
+
+// ----------------------------------------------------------------------------- charts
+
+/** Horizontal bars, first row on top: a results page. `ghost` draws pale bars behind (the page
+ *  before truncation), `labels` replace the printed numbers, `legend` is [[colour, label], ...]. */
+function barChart(rows, alt, o = {}) {
+  const width = Math.max(320, Math.min(o.width || 600, 640));
+  const labelW = 100, plotW = width - labelW - 60, rowH = 22, top0 = o.title ? 30 : 10;
+  const height = top0 + rowH * rows.length + 44 + (o.legend ? 18 : 0);
+  const x = (v) => labelW + plotW * Math.min(Math.max(v, 0), 1);
+  const body = [];
+  if (o.title) body.push(text(4, 14, o.title, { size: 13 }));
+  rows.forEach(([token, value], i) => {
+    const y = top0 + i * rowH;
+    if (o.ghost) body.push(`<rect x="${labelW}" y="${y + 2}" width="${(x(o.ghost[i]) - labelW).toFixed(1)}" height="${rowH - 4}" fill="${PALETTE.muted}" fill-opacity="0.35"/>`);
+    const colour = token === o.highlight ? PALETTE.accent : PALETTE.main;
+    body.push(`<rect x="${labelW}" y="${y + 5}" width="${(x(value) - labelW).toFixed(1)}" height="${rowH - 10}" fill="${colour}"/>`);
+    body.push(text(labelW - 6, y + rowH / 2, token, { anchor: "end", bold: token === o.highlight }));
+    const end = Math.max(x(value), o.ghost ? x(o.ghost[i]) : 0);
+    body.push(text(end + 4, y + rowH / 2, o.labels ? o.labels[i] : fix(value), { size: 11 }));
+  });
+  const axisY = top0 + rowH * rows.length + 2;
+  body.push(line(labelW, axisY, labelW + plotW, axisY));
+  for (let k = 0; k <= 5; k++) {
+    body.push(line(x(k / 5), axisY, x(k / 5), axisY + 4));
+    body.push(text(x(k / 5), axisY + 14, String(k / 5), { anchor: "middle", size: 11 }));
+  }
+  body.push(text(labelW + plotW / 2, axisY + 32, "probability", { anchor: "middle" }));
+  let lx = labelW;
+  for (const [colour, label] of o.legend || []) {
+    body.push(`<rect x="${lx}" y="${axisY + 43}" width="12" height="10" fill="${colour}"/>`);
+    body.push(text(lx + 16, axisY + 48, label, { size: 11 }));
+    lx += 30 + 6.5 * label.length;
+  }
+  return svg(width, height, alt, body);
+}
+
+/** A light-to-dark blue ramp (close to matplotlib's "Blues"), 51 shades, for a value in [0, 1]. */
+function blueRGB(p) {
+  const lo = [247, 251, 255], hi = [8, 48, 107];
+  const t = Math.round(Math.min(Math.max(p, 0), 1) * 50) / 50;
+  return lo.map((a, i) => Math.round(a + (hi[i] - a) * t));
+}
+
+function blue(p) {
+  return "#" + blueRGB(p).map((c) => c.toString(16).padStart(2, "0")).join("");
+}
+
+const MASKED = [238, 238, 238];
+
+/** A matrix as a bitmap, one pixel a cell (the causal mask's cells grey), as a data: address:
+ *  a heatmap of 48 x 48 cells is one small image instead of thousands of shapes to draw. */
+function heatImage(matrix, masked) {
+  const n = matrix.length, m = n ? matrix[0].length : 0, stride = Math.ceil((m * 3) / 4) * 4;
+  const bytes = new Uint8Array(54 + stride * n), view = new DataView(bytes.buffer);
+  bytes.set([0x42, 0x4d]);                              // "BM", then the sizes of a 24-bit bitmap
+  view.setUint32(2, bytes.length, true); view.setUint32(10, 54, true); view.setUint32(14, 40, true);
+  view.setInt32(18, m, true); view.setInt32(22, n, true); view.setUint16(26, 1, true); view.setUint16(28, 24, true);
+  view.setUint32(34, stride * n, true);
+  for (let i = 0; i < n; i++) {
+    const row = 54 + (n - 1 - i) * stride;               // bottom row first
+    for (let j = 0; j < m; j++) {
+      const [r, g, b] = masked && j > i ? MASKED : blueRGB(matrix[i][j]);
+      bytes.set([b, g, r], row + 3 * j);
+    }
+  }
+  let text = "";
+  for (let k = 0; k < bytes.length; k += 8192) text += String.fromCharCode(...bytes.subarray(k, k + 8192));
+  return `data:image/bmp;base64,${btoa(text)}`;
+}
+
+/** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells grey.
+ *  Returns [elements, width, height]. */
+function heatmapBody(x0, y0, matrix, rows, cols, cell, o = {}) {
+  const labelW = 8 + 7 * Math.max(1, ...rows.map((r) => r.length));
+  const top0 = o.title ? 18 : 0;
+  const body = o.title ? [text(x0 + labelW, y0 + 10, o.title, { bold: true })] : [];
+  body.push(`<image x="${x0 + labelW}" y="${y0 + top0}" width="${cols.length * cell}" height="${rows.length * cell}" ` +
+    `preserveAspectRatio="none" style="image-rendering:pixelated" href="${heatImage(matrix, true)}"/>`);
+  rows.forEach((r, i) => {
+    body.push(text(x0 + labelW - 4, y0 + top0 + i * cell + cell / 2, r, { anchor: "end", size: 11 }));
+    // The numbers themselves where a cell is big enough to hold them.
+    if (o.values && rows.length <= 16) {
+      cols.forEach((_, j) => {
+        if (j > i) return;
+        body.push(text(x0 + labelW + j * cell + cell / 2, y0 + top0 + i * cell + cell / 2, fix(matrix[i][j], 2),
+          { anchor: "middle", size: 9, fill: matrix[i][j] > 0.6 ? "white" : "#222" }));
+      });
+    }
+  });
+  const h = top0 + rows.length * cell;
+  cols.forEach((c, j) => {
+    body.push(text(x0 + labelW + j * cell + cell / 2, y0 + h + 6, c, { anchor: "end", size: 10, rotate: -45 }));
+  });
+  const colH = 8 + 5 * Math.max(1, ...cols.map((c) => c.length));
+  return [body, labelW + cols.length * cell, h + colH];
+}
+
+function heatmap(matrix, labels, alt, title, cell = 34) {
+  const [body, w, h] = heatmapBody(4, 4, matrix, labels, labels, cell, { title, values: true });
+  return svg(w + 12, h + 12, alt, body);
+}
+
+/** A scale from data (x, y) to the chart, 8% margins, optionally keeping the origin in view. */
+function planeScale(points, left, top0, pw, ph, withOrigin = false) {
+  const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+  let lo = [Math.min(...xs), Math.min(...ys)], hi = [Math.max(...xs), Math.max(...ys)];
+  if (withOrigin) { lo = lo.map((v) => Math.min(v, 0)); hi = hi.map((v) => Math.max(v, 0)); }
+  const pad = lo.map((v, i) => Math.max((hi[i] - v) * 0.08, 1e-9));
+  lo = lo.map((v, i) => v - pad[i]); hi = hi.map((v, i) => v + pad[i]);
+  return { sx: (v) => left + (pw * (v - lo[0])) / (hi[0] - lo[0]), sy: (v) => top0 + (ph * (hi[1] - v)) / (hi[1] - lo[1]), lo, hi };
+}
+
+function groupColours(groups) {
+  const out = new Map();
+  for (const g of groups) if (!out.has(g)) out.set(g, GROUP_COLOURS[out.size % GROUP_COLOURS.length]);
+  return out;
+}
+
+/** Labelled points coloured by group; without `axes` (t-SNE) no axis means anything, so none is drawn. */
+function scatter(points, labels, groups, alt, o = {}) {
+  const width = o.width || 380, height = o.height || 360;
+  const colours = groupColours(groups);
+  const top0 = o.title ? 26 : 8, bottom = 30 + 16 * Math.ceil(colours.size / 4), left = 34, right = 14;
+  const pw = width - left - right, ph = height - top0 - bottom;
+  const { sx, sy, lo, hi } = planeScale(points, left, top0, pw, ph);
+  const body = [];
+  if (o.title) body.push(text(left, 13, o.title, { size: 13 }));
+  if (o.axes) {
+    if (lo[0] < 0 && 0 < hi[0]) body.push(line(sx(0), top0, sx(0), top0 + ph, GRID));
+    if (lo[1] < 0 && 0 < hi[1]) body.push(line(left, sy(0), left + pw, sy(0), GRID));
+    body.push(text(left + pw / 2, top0 + ph + 14, o.xlabel || "", { anchor: "middle", size: 11 }));
+    body.push(text(12, top0 + ph / 2, o.ylabel || "", { anchor: "middle", size: 11, rotate: -90 }));
+  } else {
+    body.push(`<rect x="${left}" y="${top0}" width="${pw}" height="${ph}" fill="none" style="stroke:${GRID}"/>`);
+    body.push(text(left + pw / 2, top0 + ph + 14, "no axes: only who sits next to whom counts", { anchor: "middle", size: 11, fill: SOFT }));
+  }
+  points.forEach(([x, y], i) => {
+    body.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3.5" fill="${colours.get(groups[i])}"><title>${esc(labels[i])} (${esc(groups[i])})</title></circle>`);
+    body.push(text(sx(x) + 5, sy(y) - 5, labels[i], { size: 10 }));
+  });
+  [...colours].forEach(([group, c], i) => {
+    const lx = left + (i % 4) * (pw / 4), ly = top0 + ph + 32 + 16 * Math.floor(i / 4);
+    body.push(`<rect x="${lx.toFixed(1)}" y="${ly - 5}" width="10" height="10" fill="${c}"/>`);
+    body.push(text(lx + 14, ly, group, { size: 10 }));
+  });
+  return svg(width, height, alt, body);
+}
+
+/** Each of the first points' nearest neighbour on the page, in words. */
+function nearestOnPage(points, labels, n = 8) {
+  const out = [];
+  for (let i = 0; i < Math.min(points.length, n); i++) {
+    let best = -1, bestD = Infinity;
+    points.forEach((q, j) => {
+      if (j === i) return;
+      const d = (q[0] - points[i][0]) ** 2 + (q[1] - points[i][1]) ** 2;
+      if (d < bestD) { bestD = d; best = j; }
+    });
+    out.push(`${labels[i]} next to ${labels[best]}`);
+  }
+  return out.join("; ");
+}
+
+/** Paths through a plane, a point per stage: [[label, coords, colour], ...]; the first path's stages named. */
+function pathChart(paths, stages, alt, o = {}) {
+  const width = Math.max(340, Math.min(o.width || 640, 640)), height = 400;
+  const all = paths.flatMap((p) => p[1]);
+  const top0 = o.title ? 26 : 8, bottom = 48, left = 40, right = 20;
+  const pw = width - left - right, ph = height - top0 - bottom;
+  const { sx, sy } = planeScale(all, left, top0, pw, ph, true);
+  const body = o.title ? [text(4, 13, o.title, { size: 13 })] : [];
+  body.push(line(sx(0), top0, sx(0), top0 + ph, GRID), line(left, sy(0), left + pw, sy(0), GRID));
+  body.push(text(left + pw / 2, top0 + ph + 14, o.xlabel || "", { anchor: "middle", size: 11 }));
+  body.push(text(12, top0 + ph / 2, o.ylabel || "", { anchor: "middle", size: 11, rotate: -90 }));
+  paths.forEach(([label, coords, colour], k) => {
+    const dash = k ? ' stroke-dasharray="5 4"' : "";
+    const d = coords.map(([x, y], i) => `${i ? "L" : "M"}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ");
+    body.push(`<path d="${d}" fill="none" stroke="${colour}" stroke-width="2"${dash}/>`);
+    coords.forEach(([x, y], i) => {
+      body.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="4" fill="${colour}"><title>${esc(label)}: ${esc(stages[i])} (${fix(x, 2)}, ${fix(y, 2)})</title></circle>`);
+      if (k === 0) body.push(text(sx(x) + 6, sy(y) - 8, stages[i], { size: 10, fill: SOFT }));
+    });
+    const lx = left + k * Math.min(220, pw / 2);
+    body.push(`<line x1="${lx}" y1="${height - 12}" x2="${lx + 24}" y2="${height - 12}" stroke="${colour}" stroke-width="2"${dash}/>`);
+    body.push(text(lx + 30, height - 12, label, { size: 11 }));
+  });
+  return svg(width, height, alt, body);
+}
+
+// ----------------------------------------------------------------------------- the pictures, by view
+
+const PICTURES = {
+  temperature(v, o) {
+    const alt = `Bar chart of the most probable next tokens after ${words(v.tokens)} at temperature ` +
+      `${shownT(v.temperature)}: ${top(v.page)}.`;
+    return figure(barChart(v.page, alt, { title: `${words(v.tokens)} → (temperature ${shownT(v.temperature)})`, width: o.width }), alt);
+  },
+
+  sampling(v, o) {
+    const kept = v.rows.filter((r) => r.final > 0).map((r) => [r.token, r.final]);
+    const how = v.greedy ? "Greedy decoding" : `The roll with seed ${v.seed}`;
+    const pick = `${how} picks ${v.chosen} (p = ${fix(v.chosen_prob)})`;
+    const alt = `${pick}. Bar chart of the next-token page after ${words(v.tokens)} at temperature ${shownT(v.temperature)}` +
+      `${v.top_k !== null ? `, top-k ${v.top_k}` : ""}${v.top_p !== null ? `, top-p ${v.top_p}` : ""}. ` +
+      `${v.survivors} tokens survive truncation. Distribution rolled on: ${top(kept)}.`;
+    const chart = barChart(v.rows.map((r) => [r.token, r.final]), alt, {
+      title: `${words(v.tokens)}: ${v.survivors} tokens survive truncation`, width: o.width,
+      ghost: v.rows.map((r) => r.heated), labels: v.rows.map((r) => (r.final > 0 ? fix(r.final) : "cut")),
+      legend: [[PALETTE.muted, "after temperature"], [PALETTE.main, "rolled on (after truncation)"]],
+      highlight: v.chosen,
+    });
+    const pickLine = `<p class="course-pick" role="status">${esc(how)} picks <b>${esc(v.chosen)}</b> (p = ${fix(v.chosen_prob)})</p>`;
+    return figure(chart, alt, pickLine);
+  },
+
+  lens(v, o) {
+    const n = v.stages.length, k = v.top[0].length;
+    const cellW = Math.max(62, Math.min(86, Math.floor(((o.width || 760) - 200) / n))), cellH = 40, left = 30, top0 = 10;
+    const gridW = left + n * cellW;
+    const body = [];
+    v.top.forEach((col, j) => {
+      col.forEach(([tok, p], i) => {
+        const x = left + j * cellW, y = top0 + i * cellH;
+        const ink = p > 0.6 ? "white" : "#222", bold = tok === v.track;
+        body.push(`<rect x="${x}" y="${y}" width="${cellW - 2}" height="${cellH - 2}" fill="${blue(p)}"/>`);
+        body.push(text(x + cellW / 2, y + 13, tok, { anchor: "middle", fill: ink, bold }));
+        body.push(text(x + cellW / 2, y + 28, fix(p), { anchor: "middle", size: 11, fill: ink, bold }));
+      });
+      body.push(text(left + j * cellW + cellW / 2, top0 + k * cellH + 10, v.stages[j], { anchor: "middle", size: 10 }));
+    });
+    for (let i = 0; i < k; i++) body.push(text(left - 6, top0 + i * cellH + cellH / 2, `#${i + 1}`, { anchor: "end", size: 11 }));
+    // The followed token's climb, on the right.
+    const px = gridW + 50, pw = Math.max(120, 200), ph = k * cellH - 10, py = top0 + 6;
+    body.push(line(px, py + ph, px + pw, py + ph), line(px, py, px, py + ph));
+    for (const t of [0, 0.5, 1]) body.push(text(px - 4, py + ph * (1 - t), String(t), { anchor: "end", size: 10 }));
+    const pts = v.track_probs.map((p, j) => [px + (pw * j) / Math.max(n - 1, 1), py + ph * (1 - p)]);
+    body.push(`<polyline fill="none" stroke="${PALETTE.accent}" stroke-width="2" points="${pts.map(([a, b]) => `${a.toFixed(1)},${b.toFixed(1)}`).join(" ")}"/>`);
+    pts.forEach(([a, b], j) => {
+      body.push(`<circle cx="${a.toFixed(1)}" cy="${b.toFixed(1)}" r="3.5" fill="${PALETTE.accent}"/>`);
+      body.push(text(a, b - 9, `${fix(v.track_probs[j], 2)} #${v.track_ranks[j]}`, { anchor: "middle", size: 9 }));
+    });
+    body.push(text(px + pw / 2, py + ph + 16, `P(${v.track}) after each stage`, { anchor: "middle", size: 11 }));
+    const at = `position ${v.position} (${v.tokens[v.position]})`;
+    const alt = `Logit lens on ${words(v.tokens)} at ${at}. Top token ` +
+      v.stages.map((s, j) => `after ${s}: ${v.top[j][0][0]} ${fix(v.top[j][0][1])}`).join("; ") +
+      `. Probability of ${v.track} stage by stage: ${v.track_probs.map((p) => fix(p)).join(", ")}.`;
+    return figure(svg(px + pw + 20, top0 + k * cellH + 40, alt, body), alt);
+  },
+
+  pattern(v) {
+    const last = v.tokens.map((t, j) => `${t} ${fix(v.pattern[v.tokens.length - 1][j], 2)}`).join(", ");
+    const alt = `Attention pattern of layer ${v.layer}, head ${v.head} on ${words(v.tokens)}. The last position attends to: ${last}.`;
+    return figure(heatmap(v.pattern, v.tokens, alt, `layer ${v.layer}, head ${v.head}`), alt);
+  },
+
+  ablation(v, o) {
+    const names = v.off.join(", ") || "none";
+    const alt = `With heads switched off: ${names}. After ${words(v.tokens)} the model now gives ${v.track} ` +
+      `${fix(v.track_prob)} (intact: ${fix(v.track_prob_intact)}). Best next tokens: ${top(v.page)}.`;
+    const page = barChart(v.page, alt, { highlight: v.track, width: o.width,
+      title: `heads off: ${names}  |  P(${v.track}) ${fix(v.track_prob)} (intact ${fix(v.track_prob_intact)})` });
+    const layers = new Map();
+    v.heads.forEach((name, i) => {
+      const layer = name.slice(0, name.indexOf("H"));
+      const off = v.off.includes(name);
+      const headAlt = `Attention pattern of head ${name} on ${words(v.tokens)}${off ? ", switched off." : "."}`;
+      const [body, w, h] = heatmapBody(0, 0, v.patterns[i], v.tokens, v.tokens, 22, { title: name + (off ? " (off)" : "") });
+      const cell = svg(w + 8, h + 8, headAlt, [`<g transform="translate(4,4)"${off ? ' opacity="0.35"' : ""}>${body.join("")}</g>`]);
+      if (!layers.has(layer)) layers.set(layer, []);
+      layers.get(layer).push(cell);
+    });
+    return figure(page + [...layers.values()].map((cells) => row(cells, 120)).join(""), alt);
+  },
+
+  kv_cache(v) {
+    const total = BigInt(Math.round(v.total)).toString();
+    const gb = (v.total / 1e9).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    const gib = (v.total / 2 ** 30).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    const words = `2 x ${commas(v.layers)} layers x ${commas(v.context)} tokens x ${commas(v.heads)} heads x ` +
+      `${commas(v.d_head)} x ${v.bytes} bytes = ${commas(total)} bytes = ${gb} GB (${gib} GiB)`;
+    return `<p class="course-kv-result" role="status"><strong>${esc(words)}</strong></p>`;
+  },
+
+  tsne(v, o) {
+    const panels = v.layouts.map((layout, i) => {
+      const alt = `t-SNE layout (perplexity ${v.perplexity}, seed ${v.seeds[i]}) of ${v.points_label}, coloured by group. ` +
+        `Nearest on the page: ${nearestOnPage(layout, v.labels)}. ${pct(v.kept[i])} of each point's 5 nearest neighbours kept.`;
+      return [scatter(layout, v.labels, v.groups, alt, { title: `seed ${v.seeds[i]}: ${pct(v.kept[i])} of 5 nearest neighbours kept` }), alt];
+    });
+    return figure(row(panels.map((p) => p[0])), panels.map((p) => p[1]).join(" "));
+  },
+
+  plane(v, o) {
+    const [t1, t2] = v.axes;
+    const alt = `Concept plane with axis 1 = ${t1} and axis 2 = ${t2} made orthogonal to it, of ${v.points_label}, ` +
+      `coloured by group. Nearest on the page: ${nearestOnPage(v.coords, v.labels)}. The plane holds ${pct(v.spread)} of the spread.`;
+    const width = Math.max(340, Math.min(o.width || 640, 640));
+    return figure(scatter(v.coords, v.labels, v.groups, alt, { axes: true, width, height: Math.round(width * 0.75),
+      title: `plane holds ${pct(v.spread)} of the spread; axes' cosine before Gram-Schmidt ${signed(v.raw_overlap)}`,
+      xlabel: t1, ylabel: `${t2} (orthogonalised)` }), alt);
+  },
+
+  path(v, o) {
+    const off = v.off.join(", ") || "nothing";
+    const end0 = v.intact[v.intact.length - 1], end = (v.ablated || v.intact)[v.intact.length - 1];
+    const alt = `The last position of ${words(v.tokens)} on the plane (${v.toward}, ${v.against} orthogonalised), after ` +
+      `each stage. Intact it ends at (${fix(end0[0], 2)}, ${fix(end0[1], 2)}) with P(${v.toward}) ${fix(v.prob_intact, 4)}; ` +
+      `with ${off} switched off it ends at (${fix(end[0], 2)}, ${fix(end[1], 2)}) with P(${v.toward}) ${fix(v.prob, 4)}.`;
+    const paths = [["intact", v.intact, PALETTE.muted]];
+    if (v.ablated) paths.push([`off: ${off}`, v.ablated, PALETTE.accent]);
+    return figure(pathChart(paths, v.stages, alt, { width: o.width,
+      title: `off: ${off}  |  P(${v.toward}) ${fix(v.prob, 4)} (intact ${fix(v.prob_intact, 4)})`,
+      xlabel: `along ${v.toward}`, ylabel: `along ${v.against}, orthogonalised` }), alt);
+  },
+};
+
+/** The picture of a view, as HTML text. `options.width`: the room it has, in pixels. */
+export function picture(name, view, options = {}) {
+  const draw = PICTURES[name];
+  if (!draw) throw new Error(`no picture named ${name}`);
+  return draw(view, options);
+}
+
+export const VIEWS = Object.keys(PICTURES);
+
+/** The anywidget: a kernel sets `view` and `data`, this draws. */
+export default {
+  render({ model, el }) {
+    el.classList.add("course-figure");
+    const draw = () => {
+      const data = model.get("data");
+      if (data && Object.keys(data).length) el.innerHTML = picture(model.get("view"), data, { width: el.clientWidth || 640 });
+    };
+    model.on("change:data", draw);
+    model.on("change:view", draw);
+    draw();
+  },
+};

@@ -1,0 +1,249 @@
+/* The explorers' views computed in the page: the twin of each `compute` in lib/explorers/catalogue.py.
+ *
+ * Each function takes the page's context ({model, points(name)}), the controls' values and the
+ * explorer's fixed arguments, and returns the same view as the library: the same fields, the same
+ * numbers (to float rounding: the library runs float32 weights in float32, the page in doubles),
+ * the same messages for a bad value, checked in the same order. tests/browser/test_site_model.py
+ * holds every function here to its Python twin.
+ */
+import { pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
+import {
+  CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, softmax,
+} from "./readout.js";
+
+const headName = (l, h) => `L${l}H${h}`;
+
+/** A residual checkpoint's name for a reader (lib.analysis.lens.stage_label). */
+export function stageLabel(stage) {
+  if (stage === "embed") return "embedding";
+  const [, layer, kind] = stage.split(".");
+  return `${kind === "mlp" ? "MLP" : "attention"} ${layer}`;
+}
+
+/** The heads whose switches are on, as [layer, head], in the library's order. */
+function switchedOff(model, v) {
+  const out = [];
+  for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) if (v[headName(l, h)]) out.push([l, h]);
+  return out;
+}
+
+const tokensOf = (model, ids) => ids.map((i) => model.vocab.tokens[i]);
+const best = (probs, k, tokens) => order(probs).filter((i) => probs[i] > 0).slice(0, k).map((i) => [tokens[i], probs[i]]);
+
+// ----------------------------------------------------------------------------- vectors
+const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
+const norm = (a) => Math.sqrt(dot(a, a));
+
+/** Orthonormal axes from directions, in order (lib.analysis.maps.gram_schmidt). */
+function gramSchmidt(directions, tol = 1e-10) {
+  const axes = [];
+  directions.forEach((d, i) => {
+    let v = Array.from(d);
+    for (const e of axes) {
+      const c = dot(v, e);
+      v = v.map((x, j) => x - c * e[j]);
+    }
+    const n = norm(v);
+    require(n > tol, `direction ${i + 1} lies (almost) in the span of the earlier ones; choose another`);
+    axes.push(v.map((x) => x / n));
+  });
+  return axes;
+}
+
+/** The rows of x on the plane of d1 and (d2 made orthogonal to d1) (lib.analysis.maps.concept_plane). */
+function conceptPlane(x, d1, d2) {
+  const axes = gramSchmidt([d1, d2]);
+  const coords = x.map((row) => axes.map((a) => dot(row, a)));
+  const dim = d1.length, mean = new Array(dim).fill(0);
+  for (const row of x) row.forEach((val, j) => { mean[j] += val / x.length; });
+  let total = 0, inPlane = 0;
+  for (const row of x) {
+    const c = Array.from(row, (val, j) => val - mean[j]);
+    total += dot(c, c);
+    for (const a of axes) inPlane += dot(c, a) ** 2;
+  }
+  return { coords, spread: total > 0 ? inPlane / total : 0, rawOverlap: dot(d1, d2) / (norm(d1) * norm(d2)) };
+}
+
+function embeddingRow(model, id) {
+  const D = model.cfg.d_model;
+  return Array.from(model.w.W_E.subarray(id * D, (id + 1) * D));
+}
+
+// ----------------------------------------------------------------------------- parsers shared with the library
+
+/** lib.explorers.views.parse_position */
+function parsePosition(text, n) {
+  const s = pyStrip(text);
+  if (["", "last"].includes(s.toLowerCase())) return n - 1;
+  const value = pyInt(s);
+  const p = value === null ? -1 : Number(value);
+  require(p >= 0 && p < n, `position must be a whole number from 0 to ${n - 1} (the prompt has ${n} tokens), ` +
+    `or blank for the last; got ${pyRepr(s)}`);
+  return p;
+}
+
+/** lib.explorers.map_views.parse_axis: "Paolo - Pietro" -> [plus words, minus words]. */
+function parseAxis(text, labels) {
+  const pieces = String(text || "").match(/[+-]|[^\s+-]+/g) || [];
+  const plus = [], minus = [];
+  let sign = "+";
+  for (const piece of pieces) {
+    if (piece === "+" || piece === "-") { sign = piece; continue; }
+    require(labels.includes(piece), `${pyRepr(piece)} is not a token here; the tokens are: ${labels.join(" ")}`);
+    (sign === "+" ? plus : minus).push(piece);
+    sign = "+";
+  }
+  require(plus.length || minus.length, "an axis needs at least one token, for example: Paolo - Pietro");
+  return [plus, minus];
+}
+
+function axisVector(points, text) {
+  const [plus, minus] = parseAxis(text, points.labels);
+  const dim = points.vectors[0].length;
+  const mean = (ws) => {
+    const m = new Array(dim).fill(0);
+    for (const w of ws) points.vectors[points.labels.indexOf(w)].forEach((x, j) => { m[j] += x; });
+    return m.map((x) => x / ws.length);
+  };
+  let v = new Array(dim).fill(0);
+  if (plus.length) v = mean(plus);
+  if (minus.length) { const m = mean(minus); v = v.map((x, j) => x - m[j]); }
+  const tidy = (plus.join(" + ") + minus.map((w) => ` - ${w}`).join("")).trim();
+  require(norm(v) > 1e-9, `the axis ${tidy} is the zero vector (a token minus itself has no direction); choose two ` +
+    "different tokens");
+  return [v, tidy];
+}
+
+const KV_SIZES = [["layers", "layers"], ["context", "context (tokens)"], ["heads", "heads"], ["d_head", "d_head"]];
+
+// ----------------------------------------------------------------------------- the views
+
+export const VIEWS = {
+  temperature({ model }, v, a) {
+    const ids = model.encode(v.prompt);
+    const probs = reshape(model.promptLogits(ids), v.temperature);
+    return { tokens: tokensOf(model, ids), temperature: v.temperature, page: best(probs, a.k, model.vocab.tokens) };
+  },
+
+  sampling({ model }, v, a) {
+    const topK = parseTopK(v.top_k), topP = parseTopP(v.top_p), seed = parseSeed(v.seed);
+    const ids = model.encode(v.prompt);
+    const logits = model.promptLogits(ids);
+    const base = softmax(logits), heated = softmax(logits, v.temperature);
+    const final = reshape(logits, v.temperature, topK, topP);
+    const tokens = model.vocab.tokens;
+    const rows = order(base).slice(0, a.k).map((i) => ({ token: tokens[i], base: base[i], heated: heated[i], final: final[i] }));
+    const chosen = v.greedy ? greedy(logits) : sample(logits, v.temperature, topK, topP, seed);
+    return {
+      tokens: tokensOf(model, ids), temperature: v.temperature, top_k: checkTopK(topK, tokens.length), top_p: topP,
+      greedy: Boolean(v.greedy), seed: String(seed), rows, chosen: tokens[chosen], chosen_prob: final[chosen],
+      survivors: final.filter((p) => p > 0).length,
+    };
+  },
+
+  lens({ model }, v, a) {
+    const ids = model.encode(v.prompt);
+    const position = parsePosition(v.position, ids.length);
+    // The model reads causally: what sits at `position` depends on the tokens up to it alone.
+    const run = model.run(ids.slice(0, position + 1), {}, true);
+    const stages = model.stageNames().map((name) => softmax(model.readOut(run.stages[name][position])));
+    const track = pyStrip(v.track);
+    const tokens = model.vocab.tokens;
+    const trackId = track === "" ? greedy(stages[stages.length - 1]) : model.vocab.id(track);
+    return {
+      tokens: tokensOf(model, ids), position, stages: model.stageNames().map(stageLabel),
+      top: stages.map((p) => order(p).slice(0, a.k).map((i) => [tokens[i], p[i]])),
+      track: tokens[trackId], track_probs: stages.map((p) => p[trackId]),
+      track_ranks: stages.map((p) => order(p).indexOf(trackId) + 1),
+    };
+  },
+
+  pattern({ model }, v) {
+    const ids = model.encode(v.prompt);
+    const run = model.run(ids);
+    return { tokens: tokensOf(model, ids), layer: v.layer, head: v.head,
+      pattern: run.patterns[v.layer][v.head].map((r) => Array.from(r)) };
+  },
+
+  ablation({ model }, v) {
+    const ids = model.encode(v.prompt);
+    const off = switchedOff(model, v);
+    const run = model.run(ids, { heads: off });
+    const intact = off.length ? softmax(model.promptLogits(ids)) : softmax(run.logitsAt(ids.length - 1));
+    const probs = softmax(run.logitsAt(ids.length - 1));
+    const track = pyStrip(v.track);
+    const trackId = track === "" ? greedy(intact) : model.vocab.id(track);
+    const tokens = model.vocab.tokens, heads = [];
+    for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) heads.push([l, h]);
+    return {
+      tokens: tokensOf(model, ids), off: off.map(([l, h]) => headName(l, h)),
+      page: order(probs).slice(0, 8).map((i) => [tokens[i], probs[i]]),
+      heads: heads.map(([l, h]) => headName(l, h)), patterns: heads.map(([l, h]) => run.patterns[l][h].map((r) => Array.from(r))),
+      track: tokens[trackId], track_prob: probs[trackId], track_prob_intact: intact[trackId],
+    };
+  },
+
+  kv_cache(_, v) {
+    const sizes = KV_SIZES.map(([name, label]) => {
+      const n = pyInt(v[name]);
+      require(n !== null, `${label} must be a whole number, got ${pyRepr(pyStrip(v[name]))}`);
+      return n;
+    });
+    const text = pyStrip(v.bytes);
+    const per = pyParseFloat(text);
+    require(per !== null, `bytes per number must be a number, got ${pyRepr(text)}`);
+    // lib.analysis.inventory.kv_cache_bytes: its checks, then 2 x the sizes x the bytes per number.
+    KV_SIZES.forEach(([name], i) => require(sizes[i] >= 1n, `${name} must be a whole number of at least 1, got ${sizes[i]}`));
+    require(per > 0, `bytes per element must be a positive number, got ${pyFloat(per)}`);
+    const total = Number(sizes.reduce((a, b) => a * b, 2n)) * per;
+    require(Number.isFinite(total), "the cache would need more bytes than a number can count (over 1.8e308); " +
+      "choose smaller sizes");
+    return { layers: String(sizes[0]), context: String(sizes[1]), heads: String(sizes[2]), d_head: String(sizes[3]),
+      bytes: per, total };
+  },
+
+  tsne(_, v, a) {
+    const cells = ["left", "right"].map((side) => a.grid[`${v.perplexity}|${v[side]}`]);
+    return { points: a.points, points_label: a.points_label, labels: a.labels, groups: a.groups,
+      perplexity: v.perplexity, seeds: [v.left, v.right], layouts: cells.map((c) => c.layout), kept: cells.map((c) => c.kept) };
+  },
+
+  async plane({ points }, v, a) {
+    const ps = await points(v.points);
+    const [d1, t1] = axisVector(ps, v.axis_1);
+    const [d2, t2] = axisVector(ps, v.axis_2);
+    try {
+      gramSchmidt([d1, d2], 1e-9 * norm(d2));
+    } catch (e) {
+      if (!(e instanceof CourseError)) throw e;
+      throw new CourseError(`the second axis (${t2}) points along the first (${t1}): nothing is left of it after ` +
+        "Gram-Schmidt; choose a different second axis");
+    }
+    const plane = conceptPlane(ps.vectors, d1, d2);
+    return { points: v.points, points_label: a.labels[v.points], axes: [t1, t2], labels: ps.labels, groups: ps.groups,
+      coords: plane.coords, spread: plane.spread, raw_overlap: plane.rawOverlap };
+  },
+
+  path({ model }, v) {
+    const ids = model.encode(v.prompt);
+    const toward = pyStrip(v.toward), against = pyStrip(v.against);
+    const d1 = embeddingRow(model, model.vocab.id(toward)), d2 = embeddingRow(model, model.vocab.id(against));
+    const heads = switchedOff(model, v);
+    const mlps = [];
+    for (let l = 0; l < model.nLayers; l++) if (v[`MLP${l}`]) mlps.push(l);
+    const last = ids.length - 1, towardId = model.vocab.id(toward);
+    const trajectory = (off) => {
+      const run = model.run(ids, off, true);
+      const points = model.stageNames().map((name) => Array.from(run.stages[name][last]));
+      return { coords: conceptPlane(points, d1, d2).coords, prob: softmax(run.logitsAt(last))[towardId] };
+    };
+    const intact = trajectory({});
+    const ablated = trajectory({ heads, mlps });
+    const off = heads.map(([l, h]) => headName(l, h)).concat(mlps.map((m) => `MLP ${m}`));
+    return {
+      tokens: tokensOf(model, ids), toward, against, stages: model.stageNames().map(stageLabel),
+      intact: intact.coords, ablated: off.length ? ablated.coords : null, off, prob: ablated.prob, prob_intact: intact.prob,
+    };
+  },
+};

@@ -1,0 +1,96 @@
+"""The explorers in the built book: page-only assets, starting pictures, and the site's shared files.
+
+- A page that shows an explorer (a chapter output written by lib/explorers/page.py) gets the
+  explorers' script and style sheet; no other page loads them.
+- Each explorer's figure is filled with its starting picture, drawn by the explorers' own renderer
+  (_assets/explorers/render.js, run by Node.js), so the page reads the same without JavaScript.
+- The widget state that notebook execution stores (and the widget manager it would load) is left
+  out: the website's explorers are the page's own, not ipywidgets.
+- The shipped models and the maps' point sets are written once, for every page, to
+  _static/explorers/ (lib.explorers.page.export_site).
+- A change to the renderer rewrites every page (their starting pictures change with it).
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SPEC = re.compile(r'<script type="application/json" class="course-explorer-spec">(.*?)</script>'
+                  r'<div class="course-figure" aria-live="polite"></div>', re.S)
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+# The modules page.js imports, directly or not (fetched together instead of one layer at a time).
+MODULES = ("model.js", "readout.js", "render.js", "views.js", "vocab.js", "python.js")
+
+
+class ExplorerBuildError(RuntimeError):
+    pass
+
+
+def prerender(specs: list[dict]) -> list[str]:
+    node = shutil.which("node")
+    if node is None:
+        raise ExplorerBuildError("Node.js is needed to draw the explorers' starting pictures: install it (see README)")
+    pairs = [[s["view"], s.get("default")] for s in specs]
+    result = subprocess.run([node, str(HERE / "prerender.mjs")], input=json.dumps(pairs), capture_output=True,
+                            text=True, check=False)
+    if result.returncode != 0:
+        raise ExplorerBuildError(f"drawing the explorers' starting pictures failed:\n{result.stderr}")
+    return json.loads(result.stdout)
+
+
+def _page(app, pagename, templatename, context, doctree):
+    body = context.get("body") or ""
+    # Notebook execution stores ipywidgets' state; the website draws its own explorers.
+    scripts = context.get("script_files")
+    if scripts is not None:
+        scripts[:] = [s for s in scripts if getattr(s, "attributes", {}).get("type") != WIDGET_STATE]
+    found = list(SPEC.finditer(body))
+    if not found:
+        return
+    specs = [json.loads(m.group(1)) for m in found]
+    pictures = iter(prerender(specs))
+    context["body"] = SPEC.sub(lambda m: m.group(0).replace('aria-live="polite"></div>',
+                                                            f'aria-live="polite">{next(pictures)}</div>'), body)
+    app.add_js_file("explorers/page.js", type="module", loading_method="async")
+    app.add_css_file("explorers/explorers.css")
+    # Everything the explorers need is asked for at once, while the page is still being read: the
+    # modules page.js imports, and the weights of the models it runs.
+    static = lambda name: context["pathto"](f"_static/explorers/{name}", 1)  # noqa: E731
+    links = [f'<link rel="modulepreload" href="{static(m)}">' for m in MODULES]
+    for model in sorted({s["model"] for s in specs if s.get("model")}):
+        links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"models/{model}.{ext}")}">'
+                  for ext in ("json", "safetensors")]
+    context["metatags"] = context.get("metatags", "") + "\n".join(links)
+
+
+def _export(app, exception):
+    if exception is None and app.builder.format == "html":
+        from lib.explorers.page import export_site
+
+        export_site(Path(app.outdir) / "_static" / "explorers")
+
+
+def _renderer_hash() -> str:
+    import hashlib
+
+    return hashlib.sha256((HERE.parent / "_assets" / "explorers" / "render.js").read_bytes()).hexdigest()
+
+
+def _outdated(app, env, added, changed, removed):
+    """Every page again when the renderer changed: its starting pictures are drawn by it."""
+    now = _renderer_hash()
+    if getattr(env, "course_renderer", None) != now:
+        env.course_renderer = now
+        return sorted(env.found_docs)
+    return []
+
+
+def setup(app):
+    app.connect("html-page-context", _page, priority=900)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("build-finished", _export)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,242 @@
+"""The course's explorers, one definition each: controls, and what the view holds.
+
+Each function returns an `Explorer` (lib.explorers.definition) that a chapter displays with its
+last line. Its `compute` turns the controls' values into the view, a dict of plain data, with the
+library's own functions; the website's twin of each view is the function of the same name in
+`_assets/explorers/views.js`, and the picture is drawn from the view by `_assets/explorers/render.js`
+in both places. Adding an explorer: a definition here, its twin and (for a new kind of picture) its
+renderer there, the chapter's call, and its tests.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from lib.analysis.lens import stage_label
+from lib.errors import CourseError, require
+from lib.explorers import views
+from lib.explorers.definition import (Control, Explorer, head_toggles, prompt_control, switched_off,
+                                      temperature_control, token_control)
+
+FOLLOW = "the token whose probability the picture follows; blank: the model's own answer"
+
+
+def _tokens(lm, prompt: str) -> list[str]:
+    return lm.vocab.decode(lm.encode(prompt))
+
+
+def _pairs(pairs) -> list[list]:
+    return [[t, float(p)] for t, p in pairs]
+
+
+# ----------------------------------------------------------------------------- Part 3
+def temperature_explorer(lm, prompts: Sequence[str], temperature: float = 1.0, k: int = 10) -> Explorer:
+    """A temperature slider and a prompt over the model's results page (the `k` best tokens)."""
+    def compute(v):
+        return {"tokens": _tokens(lm, v["prompt"]), "temperature": v["temperature"],
+                "page": _pairs(views.temperature_page(lm, v["prompt"], v["temperature"], k))}
+
+    return Explorer("temperature", [[prompt_control(prompts), temperature_control(temperature)]], compute,
+                    lm.name, {"k": k})
+
+
+def sampling_explorer(lm, prompts: Sequence[str], k: int = 10) -> Explorer:
+    """Temperature, top-k, top-p, greedy and a seed over one prompt: the reshaped page, what survives
+    the truncation, and the token one seeded roll of the die picks."""
+    rows = [[prompt_control(prompts), temperature_control()],
+            [Control("top_k", "top-k", "keep only the k most probable tokens; blank keeps all", "text", "",
+                     placeholder="all", width=6),
+             Control("top_p", "top-p", "keep the fewest best tokens whose probability reaches p; blank keeps all",
+                     "text", "", placeholder="1 (off)", width=7),
+             Control("greedy", "greedy", "always take the most probable token instead of rolling", "toggle", False)],
+            [Control("seed", "seed", "which roll of the die: the same seed always picks the same token", "text",
+                     "0", width=8)]]
+
+    def compute(v):
+        top_k, top_p = views.parse_top_k(v["top_k"]), views.parse_top_p(v["top_p"])
+        seed = views.parse_seed(v["seed"])
+        s = views.sampling_view(lm, v["prompt"], v["temperature"], top_k, top_p, v["greedy"], seed, k)
+        return {"tokens": _tokens(lm, v["prompt"]), "temperature": v["temperature"],
+                "top_k": None if top_k is None else min(top_k, len(lm.vocab)), "top_p": top_p,
+                "greedy": bool(v["greedy"]), "seed": str(seed),
+                "rows": [{"token": r.token, "base": r.base, "heated": r.heated, "final": r.final} for r in s.rows],
+                "chosen": s.chosen, "chosen_prob": s.chosen_prob, "survivors": s.survivors}
+
+    return Explorer("sampling", rows, compute, lm.name, {"k": k})
+
+
+def lens_explorer(lm, prompts: Sequence[str], track: str = "", k: int = 3) -> Explorer:
+    """The logit lens on any prompt, at any position: the ranking after each stage, and one token's climb."""
+    rows = [[prompt_control(prompts)],
+            [token_control("track", "follow the token", FOLLOW, track, placeholder="the final winner"),
+             Control("position", "at position", "which position's residual stream to read, counted from 0; blank: "
+                     "the last", "text", "", placeholder="last", width=5)]]
+
+    def compute(v):
+        ids = lm.encode(v["prompt"])
+        position = views.parse_position(v["position"], len(ids))
+        view = views.lens_view(lm, v["prompt"], v["track"].strip(), k, position)
+        return {"tokens": lm.vocab.decode(ids), "position": view.position,
+                "stages": [stage_label(s) for s in view.stages], "top": [_pairs(col) for col in view.top],
+                "track": view.track, "track_probs": view.track_probs, "track_ranks": view.track_ranks}
+
+    return Explorer("lens", rows, compute, lm.name, {"k": k})
+
+
+# ----------------------------------------------------------------------------- Part 1
+def pattern_viewer(lm, prompts: Sequence[str], layer: int = 0, head: int = 0) -> Explorer:
+    """Any head's attention pattern on any prompt: rows are the positions that read, columns the
+    positions they read from."""
+    cfg = lm.model.cfg
+    rows = [[prompt_control(prompts),
+             Control("layer", "layer", "which layer's head to show", "choice", layer, options=tuple(range(cfg.n_layers))),
+             Control("head", "head", "which head of that layer", "choice", head, options=tuple(range(cfg.n_heads)))]]
+
+    def compute(v):
+        view = views.pattern_view(lm, v["prompt"], v["layer"], v["head"])
+        return {"tokens": view.tokens, "layer": view.layer, "head": view.head, "pattern": view.pattern}
+
+    return Explorer("pattern", rows, compute, lm.name)
+
+
+def ablation_explorer(lm, prompts: Sequence[str], track: str = "") -> Explorer:
+    """A switch for every head: switch any heads off and watch the results page and the patterns."""
+    from lib.analysis.ablation import ablation_view, all_heads, head_name
+
+    cfg = lm.model.cfg
+    rows = [[prompt_control(prompts),
+             token_control("track", "follow the token", FOLLOW, track, placeholder="the intact model's answer")],
+            *head_toggles(cfg.n_layers, cfg.n_heads)]
+
+    def compute(v):
+        view = ablation_view(lm, v["prompt"], switched_off(v, cfg.n_layers, cfg.n_heads), v["track"].strip() or None)
+        heads = all_heads(lm.model)
+        return {"tokens": view.tokens, "off": [head_name(h) for h in view.off], "page": _pairs(view.page),
+                "heads": [head_name(h) for h in heads], "patterns": [view.patterns[h] for h in heads],
+                "track": view.track, "track_prob": view.track_prob, "track_prob_intact": view.track_prob_intact}
+
+    return Explorer("ablation", rows, compute, lm.name)
+
+
+KV_SIZES = (("layers", "layers", "how many blocks, each with its own cache"),
+            ("context", "context (tokens)", "how many tokens the cache holds"),
+            ("heads", "heads", "key-value heads per layer"),
+            ("d_head", "d_head", "numbers in one head's key (and in its value)"))
+
+
+def _whole(label: str, text) -> int:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        raise CourseError(f"{label} must be a whole number, got {str(text).strip()!r}") from None
+
+
+def kv_cache_calculator(layers: int = 32, context: int = 32768, heads: int = 32, d_head: int = 128,
+                        bytes_per_element: float = 2) -> Explorer:
+    """The memory of a KV cache: type the sizes, read the total."""
+    from lib.analysis.inventory import kv_cache_bytes
+
+    boxes = [Control(name, label, description, "text", str(value), width=9)
+             for (name, label, description), value in zip(KV_SIZES, (layers, context, heads, d_head))]
+    boxes.append(Control("bytes", "bytes per number", "2 for 16-bit numbers, 1 for 8-bit, 0.5 for 4-bit", "text",
+                         f"{bytes_per_element:g}", width=6))
+
+    def compute(v):
+        sizes = [_whole(label, v[name]) for name, label, _ in KV_SIZES]
+        text = str(v["bytes"]).strip()
+        try:
+            per = float(text)
+        except ValueError:
+            raise CourseError(f"bytes per number must be a number, got {text!r}") from None
+        try:
+            total = kv_cache_bytes(*sizes, per)
+        except OverflowError:
+            total = math.inf
+        require(math.isfinite(total), "the cache would need more bytes than a number can count (over 1.8e308); "
+                                      "choose smaller sizes")
+        return {**{name: str(n) for (name, _, _), n in zip(KV_SIZES, sizes)}, "bytes": per, "total": float(total)}
+
+    return Explorer("kv_cache", [boxes[:3], boxes[3:]], compute)
+
+
+# ----------------------------------------------------------------------------- Part 2
+def tsne_explorer(points: str = "calling-game", perplexity: float = 5, seeds: tuple[int, int] = (0, 1)) -> Explorer:
+    """Two t-SNE layouts of the same points side by side, one per seed, with perplexity on a slider.
+
+    Only the perplexities the point set allows are offered (each must stay below its number of
+    points), and every layout the sliders reach is computed when the explorer is first shown."""
+    from lib.explorers.map_views import POINT_SETS, SEEDS, grid_key, point_set, tsne_grid, valid_perplexities
+
+    ps = point_set(points)
+    allowed = valid_perplexities(points)
+    require(perplexity in allowed, f"perplexity {perplexity} is not one of this set's stops: "
+                                   f"{', '.join(f'{p:g}' for p in allowed)}")
+    grid = tsne_grid(points)
+    rows = [[Control("perplexity", "perplexity", "about how many neighbours each point tries to keep close",
+                     "choice", perplexity, options=allowed, slider=True)],
+            [Control(side, f"{side} seed", f"the random start of the {side} layout", "choice", seed, options=SEEDS,
+                     slider=True) for side, seed in zip(("left", "right"), seeds)]]
+
+    def compute(v):
+        cells = [grid[grid_key(v["perplexity"], v[side])] for side in ("left", "right")]
+        return {"points": points, "points_label": POINT_SETS[points], "labels": list(ps.labels),
+                "groups": list(ps.groups), "perplexity": v["perplexity"], "seeds": [v["left"], v["right"]],
+                "layouts": [c["layout"] for c in cells], "kept": [c["kept"] for c in cells]}
+
+    note = (f"{POINT_SETS[points][0].upper()}{POINT_SETS[points][1:]}. Precomputed: one t-SNE layout takes hundreds of "
+            f"optimisation steps, too slow to redo while a slider moves, so every layout these sliders reach "
+            f"(perplexities below the {len(ps.labels)} points, seeds {SEEDS[0]} to {SEEDS[-1]}) was computed in "
+            "advance, and moving a slider looks one up.")
+    args = {"points": points, "points_label": POINT_SETS[points], "labels": list(ps.labels), "groups": list(ps.groups),
+            "grid": grid}
+    return Explorer("tsne", rows, compute, args=args, note=note)
+
+
+def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
+                  axis_2: str = "Tarso + Cefa - capo - vice") -> Explorer:
+    """A concept plane from two axes the reader types: tokens, or sums and differences of tokens."""
+    from lib.explorers.map_views import POINT_SETS, plane_view, point_set
+
+    rows = [[Control("points", "points", "which embedding rows to place on the plane", "choice", points,
+                     options=tuple(POINT_SETS), shown=tuple(POINT_SETS.values()))],
+            [Control(name, label, description, "text", value, width=24) for name, label, description, value in (
+                ("axis_1", "axis 1", "a token, or a sum and difference of tokens, such as Paolo - Pietro", axis_1),
+                ("axis_2", "axis 2", "a second direction; the part of it along axis 1 is removed", axis_2))]]
+
+    def compute(v):
+        view = plane_view(v["points"], v["axis_1"], v["axis_2"])
+        ps = point_set(v["points"])
+        return {"points": v["points"], "points_label": POINT_SETS[v["points"]], "axes": list(view.axes_text),
+                "labels": list(ps.labels),
+                "groups": list(ps.groups), "coords": view.coords.tolist(), "spread": view.spread,
+                "raw_overlap": view.raw_overlap}
+
+    return Explorer("plane", rows, compute, args={"labels": POINT_SETS})
+
+
+def path_explorer(lm, prompt: str = "<BOS> Pietro chiama Paolo", toward: str = "Tarso", against: str = "Paolo",
+                  prompts: Sequence[str] = ()) -> Explorer:
+    """Switch heads and MLPs off and watch the residual stream's path on a concept plane change."""
+    from lib.analysis.ablation import head_name
+    from lib.analysis.trajectory import path_view
+
+    cfg = lm.model.cfg
+    rows = [[prompt_control([prompt, *prompts])],
+            [token_control("toward", "axis toward", "the token the first axis points at", toward),
+             token_control("against", "second axis", "the token the second axis points at, made orthogonal to the "
+                           "first", against)],
+            *head_toggles(cfg.n_layers, cfg.n_heads),
+            [Control(f"MLP{layer}", f"MLP {layer}", f"switch block {layer}'s MLP off", "toggle", False)
+             for layer in range(cfg.n_layers) if cfg.has_mlp]]
+
+    def compute(v):
+        heads = switched_off(v, cfg.n_layers, cfg.n_heads)
+        mlps = [layer for layer in range(cfg.n_layers) if v.get(f"MLP{layer}")]
+        view = path_view(lm, v["prompt"], heads, mlps, v["toward"].strip(), v["against"].strip())
+        off = [head_name(h) for h in view.heads_off] + [f"MLP {m}" for m in view.mlps_off]
+        return {"tokens": _tokens(lm, v["prompt"]), "toward": v["toward"].strip(), "against": v["against"].strip(),
+                "stages": [stage_label(s) for s in view.intact.stages], "intact": view.intact.coords.tolist(),
+                "ablated": view.ablated.coords.tolist() if off else None, "off": off, "prob": view.prob,
+                "prob_intact": view.prob_intact}
+
+    return Explorer("path", rows, compute, lm.name)

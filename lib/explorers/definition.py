@@ -1,0 +1,155 @@
+"""An explorer, declared once: its controls and what it computes.
+
+An `Explorer` names its view (the picture it draws), lists its controls in rows, and says how to
+compute the view from the controls' values. Everything else follows from that one declaration:
+- in a kernel, `lib.explorers.kernel` builds one ipywidgets control per `Control` and calls
+  `compute` on every change;
+- on the website, the page reads the same declaration (as JSON, `Explorer.spec`), builds native
+  controls from it and computes the same view with the shipped model running in the page
+  (`_assets/explorers/views.js`, one function per view, tested against `compute`);
+- in both, one renderer draws the view (`_assets/explorers/render.js`).
+
+A view is plain data (numbers, text, lists): what the picture shows, and nothing about how.
+A value a control cannot take raises `CourseError` from `compute` (and from the page's twin),
+with the same sentence in both, which the explorer shows in its message line.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+KINDS = ("prompt", "token", "text", "choice", "toggle")
+
+
+@dataclass(frozen=True)
+class Control:
+    """One control. `kind`:
+    - "prompt": a prompt typed as words (or built from the model's tokens on the website);
+      `options` are the chapter's prompts, offered as suggestions;
+    - "token": one token of the model, or blank;
+    - "text": free text that `compute` parses (a top-k, a seed, an axis such as "Paolo - Pietro");
+    - "choice": one of `options` (shown as `shown`), as a menu or, with `slider`, a slider;
+    - "toggle": on or off.
+    `description` says what the control does: a tooltip, and what a screen reader announces.
+    """
+    name: str
+    label: str
+    description: str
+    kind: str
+    default: Any
+    options: tuple = ()
+    shown: tuple[str, ...] = ()
+    slider: bool = False
+    placeholder: str = ""
+    width: int = 0                   # a text box's width, in characters (0: the kind's own)
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: unknown control kind {self.kind!r}; kinds: {', '.join(KINDS)}")
+        if self.kind == "choice":
+            if self.default not in self.options:
+                raise ValueError(f"{self.name}: default {self.default!r} is not one of its options")
+            if self.shown and len(self.shown) != len(self.options):
+                raise ValueError(f"{self.name}: {len(self.shown)} labels for {len(self.options)} options")
+
+    def spec(self) -> dict:
+        out = {"name": self.name, "label": self.label, "description": self.description, "kind": self.kind,
+               "default": self.default}
+        if self.kind == "choice":
+            out.update(options=list(self.options), shown=list(self.labels()), slider=self.slider)
+        elif self.options:
+            out["options"] = list(self.options)
+        if self.placeholder:
+            out["placeholder"] = self.placeholder
+        if self.width:
+            out["width"] = self.width
+        return out
+
+    def labels(self) -> tuple[str, ...]:
+        return self.shown or tuple(str(o) for o in self.options)
+
+
+@dataclass
+class Explorer:
+    view: str                                   # the picture: a renderer in render.js, a twin in views.js
+    rows: list[list[Control]]
+    compute: Callable[[dict], dict]             # the controls' values -> the view
+    model: str | None = None                    # the shipped model the page runs
+    args: dict = field(default_factory=dict)    # this instance's fixed settings, given to the page's twin
+    note: str = ""                              # a sentence under the controls
+    _box: object = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        names = [c.name for c in self.controls]
+        if len(names) != len(set(names)):
+            raise ValueError(f"{self.view}: two controls share a name")
+
+    @property
+    def controls(self) -> list[Control]:
+        return [c for row in self.rows for c in row]
+
+    def defaults(self) -> dict:
+        return {c.name: c.default for c in self.controls}
+
+    def widget(self):
+        """The live box in a kernel (lib.explorers.kernel), built on first use."""
+        if self._box is None:
+            from lib.explorers.kernel import widget
+            self._box = widget(self)
+        return self._box
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget()._repr_mimebundle_(**kwargs)
+
+    def spec(self) -> dict:
+        """The declaration as the page reads it."""
+        return {"view": self.view, "model": self.model, "args": self.args, "note": self.note,
+                "rows": [[c.spec() for c in row] for row in self.rows]}
+
+
+# ----------------------------------------------------------------------------- controls the explorers share
+
+def log_stops(low: float, high: float, n: int, digits: int = 3) -> tuple[float, ...]:
+    """`n` + 1 stops evenly spaced in the logarithm from `low` to `high`, each rounded to `digits`
+    significant digits: the value a slider shows is the value used, in the kernel and the page."""
+    stops = []
+    for i in range(n + 1):
+        v = float(f"{10 ** (math.log10(low) + (math.log10(high) - math.log10(low)) * i / n):.{digits}g}")
+        if not stops or v != stops[-1]:
+            stops.append(v)
+    return tuple(stops)
+
+
+def shown_number(v: float, digits: int = 3) -> str:
+    """A stop as its slider shows it: `digits` significant digits, trailing zeros kept (0.100)."""
+    return f"{v:#.{digits}g}".rstrip(".")
+
+
+TEMPERATURES = log_stops(0.1, 10.0, 400)
+
+
+def prompt_control(prompts: Sequence[str], name: str = "prompt", label: str = "prompt") -> Control:
+    return Control(name, label, "the words the model reads, separated by spaces; try any you like", "prompt",
+                   prompts[0], options=tuple(prompts))
+
+
+def temperature_control(default: float = 1.0) -> Control:
+    return Control("temperature", "temperature", "divides every logit before the softmax: below 1 sharpens the page, "
+                   "above 1 flattens it", "choice", default, options=TEMPERATURES,
+                   shown=tuple(shown_number(t) for t in TEMPERATURES), slider=True)
+
+
+def token_control(name: str, label: str, description: str, default: str = "", placeholder: str = "") -> Control:
+    return Control(name, label, description, "token", default, placeholder=placeholder)
+
+
+def head_toggles(n_layers: int, n_heads: int) -> list[list[Control]]:
+    """One row of switches per layer, one switch per head, named as the library names heads."""
+    return [[Control(f"L{layer}H{head}", f"L{layer}H{head}", f"switch layer {layer} head {head} off", "toggle",
+                     False) for head in range(n_heads)] for layer in range(n_layers)]
+
+
+def switched_off(values: dict, n_layers: int, n_heads: int) -> list[tuple[int, int]]:
+    """The heads whose switches are on, as (layer, head)."""
+    return [(layer, head) for layer in range(n_layers) for head in range(n_heads) if values.get(f"L{layer}H{head}")]

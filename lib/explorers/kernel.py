@@ -1,0 +1,99 @@
+"""An explorer in a kernel: ipywidgets controls from its definition, the course's renderer for its picture.
+
+`widget(explorer)` lays out one ipywidgets control per `Control`, a message line and the picture.
+On every change it calls the explorer's `compute` and hands the view to the picture, an anywidget
+whose JavaScript is the website's own renderer (`_assets/explorers/render.js`): one drawing of each
+picture, in JupyterLab and on the website. A `CourseError` (an unknown word, a top-p of 2) becomes a
+sentence in the message line and the last good picture stays.
+
+The same output also carries the website's version (`lib.explorers.page`), as text/html: the
+website shows that (`nb_mime_priority_overrides` in _config.yml), JupyterLab the live widget.
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from lib.errors import CourseError
+
+ASSETS = Path(__file__).resolve().parents[2] / "_assets" / "explorers"
+STYLE = {"description_width": "initial"}
+_VIEW_CLASS = None
+
+
+def _view_class():
+    """The anywidget that draws a view (defined on first use: anywidget is imported only then)."""
+    global _VIEW_CLASS
+    if _VIEW_CLASS is None:
+        import anywidget
+        import traitlets
+
+        class ExplorerView(anywidget.AnyWidget):
+            _esm = ASSETS / "render.js"
+            _css = ASSETS / "explorers.css"
+            view = traitlets.Unicode("").tag(sync=True)
+            data = traitlets.Dict({}).tag(sync=True)
+
+        _VIEW_CLASS = ExplorerView
+    return _VIEW_CLASS
+
+
+def _control(c):
+    """The ipywidgets control for one `Control`; its value is what `compute` reads."""
+    import ipywidgets as W
+
+    tip = {"tooltip": c.description} if c.description else {}
+    if c.kind == "toggle":
+        return W.ToggleButton(value=bool(c.default), description=c.label, layout=W.Layout(width="auto"), **tip)
+    if c.kind == "choice":
+        options = list(zip(c.labels(), c.options))
+        if c.slider:
+            return W.SelectionSlider(options=options, value=c.default, description=c.label, continuous_update=True,
+                                     style=STYLE, layout=W.Layout(width="26em"), **tip)
+        return W.Dropdown(options=options, value=c.default, description=c.label, style=STYLE, **tip)
+    # A box about as wide as the text it expects, beside its label.
+    chars = (c.width or 40) + len(c.label)
+    layout = W.Layout(width=f"{chars * 0.6 + 2:.1f}em")
+    if c.kind == "prompt":
+        return W.Combobox(value=c.default, options=list(c.options), description=c.label, ensure_option=False,
+                          style=STYLE, layout=layout, **tip)
+    return W.Text(value=str(c.default), placeholder=c.placeholder, description=c.label, style=STYLE, layout=layout,
+                  **tip)
+
+
+def widget(explorer):
+    """The explorer's live box: rows of controls, a message line, the picture."""
+    import ipywidgets as W
+
+    from lib.explorers import page
+
+    class ExplorerBox(W.VBox):
+        def _repr_mimebundle_(self, **kwargs):
+            bundle = dict(super()._repr_mimebundle_(**kwargs))
+            bundle["text/html"] = page.html(explorer, self.figure.data or None)
+            return bundle
+
+    controls = {c.name: _control(c) for c in explorer.controls}
+    message = W.HTML()
+    figure = _view_class()(view=explorer.view)
+
+    def update(*_):
+        values = {name: w.value for name, w in controls.items()}
+        try:
+            data = explorer.compute(values)
+        except CourseError as e:
+            message.value = (f'<span class="course-error" role="alert" style="color:#bc4c00">'
+                             f'{html.escape(str(e), quote=False)}</span>')
+            return
+        message.value = ""
+        figure.data = data
+
+    for w in controls.values():
+        w.observe(update, names="value")
+    update()
+    rows = [W.HBox([controls[c.name] for c in row], layout=W.Layout(flex_flow="row wrap")) for row in explorer.rows]
+    notes = [W.HTML(f'<p class="course-note">{html.escape(explorer.note)}</p>')] if explorer.note else []
+    box = ExplorerBox(rows + notes + [message, figure])
+    box.add_class("course-explorer")
+    box.controls, box.message, box.figure = controls, message, figure
+    return box

@@ -1,0 +1,68 @@
+"""An explorer on the website: its declaration in the page, and the files the site serves once.
+
+`html(explorer, default)` is what a chapter's output carries for the website: the explorer's
+declaration (its controls, the model it runs, its view and fixed arguments) as JSON, and an
+empty figure that the book's build fills with the default picture, drawn by the same renderer
+(so the page reads the same without JavaScript). The page's script (`_assets/explorers/page.js`)
+builds the controls from the declaration, runs the model in the page and redraws on every move.
+
+`export_site(folder)` writes what the whole site serves once, whichever pages use it: each
+shipped model (its weights as shipped, and its config and vocabulary) and the point sets of the
+maps, as the book's build asks (`_ext/course_explorers.py`).
+"""
+from __future__ import annotations
+
+import base64
+import html as html_text
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+FIGURE = '<div class="course-figure" aria-live="polite"></div>'
+NO_SCRIPT = ("Without JavaScript this explorer shows its starting picture; with it, every control works, "
+             "the model running in the page.")
+
+
+def html(explorer, default: dict | None = None) -> str:
+    """The explorer's element for the website (`default`: the view of its default values)."""
+    spec = explorer.spec()
+    spec["default"] = default
+    # "<" written as \u003c: nothing in the data can close or confuse its <script> element.
+    payload = json.dumps(spec, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    return (f'<div class="course-explorer course-live" data-view="{html_text.escape(explorer.view)}">'
+            f'<script type="application/json" class="course-explorer-spec">{payload}</script>'
+            f'{FIGURE}<noscript><p class="course-note">{html_text.escape(NO_SCRIPT)}</p></noscript></div>')
+
+
+def _float32(array) -> dict:
+    """A float32 matrix as base64 of its little-endian bytes: exact, and a third smaller than decimals."""
+    a = np.ascontiguousarray(np.asarray(array, dtype="<f4"))
+    return {"shape": list(a.shape), "float32": base64.b64encode(a.tobytes()).decode()}
+
+
+def export_site(folder: Path) -> list[Path]:
+    """Write the shipped models and the point sets under `folder` (the site's _static/explorers)."""
+    from lib.explorers.map_views import POINT_SETS, point_set
+    from lib.model.store import META, WEIGHTS, model_folder, shipped_names
+
+    written = []
+    models = folder / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    for name in shipped_names():
+        source = model_folder(name)
+        meta = json.loads((source / META).read_text())
+        (models / f"{name}.json").write_text(json.dumps({"name": name, "config": meta["config"],
+                                                          "vocab": meta["vocab"]}))
+        shutil.copyfile(source / WEIGHTS, models / f"{name}.safetensors")
+        written += [models / f"{name}.json", models / f"{name}.safetensors"]
+    points = folder / "points"
+    points.mkdir(parents=True, exist_ok=True)
+    for name in POINT_SETS:
+        ps = point_set(name)
+        path = points / f"{name}.json"
+        path.write_text(json.dumps({"name": name, "labels": list(ps.labels), "groups": list(ps.groups),
+                                    "vectors": _float32(ps.vectors)}))
+        written.append(path)
+    return written

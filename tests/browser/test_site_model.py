@@ -1,0 +1,199 @@
+"""The model in the page equals the library: the website's JavaScript forward pass, read-out, seeded
+roll and every explorer's view, in Debian's chromium, against lib on the same inputs.
+
+The page's files (`_assets/explorers/`) and the site's shared files (`lib.explorers.page.export_site`:
+the shipped weights, the point sets) are served from a temporary folder on 127.0.0.1, so these
+tests need no built book.
+"""
+import functools
+import http.server
+import json
+import random
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import torch
+
+import lib
+from lib.errors import CourseError
+from lib.explorers import catalogue
+from lib.explorers.map_views import POINT_SETS, point_set
+from lib.explorers.page import export_site
+from lib.model.readout import Rolls, prompt_logits, reshape, sample, splitmix64
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from explorer_cases import differences, random_prompt, random_values  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ("calling-game", "hand-wired", "zero-layer")
+
+
+@pytest.fixture(scope="module")
+def page(browser, tmp_path_factory):
+    """A blank page on 127.0.0.1 that can import the explorers' modules (./explorers/...)."""
+    folder = tmp_path_factory.mktemp("site")
+    shutil.copytree(ROOT / "_assets" / "explorers", folder / "explorers")
+    export_site(folder / "explorers")
+    (folder / "index.html").write_text("<!doctype html><title>explorers</title><body></body>")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = browser.new_context()
+    outside = []
+    context.route("**/*", lambda r: r.continue_() if "127.0.0.1" in r.request.url else (outside.append(r.request.url),
+                                                                                       r.abort()))
+    p = context.new_page()
+    errors = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    p.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+    p.evaluate("""async () => {
+        const m = await import('./explorers/model.js');
+        window.mods = {model: m, readout: await import('./explorers/readout.js'),
+                       views: await import('./explorers/views.js'), render: await import('./explorers/render.js')};
+        window.models = {};
+        for (const name of ['calling-game', 'hand-wired', 'zero-layer'])
+            window.models[name] = await m.loadModel('./explorers/models/', name);
+    }""")
+    yield p
+    assert errors == [] and outside == [], (errors, outside)
+    context.close()
+    server.shutdown()
+
+
+def random_roll(rng, lm):
+    """A prompt of any length, any heads and MLPs off, any temperature, top-k, top-p and seed."""
+    cfg = lm.model.cfg
+    n = rng.randint(1, cfg.n_ctx)
+    words = [rng.choice(lm.vocab.tokens) for _ in range(n)]
+    heads = [[layer, h] for layer in range(cfg.n_layers) for h in range(cfg.n_heads) if rng.random() < 0.3]
+    mlps = [layer for layer in range(cfg.n_layers) if cfg.has_mlp and rng.random() < 0.3]
+    return {"prompt": " ".join(words), "heads": heads, "mlps": mlps,
+            "temperature": round(10 ** rng.uniform(-1, 1), 3),
+            "top_k": rng.choice([None, None, rng.randint(1, len(lm.vocab))]),
+            "top_p": rng.choice([None, None, round(rng.uniform(0.05, 1), 3)]),
+            "seed": rng.choice([rng.randint(0, 1000), rng.randint(0, 2**63 - 1)])}
+
+
+JS_ROLLS = """async ([name, cases]) => {
+    const m = window.models[name], r = window.mods.readout;
+    return cases.map((c) => {
+        const logits = m.promptLogits(m.encode(c.prompt), {heads: c.heads, mlps: c.mlps});
+        return {probs: Array.from(r.reshape(logits, c.temperature, c.top_k, c.top_p)),
+                pick: r.sample(logits, c.temperature, c.top_k, c.top_p, BigInt(c.seed))};
+    });
+}"""
+
+
+@pytest.mark.parametrize("name, count", [("calling-game", 240), ("hand-wired", 100), ("zero-layer", 60)])
+def test_the_page_gives_the_librarys_probabilities_and_picks(page, name, count):
+    """Random prompts x random heads and MLPs off x temperatures, top-k, top-p, seeds: every
+    probability equal to 1e-5, every seeded pick the same token."""
+    lm = lib.load(name)
+    rng = random.Random(name)
+    cases = [random_roll(rng, lm) for _ in range(count)]
+    # Seeds travel as text: a JavaScript number holds whole numbers exactly only up to 2**53.
+    got = page.evaluate(JS_ROLLS, [name, [dict(c, seed=str(c["seed"])) for c in cases]])
+    worst, picks = 0.0, 0
+    for c, g in zip(cases, got):
+        logits = prompt_logits(lm, c["prompt"], [tuple(h) for h in c["heads"]], c["mlps"])
+        probs = reshape(logits, c["temperature"], c["top_k"], c["top_p"])
+        worst = max(worst, float((probs - torch.tensor(g["probs"], dtype=probs.dtype)).abs().max()))
+        expected = sample(logits, c["temperature"], c["top_k"], c["top_p"], seed=c["seed"])
+        assert g["pick"] == expected, f"seed {c['seed']} picks {lm.vocab.tokens[g['pick']]} in the page, " \
+                                      f"{lm.vocab.tokens[expected]} in the library: {c}"
+        picks += 1
+    assert worst <= 1e-5, f"largest probability difference {worst:.2e} over {count} prompts"
+    assert picks == count
+
+
+def test_the_rolls_are_splitmix64_in_both(page):
+    # The generator's published test vector (seed 1234567), then the page's first numbers of a few streams.
+    assert [splitmix64(1234567, n) for n in range(3)] == [6457827717110365317, 3203168211198807973,
+                                                          9817491932198370423]
+    seeds = [0, 1, 42, 2**53 + 1, 2**63 - 1]
+    js = page.evaluate("(seeds) => seeds.map((s) => [0, 1, 2].map((n) => window.mods.readout.uniform(BigInt(s), n)))",
+                       [str(s) for s in seeds])
+    for s, row in zip(seeds, js):
+        rolls = Rolls(s)
+        assert row == [rolls.next() for _ in range(3)], s
+
+
+def explorers():
+    cg, hw, zl = (lib.load(n) for n in MODELS)
+    prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
+    return [catalogue.temperature_explorer(cg, prompts), catalogue.sampling_explorer(cg, prompts),
+            catalogue.lens_explorer(cg, prompts), catalogue.pattern_viewer(cg, prompts),
+            catalogue.ablation_explorer(cg, prompts), catalogue.kv_cache_calculator(), catalogue.plane_builder(),
+            catalogue.path_explorer(cg), catalogue.tsne_explorer(),
+            catalogue.sampling_explorer(hw, ["<BOS> the king is"]), catalogue.lens_explorer(zl, prompts),
+            catalogue.path_explorer(hw, "<BOS> the king is", "queen", "king")]
+
+
+JS_VIEWS = """async (cases) => {
+    const points = async (name) => {
+        const p = await (await fetch(`./explorers/points/${name}.json`)).json();
+        const bytes = Uint8Array.from(atob(p.vectors.float32), (c) => c.charCodeAt(0));
+        const dv = new DataView(bytes.buffer), [n, d] = p.vectors.shape;
+        return {labels: p.labels, groups: p.groups,
+                vectors: Array.from({length: n}, (_, i) => Array.from({length: d}, (_, j) => dv.getFloat32(4 * (i * d + j), true)))};
+    };
+    const out = [];
+    for (const c of cases) {
+        try {
+            const view = await window.mods.views.VIEWS[c.view]({model: c.model ? window.models[c.model] : null, points},
+                                                               c.values, c.args);
+            window.mods.render.picture(c.view, view);       // every view can be drawn
+            out.push({view: JSON.parse(JSON.stringify(view))});
+        } catch (e) {
+            out.push(e instanceof window.mods.readout.CourseError ? {error: e.message} : {crash: String(e.stack)});
+        }
+    }
+    return out;
+}"""
+
+
+def test_every_explorer_computes_the_librarys_view_and_messages(page):
+    """Every explorer, at its defaults and at random settings (bad values included): the page's view
+    equals the library's, and a value the library refuses gets the same sentence in the page."""
+    labels = {n: list(point_set(n).labels) for n in POINT_SETS}
+    rng = random.Random(16)
+    cases, expected = [], []
+    for ex in explorers():
+        lm = lib.load(ex.model) if ex.model else None
+        for i in range(25):
+            values = ex.defaults() if i == 0 else random_values(ex, rng, lm, labels)
+            try:
+                expected.append({"view": json.loads(json.dumps(ex.compute(values)))})
+            except CourseError as e:
+                expected.append({"error": str(e)})
+            cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args})
+    got = page.evaluate(JS_VIEWS, cases)
+    problems = []
+    for case, e, g in zip(cases, expected, got):
+        if "crash" in g:
+            problems.append(f"{case['view']} {case['values']}: the page crashed: {g['crash'][:300]}")
+        elif "error" in e or "error" in g:
+            if e.get("error") != g.get("error"):
+                problems.append(f"{case['view']} {case['values']}: library {e.get('error')!r}, page {g.get('error')!r}")
+        else:
+            problems += [f"{case['view']} {case['values']}: {d}" for d in differences(e["view"], g["view"])[:3]]
+    assert not problems, "\n".join(problems[:10])
+    messages = sum("error" in e for e in expected)
+    assert 0.1 * len(cases) < messages < 0.6 * len(cases), f"{messages} of {len(cases)} settings refused"
+
+
+def test_an_unknown_word_gets_the_command_lines_suggestions(page):
+    lm = lib.load("calling-game")
+    for word in ("pietro", "Tars", "chiamma", "x", "<bos>", "Cefà"):
+        with pytest.raises(CourseError) as expected:
+            lm.encode(f"<BOS> {word}")
+        got = page.evaluate("(w) => { try { window.models['calling-game'].encode('<BOS> ' + w); } "
+                            "catch (e) { return e.message; } }", word)
+        assert got == str(expected.value)
