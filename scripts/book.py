@@ -1,7 +1,8 @@
 """Build tasks for the book: vendored assets, a cache keyed on the library, student notebooks.
 
     python scripts/book.py vendor     copy MathJax into _assets/vendor
-    python scripts/book.py build      execute every chapter and build the site (warnings are errors)
+    python scripts/book.py build      execute every chapter and build the site (warnings are errors,
+                                      a chapter's own included)
     python scripts/book.py student    write student notebooks (no solutions, no outputs) to student/ (scripts/notebooks.py)
     python scripts/book.py bench      fresh build, rebuild after a one-line edit, peak memory per chapter
 
@@ -71,6 +72,15 @@ MYST_EXTENSIONS = {"colon_fence", "dollarmath", "amsmath", "substitution", "defl
 SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
+def read_chapter(path: Path):
+    """A chapter as the notebook myst-nb makes of it (so it hashes as the build's cache expects)."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    config = MdParserConfig(enable_extensions=MYST_EXTENSIONS)
+    return read_myst_markdown_notebook(path.read_text(), config, add_source_map=True, path=path)
+
+
 def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = False) -> tuple[int, float]:
     """Execute the chapters missing from the execution cache, `jobs` at a time, and store them in
     the cache exactly as myst-nb would (its reader, its hash, the chapter's folder as working
@@ -85,17 +95,14 @@ def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = False) -> tuple
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
     from jupyter_cache.executors.utils import single_nb_execution
-    from myst_nb.core.read import read_myst_markdown_notebook
-    from myst_parser.config.main import MdParserConfig
 
-    config = MdParserConfig(enable_extensions=MYST_EXTENSIONS)
     cache = get_cache(str(CACHE))
     todo = []
     for path in chapters():
         if str(path.relative_to(ROOT)) in RUN_ALONE and not include_alone:
             continue
         try:
-            nb = read_myst_markdown_notebook(path.read_text(), config, add_source_map=True, path=path)
+            nb = read_chapter(path)
         except Exception as e:  # a malformed chapter: the build reports it where it is
             print(f"  skipped {path.relative_to(ROOT)}: {e}", flush=True)
             continue
@@ -136,15 +143,68 @@ def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = False) -> tuple
     return len(todo), time.perf_counter() - start
 
 
-def library_key() -> str:
-    """A hash of everything a chapter's output depends on besides the chapter itself."""
+def installed_versions() -> list[str]:
+    """name==version of every package in this environment: a new torch or numpy can move a figure."""
+    from importlib import metadata
+
+    return sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()})
+
+
+def library_key(root: Path = ROOT, versions: list[str] | None = None) -> str:
+    """A hash of everything a chapter's output depends on besides the chapter itself: the library,
+    the data (where the library reads it: $COURSE_DATA, else data/), the book's configuration,
+    and the Python and packages installed (`versions` defaults to this environment's)."""
     h = hashlib.sha256()
-    for folder in ("lib", "data"):
-        for path in sorted((ROOT / folder).rglob("*")):
+    data = Path(os.environ["COURSE_DATA"]) if os.environ.get("COURSE_DATA") else root / "data"
+    for folder in (root / "lib", data):
+        for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                h.update(str(path.relative_to(ROOT)).encode())
-                h.update(path.read_bytes())
+                h.update(str(path.relative_to(folder.parent)).encode() + b"\0")
+                h.update(path.read_bytes() + b"\0")
+    h.update((root / "_config.yml").read_bytes() + b"\0")
+    h.update(sys.version.encode() + b"\0")
+    h.update("\n".join(installed_versions() if versions is None else versions).encode())
     return h.hexdigest()
+
+
+# A line Python's warnings module prints ("file.py:9: UserWarning: ..."), wherever it ends up.
+WARNING_LINE = re.compile(r"\b\w*Warning: ")
+
+
+def printed_warnings(nb) -> list[tuple[int, str]]:
+    """(cell index, first line) of each output that shows a warning or anything on stderr."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                text, on_stderr = out.get("text", ""), out.get("name") == "stderr"
+            else:
+                text, on_stderr = out.get("data", {}).get("text/plain", ""), False
+            text = "".join(text) if isinstance(text, list) else text
+            if (on_stderr and text.strip()) or WARNING_LINE.search(text):
+                lines = [line.strip() for line in text.splitlines() if line.strip()]
+                found.append((i, next((line for line in lines if WARNING_LINE.search(line)), lines[0])))
+    return found
+
+
+def chapter_warnings() -> list[str]:
+    """Every warning the executed chapters show, as `chapter:line: text`, read from the cache the
+    site is built from (so a chapter executed by the build itself is covered too)."""
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(CACHE))
+    found = []
+    for path in chapters():
+        nb = read_chapter(path)
+        try:
+            _, executed = cache.merge_match_into_notebook(nb)   # the outputs, in the chapter's cells
+        except KeyError:
+            continue        # not executed: the build has already failed on it
+        lines = nb.metadata.get("source_map", [])
+        for i, text in printed_warnings(executed):
+            where = f"{path.relative_to(ROOT)}:{lines[i]}" if i < len(lines) else f"{path.relative_to(ROOT)}, cell {i + 1}"
+            found.append(f"{where}: {text}")
+    return found
 
 
 def build(clean: bool = False) -> float:
@@ -166,6 +226,12 @@ def build(clean: bool = False) -> float:
     seconds = time.perf_counter() - start
     if result.returncode != 0:
         sys.exit(f"the book did not build (exit {result.returncode}); see the messages above")
+    # A warning in a chapter's output would be published as part of the page: it fails the build.
+    warned = chapter_warnings()
+    if warned:
+        print("\n".join(warned), file=sys.stderr)
+        sys.exit(f"the book did not build: {len(warned)} chapter output(s) show a warning (listed above); "
+                 "fix its cause, do not hide it")
     BUILD.mkdir(exist_ok=True)
     KEY_FILE.write_text(key)
     print(f"\nThe site is built: {BUILD / 'html' / 'index.html'}  ({seconds:.1f} s)")

@@ -15,3 +15,31 @@ def run_cli():
             assert r.returncode == 0, r.stderr
         return r
     return run
+
+
+@pytest.fixture
+def course_data(tmp_path, monkeypatch):
+    """A copy of the shipped data (models, real-language rows) in a temporary COURSE_DATA folder:
+    tests damage or replace the copy, never the shipped files."""
+    import shutil
+
+    from lib.model import store
+
+    root = tmp_path / "data"
+    shutil.copytree(store.PACKAGE_DATA, root)
+    monkeypatch.setenv("COURSE_DATA", str(root))
+    store._LOADED.clear()
+    yield root
+    store._LOADED.clear()
+
+
+@pytest.fixture
+def run_in_process(capsys):
+    """`python -m lib ARGS` in this process: (exit status, stdout, stderr)."""
+    from lib.cli.commands import main
+
+    def run(*args):
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+    return run

@@ -85,3 +85,51 @@ def test_bad_input_gets_one_clear_line_and_a_non_zero_exit(run_cli, args, messag
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
     assert message in lines[0], lines[0]
+
+
+# ----------------------------------------------------------------------------- real processes
+# What only a real `python -m lib` shows: its exit status, a pipe closed by its reader, and the
+# interpreter's own last words. tests/test_bad_input.py holds the full table of bad inputs.
+@pytest.mark.parametrize("args", [("predict", "calling-game", "<BOS> Pietro chiama"),
+                                  ("lens", "calling-game", "<BOS> Pietro chiama", "--json"), ("models",)],
+                         ids=["predict", "lens", "models"])
+def test_a_reader_that_stops_reading_gets_no_traceback(args):
+    """The reader's end is closed before the command writes, as `| head -1` does to a slow one."""
+    import subprocess
+    import sys
+    p = subprocess.Popen([sys.executable, "-m", "lib", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait() == 141 and err == "", err
+
+
+def test_head_takes_the_first_line_quietly():
+    import subprocess
+    import sys
+    r = subprocess.run(f'"{sys.executable}" -m lib predict calling-game "<BOS> Pietro chiama" | head -1',
+                       shell=True, capture_output=True, text=True)
+    assert r.stdout.startswith("calling-game: <BOS> Pietro chiama") and r.stdout.count("\n") == 1
+    assert r.stderr == ""
+
+
+def test_the_help_pointer_names_a_command_that_exists(run_cli):
+    r = run_cli("lib", "--help")
+    assert r.returncode == 2 and r.stderr.strip().endswith("(see: python -m lib --help)"), r.stderr
+    assert run_cli("--help").returncode == 0
+
+
+def test_a_damaged_model_is_one_line_from_a_real_process(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from lib.model.store import PACKAGE_DATA
+    shutil.copytree(PACKAGE_DATA / "models", tmp_path / "models")
+    weights = tmp_path / "models" / "calling-game" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    r = subprocess.run([sys.executable, "-m", "lib", "predict", "calling-game", CONFIDENT], capture_output=True,
+                       text=True, env=dict(os.environ, COURSE_DATA=str(tmp_path)))
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("error: the model calling-game is damaged: model.safetensors (1,000 bytes) does not "
+                               "match the checksum") and r.stderr.count("\n") == 1, r.stderr

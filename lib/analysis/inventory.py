@@ -8,10 +8,16 @@ Nothing is instantiated, so a 7-billion-parameter model is counted as easily as 
 """
 from __future__ import annotations
 
+import numbers
+import operator
 from dataclasses import dataclass
 
 from lib.model.config import ModelConfig
-from lib.errors import require
+from lib.errors import CourseError, require
+
+# Larger than any real model's layers, heads, width or context, and small enough that every
+# product of such counts stays exact and finite.
+MAX_COUNT = 10**12
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,7 @@ def twelve_L_d2(arch: Architecture) -> int:
 
 def activations(arch: Architecture, T: int) -> list[Row]:
     """The tensors one forward pass over T tokens computes (per layer where marked)."""
-    require(isinstance(T, int) and 1 <= T, f"T must be a whole number of at least 1, got {T!r}")
+    T = whole_count("T", T)
     D, H, Dh, F, V = arch.d_model, arch.n_heads, arch.d_head, arch.d_mlp, arch.vocab_size
     rows = [Row("token ids", (T,)), Row("residual stream after the embedding", (T, D)),
             Row("Q, K and V, per head", (H, T, Dh), True), Row("attention scores QK^T, per head", (H, T, T), True),
@@ -113,14 +119,35 @@ def activations(arch: Architecture, T: int) -> list[Row]:
     return rows
 
 
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 24 else text[:20] + "..."
+
+
+def whole_count(name: str, value) -> int:
+    """A count (layers, heads, tokens): a whole number from 1 to MAX_COUNT, numpy integers
+    included; a float, a bool or a string is refused even when it looks whole."""
+    if not isinstance(value, bool):
+        try:
+            n = operator.index(value)
+        except TypeError:
+            n = None
+        if n is not None and 1 <= n <= MAX_COUNT:
+            return n
+    raise CourseError(f"{name} must be a whole number from 1 to {MAX_COUNT:,}, got {_shown(value)}")
+
+
 def kv_cache_bytes(layers: int, context: int, heads: int, d_head: int, bytes_per_element: float) -> float:
     """2 (K and V) x layers x context x heads x d_head x bytes per number."""
+    numbers_stored = 2
     for name, value in (("layers", layers), ("context", context), ("heads", heads), ("d_head", d_head)):
-        require(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
-                f"{name} must be a whole number of at least 1, got {value!r}")
-    require(isinstance(bytes_per_element, (int, float)) and not isinstance(bytes_per_element, bool)
-            and bytes_per_element > 0, f"bytes per element must be a positive number, got {bytes_per_element!r}")
-    return 2 * layers * context * heads * d_head * bytes_per_element
+        numbers_stored *= whole_count(name, value)
+    b = bytes_per_element
+    ok = isinstance(b, numbers.Real) and not isinstance(b, bool) and 0 < b <= MAX_COUNT
+    require(ok, f"bytes per element must be a positive number, at most {MAX_COUNT:,} "
+                f"(4 for float32, 2 for float16), got {_shown(b)}")
+    # Whole bytes keep the answer a whole number of bytes.
+    return numbers_stored * (int(b) if isinstance(b, numbers.Integral) else float(b))
 
 
 def from_config(name: str, cfg: ModelConfig) -> Architecture:

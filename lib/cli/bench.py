@@ -83,6 +83,22 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     return out
 
 
+def load_costs(repeat: int = 20) -> list[tuple[str, float]]:
+    """Reading each shipped model from disk, verified, and the part of it the SHA-256 takes."""
+    import hashlib
+
+    from lib.model.store import WEIGHTS, model_folder, read_model, shipped_names
+
+    out = []
+    for name in shipped_names():
+        data = (model_folder(name) / WEIGHTS).read_bytes()
+        out.append((f"read {name} from disk, verified, median of {repeat}",
+                    _median_time(lambda: read_model(name), repeat)))
+        out.append((f"  of which the SHA-256 of its {len(data) // 1024} KiB",
+                    _median_time(lambda: hashlib.sha256(data).hexdigest(), repeat)))
+    return out
+
+
 def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     """The perplexity-and-seed explorer: building it (every layout its controls reach is computed
     then) and the p95 of one step of each control, on each point set."""
@@ -131,6 +147,9 @@ def main(train_models: bool = True) -> int:
                BUDGETS["forward"]))
     print(_row("run_with_cache, calling-game", _median_time(lambda: lm.model.run_with_cache(ids), 50),
                BUDGETS["forward"]))
+
+    for label, seconds in load_costs():
+        print(_row(label, seconds, None))
 
     from lib.analysis.maps import same_group_share
     from lib.analysis.maps.tsne import tsne_run

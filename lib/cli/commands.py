@@ -1,24 +1,22 @@
-"""The command line: `python -m lib models | predict | lens | train | check | bench`.
+"""The command line: `python -m lib models | predict | lens | train | check | bench | words`.
 
 A stable contract (tests, instructors and scripts use it). Every mistake in the input ends with
 one line on stderr, `error: ...`, naming the problem and what is allowed, and exit status 2; no
-traceback reaches the user.
+traceback reaches the user. Output cut short by its reader (`| head -1`) ends quietly.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
+import os
 import sys
-from pathlib import Path
 
 from lib.errors import CourseError
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own mistakes get the same one-line shape
-        raise CourseError(f"{message} (see: python -m lib {self.prog.split()[-1]} --help)"
-                          if " " in self.prog else message)
+        raise CourseError(f"{message} (see: {self.prog} --help)")
 
 
 def _number(kind, label):
@@ -47,13 +45,20 @@ def build_parser() -> argparse.ArgumentParser:
     ln = sub.add_parser("lens", help="logit lens: the top tokens after each stage")
     ln.add_argument("model")
     ln.add_argument("prompt")
-    ln.add_argument("--top", type=_number(int, "--top"), default=5, help="tokens shown per stage (default 5)")
+    ln.add_argument("--top", type=_number(int, "--top"), default=5,
+                    help="tokens shown per stage (default 5; more than the vocabulary shows them all)")
     ln.add_argument("--json", action="store_true")
 
-    tr = sub.add_parser("train", help="retrain a shipped model from scratch (deterministic)")
+    tr = sub.add_parser("train", help="retrain a shipped model from scratch (deterministic)",
+                        description="Retrain a shipped model from its preset. The new model goes to "
+                                    "./retrained/MODEL unless --out says where; the shipped model in "
+                                    "data/models/MODEL is replaced only with --replace-shipped.")
     tr.add_argument("model")
     tr.add_argument("--seed", type=_number(int, "seed"), default=None, help="default: the preset's seed")
-    tr.add_argument("--out", default=None, help="folder for the weights (default: data/models/MODEL)")
+    tr.add_argument("--out", default=None, help="folder for the new model (default: ./retrained/MODEL); "
+                                                "not inside data/")
+    tr.add_argument("--replace-shipped", action="store_true",
+                    help="write over the shipped model in data/models/MODEL, which the book and `check` read")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
 
     ck = sub.add_parser("check", help="verify shipped weights: checksum and behaviour targets")
@@ -108,12 +113,13 @@ def cmd_lens(args) -> int:
     from lib.analysis.lens import logit_lens
     from lib.model.store import load
     if args.top < 1:
-        raise CourseError(f"--top must be at least 1, got {args.top}")
+        raise CourseError(f"--top must be a whole number of at least 1, got {args.top}")
     lm = load(args.model)
     ids = lm.encode(args.prompt)
+    top = min(args.top, len(lm.vocab))
     stages = []
     for s in logit_lens(lm.model, ids):
-        order = s.probs.argsort(descending=True)[:args.top]
+        order = s.probs.argsort(descending=True)[:top]
         stages.append({"name": s.name, "top": [{"token": lm.vocab.tokens[int(i)], "prob": float(s.probs[i])}
                                                for i in order]})
     if args.json:
@@ -127,8 +133,8 @@ def cmd_lens(args) -> int:
 
 def cmd_train(args) -> int:
     from lib.shipped.retrain import train_preset
-    out = Path(args.out) if args.out else None
-    meta = train_preset(args.model, seed=args.seed, out=out, progress=not args.quiet)
+    meta = train_preset(args.model, seed=args.seed, out=args.out, replace_shipped=args.replace_shipped,
+                        progress=not args.quiet)
     print(f"trained {args.model} (seed {meta['train']['seed']}, {meta['train']['steps']} steps) in "
           f"{meta['train_seconds']:.1f} s; final loss {meta['final_loss']:.4f}; saved to {meta['folder']}")
     return 0
@@ -136,10 +142,11 @@ def cmd_train(args) -> int:
 
 def cmd_check(args) -> int:
     from lib.shipped.behaviour import check
-    from lib.model.store import shipped_names
-    names = [args.model] if args.model else shipped_names()
+    from lib.model.store import models_dir, shipped_names
+    names = [args.model] if args.model is not None else shipped_names()
     if not names:
-        raise CourseError("no shipped models found: run `python -m lib train calling-game` first")
+        raise CourseError(f"no shipped models found in {models_dir()}: restore data/models/ from the course's repository, "
+                          "or rebuild one with `python -m lib train calling-game --replace-shipped`")
     ok = True
     for name in names:
         result = check(name)
@@ -186,17 +193,32 @@ COMMANDS = {"models": cmd_models, "predict": cmd_predict, "lens": cmd_lens, "tra
             "words": cmd_words}
 
 
+# The exit status of a command whose reader stopped reading, as for a tool killed by SIGPIPE.
+BROKEN_PIPE = 141
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
         if args.command is None:
-            parser.print_help()
-            return 2
-        return COMMANDS[args.command](args)
+            raise CourseError(f"say which command to run: {', '.join(COMMANDS)} (see: python -m lib --help)")
+        if extra:       # found by the top parser, but they belong to the command: point at its help
+            raise CourseError(f"unrecognized arguments: {' '.join(extra)} (see: python -m lib {args.command} --help)")
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()       # here, not at exit, so that a closed pipe is caught below
+        return code
     except CourseError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader (`| head -1`) has what it wanted. Point stdout at nothing, so that the
+        # interpreter's last flush does not complain about the closed pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
+    except OSError as e:        # the disk, not the input: full, read-only, gone
+        print(f"error: {e.strerror or e}{f': {e.filename}' if e.filename else ''}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -168,8 +168,17 @@ def load(folder: Path | None = None) -> RealWords:
 
     require((folder / ROWS_FILE).exists(), f"no real-language rows in {folder}; `python -m lib words --extract` "
                                            f"writes them (it needs the package {PACKAGE})")
-    provenance = json.loads((folder / PROVENANCE_FILE).read_text())
-    tensors = load_file(str(folder / ROWS_FILE))
-    extra_words = provenance.get("analogy_words", [])
-    extra = {w: tensors["analogy_vectors"][i] for i, w in enumerate(extra_words)} if extra_words else {}
-    return RealWords(list(provenance["words"]), list(provenance["groups"]), tensors["vectors"], provenance, extra)
+    remedy = f"restore {folder} from the course's repository, or write it again with `python -m lib words --extract`"
+    try:
+        provenance = json.loads((folder / PROVENANCE_FILE).read_text(encoding="utf-8"))
+        tensors = load_file(str(folder / ROWS_FILE))
+        vectors = tensors["vectors"]
+        words, groups = list(provenance["words"]), list(provenance["groups"])
+        extra_words = provenance.get("analogy_words", [])
+        extra = {w: tensors["analogy_vectors"][i] for i, w in enumerate(extra_words)} if extra_words else {}
+    except Exception as e:  # a missing or cut-short file, bad JSON, a missing key: all one fault to a reader
+        raise CourseError(f"the real-language rows are damaged ({type(e).__name__}: "
+                          f"{str(e).splitlines()[0] if str(e) else 'unreadable'}); {remedy}") from None
+    require(vectors.ndim == 2 and len(words) == len(groups) == len(vectors) and bool(np.isfinite(vectors).all()),
+            f"the real-language rows are damaged (their words, groups and vectors do not agree); {remedy}")
+    return RealWords(words, groups, vectors, provenance, extra)

@@ -49,7 +49,7 @@ def as_number(answer):
         return None
     try:
         value = float(answer)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):   # OverflowError: a whole number beyond 1e308
         return None
     return value if math.isfinite(value) else None
 
@@ -79,7 +79,11 @@ def check_choice(answer, options, expected, *, right: str, wrong: str) -> Feedba
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     options = list(options)
-    if answer not in options:
+    try:
+        known = answer in options
+    except (TypeError, ValueError):     # an array: its == with an option is no single truth value
+        known = False
+    if not known:
         shown = ", ".join(repr(o) for o in options[:12]) + (", ..." if len(options) > 12 else "")
         return Feedback(False, f"the answer should be one of {shown}; got {answer!r}.")
     return Feedback(True, right) if answer == expected else Feedback(False, wrong)

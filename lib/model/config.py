@@ -6,11 +6,16 @@ models live in `lib.shipped.presets`, so that this module stays a pure descripti
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import MISSING, asdict, dataclass, field, fields
 
-from lib.errors import require
+from lib.errors import CourseError, require
 
 ACTIVATIONS = ("relu", "gelu")
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -32,11 +37,20 @@ class ModelConfig:
     init_std: float = 0.02
 
     def __post_init__(self) -> None:
+        # Checked by type as well as by range: a config read from a damaged meta.json may hold
+        # "64" or 2.5 or true, and each would otherwise fail later, deep inside torch.
         for name in ("vocab_size", "n_ctx", "d_model"):
-            require(getattr(self, name) >= 1, f"{name} must be at least 1, got {getattr(self, name)}")
+            value = getattr(self, name)
+            require(_whole(value) and value >= 1, f"{name} must be a whole number of at least 1, got {value!r}")
         for name in ("n_heads", "d_head", "n_layers", "d_mlp"):
-            require(getattr(self, name) >= 0, f"{name} must be 0 or more, got {getattr(self, name)}")
+            value = getattr(self, name)
+            require(_whole(value) and value >= 0, f"{name} must be a whole number, 0 or more, got {value!r}")
         require(self.act in ACTIVATIONS, f"act must be one of {ACTIVATIONS}, got {self.act!r}")
+        for name in ("layer_norm", "tied", "positions"):
+            require(isinstance(getattr(self, name), bool), f"{name} must be true or false, got {getattr(self, name)!r}")
+        require(isinstance(self.init_std, (int, float)) and not isinstance(self.init_std, bool)
+                and math.isfinite(self.init_std) and self.init_std > 0,
+                f"init_std must be a positive number, got {self.init_std!r}")
 
     @property
     def has_mlp(self) -> bool:
@@ -47,6 +61,15 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelConfig":
+        """A config from its saved form; unknown or missing keys are named, not a TypeError."""
+        require(isinstance(d, dict), f"a model config is a mapping of sizes, got {type(d).__name__}")
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(set(d) - set(known))
+        if unknown:
+            raise CourseError(f"unknown config key {', '.join(map(repr, unknown))}; the keys are {', '.join(known)}")
+        required = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
+        missing = [k for k in required if k not in d]
+        require(not missing, f"the config lacks {', '.join(missing)}; it must give {', '.join(required)}")
         return cls(**d)
 
 

@@ -14,7 +14,7 @@ import torch
 
 from lib.errors import require
 from lib.model.transformer import Head, KVCache, Transformer
-from lib.model.readout import Rolls, check_temperature, check_top_k, check_top_p, greedy, sample, softmax
+from lib.model.readout import Rolls, check_seed, check_temperature, check_top_k, check_top_p, greedy, sample, softmax
 
 
 @dataclass
@@ -74,7 +74,7 @@ def sample_many(model: Transformer, prompt: Iterable[int], n: int, max_new_token
     prompt = [int(t) for t in prompt]
     require(n >= 1, f"n must be at least 1, got {n}")
     max_new_tokens = min(max_new_tokens, model.cfg.n_ctx - len(prompt))
-    gen = torch.Generator().manual_seed(int(seed))
+    gen = torch.Generator().manual_seed(check_seed(seed))
     batch = torch.tensor([prompt] * n)
     rows = batch.clone()
     logits, kv = model.forward_with_kv(batch)

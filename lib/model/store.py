@@ -3,17 +3,28 @@
 Each model is a folder holding `model.safetensors` (tensors only: loading runs no code) and
 `meta.json` (config, vocabulary, training recipe, final loss, measured behaviour, and the
 SHA-256 of the weights file). The folder is found next to the package, or under $COURSE_DATA.
+
+Loading trusts nothing on disk: the checksum is verified on every load (the files are small:
+it costs well under a millisecond), and every way a folder can be damaged (a file missing or
+cut short, meta.json malformed or edited, a config that does not fit the tensors, numbers that
+are not finite) ends in one `CourseError` that names the model, the fault and the remedy.
+Saving is atomic: the new folder is written beside the old one and renamed into place, so an
+interrupted save leaves the old model whole.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import re
+import secrets
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load as tensors_from_bytes
+from safetensors.torch import save_file
 
 from lib.model.config import ModelConfig
 from lib.errors import CourseError, require
@@ -21,11 +32,12 @@ from lib.model.transformer import Transformer
 from lib.model.vocab import Vocabulary
 
 WEIGHTS, META = "model.safetensors", "meta.json"
+PACKAGE_DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def data_dir() -> Path:
     env = os.environ.get("COURSE_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
+    return Path(env) if env else PACKAGE_DATA
 
 
 def models_dir() -> Path:
@@ -33,8 +45,12 @@ def models_dir() -> Path:
 
 
 def shipped_names() -> list[str]:
+    """Every model folder, whole or damaged (a damaged one is reported when it is loaded)."""
     root = models_dir()
-    return sorted(p.name for p in root.iterdir() if (p / META).is_file()) if root.is_dir() else []
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir()
+                  if not p.name.startswith(".") and ((p / META).exists() or (p / WEIGHTS).exists()))
 
 
 def sha256(path: Path) -> str:
@@ -55,43 +71,183 @@ class LoadedModel:
         return ids
 
 
-def save_model(folder: Path, model: Transformer, vocab: Vocabulary, meta: dict) -> dict:
-    folder.mkdir(parents=True, exist_ok=True)
-    tensors = {k: v.detach().contiguous().clone() for k, v in model.state_dict().items()}
-    save_file(tensors, str(folder / WEIGHTS))
-    meta = dict(meta)
-    meta["config"] = model.cfg.to_dict()
-    meta["vocab"] = vocab.to_list()
-    meta["n_params"] = model.n_params()
-    meta["sha256"] = sha256(folder / WEIGHTS)
-    (folder / META).write_text(json.dumps(meta, indent=2) + "\n")
+def model_folder(name) -> Path:
+    """The folder of a shipped model, by its name; a path is not a name."""
+    names = shipped_names()
+    if not isinstance(name, str) or name not in names:
+        known = ", ".join(names) or "none found in " + str(models_dir())
+        looks_like_path = isinstance(name, str) and (name in (".", "..") or "/" in name or "\\" in name)
+        why = " (a model is named, not given as a path)" if looks_like_path else ""
+        raise CourseError(f"unknown model {name!r}{why}; shipped models: {known}")
+    return models_dir() / name
+
+
+# ----------------------------------------------------------------------------- loading
+# Each reader raises a CourseError naming one fault; `load` adds the model's name and the remedy.
+def _read_meta(folder: Path) -> dict:
+    path = folder / META
+    require(path.exists(), f"{META} is missing")
+    require(path.is_file(), f"{META} is not a file")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise CourseError(f"{META} is not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise CourseError(f"{META} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    require(isinstance(meta, dict), f"{META} must hold a JSON object, found {type(meta).__name__}")
+    for key, kind, what in (("config", dict, "an object of sizes"), ("vocab", list, "a list of tokens"),
+                            ("sha256", str, "the weights' SHA-256 as 64 hex digits")):
+        require(key in meta, f"{META} has no {key!r} ({what})")
+        require(isinstance(meta[key], kind), f"{META}'s {key!r} must be {what}, found {type(meta[key]).__name__}")
+    require(re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]) is not None,
+            f"{META}'s 'sha256' must be 64 hex digits, found {meta['sha256'][:20]!r}")
     return meta
 
 
-def model_folder(name: str) -> Path:
-    folder = models_dir() / str(name)
-    if not (folder / META).is_file():
-        known = ", ".join(shipped_names()) or "none found in " + str(models_dir())
-        raise CourseError(f"unknown model {name!r}; shipped models: {known}")
-    return folder
+def _read_weights(folder: Path, expected_sha: str) -> dict[str, torch.Tensor]:
+    path = folder / WEIGHTS
+    require(path.exists(), f"{WEIGHTS} is missing")
+    require(path.is_file(), f"{WEIGHTS} is not a file")
+    data = path.read_bytes()       # read once: the checksum and the tensors see the same bytes
+    require(hashlib.sha256(data).hexdigest() == expected_sha,
+            f"{WEIGHTS} ({len(data):,} bytes) does not match the checksum in {META}, so it changed after it was saved")
+    try:
+        return tensors_from_bytes(data)
+    except Exception as e:  # safetensors raises its own error type, and others on odd headers
+        raise CourseError(f"{WEIGHTS} cannot be read as safetensors ({str(e).splitlines()[0]})") from None
+
+
+def _build(meta: dict, state: dict[str, torch.Tensor]) -> tuple[Transformer, Vocabulary]:
+    try:
+        cfg = ModelConfig.from_dict(meta["config"])
+        vocab = Vocabulary(meta["vocab"])
+    except CourseError as e:
+        raise CourseError(f"{META}: {e}") from None
+    require(len(vocab) == cfg.vocab_size,
+            f"{META} lists {len(vocab)} vocab tokens but its config says vocab_size {cfg.vocab_size}")
+    model = Transformer(cfg)
+    expected = model.state_dict()
+    missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
+    require(not (missing or unexpected), "the tensors do not match the config: " + "; ".join(
+        f"{label} {', '.join(names)}" for label, names in (("missing", missing), ("unexpected", unexpected)) if names))
+    for key, tensor in state.items():
+        require(tensor.shape == expected[key].shape, f"the tensors do not match the config: {key} is "
+                f"{list(tensor.shape)} but the config makes it {list(expected[key].shape)}")
+        require(tensor.is_floating_point(), f"tensor {key} holds {tensor.dtype}, not floating-point numbers")
+        require(bool(torch.isfinite(tensor).all()), f"tensor {key} holds numbers that are not finite")
+    model.load_state_dict(state)
+    # Frozen: nothing a chapter computes from a shipped model should carry gradients.
+    model.eval().requires_grad_(False)
+    return model, vocab
+
+
+def read_model(name: str, folder: Path | None = None) -> LoadedModel:
+    """A model read from disk and verified (checksum, metadata, shapes, finite numbers)."""
+    folder = Path(folder) if folder is not None else model_folder(name)
+    try:
+        meta = _read_meta(folder)
+        model, vocab = _build(meta, _read_weights(folder, meta["sha256"]))
+    except CourseError as e:
+        raise CourseError(f"the model {name} is damaged: {e}; restore {folder} from the course's repository, "
+                          f"or rebuild it with `python -m lib train {name} --replace-shipped`") from None
+    return LoadedModel(name, model, vocab, meta)
 
 
 _LOADED: dict[tuple[str, str], LoadedModel] = {}
 
 
 def load(name: str, folder: Path | None = None) -> LoadedModel:
-    """A shipped model by name, ready to run (cached: chapters may call this freely)."""
+    """A shipped model by name, ready to run (cached: chapters may call this freely).
+
+    Read from disk, and verified, once per session and folder."""
     folder = Path(folder) if folder is not None else model_folder(name)
     key = (name, str(folder.resolve()))
     if key not in _LOADED:
-        meta = json.loads((folder / META).read_text())
-        model = Transformer(ModelConfig.from_dict(meta["config"]))
-        state = load_file(str(folder / WEIGHTS))
-        missing = set(model.state_dict()) ^ set(state)
-        require(not missing, f"the weights of {name} do not match its config: {sorted(missing)}")
-        model.load_state_dict(state)
-        model.eval()
-        for p in model.parameters():
-            p.requires_grad_(False)
-        _LOADED[key] = LoadedModel(name, model, Vocabulary(meta["vocab"]), meta)
+        _LOADED[key] = read_model(name, folder)
     return _LOADED[key]
+
+
+# ----------------------------------------------------------------------------- saving
+def inside(path: Path, folder: Path) -> bool:
+    path, folder = Path(path).resolve(), Path(folder).resolve()
+    return path == folder or folder in path.parents
+
+
+def check_save_folder(folder, replace_shipped: bool = False) -> Path:
+    """Refuse, before any work is done, a folder a model cannot or must not be saved to.
+
+    The shipped models are replaced only when asked (`replace_shipped`); an existing folder is
+    replaced only if it is empty or holds a saved model, never a folder of other files."""
+    require(folder is not None and str(folder).strip() != "",
+            "--out must name a folder, got an empty path (the default is ./retrained/MODEL)")
+    folder = Path(folder).expanduser()
+    if not replace_shipped:
+        for shipped in {data_dir(), PACKAGE_DATA}:
+            require(not inside(folder, shipped),
+                    f"--out {folder} is inside the course's data folder {shipped}; the shipped models are "
+                    "replaced only on request: `python -m lib train MODEL --replace-shipped`")
+    if folder.exists():
+        require(folder.is_dir(), f"--out {folder} is a file; give a folder (new, or one a model was saved to)")
+        others = sorted(p.name for p in folder.iterdir() if p.name not in (WEIGHTS, META))
+        require(not others, f"--out {folder} holds other files ({', '.join(others[:3])}); give a new folder, "
+                            "or one a model was saved to (it is replaced whole)")
+    ancestor = folder.absolute().parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    require(ancestor.is_dir(), f"--out {folder} cannot be created: {ancestor} is a file, not a folder")
+    require(os.access(ancestor, os.W_OK | os.X_OK), f"--out {folder} cannot be created: no permission to write in {ancestor}")
+    return folder
+
+
+def _sync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def save_model(folder: Path, model: Transformer, vocab: Vocabulary, meta: dict) -> dict:
+    """Write the model into `folder`, whole or not at all: both files go into a temporary folder
+    beside it, which then takes its place with a rename."""
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = folder.with_name(f".{folder.name}.saving-{os.getpid()}-{secrets.token_hex(4)}")
+    staging.mkdir()
+    try:
+        tensors = {k: v.detach().contiguous().clone() for k, v in model.state_dict().items()}
+        save_file(tensors, str(staging / WEIGHTS))
+        meta = dict(meta)
+        meta["config"] = model.cfg.to_dict()
+        meta["vocab"] = vocab.to_list()
+        meta["n_params"] = model.n_params()
+        meta["sha256"] = sha256(staging / WEIGHTS)
+        (staging / META).write_text(json.dumps(meta, indent=2) + "\n")
+        # safetensors creates its file readable by its owner only; give it the mode of any other file.
+        os.chmod(staging / WEIGHTS, (staging / META).stat().st_mode)
+        for name in (WEIGHTS, META):
+            _sync(staging / name)
+        _swap_into_place(staging, folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    for key in [k for k in _LOADED if k[1] == str(folder.resolve())]:
+        del _LOADED[key]          # a later load() must see the new weights, not a cached copy
+    return meta
+
+
+def _swap_into_place(staging: Path, folder: Path) -> None:
+    """Rename `staging` to `folder`. An old folder is first moved aside, and moved back if the
+    second rename fails or is interrupted, so at every moment one whole model is in place."""
+    old = None
+    if folder.exists():
+        old = folder.with_name(f".{folder.name}.replaced-{os.getpid()}")
+        shutil.rmtree(old, ignore_errors=True)
+        os.rename(folder, old)
+    try:
+        os.rename(staging, folder)
+    except BaseException:
+        if old is not None:
+            os.rename(old, folder)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

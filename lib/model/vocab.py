@@ -7,6 +7,7 @@ closest known tokens (by spelling) instead of a bare KeyError.
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from typing import Iterable, Sequence
 
 from lib.errors import CourseError, require
@@ -17,10 +18,13 @@ SPECIALS = (PAD, BOS, EOS, SEP)
 
 class Vocabulary:
     def __init__(self, tokens: Sequence[str]):
+        require(not isinstance(tokens, str), "a vocabulary is a list of tokens, not one string")
         tokens = list(tokens)
-        require(len(tokens) == len(set(tokens)), "a vocabulary cannot list a token twice")
-        require(all(t and not any(c.isspace() for c in t) for t in tokens),
-                "vocabulary tokens must be non-empty and contain no white space")
+        for t in tokens:
+            require(isinstance(t, str) and t != "" and not any(c.isspace() for c in t),
+                    f"vocabulary tokens must be non-empty strings without white space, got {t!r}")
+        twice = sorted(t for t, n in Counter(tokens).items() if n > 1)
+        require(not twice, f"a vocabulary cannot list a token twice, and lists {', '.join(map(repr, twice))} twice")
         self.tokens = tokens
         self.index = {t: i for i, t in enumerate(tokens)}
 
@@ -53,6 +57,8 @@ class Vocabulary:
         return words
 
     def encode(self, text: str | Iterable[str]) -> list[int]:
+        require(isinstance(text, (str, list, tuple)),
+                f"a prompt is a string of tokens separated by spaces (or a list of tokens), got {type(text).__name__}")
         words = self.split(text) if isinstance(text, str) else list(text)
         require(len(words) > 0, "the prompt is empty: give at least one token")
         return [self.id(w) for w in words]

@@ -1,7 +1,7 @@
 """The recipes of the shipped models: a model config, a training config and a corpus each.
 
-`python -m lib train NAME` retrains from exactly these, so the weights in `data/` are the
-output of this file and nothing else.
+`python -m lib train NAME --replace-shipped` retrains from exactly these, so the weights in
+`data/` are the output of this file and nothing else.
 """
 from __future__ import annotations
 
@@ -66,4 +66,4 @@ def get_preset(name: str) -> Preset:
     try:
         return PRESETS[name]
     except KeyError:
-        raise CourseError(f"unknown model {name!r}; shipped models: {', '.join(PRESETS)}") from None
+        raise CourseError(f"unknown model {name!r}; shipped models: {', '.join(sorted(PRESETS))}") from None

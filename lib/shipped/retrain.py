@@ -1,4 +1,9 @@
-"""Retraining a shipped model from its preset: train, measure, save weights and metadata."""
+"""Retraining a shipped model from its preset: train, measure, save weights and metadata.
+
+Everything a run could be refused for (the name, the seed, the folder) is checked before the
+first step, not after a minute of training. The new model goes to `./retrained/NAME` unless a
+folder is given; the shipped one in `data/models/NAME` is replaced only on request.
+"""
 from __future__ import annotations
 
 import dataclasses
@@ -9,22 +14,37 @@ import torch
 
 from lib.content.corpora import get_corpus
 from lib.shipped.presets import get_preset
-from lib.model.store import LoadedModel, load, models_dir, save_model
+from lib.errors import require
+from lib.model.readout import check_seed
+from lib.model.store import LoadedModel, check_save_folder, models_dir, save_model
 from lib.model.train import train
 from lib.model.vocab import Vocabulary
 
 FINAL_LOSS_WINDOW = 50  # the final loss is the mean of the last steps, not one noisy batch
 
 
-def train_preset(name: str, seed: int | None = None, out: Path | None = None, progress: bool = True) -> dict:
+RETRAINED = Path("retrained")      # relative to the working directory, as a reader expects
+
+
+def output_folder(name: str, out=None, replace_shipped: bool = False) -> Path:
+    """Where a retrained model goes: `out`, else ./retrained/NAME; the shipped folder only when
+    `replace_shipped` (and then `out` must not be given)."""
+    if replace_shipped:
+        require(out is None, "give --out DIR or --replace-shipped, not both")
+        return check_save_folder(models_dir() / name, replace_shipped=True)
+    return check_save_folder(RETRAINED / name if out is None else out)
+
+
+def train_preset(name: str, seed: int | None = None, out: Path | str | None = None, progress: bool = True,
+                 replace_shipped: bool = False) -> dict:
     from lib.shipped.behaviour import measure
 
     preset = get_preset(name)
-    tcfg = preset.train if seed is None else dataclasses.replace(preset.train, seed=int(seed))
+    tcfg = preset.train if seed is None else dataclasses.replace(preset.train, seed=check_seed(seed))
+    folder = output_folder(name, out, replace_shipped)
     corpus = get_corpus(preset.corpus, tcfg.corpus_options)
     result = train(preset.model, tcfg, corpus, progress=progress)
     vocab = Vocabulary(corpus.tokens)
-    folder = Path(out) if out is not None else models_dir() / name
     lm = LoadedModel(name, result.model, vocab, {})
     meta = {
         "name": name,
@@ -40,7 +60,4 @@ def train_preset(name: str, seed: int | None = None, out: Path | None = None, pr
     }
     meta = save_model(folder, result.model, vocab, meta)
     meta["folder"] = str(folder)
-    # A later load() of this name must see the new weights, not a cached copy.
-    from lib.model import store
-    store._LOADED.clear()
     return meta
