@@ -95,6 +95,14 @@ def _keep(p, top_k, top_p, *, judge_before_k=False, stop_short=False, worst_firs
     return out
 
 
+def _kept_the_best(probs, got) -> str | None:
+    """Every survivor must be at least as likely as every token that was cut."""
+    p, kept = np.asarray(probs, dtype=float), np.asarray(got, dtype=float) > 0
+    if kept.any() and (~kept).any() and p[kept].min() < p[~kept].max():
+        return "your function kept a token less likely than one it cut: top-k and top-p keep the best ones."
+    return None
+
+
 def _truncate_cases() -> list[Case]:
     from lib.model.store import load
 
@@ -129,7 +137,7 @@ top_k_top_p = WriteCheck(
         Mistake(_renormalised(lambda p, k, q: _keep(p, k, q, worst_first=True)),
                 "your function kept the least likely tokens: top-k and top-p keep the best ones."),
     ),
-    invariants=(rows_sum_to_one("probabilities"),),
+    invariants=(rows_sum_to_one("probabilities"), lambda case, got: _kept_the_best(case.args[0], got)),
 )
 
 

@@ -88,17 +88,19 @@ pca_by_svd = WriteCheck(
     mistakes=(
         Mistake(_pca_variant(centre=False),
                 "the points were not centred: without subtracting their mean, component 1 points toward the "
-                "mean instead of along the spread."),
+                "mean instead of along the spread.", part=0),
         Mistake(_pca_variant(squared=False),
-                "the shares use the singular values; a component's variance is its singular value squared."),
+                "the shares use the singular values; a component's variance is its singular value squared.", part=1),
         Mistake(_pca_variant(of_kept=True),
                 "the shares were divided by the variance of the k kept components; divide by the total variance "
-                "of all of them."),
+                "of all of them.", part=1),
         Mistake(_pca_variant(rows_of="v"),
-                "the components are the columns of Vt, not its rows (np.linalg.svd returns V already transposed)."),
+                "the components are the columns of Vt, not its rows (np.linalg.svd returns V already transposed).",
+                part=0),
         Mistake(_pca_variant(rows_of="u"),
-                "these are the points' coordinates (columns of U), not the components (rows of Vt)."),
+                "these are the points' coordinates (columns of U), not the components (rows of Vt).", part=0),
         Mistake(_pca_variant(scale=True),
-                "every dimension was also divided by its standard deviation; PCA here only centres the points."),
+                "every dimension was also divided by its standard deviation; PCA here only centres the points.",
+                part=0),
     ),
 )
