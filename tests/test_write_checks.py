@@ -360,3 +360,46 @@ def test_the_write_check_runs_in_a_real_kernel():
     assert "IndexError in `causal_mask`, at `return m[T]`" in shown[2]
     assert 'data-verdict="correct"' in shown[3]
     assert not any(o.output_type == "error" or o.get("name") == "stderr" for c in nb.cells for o in c.outputs)
+
+
+# ------------------------------------------------------------------ every other check survives garbage too
+def _answer_checks():
+    """Every self-check that takes a learner's value (a parameter named answer, or tool)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import lib.exercises as package
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"lib.exercises.{info.name}")
+        for name, fn in sorted(vars(module).items()):
+            if inspect.isfunction(fn) and fn.__module__ == module.__name__ and not name.startswith("_"):
+                params = list(inspect.signature(fn).parameters)
+                if "answer" in params or "tool" in params:
+                    yield f"{info.name}.{name}", fn
+
+
+ANSWER_CHECKS = dict(_answer_checks())
+GARBAGE_VALUES = [np.array([0.5, 0.25]), np.array(0.3), np.float64("nan"), 10 ** 400, 1e308, -1e308,
+                  float("inf"), "abc", "", torch.tensor([1.0, 2.0]), [1, 2], {"a": 1}, True, object(),
+                  lambda *a: 1 / 0]
+
+
+@pytest.mark.parametrize("name", sorted(ANSWER_CHECKS))
+def test_every_value_check_survives_garbage(name):
+    from lib.model.store import load
+
+    fn = ANSWER_CHECKS[name]
+    models = {"lm": load("hand-wired" if name.startswith("hand_wired.") else "calling-game"),
+              "zl": load("zero-layer")}
+    params = [p for p in __import__("inspect").signature(fn).parameters]
+    for garbage in GARBAGE_VALUES:
+        args = [models[p] for p in params if p in models]
+        fb = fn(*args, garbage)
+        assert isinstance(fb, Feedback), (garbage, fb)
+        assert not fb.ok and fb.answered, (garbage, fb)
+        assert "Traceback" not in fb.message and "\n" not in fb.message and len(fb.message) < 400, fb.message
+
+
+def test_there_are_value_checks_to_test():
+    assert len(ANSWER_CHECKS) >= 40

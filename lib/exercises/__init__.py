@@ -6,6 +6,7 @@ student notebook runs from top to bottom before any exercise is done.
 """
 from __future__ import annotations
 
+import functools
 import html
 import math
 from dataclasses import dataclass
@@ -44,6 +45,20 @@ class Feedback:
 NOT_ANSWERED = "replace the ... with your answer, then run the cell again."
 
 
+def per_model(fn):
+    """Remember what `fn(lm, *args)` computed for each model: a check's right answer is worked out
+    once, however often a learner runs the check."""
+    store: dict = {}
+
+    @functools.wraps(fn)
+    def remembered(lm, *args):
+        key = (getattr(lm, "name", None), id(getattr(lm, "model", lm)), args)
+        if key not in store:
+            store[key] = fn(lm, *args)
+        return store[key]
+    return remembered
+
+
 def unanswered(answer) -> bool:
     return answer is ... or answer is None
 
@@ -62,7 +77,7 @@ def as_number(answer):
     return value if math.isfinite(value) else None
 
 
-def _shown(answer, limit: int = 60) -> str:
+def shown(answer, limit: int = 60) -> str:
     """The learner's answer for a message, cut short (a huge array or string must not flood it)."""
     try:
         text = repr(answer)
@@ -79,7 +94,7 @@ def check_number(answer, expected: float, *, tol: float, what: str, hints: dict 
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None:
-        return Feedback(False, f"{what} should be a single finite number; got {_shown(answer)}.")
+        return Feedback(False, f"{what} should be a single finite number; got {shown(answer)}.")
     if abs(value - expected) <= tol:
         return Feedback(True, f"{what} is {value:.4g}.", accepts=(expected - tol, expected + tol))
     for wrong, hint in (hints or {}).items():
@@ -97,17 +112,17 @@ def check_choice(answer, options, expected, *, right: str, wrong: str) -> Feedba
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     options = list(options)
-    chosen = next((o for o in options if _same_option(answer, o)), _NO_OPTION)
+    chosen = next((o for o in options if same_option(answer, o)), _NO_OPTION)
     if chosen is _NO_OPTION:
-        shown = ", ".join(repr(o) for o in options[:12]) + (", ..." if len(options) > 12 else "")
-        return Feedback(False, f"the answer should be one of {shown}; got {_shown(answer)}.")
-    return Feedback(True, right) if _same_option(chosen, expected) else Feedback(False, wrong)
+        listed = ", ".join(repr(o) for o in options[:12]) + (", ..." if len(options) > 12 else "")
+        return Feedback(False, f"the answer should be one of {listed}; got {shown(answer)}.")
+    return Feedback(True, right) if same_option(chosen, expected) else Feedback(False, wrong)
 
 
 _NO_OPTION = object()
 
 
-def _same_option(answer, option) -> bool:
+def same_option(answer, option) -> bool:
     """answer == option for answers of any type: an array or tensor compared with a word is simply
     not equal (numpy and torch would answer with an array, whose truth is ambiguous)."""
     try:
@@ -122,7 +137,7 @@ def check_whole_number(answer, expected: int, *, what: str) -> Feedback:
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None or value != int(value):
-        return Feedback(False, f"{what} should be a whole number; got {_shown(answer)}.")
+        return Feedback(False, f"{what} should be a whole number; got {shown(answer)}.")
     if int(value) == expected:
         return Feedback(True, f"{what} is {int(value)}.", accepts=(float(expected), float(expected)))
     return Feedback(False, f"{what} of {int(value)} is {'too high' if value > expected else 'too low'}.")
@@ -136,7 +151,7 @@ def prompt_signs(lm, answer):
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not isinstance(answer, str):
-        return Feedback(False, f"the answer should be a prompt, as a string of tokens; got {_shown(answer)}.")
+        return Feedback(False, f"the answer should be a prompt, as a string of tokens; got {shown(answer)}.")
     try:
         return read_signs(lm, answer)
     except CourseError as e:

@@ -1,6 +1,7 @@
 """Self-checks for the chapter "Bigrams and the zero-layer model"."""
 from __future__ import annotations
 
+import functools
 import random
 
 import numpy as np
@@ -13,9 +14,14 @@ from lib.exercises import Feedback, check_number
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 
 
+@functools.cache
+def _counted_table():
+    return counted.bigram_table()
+
+
 def bigram_probability(answer, prev: str = "chiama", nxt: str = "Pietro") -> Feedback:
     """Exercise 1: one entry of the counted bigram table."""
-    tokens, _, probs = counted.bigram_table()
+    tokens, _, probs = _counted_table()
     expected = float(probs[tokens.index(prev), tokens.index(nxt)])
     return check_number(answer, expected, tol=0.005, what=f"P({nxt} | {prev})")
 

@@ -9,8 +9,8 @@ import torch
 from lib.content.corpora.calling_game import check_round
 from lib.shipped.behaviour import CONFIDENT, UNCERTAIN
 from lib.model.generate import generate
-from lib.model.readout import prompt_logits, sample, softmax, truncation_mask
-from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_number, check_whole_number, unanswered
+from lib.model.readout import prompt_logits, softmax, truncation_mask
+from lib.exercises import Feedback, as_number, check_number, check_whole_number, per_model
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 
 
@@ -168,7 +168,9 @@ def top_prob_at(lm, answer, temperature: float = 3.0, prompt: str = CONFIDENT, t
 
 
 # ------------------------------------------------------------------ investigate: hot rounds break the rules
+@per_model
 def _broken_rounds(lm, temperature: float, seeds: range) -> int:
+    """How many rounds sampled from <BOS> (one per seed) break the game's rules."""
     eos, start = lm.vocab.id("<EOS>"), lm.encode("<BOS>")
     broken = 0
     for seed in seeds:

@@ -5,7 +5,7 @@ import numpy as np
 
 from lib.analysis.search import model_search, search
 from lib.content.worked_examples import SEARCH_DICTIONARY, SEARCH_QUERY
-from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, unanswered
+from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, shown, unanswered
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 
 # Exercise 1 uses a new query against the chapter's dictionary.
@@ -35,7 +35,7 @@ def smallest_scale(answer, target: float = 0.95) -> Feedback:
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None or value != int(value) or value < 1:
-        return Feedback(False, f"the scale should be a whole number of at least 1; got {answer!r}.")
+        return Feedback(False, f"the scale should be a whole number of at least 1; got {shown(answer)}.")
     k = int(value)
 
     def p_tarso(scale):
@@ -54,7 +54,7 @@ def temperature_for_half(lm, answer, prompt: str = "<BOS> Pietro chiama Paolo", 
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None or value <= 0:
-        return Feedback(False, f"a temperature is a positive number; got {answer!r}.")
+        return Feedback(False, f"a temperature is a positive number; got {shown(answer)}.")
     top = model_search(lm, prompt, value).probs.max()
     if abs(top - 0.5) <= tol:
         return Feedback(True, f"at temperature {value:.3g} the top candidate holds {top:.3f}.")
