@@ -1,6 +1,7 @@
 """Self-checks for the chapter "The lever: watching the answer form"."""
 from __future__ import annotations
 
+from functools import partial
 import functools
 from types import SimpleNamespace
 
@@ -63,9 +64,6 @@ def _lens_by_hand(resid, gain, bias, W_U, b_U, *, norm=True, centre=True, ddof=0
     return out + np.asarray(b_U, float) if unembed_bias else out
 
 
-def _lens_variant(**switches):
-    return lambda resid, gain, bias, W_U, b_U: _lens_by_hand(resid, gain, bias, W_U, b_U, **switches)
-
 
 @functools.cache
 def _lens_cases() -> tuple[Case, ...]:
@@ -94,20 +92,20 @@ lens_stage = WriteCheck(
     reference=library_lens_stage,
     rtol=1e-6, atol=1e-8,
     mistakes=(
-        Mistake(_lens_variant(norm=False),
+        Mistake(partial(_lens_by_hand, norm=False),
                 "the final LayerNorm is missing: the lens reads every stage through the model's own last step, "
                 "LayerNorm first, then W_U."),
-        Mistake(_lens_variant(unembed_bias=False), "the unembedding's bias b_U is missing."),
-        Mistake(_lens_variant(affine=False),
+        Mistake(partial(_lens_by_hand, unembed_bias=False), "the unembedding's bias b_U is missing."),
+        Mistake(partial(_lens_by_hand, affine=False),
                 "the LayerNorm's learned gain and bias are missing: after normalising, multiply by the gain "
                 "and add the bias."),
-        Mistake(_lens_variant(centre=False),
+        Mistake(partial(_lens_by_hand, centre=False),
                 "the residual is not centred: LayerNorm subtracts the mean of its numbers before dividing by "
                 "their spread."),
-        Mistake(_lens_variant(ddof=1),
+        Mistake(partial(_lens_by_hand, ddof=1),
                 "the spread is the sample standard deviation (dividing by d_model - 1, torch.std's default); "
                 "LayerNorm divides by d_model."),
-        Mistake(_lens_variant(eps=0.0),
+        Mistake(partial(_lens_by_hand, eps=0.0),
                 "eps is missing: LayerNorm adds 1e-5 to the variance before the square root, which matters "
                 "when the numbers barely differ."),
     ),

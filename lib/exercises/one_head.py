@@ -1,6 +1,7 @@
 """Self-checks for the chapter "Q, K, V and one head, by hand"."""
 from __future__ import annotations
 
+from functools import partial
 import functools
 import math
 
@@ -125,9 +126,6 @@ def _head_by_hand(x, W_Q, W_K, W_V, W_O, *, scale="sqrt", mask="-inf", axis=-1, 
     return pattern, (z @ W_O if use_W_O else z)
 
 
-def _head_variant(**switches):
-    return lambda x, W_Q, W_K, W_V, W_O: _head_by_hand(x, W_Q, W_K, W_V, W_O, **switches)
-
 
 def _pattern_leak(case: Case, got) -> str:
     cell = first_future_cell(got[0])
@@ -161,27 +159,28 @@ one_head = WriteCheck(
     cases=_head_cases,
     reference=library_head,
     mistakes=(
-        Mistake(_head_variant(scale="none"), "the scores are not divided by sqrt(d_head)."),
-        Mistake(_head_variant(scale="d_head"), "the scores are divided by d_head; the scale is its square root."),
-        Mistake(_head_variant(mask="none"), _pattern_leak),
-        Mistake(_head_variant(mask="zero"),
+        Mistake(partial(_head_by_hand, scale="none"), "the scores are not divided by sqrt(d_head)."),
+        Mistake(partial(_head_by_hand, scale="d_head"),
+                "the scores are divided by d_head; the scale is its square root."),
+        Mistake(partial(_head_by_hand, mask="none"), _pattern_leak),
+        Mistake(partial(_head_by_hand, mask="zero"),
                 "the future still gets weight: a masked score of 0 becomes e^0 = 1 in the softmax; a masked "
                 "score must be -inf."),
-        Mistake(_head_variant(mask="after"),
+        Mistake(partial(_head_by_hand, mask="after"),
                 "the rows do not sum to 1: the future was zeroed after the softmax, so each row lost its share; "
                 "mask the scores before the softmax."),
-        Mistake(_head_variant(axis=0),
+        Mistake(partial(_head_by_hand, axis=0),
                 "the rows do not sum to 1: the softmax runs over the wrong axis (down each column, over the "
                 "queries, instead of along each row, over the keys)."),
-        Mistake(_head_variant(transpose_scores=True),
+        Mistake(partial(_head_by_hand, transpose_scores=True),
                 "the scores are K Q^T, not Q K^T: row i must hold query i's dot products with every key."),
-        Mistake(_head_variant(transpose_pattern=True),
+        Mistake(partial(_head_by_hand, transpose_pattern=True),
                 "the pattern is right but the output reads it by columns: position i's output is row i of "
                 "the pattern times V."),
-        Mistake(_head_variant(use_W_O=False),
+        Mistake(partial(_head_by_hand, use_W_O=False),
                 "the output stops at the weighted sum of values: the head writes into the residual stream "
                 "through W_O."),
-        Mistake(_head_variant(stable=False),
+        Mistake(partial(_head_by_hand, stable=False),
                 "with large scores exp overflows to infinity and the pattern turns into NaN: subtract each "
                 "row's largest score before exp (the softmax does not change)."),
     ),

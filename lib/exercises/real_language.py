@@ -1,6 +1,7 @@
 """Self-checks for the chapter "Real language"."""
 from __future__ import annotations
 
+from functools import partial
 import functools
 
 import numpy as np
@@ -59,9 +60,6 @@ def _analogy_by_hand(vectors, a, b, c, *, exclude=True, target="a-b+c", score=_c
     return _best(vecs, t, pool, score)
 
 
-def _analogy_variant(**switches):
-    return lambda vectors, a, b, c: _analogy_by_hand(vectors, a, b, c, **switches)
-
 
 def _analogy_cases() -> list[Case]:
     rows = real_words.load()
@@ -87,17 +85,17 @@ analogy = WriteCheck(
     cases=_analogy_cases,
     reference=lambda vectors, a, b, c: maps.analogy(vectors, a, b, c).best,
     mistakes=(
-        Mistake(_analogy_variant(exclude=False), _kept_an_input),
-        Mistake(_analogy_variant(target="a+b-c"),
+        Mistake(partial(_analogy_by_hand, exclude=False), _kept_an_input),
+        Mistake(partial(_analogy_by_hand, target="a+b-c"),
                 "the offset goes the wrong way: the target is a - b + c (king - man + woman), not a + b - c."),
-        Mistake(_analogy_variant(target="b-a+c"),
+        Mistake(partial(_analogy_by_hand, target="b-a+c"),
                 "the target starts from the wrong word: it is a - b + c (king - man + woman), not b - a + c."),
-        Mistake(_analogy_variant(score=lambda t, v: float(t @ v)),
+        Mistake(partial(_analogy_by_hand, score=lambda t, v: float(t @ v)),
                 "the candidates were ranked by dot product, so long rows win: rank them by cosine."),
-        Mistake(_analogy_variant(score=lambda t, v: -float(np.linalg.norm(t - v))),
+        Mistake(partial(_analogy_by_hand, score=lambda t, v: -float(np.linalg.norm(t - v))),
                 "the candidates were ranked by their distance to the target; rank them by cosine (the angle "
                 "alone)."),
-        Mistake(_analogy_variant(unit=True),
+        Mistake(partial(_analogy_by_hand, unit=True),
                 "the rows were made length 1 before the arithmetic; here a - b + c takes the rows as they are, "
                 "and only the ranking uses cosines."),
     ),

@@ -111,7 +111,8 @@ search_page = WriteCheck(
         Mistake(lambda q, d: _page(_cosines(q, d)),
                 "the scores were divided by the lengths (cosines): the search scores with plain dot products, "
                 "so a longer query or a longer word row gives a sharper page."),
-        Mistake(_scores, "these are the scores (logits); the page holds probabilities: a softmax turns one into the other."),
+        Mistake(_scores, "these are the scores (logits); the page holds probabilities: a softmax turns one into "
+                         "the other."),
         Mistake(lambda q, d: np.sort(_page(_scores(q, d)))[::-1],
                 "the probabilities come back sorted; the page keeps the dictionary's order, one per row."),
         Mistake(lambda q, d: _page(-np.linalg.norm(np.asarray(d, float) - np.asarray(q, float), axis=1)),

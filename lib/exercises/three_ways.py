@@ -1,6 +1,7 @@
 """Self-checks for the chapter "Three ways to look"."""
 from __future__ import annotations
 
+from functools import partial
 import numpy as np
 
 from lib.explorers.map_views import layouts, plane_view, point_set
@@ -59,9 +60,6 @@ def _pca_by_hand(x, k, *, centre=True, squared=True, of_kept=False, scale=False,
     return components, shares
 
 
-def _pca_variant(**switches):
-    return lambda x, k: _pca_by_hand(x, k, **switches)
-
 
 def _pca_cases() -> list[Case]:
     from lib.content import real_words
@@ -86,20 +84,20 @@ pca_by_svd = WriteCheck(
     read=_read_pca,
     rtol=1e-6, atol=1e-9,
     mistakes=(
-        Mistake(_pca_variant(centre=False),
+        Mistake(partial(_pca_by_hand, centre=False),
                 "the points were not centred: without subtracting their mean, component 1 points toward the "
                 "mean instead of along the spread.", part=0),
-        Mistake(_pca_variant(squared=False),
+        Mistake(partial(_pca_by_hand, squared=False),
                 "the shares use the singular values; a component's variance is its singular value squared.", part=1),
-        Mistake(_pca_variant(of_kept=True),
+        Mistake(partial(_pca_by_hand, of_kept=True),
                 "the shares were divided by the variance of the k kept components; divide by the total variance "
                 "of all of them.", part=1),
-        Mistake(_pca_variant(rows_of="v"),
+        Mistake(partial(_pca_by_hand, rows_of="v"),
                 "the components are the columns of Vt, not its rows (np.linalg.svd returns V already transposed).",
                 part=0),
-        Mistake(_pca_variant(rows_of="u"),
+        Mistake(partial(_pca_by_hand, rows_of="u"),
                 "these are the points' coordinates (columns of U), not the components (rows of Vt).", part=0),
-        Mistake(_pca_variant(scale=True),
+        Mistake(partial(_pca_by_hand, scale=True),
                 "every dimension was also divided by its standard deviation; PCA here only centres the points.",
                 part=0),
     ),

@@ -1,6 +1,7 @@
 """Self-checks for the chapter "What an embedding is"."""
 from __future__ import annotations
 
+from functools import partial
 import numpy as np
 
 from lib.analysis.maps import cosine_matrix, nearest
@@ -44,9 +45,6 @@ def _ranked(rows, names, word, k, *, score="cos", keep_self=False, farthest=Fals
     return picked[:k]
 
 
-def _neighbour_variant(**switches):
-    return lambda rows, names, word, k: _ranked(rows, names, word, k, **switches)
-
 
 def _neighbour_cases() -> list[Case]:
     from lib.model.store import load
@@ -67,14 +65,14 @@ cosine_neighbours = WriteCheck(
     cases=_neighbour_cases,
     reference=library_neighbours,
     mistakes=(
-        Mistake(_neighbour_variant(keep_self=True),
+        Mistake(partial(_ranked, keep_self=True),
                 lambda case, got: f"the list starts with {case.args[2]} itself: a row is always its own nearest "
                                   f"neighbour, so leave it out."),
-        Mistake(_neighbour_variant(farthest=True),
+        Mistake(partial(_ranked, farthest=True),
                 "these are the farthest rows: rank from the largest cosine down."),
-        Mistake(_neighbour_variant(score="dot"),
+        Mistake(partial(_ranked, score="dot"),
                 "the rows were ranked by dot product, so long rows win: a cosine divides by both lengths."),
-        Mistake(_neighbour_variant(score="dist"),
+        Mistake(partial(_ranked, score="dist"),
                 "the rows were ranked by straight-line distance; the cosine compares directions only."),
     ),
     invariants=(lambda case, got: None if len(got) == case.args[3] else
