@@ -271,9 +271,15 @@ def _stub(*args, **kwargs):
     ...
 
 
+def _stub_with_docstring(x, y=2):
+    """What the function should do."""
+    ...   # your code
+
+
 GARBAGE_ANSWERS = [(None, "replace the ..."), (..., "replace the ..."), ("abc", "should be a function"),
                    (np.array([1.0, 2.0]), "should be a function"), (10 ** 400, "should be a function"),
-                   (1e308, "should be a function"), (_stub, "write the body")]
+                   (1e308, "should be a function"), (_stub, "write the body"),
+                   (_stub_with_docstring, "write the body")]
 GARBAGE_FUNCTIONS = [
     (_raises, "raised IndexError in `_raises`, at `return row[10]`: list index out of range"),
     (_loops, "did not finish within 1 s"),

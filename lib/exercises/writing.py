@@ -16,6 +16,7 @@ Answers may come back as numpy arrays, torch tensors or nested lists.
 from __future__ import annotations
 
 import copy
+import dis
 import signal
 import threading
 import traceback
@@ -136,13 +137,14 @@ def describe_exception(fn: Callable, error: BaseException) -> str:
 
 
 def _is_empty_stub(fn: Callable) -> bool:
-    """True for a function whose body is only `...` (or `pass`, or a docstring): the stub as handed out."""
+    """True for a function whose body is only `...` (or `pass`, or a docstring): the stub as handed out.
+
+    Such a body compiles to "return None" and nothing else, whatever the Python version."""
     code = getattr(fn, "__code__", None)
-    return code is not None and code.co_name != "<lambda>" and code.co_code == _EMPTY.__code__.co_code
-
-
-def _EMPTY():
-    ...
+    if code is None or code.co_name == "<lambda>":
+        return False
+    ops = [(i.opname, i.argval) for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP", "CACHE")]
+    return ops in ([("LOAD_CONST", None), ("RETURN_VALUE", None)], [("RETURN_CONST", None)])
 
 
 def _quietly(fn: Callable, args: tuple, kwargs: dict, seconds: float):
