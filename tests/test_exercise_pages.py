@@ -54,7 +54,8 @@ def leaks(page: str, kinds=("predict", "investigate")) -> tuple[list[Leak], int]
     verdict in the exercise's own solution (data-accepts)."""
     start = page.find('<article class="bd-article"')
     article = page[start:page.find("</article>", start)] if start >= 0 else page
-    exercises = list(re.finditer(r'<div class="exercise admonition(?P<classes>[^"]*)" id="(?P<label>[^"]+)"', article))
+    exercises = [m for m in re.finditer(r'<div class="(?P<classes>[^"]*)" id="(?P<label>[^"]+)"', article)
+                 if "exercise" in m["classes"].split()]
     found, numeric = [], 0
     for i, ex in enumerate(exercises):
         if not set(ex["classes"].split()) & set(kinds):
@@ -78,7 +79,7 @@ def _page(*blocks: str) -> str:
 
 
 def _exercise(label, kind, accepts):
-    return (f'<div class="exercise admonition {kind}" id="{label}"><p>task</p></div>'
+    return (f'<div class="exercise {kind} admonition" id="{label}"><p>task</p></div>'
             f'<div class="solution dropdown admonition"><div class="course-feedback" data-verdict="correct" '
             f'data-accepts="{accepts[0]} {accepts[1]}">Correct</div></div>')
 
@@ -125,7 +126,8 @@ def test_every_exercise_of_the_example_chapter_names_its_kind():
     kinds = [e.kind for e in listed]
     assert kinds.count("write") >= 1 and kinds.count("predict") >= 1 and None not in kinds
     for e in listed:
-        assert re.search(rf'<div class="exercise admonition {e.kind}" id="{e.label}"', text), e.label
+        classes = re.search(rf'<div class="([^"]*)" id="{e.label}"', text)
+        assert classes and {"exercise", e.kind} <= set(classes[1].split()), e.label
 
 
 def test_the_stylesheet_labels_every_kind():

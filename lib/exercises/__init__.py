@@ -1,8 +1,12 @@
-"""Self-checks for the chapters' exercises.
+"""Self-checks for the chapters' exercises, one module per chapter.
 
 Each check takes the learner's answer and returns a `Feedback`: right, or what is wrong and a
 hint, never the answer itself. An answer still left as `...` gets "not answered yet", so a
 student notebook runs from top to bottom before any exercise is done.
+
+This module holds the checks of a value (a number, a count, a choice) that predict and investigate
+exercises use; `writing` holds the machinery for exercises where the learner writes a function.
+CONTRIBUTING.md, at the top of the repository, is the convention both follow.
 """
 from __future__ import annotations
 
