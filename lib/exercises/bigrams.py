@@ -5,13 +5,13 @@ import functools
 import random
 
 import numpy as np
-import torch
 
 from lib.analysis import bigrams as counted
 from lib.analysis.bigrams import count_bigrams
 from lib.content.corpora import calling_game
 from lib.exercises import Feedback, check_number
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
+from lib.model.readout import prompt_logits, softmax
 
 
 @functools.cache
@@ -28,8 +28,7 @@ def bigram_probability(answer, prev: str = "chiama", nxt: str = "Pietro") -> Fee
 
 def zero_layer_tarso(zl, answer) -> Feedback:
     """Exercise 2: what the zero-layer model gives Tarso after the last token Paolo."""
-    with torch.no_grad():
-        probs = torch.softmax(zl.model(zl.encode("<BOS> Paolo"))[-1].double(), -1)
+    probs = softmax(prompt_logits(zl, "<BOS> Paolo"))
     return check_number(answer, float(probs[zl.vocab.id("Tarso")]), tol=0.005, what="P(Tarso | Paolo)")
 
 
