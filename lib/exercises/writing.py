@@ -19,6 +19,7 @@ import copy
 import dis
 import signal
 import threading
+import time
 import traceback
 import warnings
 from dataclasses import dataclass, field
@@ -28,10 +29,13 @@ import numpy as np
 
 from lib.exercises import Feedback, NOT_ANSWERED, unanswered
 
-# Seconds one call of the learner's function may take. Every input is small, so a right answer
-# takes milliseconds on an idle machine; on a busy one a threaded numpy or torch call can take a
-# hundred times longer, and the limit must not call that a loop.
+# Seconds one call of the learner's function may take at least. Every input is small, so a right
+# answer takes milliseconds on an idle machine. On a busy one a threaded numpy or torch call can
+# take a thousand times longer, and the limit must not call that a loop: it grows to SLOWER_ALLOWED
+# times what the library took for the same input, measured just before, up to LONGEST.
 TIME_LIMIT = 5.0
+SLOWER_ALLOWED = 20
+LONGEST = 60.0
 
 
 class TimeUp(BaseException):
@@ -343,17 +347,19 @@ def check_function(fn, spec: WriteCheck, time_limit: float | None = None) -> Fee
 
 def _judge(fn, spec: WriteCheck, case: Case, seconds: float) -> str | None:
     """None if the learner's answer for `case` is right, else the sentence that says what is wrong."""
+    started = time.perf_counter()
+    want = case.expected if spec.reference is None else \
+        spec.reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
+    seconds = min(max(seconds, SLOWER_ALLOWED * (time.perf_counter() - started)), max(seconds, LONGEST))
     try:
         raw = _quietly(fn, case.args, case.kwargs, seconds)
     except TimeUp:
-        return (f"your function did not finish within {seconds:g} s: look for a loop that never ends "
+        return (f"your function did not finish within {seconds:.3g} s: look for a loop that never ends "
                 f"(or work that grows much faster than the input).")
     except KeyboardInterrupt:
         raise
     except BaseException as e:  # the learner's code failed: say how, in one line
         return f"your function raised {describe_exception(fn, e)}."
-    want = case.expected if spec.reference is None else \
-        spec.reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
     try:
         got = spec.read(raw, want)
     except Unreadable as e:
@@ -362,7 +368,7 @@ def _judge(fn, spec: WriteCheck, case: Case, seconds: float) -> str | None:
         return None
     for mistake in spec.mistakes:
         try:
-            wrong = spec.read(_quietly(mistake.wrong, case.args, case.kwargs, TIME_LIMIT), want)
+            wrong = spec.read(_quietly(mistake.wrong, case.args, case.kwargs, seconds), want)
         except (Exception, TimeUp):   # a wrong version that fails on this input cannot match it
             continue
         if mistake.part is not None:
