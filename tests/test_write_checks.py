@@ -246,6 +246,18 @@ def test_typical_mistakes_get_their_own_diagnosis(name):
         assert diagnosis in fb.message, (diagnosis, fb.message)
 
 
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_every_known_mistake_is_named_as_itself(name):
+    """Each wrong version in a check's table, handed in as the learner's function, gets its own
+    sentence: no earlier mistake, and no case where two mistakes agree, hides it."""
+    check = CHECKS[name][0]
+    for mistake in check.mistakes:
+        fb = check(mistake.wrong)
+        assert not fb and fb.answered, (mistake, fb)
+        if isinstance(mistake.message, str):
+            assert mistake.message in fb.message, (mistake.message, fb.message)
+
+
 def _loops(*args, **kwargs):
     while True:
         pass

@@ -26,10 +26,12 @@ def _kv_cases() -> list[Case]:
 
     cfg = load("calling-game").model.cfg
     a, b = GPT2_SMALL, SEVEN_B
-    return [Case((a.n_layers, a.n_ctx, a.n_heads, a.d_head, 4), "GPT-2 small's full context in 32-bit floats"),
+    # First a case whose sizes all differ, so each missing or extra factor shows as itself (GPT-2
+    # small has as many layers as heads; the shipped model's 2 layers would look like "keys only").
+    return [Case((3, 5, 7, 11, 1), "3 layers, 5 tokens, 7 heads of size 11, one byte per number"),
+            Case((a.n_layers, a.n_ctx, a.n_heads, a.d_head, 4), "GPT-2 small's full context in 32-bit floats"),
             Case((cfg.n_layers, cfg.n_ctx, cfg.n_heads, cfg.d_head, 4), "the shipped model's full context"),
             Case((b.n_layers, b.n_ctx, b.n_heads, b.d_head, 2), "a 7B model's context in 16-bit floats"),
-            Case((3, 5, 7, 11, 1), "3 layers, 5 tokens, 7 heads of size 11, one byte per number"),
             Case((6, 100_000, 8, 64, 0.5), "100,000 tokens in 4-bit numbers (half a byte each)"),
             Case((1, 1, 1, 1, 1), "a single token, layer, head and number")]
 
