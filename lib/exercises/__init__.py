@@ -74,6 +74,12 @@ def as_number(answer):
     number too large for a float (10**400) or an infinity does not."""
     if isinstance(answer, (bool, str, bytes)):
         return None
+    if hasattr(answer, "shape") and hasattr(answer, "reshape"):      # a numpy array or a torch tensor
+        if math.prod(answer.shape) != 1:
+            return None
+        answer = answer.reshape(())    # numpy 2 no longer turns a one-element array into a float
+        if hasattr(answer, "detach"):
+            answer = answer.detach()   # a tensor that carries gradients converts with a warning
     try:
         value = float(answer)
     except Exception:   # TypeError, ValueError, OverflowError, torch's RuntimeError: not one number
