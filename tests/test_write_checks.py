@@ -368,7 +368,8 @@ def test_feedback_never_shows_the_library_answer():
     fb = one_head.causal_mask(lambda T: torch.ones(T, T))
     assert "True," not in fb.message and "[[" not in fb.message
     fb = shapes_and_cache.kv_cache_size(lambda *a: 12345)
-    assert "75497472" not in fb.message and "75,497,472" not in fb.message and "too low" in fb.message
+    right = kv_cache_size(3, 5, 7, 11, 1)
+    assert f"{right}" not in fb.message and f"{right:,}" not in fb.message and "too high" in fb.message
 
 
 def test_the_write_check_runs_in_a_real_kernel():
@@ -388,7 +389,7 @@ def test_the_write_check_runs_in_a_real_kernel():
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     shown = [" ".join(o.get("data", {}).get("text/html", "") for o in c.outputs) for c in nb.cells[1:]]
     assert 'data-verdict="not answered"' in shown[0]
-    assert 'data-verdict="not yet"' in shown[1] and "did not finish within 1 s" in shown[1]
+    assert 'data-verdict="not yet"' in shown[1] and re.search(r"did not finish within [\d.]+ s", shown[1])
     assert "IndexError in `causal_mask`, at `return m[T]`" in shown[2]
     assert 'data-verdict="correct"' in shown[3]
     assert not any(o.output_type == "error" or o.get("name") == "stderr" for c in nb.cells for o in c.outputs)
