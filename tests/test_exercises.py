@@ -1,9 +1,11 @@
 """Exercises: the self-checks judge without giving answers away, and the student notebooks run."""
 import math
+import re
 import sys
 
 import nbformat
 import numpy as np
+import torch
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,23 @@ def test_feedback_never_contains_the_expected_answer():
     assert check_number(1.2346, expected, tol=1e-3, what="x")
     assert "too high" in check_number(2, expected, tol=1e-3, what="x").message
     assert "too low" in check_number(0, expected, tol=1e-3, what="x").message
+
+
+def test_value_checks_read_numpy_and_torch_answers():
+    from lib.exercises import check_choice, check_whole_number
+    assert check_number(np.float64(1.2345), 1.2345, tol=1e-3, what="x")
+    assert check_number(np.array([1.2345]), 1.2345, tol=1e-3, what="x")
+    assert check_number(torch.tensor(1.2345), 1.2345, tol=1e-3, what="x")
+    assert check_whole_number(np.int64(3), 3, what="n") and check_whole_number(torch.tensor(3), 3, what="n")
+    assert check_choice(np.str_("Tarso"), ["Tarso", "Cefa"], "Tarso", right="yes", wrong="no")
+    for garbage in (np.array([1.0, 2.0]), torch.tensor([1.0, 2.0]), 10 ** 400, float("inf"), "1.2345", True):
+        fb = check_number(garbage, 1.2345, tol=1e-3, what="x")
+        assert not fb and "single finite number" in fb.message and len(fb.message) < 200
+        fb = check_choice(garbage, ["Tarso", "Cefa"], "Tarso", right="yes", wrong="no")
+        assert not fb and "one of" in fb.message and len(fb.message) < 200
+    # A right verdict carries the interval it accepts (for the page test); a wrong one never does.
+    assert 'data-accepts="1.2335' in check_number(1.2345, 1.2345, tol=1e-3, what="x")._repr_html_()
+    assert "data-accepts" not in check_number(2.0, 1.2345, tol=1e-3, what="x")._repr_html_()
 
 
 def test_search_by_hand_checks():
@@ -61,6 +80,11 @@ def stub_checks(nb) -> int:
                if c.cell_type == "code" and c.metadata.get("course", {}).get("role") == "answer")
 
 
+def answer_stubs(text: str) -> int:
+    """The learner's places to answer: a value left as `...`, or a function whose body is `...`."""
+    return text.count("= ...") + len(re.findall(r"^def \w+\(.*\):\n    \.\.\.", text, re.M))
+
+
 def test_student_notebooks_have_no_solutions(student_notebooks):
     names = [p.stem for p in student_notebooks]
     for chapter in ("what-an-embedding-is", "hand-wired", "three-ways", "residual-path", "real-language", "gram-schmidt-by-hand", "why-attention", "bigrams", "one-head", "many-heads", "shapes-and-cache", "circuits", "ablation",
@@ -76,7 +100,7 @@ def test_student_notebooks_have_no_solutions(student_notebooks):
         answers = [c for c in nb.cells if c.metadata.get("course", {}).get("role") == "answer"]
         assert len(tasks) >= 2, f"{path.stem}: every chapter ends with exercises"
         assert [c.metadata["course"]["exercise"] for c in answers] == [c.metadata["course"]["exercise"] for c in tasks]
-        assert text.count("= ...") >= len(tasks), f"{path.stem}: every answer stub stays in the student notebook"
+        assert answer_stubs(text) >= len(tasks), f"{path.stem}: every answer stub stays in the student notebook"
     nb = nbformat.read(student_notebooks[names.index("search-by-hand")], as_version=4)
     text = "\n".join(c.source for c in nb.cells)
     assert "answer = float(" not in text and "lo, hi = 1.0, 100.0" not in text
@@ -143,11 +167,23 @@ def test_mechanism_checks(lm):
 
 
 def test_results_page_checks(lm):
-    assert results_page.survivors(lm, 5) and not results_page.survivors(lm, 9)
-    assert "whole number" in results_page.survivors(lm, 4.5).message
-    # Seed 10 is the first whose roll (SplitMix64, inverse CDF: the generator of lib.model.readout) picks Paolo.
-    assert results_page.seed_that_picks(lm, 10) and "rolls" in results_page.seed_that_picks(lm, 0).message
-    assert "whole number" in results_page.seed_that_picks(lm, -3).message
+    from lib.model.readout import prompt_logits, softmax
+    # Hugging Face's order: top-k 5 leaves five near-equal players, shared out to about a fifth each.
+    assert results_page.survivors_after_top_k(lm, 3) and not results_page.survivors_after_top_k(lm, 4)
+    assert "whole page" in results_page.survivors_after_top_k(lm, 5).message
+    assert "whole number" in results_page.survivors_after_top_k(lm, 4.5).message
+    logits = prompt_logits(lm, CONFIDENT)
+    hot = float(softmax(logits, 3.0).max())
+    assert results_page.top_prob_at(lm, hot) and results_page.top_prob_at(lm, hot + 0.004)
+    assert not results_page.top_prob_at(lm, hot + 0.01)
+    # What a learner gets by hand from the ten logits the first table prints, to two decimals.
+    ten = torch.round(torch.sort(logits, descending=True).values[:10] * 100) / 100
+    assert results_page.top_prob_at(lm, float(softmax(ten, 3.0)[0]))
+    assert "multiplied" in results_page.top_prob_at(lm, float(softmax(logits * 9, 3.0).max())).message
+    hot_count, warm_count = results_page._broken_rounds(lm, 2.0, range(20)), results_page._broken_rounds(lm, 1.0, range(20))
+    assert results_page.broken_rounds(lm, hot_count) and not results_page.broken_rounds(lm, hot_count + 1)
+    if warm_count != hot_count:
+        assert "temperature 1" in results_page.broken_rounds(lm, warm_count).message
 
 
 def test_hallucination_checks(lm):
@@ -192,6 +228,21 @@ def test_practice_checks(lm):
     assert "top word" in practice.steer_to(lm, CONFIDENT).message
 
 
+def test_the_catalogue_reads_kinds_and_refuses_a_misspelt_one(tmp_path):
+    from lib.errors import CourseError
+    from lib.exercises.catalogue import catalogue
+
+    (tmp_path / "_toc.yml").write_text("root: intro\nchapters:\n- file: ch\n")
+    exercise = ":::{{exercise}}\n:class: {kind}\n:label: ex-{n}\n\nDo it.\n:::\n"
+    (tmp_path / "ch.md").write_text("# A chapter\n\n" + exercise.format(kind="predict", n=1)
+                                    + exercise.format(kind="investigate extra", n=2))
+    assert [(e.label, e.kind, e.kind_label) for e in catalogue(tmp_path)] == [
+        ("ex-1", "predict", "Predict, then check"), ("ex-2", "investigate", "Investigate")]
+    (tmp_path / "ch.md").write_text("# A chapter\n\n" + exercise.format(kind="wirte", n=3))
+    with pytest.raises(CourseError, match="did you mean 'write'"):
+        catalogue(tmp_path)
+
+
 def test_the_catalogue_lists_every_exercise_with_its_self_check():
     from lib.exercises.catalogue import catalogue
 
@@ -199,6 +250,10 @@ def test_the_catalogue_lists_every_exercise_with_its_self_check():
     written = sum(p.read_text().count(":::{exercise}") for p in (ROOT / "chapters").rglob("*.md")
                   if not any(part.startswith(".") for part in p.parts))
     assert len(listed) == written >= 39
+    kinds = {e.label: e.kind for e in listed}
+    assert kinds["ex-page-softmax"] == "write" and kinds["ex-page-hot"] == "predict"
+    assert kinds["ex-page-hot-rounds"] == "investigate"
+    assert set(kinds.values()) <= {"write", "predict", "investigate", None}
     assert len({e.label for e in listed}) == len(listed), "exercise labels are unique"
     assert all(e.checks for e in listed), [e.label for e in listed if not e.checks]
     import importlib

@@ -24,16 +24,23 @@ def bigram_table(n_rounds: int = BIGRAM_ROUNDS, seed: int = 0) -> tuple[list[str
     Rows of tokens that never occur as a predecessor are left at zero.
     """
     tokens = list(calling_game.TOKENS)
+    rng = random.Random(seed)
+    counts, probs = count_bigrams([calling_game.sample_round(rng) for _ in range(n_rounds)], tokens)
+    return tokens, counts, probs
+
+
+def count_bigrams(rounds, tokens) -> tuple[np.ndarray, np.ndarray]:
+    """(counts [prev, next], probabilities [prev, next]) of the pairs of neighbouring tokens inside
+    each round (never across the end of one round and the start of the next). Rows of tokens that
+    never come before another are left at zero."""
     index = {t: i for i, t in enumerate(tokens)}
     counts = np.zeros((len(tokens), len(tokens)))
-    rng = random.Random(seed)
-    for _ in range(n_rounds):
-        words = calling_game.sample_round(rng)
+    for words in rounds:
         for a, b in zip(words, words[1:]):
             counts[index[a], index[b]] += 1
     totals = counts.sum(1, keepdims=True)
     probs = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
-    return tokens, counts, probs
+    return counts, probs
 
 
 def model_table(lm) -> np.ndarray:

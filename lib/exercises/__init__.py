@@ -1,11 +1,16 @@
-"""Self-checks for the chapters' exercises.
+"""Self-checks for the chapters' exercises, one module per chapter.
 
 Each check takes the learner's answer and returns a `Feedback`: right, or what is wrong and a
 hint, never the answer itself. An answer still left as `...` gets "not answered yet", so a
 student notebook runs from top to bottom before any exercise is done.
+
+This module holds the checks of a value (a number, a count, a choice) that predict and investigate
+exercises use; `writing` holds the machinery for exercises where the learner writes a function.
+CONTRIBUTING.md, at the top of the repository, is the convention both follow.
 """
 from __future__ import annotations
 
+import functools
 import html
 import math
 from dataclasses import dataclass
@@ -16,6 +21,10 @@ class Feedback:
     ok: bool
     message: str
     answered: bool = True
+    # For a right numeric answer, the interval the check accepts. Only a correct verdict carries
+    # it (as data-accepts), so a test can tell whether the page printed an accepted value above
+    # the exercise; a wrong verdict never gives the answer away.
+    accepts: tuple[float, float] | None = None
 
     def __bool__(self) -> bool:
         return self.ok
@@ -32,11 +41,26 @@ class Feedback:
 
     def _repr_html_(self) -> str:
         colour = "#1a7f37" if self.ok else ("#6e7781" if not self.answered else "#bc4c00")
-        return (f'<div class="course-feedback" data-verdict="{self.verdict()}" style="border-left:4px solid {colour};padding:4px 8px">'
+        accepts = f' data-accepts="{self.accepts[0]!r} {self.accepts[1]!r}"' if self.ok and self.accepts else ""
+        return (f'<div class="course-feedback" data-verdict="{self.verdict()}"{accepts} style="border-left:4px solid {colour};padding:4px 8px">'
                 f"<strong>{self._mark()}</strong>: {html.escape(self.message)}</div>")
 
 
 NOT_ANSWERED = "replace the ... with your answer, then run the cell again."
+
+
+def per_model(fn):
+    """Remember what `fn(lm, *args)` computed for each model: a check's right answer is worked out
+    once, however often a learner runs the check."""
+    store: dict = {}
+
+    @functools.wraps(fn)
+    def remembered(lm, *args):
+        key = (getattr(lm, "name", None), id(getattr(lm, "model", lm)), args)
+        if key not in store:
+            store[key] = fn(lm, *args)
+        return store[key]
+    return remembered
 
 
 def unanswered(answer) -> bool:
@@ -44,14 +68,33 @@ def unanswered(answer) -> bool:
 
 
 def as_number(answer):
-    """The answer as a float, or None if it is not a single finite number."""
-    if isinstance(answer, bool):
+    """The answer as a float, or None if it is not a single finite number.
+
+    A one-element numpy array or torch tensor counts as its number; a longer array, a string, a
+    number too large for a float (10**400) or an infinity does not."""
+    if isinstance(answer, (bool, str, bytes)):
         return None
+    if hasattr(answer, "shape") and hasattr(answer, "reshape"):      # a numpy array or a torch tensor
+        if math.prod(answer.shape) != 1:
+            return None
+        answer = answer.reshape(())    # numpy 2 no longer turns a one-element array into a float
+        if hasattr(answer, "detach"):
+            answer = answer.detach()   # a tensor that carries gradients converts with a warning
     try:
         value = float(answer)
-    except (TypeError, ValueError, OverflowError):   # OverflowError: a whole number beyond 1e308
+    except Exception:   # TypeError, ValueError, OverflowError, torch's RuntimeError: not one number
         return None
     return value if math.isfinite(value) else None
+
+
+def shown(answer, limit: int = 60) -> str:
+    """The learner's answer for a message, cut short (a huge array or string must not flood it)."""
+    try:
+        text = repr(answer)
+    except Exception:
+        text = f"a {type(answer).__name__}"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def check_number(answer, expected: float, *, tol: float, what: str, hints: dict | None = None) -> Feedback:
@@ -61,9 +104,9 @@ def check_number(answer, expected: float, *, tol: float, what: str, hints: dict 
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None:
-        return Feedback(False, f"{what} should be a single finite number; got {answer!r}.")
+        return Feedback(False, f"{what} should be a single finite number; got {shown(answer)}.")
     if abs(value - expected) <= tol:
-        return Feedback(True, f"{what} is {value:.4g}.")
+        return Feedback(True, f"{what} is {value:.4g}.", accepts=(expected - tol, expected + tol))
     for wrong, hint in (hints or {}).items():
         if abs(value - wrong) <= tol:
             return Feedback(False, hint)
@@ -79,14 +122,23 @@ def check_choice(answer, options, expected, *, right: str, wrong: str) -> Feedba
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     options = list(options)
+    chosen = next((o for o in options if same_option(answer, o)), _NO_OPTION)
+    if chosen is _NO_OPTION:
+        listed = ", ".join(repr(o) for o in options[:12]) + (", ..." if len(options) > 12 else "")
+        return Feedback(False, f"the answer should be one of {listed}; got {shown(answer)}.")
+    return Feedback(True, right) if same_option(chosen, expected) else Feedback(False, wrong)
+
+
+_NO_OPTION = object()
+
+
+def same_option(answer, option) -> bool:
+    """answer == option for answers of any type: an array or tensor compared with a word is simply
+    not equal (numpy and torch would answer with an array, whose truth is ambiguous)."""
     try:
-        known = answer in options
-    except (TypeError, ValueError):     # an array: its == with an option is no single truth value
-        known = False
-    if not known:
-        shown = ", ".join(repr(o) for o in options[:12]) + (", ..." if len(options) > 12 else "")
-        return Feedback(False, f"the answer should be one of {shown}; got {answer!r}.")
-    return Feedback(True, right) if answer == expected else Feedback(False, wrong)
+        return bool(answer == option)
+    except Exception:
+        return False
 
 
 def check_whole_number(answer, expected: int, *, what: str) -> Feedback:
@@ -95,9 +147,9 @@ def check_whole_number(answer, expected: int, *, what: str) -> Feedback:
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None or value != int(value):
-        return Feedback(False, f"{what} should be a whole number; got {answer!r}.")
+        return Feedback(False, f"{what} should be a whole number; got {shown(answer)}.")
     if int(value) == expected:
-        return Feedback(True, f"{what} is {int(value)}.")
+        return Feedback(True, f"{what} is {int(value)}.", accepts=(float(expected), float(expected)))
     return Feedback(False, f"{what} of {int(value)} is {'too high' if value > expected else 'too low'}.")
 
 
@@ -109,7 +161,7 @@ def prompt_signs(lm, answer):
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not isinstance(answer, str):
-        return Feedback(False, f"the answer should be a prompt, as a string of tokens; got {answer!r}.")
+        return Feedback(False, f"the answer should be a prompt, as a string of tokens; got {shown(answer)}.")
     try:
         return read_signs(lm, answer)
     except CourseError as e:

@@ -1,14 +1,27 @@
 """Self-checks for the chapter "Bigrams and the zero-layer model"."""
 from __future__ import annotations
 
-from lib.analysis.bigrams import bigram_table
+import functools
+import random
+
+import numpy as np
+
+from lib.analysis import bigrams as counted
+from lib.analysis.bigrams import count_bigrams
+from lib.content.corpora import calling_game
 from lib.exercises import Feedback, check_number
+from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 from lib.model.readout import prompt_logits, softmax
+
+
+@functools.cache
+def _counted_table():
+    return counted.bigram_table()
 
 
 def bigram_probability(answer, prev: str = "chiama", nxt: str = "Pietro") -> Feedback:
     """Exercise 1: one entry of the counted bigram table."""
-    tokens, _, probs = bigram_table()
+    tokens, _, probs = _counted_table()
     expected = float(probs[tokens.index(prev), tokens.index(nxt)])
     return check_number(answer, expected, tol=0.005, what=f"P({nxt} | {prev})")
 
@@ -17,3 +30,63 @@ def zero_layer_tarso(zl, answer) -> Feedback:
     """Exercise 2: what the zero-layer model gives Tarso after the last token Paolo."""
     probs = softmax(prompt_logits(zl, "<BOS> Paolo"))
     return check_number(answer, float(probs[zl.vocab.id("Tarso")]), tol=0.005, what="P(Tarso | Paolo)")
+
+
+# ------------------------------------------------------------------ write: the bigram table
+def _bigram_cases() -> list[Case]:
+    rng = random.Random(7)
+    game = [calling_game.sample_round(rng) for _ in range(40)]
+    tokens = list(calling_game.TOKENS)
+    return [Case((game, tokens), "40 rounds of the game"),
+            Case(([["a", "b", "a", "c"], ["c", "a", "b"]], ["a", "b", "c", "d"]),
+                 "the rounds a b a c and c a b, over the tokens a b c d"),
+            Case(([["x", "y"], ["y", "x", "x"], ["x"]], ["x", "y"]),
+                 "the rounds x y, y x x and x, over the tokens x y"),
+            Case(([["a"]], ["a", "b"]), "a single round of one token")]
+
+
+def _by_columns(rounds, tokens):
+    counts, _ = count_bigrams(rounds, tokens)
+    totals = counts.sum(0, keepdims=True)
+    return np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+
+
+def _joined(rounds, tokens):
+    return count_bigrams([[w for r in rounds for w in r]], tokens)[1]
+
+
+def _nan_rows(rounds, tokens):
+    counts, _ = count_bigrams(rounds, tokens)
+    with np.errstate(all="ignore"):
+        return counts / counts.sum(1, keepdims=True)
+
+
+def _uniform_rows(rounds, tokens):
+    counts, probs = count_bigrams(rounds, tokens)
+    probs[counts.sum(1) == 0] = 1 / len(tokens)
+    return probs
+
+
+bigram_table = WriteCheck(
+    name="bigram_table",
+    cases=_bigram_cases,
+    reference=lambda rounds, tokens: count_bigrams(rounds, tokens)[1],
+    mistakes=(
+        Mistake(lambda rounds, tokens: count_bigrams(rounds, tokens)[0],
+                "these are counts: each row shares out probability, so divide it by its total."),
+        Mistake(_by_columns,
+                "the columns sum to 1, not the rows: row a is the token before, and holds P(next | a)."),
+        Mistake(lambda rounds, tokens: count_bigrams(rounds, tokens)[1].T,
+                "the table is transposed: rows are the token before, columns the token after."),
+        Mistake(_joined,
+                "the table counts pairs across the end of one round and the start of the next; a pair is two "
+                "neighbours inside one round."),
+        Mistake(_nan_rows,
+                "a token that never comes before another gets a row of NaN (0 divided by 0): leave its row at zero."),
+        Mistake(_uniform_rows,
+                "a token that never comes before another gets a row of equal shares; with no counts, its row "
+                "stays at zero."),
+    ),
+    invariants=(lambda case, got: rows_sum_to_one()(case, got[np.asarray(got).sum(1) != 0])
+                if np.asarray(got).ndim == 2 else None,),
+)

@@ -5,7 +5,7 @@ import numpy as np
 
 from lib.analysis.ablation import all_heads, head_name
 from lib.analysis.circuits import head_habits, ov_circuit
-from lib.exercises import Feedback, check_choice, check_whole_number
+from lib.exercises import Feedback, check_choice, check_whole_number, per_model
 
 
 def ov_rank(lm, answer, layer: int = 0, head: int = 3) -> Feedback:
@@ -14,10 +14,14 @@ def ov_rank(lm, answer, layer: int = 0, head: int = 3) -> Feedback:
     return check_whole_number(answer, int((s > s[0] * 1e-5).sum()), what="The rank")
 
 
+@per_model
+def _most_self_attending(lm) -> str:
+    habits = head_habits(lm)
+    return head_name(max(all_heads(lm.model), key=lambda h: habits.shares[h]["itself (the callee)"]))
+
+
 def most_self_attending(lm, answer) -> Feedback:
     """Exercise 2: the head that puts most attention on the callee itself."""
-    habits = head_habits(lm)
     names = [head_name(h) for h in all_heads(lm.model)]
-    best = max(all_heads(lm.model), key=lambda h: habits.shares[h]["itself (the callee)"])
-    return check_choice(answer, names, head_name(best), right=f"{answer} looks at the callee itself the most.",
+    return check_choice(answer, names, _most_self_attending(lm), right=f"{answer} looks at the callee itself the most.",
                         wrong=f"{answer} is not the one; compare the 'itself' share of every head.")

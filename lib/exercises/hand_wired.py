@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from lib.content.corpora import hand_wired as hw
 from lib.analysis.maps import analogy, pca
-from lib.exercises import Feedback, check_choice, check_number
+from lib.exercises import Feedback, check_choice, check_number, same_option
 
 
 def designed_top2(answer) -> Feedback:
@@ -21,5 +21,5 @@ def inputs_left_in(lm, answer) -> Feedback:
     best = analogy(vecs, "man", "boy", "girl", exclude_inputs=False).best
     excluded = analogy(vecs, "man", "boy", "girl").best
     wrong = (f"{answer} is the answer with the inputs left out; this time keep them in the ranking."
-             if answer == excluded else f"{answer} is not first; rank every word, man, boy and girl included.")
+             if same_option(answer, excluded) else f"{answer} is not first; rank every word, man, boy and girl included.")
     return check_choice(answer, hw.WORDS, best, right=f"with the inputs left in, {answer} comes first.", wrong=wrong)

@@ -1,6 +1,16 @@
 """Self-checks for the chapter "The lever: watching the answer form"."""
 from __future__ import annotations
 
+from functools import partial
+import functools
+from types import SimpleNamespace
+
+import numpy as np
+import torch
+
+from lib.analysis.lens import read_out
+from lib.model.transformer import LayerNorm
+from lib.exercises.writing import Case, Mistake, WriteCheck
 from lib.shipped.behaviour import CONFIDENT
 from lib.explorers.views import lens_view
 from lib.analysis.trajectory import residual_trajectory
@@ -23,3 +33,80 @@ def largest_push(lm, answer, prompt: str = CONFIDENT) -> Feedback:
     return check_choice(answer, list(traj.pushes), expected,
                         right=f"{answer} supplies the largest push toward Tarso.",
                         wrong=f"{answer} pushes, but another component pushes further; compare every push.")
+
+
+# ------------------------------------------------------------------ write: one stage of the logit lens
+def _model_parts(gain, bias, W_U, b_U):
+    """What the library's read-out needs of a model: its final LayerNorm and its unembedding."""
+    norm = LayerNorm(len(gain)).double()
+    with torch.no_grad():
+        norm.w.copy_(torch.as_tensor(gain, dtype=torch.float64))
+        norm.b.copy_(torch.as_tensor(bias, dtype=torch.float64))
+    return SimpleNamespace(ln_final=norm, W_U=torch.as_tensor(W_U, dtype=torch.float64),
+                           b_U=torch.as_tensor(b_U, dtype=torch.float64))
+
+
+def library_lens_stage(resid, gain, bias, W_U, b_U) -> np.ndarray:
+    """The logits the lens reads off one residual vector: the model's own final LayerNorm, then W_U."""
+    return read_out(_model_parts(gain, bias, W_U, b_U), torch.as_tensor(resid, dtype=torch.float64)).numpy()
+
+
+def _lens_by_hand(resid, gain, bias, W_U, b_U, *, norm=True, centre=True, ddof=0, eps=1e-5, affine=True,
+                  unembed_bias=True):
+    """The lens written out with switches, each switch one typical mistake (the defaults are right)."""
+    x = np.asarray(resid, dtype=float)
+    if norm:
+        c = x - x.mean() if centre else x
+        x = c / np.sqrt((c ** 2).sum() / (len(x) - ddof) + eps)
+        if affine:
+            x = x * np.asarray(gain, float) + np.asarray(bias, float)
+    out = x @ np.asarray(W_U, float)
+    return out + np.asarray(b_U, float) if unembed_bias else out
+
+
+
+@functools.cache
+def _lens_cases() -> tuple[Case, ...]:
+    from lib.model.store import load
+
+    hw = load("hand-wired")
+    m = hw.model
+    prompt = "<BOS> the king is"
+    _, cache = m.run_with_cache(hw.encode(prompt))
+    parts = tuple(t.detach().double() for t in (m.ln_final.w, m.ln_final.b, m.W_U, m.b_U))
+    g = torch.Generator().manual_seed(5)
+    r = lambda *shape, std=1.0: torch.randn(*shape, generator=g, dtype=torch.float64) * std
+    d, v = 12, 9
+    random_parts = (1 + r(d, std=0.3), r(d, std=0.3), r(d, v, std=0.4), r(v, std=0.5))
+    return (Case((cache["blocks.0.resid_mid"][-1].double(), *parts),
+                 f"the hand-wired model's residual after attention 0 on {prompt!r}"),
+            Case((cache["resid_final"][-1].double(), *parts), f"its final residual on {prompt!r}"),
+            Case((r(d, std=3.0) + 2.0, *random_parts), "a random residual of 12 numbers, 9 words"),
+            Case((torch.full((d,), 0.5, dtype=torch.float64) + r(d, std=1e-3), *random_parts),
+                 "a residual whose 12 numbers barely differ"))
+
+
+lens_stage = WriteCheck(
+    name="lens_stage",
+    cases=_lens_cases,
+    reference=library_lens_stage,
+    rtol=1e-6, atol=1e-8,
+    mistakes=(
+        Mistake(partial(_lens_by_hand, norm=False),
+                "the final LayerNorm is missing: the lens reads every stage through the model's own last step, "
+                "LayerNorm first, then W_U."),
+        Mistake(partial(_lens_by_hand, unembed_bias=False), "the unembedding's bias b_U is missing."),
+        Mistake(partial(_lens_by_hand, affine=False),
+                "the LayerNorm's learned gain and bias are missing: after normalising, multiply by the gain "
+                "and add the bias."),
+        Mistake(partial(_lens_by_hand, centre=False),
+                "the residual is not centred: LayerNorm subtracts the mean of its numbers before dividing by "
+                "their spread."),
+        Mistake(partial(_lens_by_hand, ddof=1),
+                "the spread is the sample standard deviation (dividing by d_model - 1, torch.std's default); "
+                "LayerNorm divides by d_model."),
+        Mistake(partial(_lens_by_hand, eps=0.0),
+                "eps is missing: LayerNorm adds 1e-5 to the variance before the square root, which matters "
+                "when the numbers barely differ."),
+    ),
+)

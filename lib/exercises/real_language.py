@@ -1,14 +1,26 @@
 """Self-checks for the chapter "Real language"."""
 from __future__ import annotations
 
-from lib.analysis.maps import analogy, pca
+from functools import partial
+import functools
+
+import numpy as np
+
+from lib.analysis import maps
+from lib.analysis.maps import pca
 from lib.content import real_words
-from lib.exercises import Feedback, check_choice, check_number
+from lib.exercises import Feedback, check_choice, check_number, same_option
+from lib.exercises.writing import Case, Mistake, WriteCheck
+
+
+@functools.cache
+def _rows_pca():
+    return pca(real_words.load().vectors.astype(float))
 
 
 def top4_share(answer) -> Feedback:
     """Exercise 1: the top-4 PCA share of the 84 real-language rows."""
-    p = pca(real_words.load().vectors.astype(float))
+    p = _rows_pca()
     return check_number(answer, p.cumulative(4), tol=2e-3, what="The share",
                         hints={p.cumulative(2): "that is the top two; add the third and fourth components.",
                                p.cumulative(4) * 100: "that is a percentage; give the share between 0 and 1."})
@@ -18,7 +30,75 @@ def father_analogy(answer) -> Feedback:
     """Exercise 2: father - man + woman, inputs excluded."""
     rows = real_words.load()
     vecs = {w: rows.vectors[i].astype(float) for i, w in enumerate(rows.words)}
-    best = analogy(vecs, "father", "man", "woman").best
+    best = maps.analogy(vecs, "father", "man", "woman").best
     wrong = (f"{answer} is one of the inputs; leave father, man and woman out of the ranking."
-             if answer in ("father", "man", "woman") else f"{answer} is not the closest to father - man + woman.")
+             if any(same_option(answer, w) for w in ("father", "man", "woman")) else f"{answer} is not the closest to father - man + woman.")
     return check_choice(answer, rows.words, best, right=f"father - man + woman lands on {answer}.", wrong=wrong)
+
+
+# ------------------------------------------------------------------ write: an analogy, inputs excluded
+def _best(vectors, target, pool, score) -> str:
+    """The word of `pool` whose vector scores highest against `target`; ties go to the earlier word."""
+    best, best_score = None, -np.inf
+    for w in pool:
+        s = score(np.asarray(target, float), np.asarray(vectors[w], float))
+        if s > best_score:
+            best, best_score = w, s
+    return best
+
+
+def _cos(t, v):
+    return float(t @ v / (np.linalg.norm(t) * np.linalg.norm(v)))
+
+
+def _analogy_by_hand(vectors, a, b, c, *, exclude=True, target="a-b+c", score=_cos, unit=False):
+    """The analogy with switches, each switch one typical mistake (the defaults are right)."""
+    vecs = {w: np.asarray(v, float) / (np.linalg.norm(v) if unit else 1.0) for w, v in vectors.items()}
+    t = {"a-b+c": vecs[a] - vecs[b] + vecs[c], "a+b-c": vecs[a] + vecs[b] - vecs[c],
+         "b-a+c": vecs[b] - vecs[a] + vecs[c]}[target]
+    pool = [w for w in vecs if not (exclude and w in (a, b, c))]
+    return _best(vecs, t, pool, score)
+
+
+
+def _analogy_cases() -> list[Case]:
+    rows = real_words.load()
+    words = {w: rows.vectors[i].astype(float) for i, w in enumerate(rows.words)}
+    # Twelve made-up words whose vectors have very different lengths (drawn with the seed that makes
+    # ranking by dot product, by distance and by cosine of unit rows each land on a different word).
+    rng = np.random.default_rng(32)
+    names = ["ant", "bee", "cod", "doe", "eel", "fox", "gnu", "hen", "ibis", "jay", "kid", "lynx"]
+    made_up = {w: rng.normal(size=4) * rng.uniform(0.3, 3.0) for w in names}
+    return [Case((words, "king", "man", "woman"), "king - man + woman on the 84 real-language rows"),
+            Case((words, "father", "man", "woman"), "father - man + woman on the 84 real-language rows"),
+            Case((made_up, "ant", "bee", "cod"), "ant - bee + cod among 12 made-up words of very different lengths"),
+            Case((words, "hot", "cold", "old"), "hot - cold + old on the 84 real-language rows")]
+
+
+def _kept_an_input(case: Case, got: str) -> str:
+    _, a, b, c = case.args
+    return f"{got} is one of the inputs: leave {a}, {b} and {c} out of the candidates."
+
+
+analogy = WriteCheck(
+    name="analogy",
+    cases=_analogy_cases,
+    reference=lambda vectors, a, b, c: maps.analogy(vectors, a, b, c).best,
+    mistakes=(
+        Mistake(partial(_analogy_by_hand, exclude=False), _kept_an_input),
+        Mistake(partial(_analogy_by_hand, target="a+b-c"),
+                "the offset goes the wrong way: the target is a - b + c (king - man + woman), not a + b - c."),
+        Mistake(partial(_analogy_by_hand, target="b-a+c"),
+                "the target starts from the wrong word: it is a - b + c (king - man + woman), not b - a + c."),
+        Mistake(partial(_analogy_by_hand, score=lambda t, v: float(t @ v)),
+                "the candidates were ranked by dot product, so long rows win: rank them by cosine."),
+        Mistake(partial(_analogy_by_hand, score=lambda t, v: -float(np.linalg.norm(t - v))),
+                "the candidates were ranked by their distance to the target; rank them by cosine (the angle "
+                "alone)."),
+        Mistake(partial(_analogy_by_hand, unit=True),
+                "the rows were made length 1 before the arithmetic; here a - b + c takes the rows as they are, "
+                "and only the ranking uses cosines."),
+    ),
+    invariants=(lambda case, got: _kept_an_input(case, got) if got in case.args[1:] else None,
+                lambda case, got: None if got in case.args[0] else f"{got!r} is not one of the words."),
+)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from lib.analysis.ablation import all_heads, head_name
 from lib.analysis.trajectory import path_view
-from lib.exercises import Feedback, check_choice, check_number
+from lib.exercises import Feedback, check_choice, check_number, same_option
 
 PROMPT = "<BOS> Pietro chiama Paolo"
 
@@ -28,6 +28,6 @@ def most_necessary(lm, answer) -> Feedback:
     best = min(effects, key=effects.get)
     largest_push = "MLP 1"
     wrong = (f"{answer} makes the largest push, but the answer does not depend on it the most; switch each "
-             "component off and compare P(Tarso)." if answer == largest_push and best != largest_push
+             "component off and compare P(Tarso)." if same_option(answer, largest_push) and best != largest_push
              else f"switching {answer} off alone does not lower P(Tarso) the most.")
     return check_choice(answer, list(effects), best, right=f"without {answer}, P(Tarso) drops the most.", wrong=wrong)

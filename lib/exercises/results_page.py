@@ -1,26 +1,193 @@
 """Self-checks for the chapter "The results page, temperature and sampling"."""
 from __future__ import annotations
 
-from lib.shipped.behaviour import UNCERTAIN
-from lib.model.readout import prompt_logits, sample, softmax, truncation_mask
-from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_whole_number, unanswered
+import functools
+
+import numpy as np
+import torch
+
+from lib.content.corpora.calling_game import check_round
+from lib.shipped.behaviour import CONFIDENT, UNCERTAIN
+from lib.model.generate import generate
+from lib.model.readout import prompt_logits, softmax, truncation_mask
+from lib.exercises import Feedback, as_number, check_number, check_whole_number, per_model
+from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 
 
-def survivors(lm, answer, top_p: float = 0.5, prompt: str = UNCERTAIN) -> Feedback:
-    """Exercise 1: how many tokens survive top-p truncation."""
+# ------------------------------------------------------------------ write: softmax with a temperature
+def _stable(z):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+@functools.cache
+def _logit_cases() -> tuple[Case, ...]:
+    from lib.model.store import load
+
+    lm = load("calling-game")
+    flat, sharp = prompt_logits(lm, UNCERTAIN), prompt_logits(lm, CONFIDENT)
+    g = torch.Generator().manual_seed(3)
+    return (Case((flat, 0.5), f"the logits after {UNCERTAIN!r} at temperature 0.5"),
+            Case((sharp, 2.0), f"the logits after {CONFIDENT!r} at temperature 2"),
+            Case((torch.randn(10, generator=g, dtype=torch.float64), 1.0), "10 random logits at temperature 1"),
+            Case((torch.randn(6, generator=g, dtype=torch.float64) * 3, 7.5), "6 random logits at temperature 7.5"),
+            Case((torch.tensor([2.0], dtype=torch.float64), 0.3), "a single logit"),
+            Case((torch.tensor([1000.0, 999.0, 0.0], dtype=torch.float64), 1.0),
+                 "the logits 1000, 999 and 0 at temperature 1"),
+            Case((sharp, 0.01), f"the logits after {CONFIDENT!r} at temperature 0.01"))
+
+
+softmax_with_temperature = WriteCheck(
+    name="softmax_with_temperature",
+    cases=_logit_cases,
+    reference=lambda logits, t: softmax(logits, t).numpy(),
+    mistakes=(
+        Mistake(lambda z, t: _stable(np.asarray(z) * t),
+                "the temperature multiplies the logits; it divides them (a temperature above 1 must flatten "
+                "the page, below 1 sharpen it)."),
+        Mistake(lambda z, t: _stable(z),
+                "the page does not change with the temperature: divide the logits by it before the softmax."),
+        Mistake(lambda z, t: _stable(z) / t,
+                "the probabilities were divided by the temperature after the softmax, so they no longer sum "
+                "to 1: the temperature divides the logits, before the softmax."),
+        Mistake(lambda z, t: np.exp(np.asarray(z) / t) / np.exp(np.asarray(z) / t).sum(),
+                "with large logits (or a small temperature) exp overflows to infinity and the page turns into "
+                "NaN: subtract the largest logit before exp (the softmax does not change)."),
+        Mistake(lambda z, t: np.exp(np.asarray(z) / t),
+                "these are the exponentials, not yet probabilities: they must be divided by their sum."),
+    ),
+    invariants=(rows_sum_to_one("probabilities"),),
+)
+
+
+# ------------------------------------------------------------------ write: top-k, then top-p
+def library_truncate(probs, top_k=None, top_p=None) -> np.ndarray:
+    """The distribution the die is rolled on after top-k and top-p (Hugging Face's order)."""
+    probs = torch.as_tensor(probs, dtype=torch.float64)
+    kept = probs * truncation_mask(probs, top_k, top_p)
+    return (kept / kept.sum()).numpy()
+
+
+def _renormalised(keep):
+    def truncate(probs, top_k=None, top_p=None):
+        p = np.asarray(probs, dtype=float)
+        kept = p * keep(p, top_k, top_p)
+        return kept / kept.sum()
+    return truncate
+
+
+def _keep(p, top_k, top_p, *, judge_before_k=False, stop_short=False, worst_first=False):
+    """Which tokens survive, with switches for typical mistakes (the defaults are right)."""
+    order = np.argsort(p if worst_first else -p, kind="stable")
+    keep = np.ones(len(p), bool)
+    if top_k is not None:
+        keep[top_k:] = False
+    if top_p is not None:
+        mass = p[order] * (1 if judge_before_k else keep)
+        mass = mass / mass.sum()
+        running = np.cumsum(mass)
+        keep &= (running < top_p) if stop_short else (running - mass < top_p - 1e-12)
+        if not stop_short:
+            keep[0] = True
+    out = np.zeros(len(p), bool)
+    out[order] = keep
+    return out
+
+
+def _kept_the_best(probs, got) -> str | None:
+    """Every survivor must be at least as likely as every token that was cut."""
+    p, kept = np.asarray(probs, dtype=float), np.asarray(got, dtype=float) > 0
+    if kept.any() and (~kept).any() and p[kept].min() < p[~kept].max():
+        return "your function kept a token less likely than one it cut: top-k and top-p keep the best ones."
+    return None
+
+
+def _truncate_cases() -> list[Case]:
+    from lib.model.store import load
+
+    lm = load("calling-game")
+    flat, sharp = softmax(prompt_logits(lm, UNCERTAIN)), softmax(prompt_logits(lm, CONFIDENT))
+    rng = np.random.default_rng(11)
+    page = lambda n: torch.as_tensor(rng.dirichlet(np.ones(n)), dtype=torch.float64)
+    return [Case((flat,), f"the page after {UNCERTAIN!r} with top-k 5 and top-p 0.5", {"top_k": 5, "top_p": 0.5}),
+            Case((flat,), f"the page after {UNCERTAIN!r} with top-p 0.3", {"top_p": 0.3}),
+            Case((page(12),), "a random page of 12 tokens with top-k 4", {"top_k": 4}),
+            Case((page(12),), "a random page of 12 tokens with top-k 6 and top-p 0.6", {"top_k": 6, "top_p": 0.6}),
+            Case((page(20),), "a random page of 20 tokens with top-p 0.9", {"top_p": 0.9}),
+            Case((sharp,), f"the page after {CONFIDENT!r} with top-p 0.5", {"top_p": 0.5}),
+            Case((page(8),), "a random page of 8 tokens with top-p 0.000001", {"top_p": 1e-6}),
+            Case((page(8),), "a random page of 8 tokens with top-k 50 (more than the page holds)", {"top_k": 50}),
+            Case((page(8),), "a random page of 8 tokens and no top-k or top-p", {})]
+
+
+top_k_top_p = WriteCheck(
+    name="top_k_top_p",
+    cases=_truncate_cases,
+    reference=library_truncate,
+    mistakes=(
+        Mistake(_renormalised(lambda p, k, q: _keep(p, k, q, judge_before_k=True)),
+                "top-p was judged on the probabilities of the whole page; it comes after top-k, on the "
+                "survivors' probabilities shared out again, so it keeps fewer tokens."),
+        Mistake(lambda probs, top_k=None, top_p=None: np.asarray(probs) * _keep(np.asarray(probs), top_k, top_p),
+                "the survivors' probabilities do not add up to 1: share the kept mass out again."),
+        Mistake(_renormalised(lambda p, k, q: _keep(p, k, q, stop_short=True)),
+                "the top-p set stops before its mass reaches p: it must include the token that takes the "
+                "running total to p or past it (so the best token always survives)."),
+        Mistake(_renormalised(lambda p, k, q: _keep(p, k, q, worst_first=True)),
+                "your function kept the least likely tokens: top-k and top-p keep the best ones."),
+    ),
+    invariants=(rows_sum_to_one("probabilities"), lambda case, got: _kept_the_best(case.args[0], got)),
+)
+
+
+# ------------------------------------------------------------------ predict: top-k, then top-p
+def survivors_after_top_k(lm, answer, top_k: int = 5, top_p: float = 0.5, prompt: str = UNCERTAIN) -> Feedback:
+    """How many tokens survive top-k and then top-p on the page after `prompt`."""
     probs = softmax(prompt_logits(lm, prompt))
-    expected = int(truncation_mask(probs, top_p=top_p).sum())
-    return check_whole_number(answer, expected, what=f"The number of survivors at top-p {top_p}")
-
-
-def seed_that_picks(lm, answer, word: str = "Paolo", prompt: str = UNCERTAIN) -> Feedback:
-    """Exercise 2: a seed whose roll (temperature 1, no truncation) picks `word`."""
-    if unanswered(answer):
-        return Feedback(False, NOT_ANSWERED, answered=False)
+    expected = int(truncation_mask(probs, top_k=top_k, top_p=top_p).sum())
+    whole_page = int(truncation_mask(probs, top_p=top_p).sum())
+    fb = check_whole_number(answer, expected, what=f"The number of survivors of top-k {top_k} and top-p {top_p}")
     value = as_number(answer)
-    if value is None or value != int(value) or value < 0:
-        return Feedback(False, f"a seed is a whole number of 0 or more; got {answer!r}.")
-    got = lm.vocab.tokens[sample(prompt_logits(lm, prompt), seed=int(value))]
-    if got == word:
-        return Feedback(True, f"seed {int(value)} rolls {word}.")
-    return Feedback(False, f"seed {int(value)} rolls {got}, not {word}: try other seeds.")
+    if not fb and value is not None and value == whole_page != expected:
+        return Feedback(False, f"{whole_page} is what top-p {top_p} keeps on the whole page; after top-k the "
+                               f"{top_k} survivors share the probability out again first.")
+    return fb
+
+
+# ------------------------------------------------------------------ predict: a hotter page
+def top_prob_at(lm, answer, temperature: float = 3.0, prompt: str = CONFIDENT, tol: float = 0.005) -> Feedback:
+    """The top token's probability after `prompt` at `temperature`. Worked out by hand from the ten
+    logits the chapter prints it comes within 0.003; a looser tolerance would accept the page's
+    round 0.9 (a top-p setting) as a prediction."""
+    logits = prompt_logits(lm, prompt)
+    top = int(torch.argmax(logits))
+    expected = float(softmax(logits, temperature)[top])
+    times = float(torch.softmax(logits.double() * temperature, -1)[top])
+    return check_number(answer, expected, tol=tol, what=f"The top token's probability at temperature {temperature:g}",
+                        hints={times: "that is the page with the logits multiplied by the temperature; "
+                                      "a temperature divides them."})
+
+
+# ------------------------------------------------------------------ investigate: hot rounds break the rules
+@per_model
+def _broken_rounds(lm, temperature: float, seeds: range) -> int:
+    """How many rounds sampled from <BOS> (one per seed) break the game's rules."""
+    eos, start = lm.vocab.id("<EOS>"), lm.encode("<BOS>")
+    broken = 0
+    for seed in seeds:
+        out = generate(lm.model, start, lm.model.cfg.n_ctx - 1, use_cache=True, do_sample=True,
+                       temperature=temperature, seed=seed, stop=[eos])
+        ok, _ = check_round(lm.vocab.decode(out.tokens))
+        broken += not ok
+    return broken
+
+
+def broken_rounds(lm, answer, temperature: float = 2.0, seeds: range = range(20)) -> Feedback:
+    """How many of the rounds sampled from <BOS> with `seeds` at `temperature` break the rules."""
+    expected = _broken_rounds(lm, temperature, seeds)
+    fb = check_whole_number(answer, expected, what=f"The number of broken rounds at temperature {temperature:g}")
+    value = as_number(answer)
+    if not fb and value is not None and value == _broken_rounds(lm, 1.0, seeds) != expected:
+        return Feedback(False, "that is the count at temperature 1: pass the temperature to the generator too.")
+    return fb

@@ -5,7 +5,8 @@ import numpy as np
 
 from lib.analysis.search import model_search, search
 from lib.content.worked_examples import SEARCH_DICTIONARY, SEARCH_QUERY
-from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, unanswered
+from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, shown, unanswered
+from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 
 # Exercise 1 uses a new query against the chapter's dictionary.
 EXERCISE_QUERY = (0.2, 1.0, 0.4)
@@ -34,7 +35,7 @@ def smallest_scale(answer, target: float = 0.95) -> Feedback:
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None or value != int(value) or value < 1:
-        return Feedback(False, f"the scale should be a whole number of at least 1; got {answer!r}.")
+        return Feedback(False, f"the scale should be a whole number of at least 1; got {shown(answer)}.")
     k = int(value)
 
     def p_tarso(scale):
@@ -53,9 +54,72 @@ def temperature_for_half(lm, answer, prompt: str = "<BOS> Pietro chiama Paolo", 
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None or value <= 0:
-        return Feedback(False, f"a temperature is a positive number; got {answer!r}.")
+        return Feedback(False, f"a temperature is a positive number; got {shown(answer)}.")
     top = model_search(lm, prompt, value).probs.max()
     if abs(top - 0.5) <= tol:
         return Feedback(True, f"at temperature {value:.3g} the top candidate holds {top:.3f}.")
     direction = "raise" if top > 0.5 else "lower"
     return Feedback(False, f"at temperature {value:.3g} the top candidate still holds {top:.3f}: {direction} the temperature.")
+
+
+# ------------------------------------------------------------------ write: the search, by hand
+def library_search(query, dictionary) -> np.ndarray:
+    """The page of the search: one probability per row of `dictionary` [word, d], in its order."""
+    rows = np.asarray(dictionary, dtype=float)
+    return search(query, {i: row for i, row in enumerate(rows)}).probs
+
+
+def _page(scores):
+    s = np.asarray(scores, dtype=float)
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+def _scores(query, dictionary):
+    return np.asarray(dictionary, dtype=float) @ np.asarray(query, dtype=float)
+
+
+def _cosines(query, dictionary):
+    d, q = np.asarray(dictionary, dtype=float), np.asarray(query, dtype=float)
+    return d @ q / (np.linalg.norm(d, axis=1) * np.linalg.norm(q))
+
+
+def _search_cases() -> list[Case]:
+    from lib.analysis.search import model_dictionary, model_query
+    from lib.model.store import load
+    from lib.shipped.behaviour import UNCERTAIN
+
+    lm = load("calling-game")
+    words = list(SEARCH_DICTIONARY)
+    rng = np.random.default_rng(4)
+    scaled = rng.normal(size=(8, 5)) * rng.uniform(0.2, 3.0, size=(8, 1))   # rows of very different lengths
+    return [Case((np.array(EXERCISE_QUERY), np.array([SEARCH_DICTIONARY[w] for w in words])),
+                 f"the query {EXERCISE_QUERY} against the chapter's dictionary ({', '.join(words)})"),
+            Case((model_query(lm, UNCERTAIN), np.array(list(model_dictionary(lm).values()))),
+                 f"the shipped model's query after {UNCERTAIN!r} against its {len(lm.vocab)} words"),
+            Case((rng.normal(size=5), scaled), "a random query against 8 rows of very different lengths"),
+            Case((np.array([0.5, -1.0]), np.array([[2.0, 1.0]])), "a dictionary of one word"),
+            Case((np.array(SEARCH_QUERY) * 2000, np.array([SEARCH_DICTIONARY[w] for w in words])),
+                 "the chapter's query made 2000 times longer")]
+
+
+search_page = WriteCheck(
+    name="search_page",
+    cases=_search_cases,
+    reference=library_search,
+    mistakes=(
+        Mistake(lambda q, d: _page(_cosines(q, d)),
+                "the scores were divided by the lengths (cosines): the search scores with plain dot products, "
+                "so a longer query or a longer word row gives a sharper page."),
+        Mistake(_scores, "these are the scores (logits); the page holds probabilities: a softmax turns one into "
+                         "the other."),
+        Mistake(lambda q, d: np.sort(_page(_scores(q, d)))[::-1],
+                "the probabilities come back sorted; the page keeps the dictionary's order, one per row."),
+        Mistake(lambda q, d: _page(-np.linalg.norm(np.asarray(d, float) - np.asarray(q, float), axis=1)),
+                "the words were scored by their distance to the query; the search scores by dot product."),
+        Mistake(lambda q, d: np.exp(_scores(q, d)) / np.exp(_scores(q, d)).sum(),
+                "with a long query exp overflows to infinity and the page turns into NaN: subtract the largest "
+                "score before exp (the softmax does not change)."),
+    ),
+    invariants=(rows_sum_to_one("probabilities"),),
+)

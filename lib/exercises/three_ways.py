@@ -1,9 +1,13 @@
 """Self-checks for the chapter "Three ways to look"."""
 from __future__ import annotations
 
+from functools import partial
+import numpy as np
+
 from lib.explorers.map_views import layouts, plane_view, point_set
-from lib.analysis.maps import nearest_indices
+from lib.analysis.maps import nearest_indices, pca
 from lib.exercises import Feedback, check_choice, check_number
+from lib.exercises.writing import Case, Mistake, WriteCheck, read_like
 
 
 def tarso_capo_spread(answer) -> Feedback:
@@ -24,3 +28,77 @@ def pietro_page_neighbour(answer) -> Feedback:
     expected = page_neighbour(layouts("calling-game", 10.0, [3])[0], labels, "Pietro")
     return check_choice(answer, labels, expected, right=f"{answer} sits next to Pietro in the seed-3 layout.",
                         wrong=f"{answer} is not Pietro's nearest token on that page; measure the 2-D distances.")
+
+
+# ------------------------------------------------------------------ write: PCA by SVD
+def library_pca(x, k) -> tuple[np.ndarray, np.ndarray]:
+    """(the top k components as rows [k, dim], each one's share of the total variance [k])."""
+    p = pca(np.asarray(x, dtype=float), k)
+    return p.components, p.explained_ratio
+
+
+def _read_pca(value, like):
+    """The learner's (components, shares), each component's sign turned to match the library's:
+    a component and its negative are the same axis."""
+    components, shares = read_like(value, like)
+    if components.shape == like[0].shape:
+        signs = np.sign(np.einsum("kd,kd->k", components, like[0]))
+        components = components * np.where(signs == 0, 1.0, signs)[:, None]
+    return components, shares
+
+
+def _pca_by_hand(x, k, *, centre=True, squared=True, of_kept=False, scale=False, rows_of="vt"):
+    """PCA by SVD with switches, each switch one typical mistake (the defaults are right)."""
+    x = np.asarray(x, dtype=float)
+    c = x - x.mean(0) if centre else x
+    if scale:
+        c = c / c.std(0)
+    u, s, vt = np.linalg.svd(c, full_matrices=False)
+    var = s ** 2 if squared else s
+    shares = var[:k] / (var[:k].sum() if of_kept else var.sum())
+    components = {"vt": vt[:k], "v": vt.T[:k], "u": u[:, :k].T}[rows_of]
+    return components, shares
+
+
+
+def _pca_cases() -> list[Case]:
+    from lib.content import real_words
+    from lib.content.corpora import hand_wired as hw
+    from lib.model.store import load
+
+    rng = np.random.default_rng(21)
+    cloud = rng.normal(size=(30, 7)) * np.linspace(3, 0.5, 7) + 4.0   # off-centre, distinct spreads
+    E = load("calling-game").model.W_E.detach().double().numpy()
+    return [Case((hw.designed_matrix().astype(float), 2), "the hand-wired table's 40 designed rows, k = 2"),
+            Case((cloud, 3), "30 random points in 7 dimensions, far from the origin, k = 3"),
+            Case((E, 2), "the shipped model's 28 embedding rows, k = 2"),
+            Case((real_words.load().vectors.astype(float), 4), "the 84 real-language rows, k = 4"),
+            Case((cloud[:5], 1), "5 points, k = 1"),
+            Case((cloud[:, :3], 3), "30 points in 3 dimensions, every component (k = 3)")]
+
+
+pca_by_svd = WriteCheck(
+    name="pca_by_svd",
+    cases=_pca_cases,
+    reference=library_pca,
+    read=_read_pca,
+    rtol=1e-6, atol=1e-9,
+    mistakes=(
+        Mistake(partial(_pca_by_hand, centre=False),
+                "the points were not centred: without subtracting their mean, component 1 points toward the "
+                "mean instead of along the spread.", part=0),
+        Mistake(partial(_pca_by_hand, squared=False),
+                "the shares use the singular values; a component's variance is its singular value squared.", part=1),
+        Mistake(partial(_pca_by_hand, of_kept=True),
+                "the shares were divided by the variance of the k kept components; divide by the total variance "
+                "of all of them.", part=1),
+        Mistake(partial(_pca_by_hand, rows_of="v"),
+                "the components are the columns of Vt, not its rows (np.linalg.svd returns V already transposed).",
+                part=0),
+        Mistake(partial(_pca_by_hand, rows_of="u"),
+                "these are the points' coordinates (columns of U), not the components (rows of Vt).", part=0),
+        Mistake(partial(_pca_by_hand, scale=True),
+                "every dimension was also divided by its standard deviation; PCA here only centres the points.",
+                part=0),
+    ),
+)

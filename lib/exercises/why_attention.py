@@ -26,6 +26,6 @@ def centre_response(answer) -> Feedback:
 def predicted_class(answer) -> Feedback:
     """Exercise 2: the class the OCR pass picks for the horizontal stroke."""
     result = ocr_pass(horizontal_stroke(), FILTERS)
-    best = result["classes"][int(np.argmax(result["probs"]))]
+    best = result["classes"][int(np.argmax(np.asarray(result["probs"])))]
     return check_choice(answer, result["classes"], best, right=f"the {answer} detector fires and wins the softmax.",
                         wrong="that detector stays silent on this image; run the pass and read the probabilities.")
