@@ -45,6 +45,23 @@ class LabelledPrompt:
         return self.text.split()
 
 
+def places(prompt: LabelledPrompt | list[str]) -> dict[str, int]:
+    """Where the roles of the last call stand in a prompt, as token positions.
+
+    `the caller`, `chiama` and `the callee` of the last call in the prompt (for a `next-caller`
+    prompt, the call the `<SEP>` just closed), and `where the caller was called`: the callee of
+    the call before, who by the rules is this call's caller (absent on the opening call).
+    """
+    tokens = prompt.tokens if isinstance(prompt, LabelledPrompt) else list(prompt)
+    calls = [i for i, t in enumerate(tokens) if t == "chiama" and 0 < i < len(tokens) - 1]
+    require(len(calls) > 0, "the prompt has no call (caller chiama callee) to find the roles in")
+    last = calls[-1]
+    found = {"<BOS>": 0, "the caller": last - 1, "chiama": last, "the callee": last + 1}
+    if len(calls) > 1:
+        found["where the caller was called"] = calls[-2] + 1
+    return found
+
+
 def _cuts(round_tokens: list[str]):
     """Every (prefix, kind, turn, caller) worth testing in one round, in order."""
     turn, caller, previous = 0, "Pietro", None
@@ -97,9 +114,16 @@ def prompt_set(kind: str, n: int = 40, seed: int = 0, max_tokens: int | None = N
     return list(found.values())
 
 
+def epithet_sets(n: int = 40, seed: int = 0, max_tokens: int | None = None) -> dict[str, list[LabelledPrompt]]:
+    """Later-turn epithet prompts, `n` for each epithet, keyed by epithet. The game's own mix is
+    mostly capo and vice (numbers call far more often than Pietro and Paolo), which would bury the
+    two peer epithets in a set drawn as the rounds come."""
+    return {e: prompt_set("epithet-later-turn", n, seed, max_tokens, target=e) for e in EPITHETS}
+
+
 def prompt_sets(n: int = 40, seed: int = 0, max_tokens: int | None = None) -> dict[str, list[LabelledPrompt]]:
     """Every kind's set, keyed by kind."""
     return {kind: prompt_set(kind, n, seed, max_tokens) for kind in KINDS}
 
 
-__all__ = ["KINDS", "LabelledPrompt", "prompt_set", "prompt_sets"]
+__all__ = ["KINDS", "LabelledPrompt", "epithet_sets", "places", "prompt_set", "prompt_sets"]
