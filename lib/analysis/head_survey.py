@@ -6,10 +6,12 @@ records, prompt by prompt, the probability of the token the rules fix; a prompt'
 when that probability falls below one half while the intact model held it above. `attention_survey`
 measures, for every head, how much of the last position's attention lands on a named place of
 each prompt (the caller, the callee just called, ...) and on how many prompts that place gets the
-head's largest weight.
+head's largest weight. `head_disagreement` says how differently a layer's heads look, beside the
+same figure for the `untrained_twin`.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
@@ -22,7 +24,7 @@ from lib.analysis.ablation import all_heads, head_name
 from lib.content.prompt_sets import LabelledPrompt, places
 from lib.errors import require
 from lib.model.readout import last_logits, softmax
-from lib.model.transformer import Head
+from lib.model.transformer import Head, Transformer
 
 # A prompt's answer counts as held while the rules' next token keeps at least this probability.
 HOLDS_AT = 0.5
@@ -147,3 +149,23 @@ def attention_survey(lm, prompts: Sequence[LabelledPrompt], names: Sequence[str]
                 largest += int(np.argmax(row)) == where[name]
             out[head][name] = PlaceShare(float(np.mean(shares)), largest, present)
     return out
+
+
+def head_disagreement(lm, prompts: Sequence[LabelledPrompt], layer: int) -> float:
+    """How differently the heads of one layer look from the last position: the total-variation
+    distance between two heads' attention rows (0: the same weights, 1: no overlap), averaged over
+    every pair of heads and every prompt."""
+    rows = last_patterns(lm, prompts)
+    heads = [(layer, h) for h in range(lm.model.cfg.n_heads)]
+    require(len(heads) > 1, "a layer needs two heads to compare")
+    return float(np.mean([0.5 * np.abs(r[a] - r[b]).sum() for r in rows for a, b in combinations(heads, 2)]))
+
+
+def untrained_twin(lm, seed: int = 0):
+    """The same architecture and vocabulary at its random initialisation: the baseline that shows
+    what training, and not the architecture, put into a head."""
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = Transformer(lm.model.cfg)
+    model.eval()
+    return dataclasses.replace(lm, name=f"{lm.name} before training", model=model)

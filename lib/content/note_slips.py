@@ -16,6 +16,9 @@ import numpy as np
 from lib.content.worked_examples import CAT_SAT_W_K, CAT_SAT_W_O, CAT_SAT_W_Q, CAT_SAT_W_V, NOTE_CAT_SAT, cat_sat
 from lib.model.readout import softmax
 
+# The note prints two or three decimals; a gap larger than this is more than rounding.
+ROUNDING = 0.01
+
 # What note 1 prints for the two-head model's read-out: the first ten vocabulary columns only.
 NOTE_TEN_LOGITS = (-0.48, 0.27, 2.01, -0.91, 0.35, -1.04, -1.80, 1.03, 0.60, 0.36)
 NOTE_TEN_PROBS = (0.04, 0.07, 0.42, 0.02, 0.08, 0.02, 0.01, 0.16, 0.10, 0.08)
@@ -37,6 +40,11 @@ class StepCheck:
     def off_own(self) -> float:
         """Largest gap between the printed step and the note's own previous step carried forward."""
         return _gap(self.printed, self.from_note)
+
+    @property
+    def follows(self) -> bool:
+        """Does the printed step follow from the note's own previous step, up to rounding?"""
+        return self.off_own <= ROUNDING
 
 
 def _gap(a, b) -> float:
