@@ -77,10 +77,10 @@ def weights(arch: Architecture) -> list[Row]:
             # SwiGLU: a second input matrix whose output gates the first's, element by element.
             layer.append(Row("MLP W_gate", (D, F), True))
         if arch.mlp_bias:
-            layer.append(Row("MLP b_in", (F,), True))
+            layer.append(Row("MLP bias b_in", (F,), True))
         layer.append(Row("MLP W_out", (F, D), True))
         if arch.mlp_bias:
-            layer.append(Row("MLP b_out", (D,), True))
+            layer.append(Row("MLP bias b_out", (D,), True))
     if arch.n_layers > 0:
         rows += layer
     rows += _norm_rows(arch, "final norm:", False)
