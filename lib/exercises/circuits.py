@@ -18,6 +18,6 @@ def most_self_attending(lm, answer) -> Feedback:
     """Exercise 2: the head that puts most attention on the callee itself."""
     habits = head_habits(lm)
     names = [head_name(h) for h in all_heads(lm.model)]
-    best = max(all_heads(lm.model), key=lambda h: habits.shares[h]["itself (the callee)"])
+    best = max(all_heads(lm.model), key=lambda h: habits.shares[h]["the callee itself"])
     return check_choice(answer, names, head_name(best), right=f"{answer} looks at the callee itself the most.",
                         wrong=f"{answer} is not the one; compare the 'itself' share of every head.")
