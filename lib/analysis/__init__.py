@@ -1,6 +1,8 @@
 """What the course measures inside a model.
 
-`ablation` (switching heads and MLPs off), `circuits` (QK and OV circuits, head habits), `lens`
+`ablation` (switching heads and MLPs off), `head_survey` (what each head does, counted over labelled
+prompt sets), `positions` (order, and what learned position embeddings encode), `circuits` (QK and
+OV circuits, head habits, copying), `lens`
 (logit lens, direct logit attribution), `trajectory` (the residual stream's path on a plane),
 `search` (the last step written as a search), `signs` (entropy and margin beside the rules),
 `inventory` (every weight and activation, parameter counts, KV-cache size), `bigrams` (the

@@ -4,11 +4,13 @@ The library's model takes `ablate=[(layer, head), ...]`: an ablated head writes 
 residual stream (the per-head version of zeroing its slice of W_O). `ablation_view` is the pure
 function behind the head-ablation explorer; `head_effects` ablates each head alone and measures
 one token's probability; `without_attention` checks that switching every head off leaves a model
-whose prediction at a position no longer depends on the tokens before it.
+whose prediction at a position no longer depends on the tokens before it, and `context_blindness`
+repeats that check over a set of prompts. (Counts over labelled prompt sets: `head_survey`.)
 """
 from __future__ import annotations
 
 import copy
+import random
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable
@@ -91,3 +93,20 @@ def without_attention(lm, prompt: str, other_prefix: str) -> dict[str, float]:
     return {"ablate_vs_zero_W_O": float((off - zeroed).abs().max()),
             "prefix_effect_off": float((off - off_alt).abs().max()),
             "prefix_effect_on": float((on - on_alt).abs().max())}
+
+
+def context_blindness(lm, prompts, seed: int = 0) -> dict[str, float]:
+    """`without_attention` over many prompts, each against a random context: every token between
+    the first (<BOS>) and the last is replaced by a token drawn at random from the vocabulary.
+    Returns the largest of each of the three figures over all prompts, and how many were compared."""
+    rng = random.Random(seed)
+    words = [t for t in lm.vocab.tokens if t != "<PAD>"]
+    worst = {"ablate_vs_zero_W_O": 0.0, "prefix_effect_off": 0.0, "prefix_effect_on": 0.0}
+    for prompt in prompts:
+        text = getattr(prompt, "text", prompt)
+        tokens = text.split()
+        other = " ".join(tokens[:1] + [rng.choice(words) for _ in tokens[1:-1]])
+        for key, value in without_attention(lm, text, other).items():
+            worst[key] = max(worst[key], value)
+    worst["prompts"] = len(prompts)
+    return worst

@@ -5,14 +5,17 @@ circuit, W_OV = W_V W_O, decides what moves once a position is attended to. Both
 d_model matrices of rank at most d_head. Read in token space (multiplying by the embedding on the
 way in and the unembedding on the way out), the QK circuit scores each query token against each
 key token, and the OV circuit says how attending to a token changes each next-token logit.
+`head_habits` summarises where each head looks when the epithet is decided, over labelled prompts.
 """
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 import numpy as np
-from lib.content.corpora import calling_game
+
+from lib.analysis.head_survey import attention_survey
+from lib.content.prompt_sets import epithet_sets
+from lib.errors import require
 
 
 def qk_circuit(model, layer: int, head: int) -> np.ndarray:
@@ -38,42 +41,47 @@ def token_ov(model, layer: int, head: int) -> np.ndarray:
     return E @ ov_circuit(model, layer, head) @ model.W_U.detach().double().numpy()
 
 
-HABITS = ("<BOS>", "itself (the callee)", "chiama", "the caller", "elsewhere")
+def ov_copies(model, layer: int, head: int, tokens: list[int]) -> list[bool]:
+    """For each token id: does attending to it raise that same token's logit more than any other's?
+    A head whose OV circuit does this for a whole class of tokens is a copying head."""
+    ov = token_ov(model, layer, head)
+    return [int(np.argmax(ov[i])) == i for i in tokens]
+
+
+# Where a head can look from the position where the epithet is decided (the callee just named),
+# each habit a place of `prompt_sets.places`; what is left over is "elsewhere".
+HABIT_PLACES = {"<BOS>": "<BOS>", "the callee itself": "itself", "chiama": "chiama", "the caller": "the caller",
+                "where the caller was called": "where the caller was called"}
+HABITS = tuple(HABIT_PLACES) + ("elsewhere",)
 
 
 @dataclass(frozen=True)
 class HeadHabits:
     shares: dict[tuple[int, int], dict[str, float]]   # head -> habit -> mean attention share
-    positions: int                                     # query positions averaged over
+    positions: int                                     # prompts (one query position each) averaged over
 
     def main_habit(self, head) -> tuple[str, float]:
         habit = max(self.shares[head], key=self.shares[head].get)
         return habit, self.shares[head][habit]
 
 
-def head_habits(lm, n_rounds: int = 100, seed: int = 0) -> HeadHabits:
-    """Where each head looks from the position where the epithet is decided: a callee, just after
-    `chiama`. Averaged over every such position of `n_rounds` sampled rounds, each head's attention
-    splits into <BOS>, the callee itself, `chiama`, the caller (two tokens back) and everything else.
-    """
-    rng = random.Random(seed)
-    model = lm.model
-    heads = [(layer, h) for layer in range(model.cfg.n_layers) for h in range(model.cfg.n_heads)]
-    totals = {hd: dict.fromkeys(HABITS, 0.0) for hd in heads}
-    count = 0
-    for _ in range(n_rounds):
-        words = calling_game.sample_round(rng)[: model.cfg.n_ctx]
-        _, cache = model.run_with_cache(lm.vocab.encode(words))
-        for q in range(2, len(words)):
-            if words[q - 1] != "chiama":
-                continue
-            count += 1
-            for layer, h in heads:
-                row = cache[f"blocks.{layer}.attn.pattern"][h, q].double()
-                parts = {"<BOS>": float(row[0]), "itself (the callee)": float(row[q]), "chiama": float(row[q - 1]),
-                         "the caller": float(row[q - 2])}
-                parts["elsewhere"] = 1.0 - sum(parts.values())
-                for habit, share in parts.items():
-                    totals[(layer, h)][habit] += share
-    shares = {hd: {k: v / count for k, v in t.items()} for hd, t in totals.items()}
-    return HeadHabits(shares, count)
+def later_turn_epithet_prompts(lm, n_each: int = 40) -> list:
+    """The later-turn epithet prompts the habits are measured on: `n_each` for each epithet."""
+    sets = epithet_sets(n_each, max_tokens=lm.model.cfg.n_ctx)
+    return [p for group in sets.values() for p in group]
+
+
+def head_habits(lm, prompts=None) -> HeadHabits:
+    """Where each head looks from the position where the epithet is decided, averaged over labelled
+    later-turn prompts (by default 40 for each epithet): <BOS>, the callee itself, `chiama`, the
+    caller, the place where the caller was called in the turn before, and everything else."""
+    prompts = later_turn_epithet_prompts(lm) if prompts is None else list(prompts)
+    for p in prompts:
+        require(p.kind == "epithet-later-turn", f"habits are measured on later-turn epithet prompts, not {p.kind!r}")
+    survey = attention_survey(lm, prompts, list(HABIT_PLACES.values()))
+    shares = {}
+    for head, by_place in survey.items():
+        row = {habit: by_place[place].mean for habit, place in HABIT_PLACES.items()}
+        row["elsewhere"] = 1.0 - sum(row.values())
+        shares[head] = row
+    return HeadHabits(shares, len(prompts))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numbers
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lib.model.config import ModelConfig
 from lib.errors import CourseError, require
@@ -53,6 +53,7 @@ class Row:
 
 
 def _norm_rows(arch: Architecture, name: str, per_layer: bool) -> list[Row]:
+    """A normalisation's learned numbers: a gain, and with LayerNorm also a bias (RMSNorm has none)."""
     if arch.norm == "none":
         return []
     rows = [Row(f"{name} gain", (arch.d_model,), per_layer)]
@@ -67,7 +68,7 @@ def weights(arch: Architecture) -> list[Row]:
     rows = [Row("token embedding W_E", (V, D))]
     if arch.positions:
         rows.append(Row("position embedding W_pos", (arch.n_ctx, D)))
-    layer: list[Row] = _norm_rows(arch, "LayerNorm 1", True)
+    layer: list[Row] = _norm_rows(arch, "norm before attention:", True)
     for m in ("W_Q", "W_K", "W_V"):
         layer.append(Row(m, (D, H * Dh), True))
         if arch.attn_bias:
@@ -76,18 +77,19 @@ def weights(arch: Architecture) -> list[Row]:
     if arch.attn_bias:
         layer.append(Row("O bias", (D,), True))
     if F > 0:
-        layer += _norm_rows(arch, "LayerNorm 2", True)
-        layer.append(Row("MLP W_in" if not arch.gated_mlp else "MLP W_gate", (D, F), True))
+        layer += _norm_rows(arch, "norm before the MLP:", True)
+        layer.append(Row("MLP W_in", (D, F), True))
         if arch.gated_mlp:
-            layer.append(Row("MLP W_up", (D, F), True))
+            # SwiGLU: a second input matrix whose output gates the first's, element by element.
+            layer.append(Row("MLP W_gate", (D, F), True))
         if arch.mlp_bias:
-            layer.append(Row("MLP b_in", (F,), True))
+            layer.append(Row("MLP bias b_in", (F,), True))
         layer.append(Row("MLP W_out", (F, D), True))
         if arch.mlp_bias:
-            layer.append(Row("MLP b_out", (D,), True))
+            layer.append(Row("MLP bias b_out", (D,), True))
     if arch.n_layers > 0:
         rows += layer
-    rows += _norm_rows(arch, "final LayerNorm", False)
+    rows += _norm_rows(arch, "final norm:", False)
     if not arch.tied:
         rows.append(Row("unembedding W_U", (D, V)))
     if arch.unembed_bias:
@@ -96,7 +98,36 @@ def weights(arch: Architecture) -> list[Row]:
 
 
 def parameter_count(arch: Architecture) -> int:
-    return sum(r.count * (arch.n_layers if r.per_layer else 1) for r in weights(arch))
+    return sum(row_total(arch, r) for r in weights(arch))
+
+
+def row_total(arch: Architecture, row: Row) -> int:
+    """A row's parameters in the whole model (a per-layer row counts once per layer)."""
+    return row.count * (arch.n_layers if row.per_layer else 1)
+
+
+@dataclass(frozen=True)
+class TableRow:
+    name: str
+    cells: tuple[Row | None, ...]   # one per architecture; None where it has no such weight
+    totals: tuple[int, ...]         # parameters in the whole model, per architecture (0 where absent)
+
+
+def weights_table(archs: list[Architecture]) -> list[TableRow]:
+    """Every weight of every architecture, one row per kind of weight in forward-pass order: each
+    column adds up to that architecture's `parameter_count`."""
+    by_arch = [{r.name: r for r in weights(a)} for a in archs]
+    # Forward-pass order: the order in which an architecture with every option would list them.
+    full = Architecture("every option", replace(archs[0].sizes, tied=False, positions=True, n_layers=1, d_mlp=1), attn_bias=True,
+                        mlp_bias=True, gated_mlp=True, norm="layernorm", unembed_bias=True)
+    order = [r.name for r in weights(full)]
+    names = sorted({name for rows in by_arch for name in rows}, key=order.index)
+    table = []
+    for name in names:
+        cells = tuple(rows.get(name) for rows in by_arch)
+        totals = tuple(row_total(a, c) if c else 0 for a, c in zip(archs, cells))
+        table.append(TableRow(name, cells, totals))
+    return table
 
 
 def twelve_L_d2(arch: Architecture) -> int:

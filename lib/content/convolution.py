@@ -60,4 +60,4 @@ def ocr_pass(image, filters: dict[str, np.ndarray]) -> dict:
     # The read-out layer: each class sums the features of its own filter.
     scores = np.array([p.sum() for p in pooled.values()])
     return {"conv": maps, "relu": activated, "pool": pooled, "features": features,
-            "scores": scores, "probs": softmax(scores), "classes": list(filters)}
+            "scores": scores, "probs": softmax(scores).numpy(), "classes": list(filters)}

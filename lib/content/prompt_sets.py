@@ -45,6 +45,29 @@ class LabelledPrompt:
         return self.text.split()
 
 
+def places(prompt: LabelledPrompt | list[str]) -> dict[str, int]:
+    """Where the roles of the last call stand in a prompt, as token positions.
+
+    `the caller`, `chiama` and `the callee` of the last call in the prompt (for a `next-caller`
+    prompt, the call the `<SEP>` just closed), and `where the caller was called`: the callee of
+    the call before, who by the rules is this call's caller (absent on the opening call), with
+    `the epithet the caller earned` there when he earned one; `the epithet the callee earned` where
+    the prompt goes on past the last call's epithet.
+    """
+    tokens = prompt.tokens if isinstance(prompt, LabelledPrompt) else list(prompt)
+    calls = [i for i, t in enumerate(tokens) if t == "chiama" and 0 < i < len(tokens) - 1]
+    require(len(calls) > 0, "the prompt has no call (caller chiama callee) to find the roles in")
+    last = calls[-1]
+    found = {"<BOS>": 0, "the caller": last - 1, "chiama": last, "the callee": last + 1}
+    if last + 2 < len(tokens) and tokens[last + 2] in EPITHETS:
+        found["the epithet the callee earned"] = last + 2
+    if len(calls) > 1:
+        found["where the caller was called"] = calls[-2] + 1
+        if tokens[calls[-2] + 2] in EPITHETS:
+            found["the epithet the caller earned"] = calls[-2] + 2
+    return found
+
+
 def _cuts(round_tokens: list[str]):
     """Every (prefix, kind, turn, caller) worth testing in one round, in order."""
     turn, caller, previous = 0, "Pietro", None
@@ -69,15 +92,17 @@ def _cuts(round_tokens: list[str]):
 
 
 def prompt_set(kind: str, n: int = 40, seed: int = 0, max_tokens: int | None = None,
-               target: str | None = None) -> list[LabelledPrompt]:
+               target: str | tuple[str, ...] | None = None) -> list[LabelledPrompt]:
     """Up to `n` distinct prompts of one kind, in the order the seeded rounds meet them.
 
     `max_tokens` keeps prompts that fit a model's context; `target` keeps those whose next token is
-    that one (e.g. later turns where the epithet is Tarso). Fewer than `n` come back only when fewer
-    exist (the first-turn epithet set has one prompt).
+    that one, or one of those (e.g. later turns where the epithet is Tarso, next callers that are
+    numbers). Fewer than `n` come back only when fewer exist (the first-turn epithet set has one
+    prompt).
     """
     require(kind in KINDS, f"unknown prompt set {kind!r}; the sets are: {', '.join(KINDS)}")
     require(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n must be a whole number of at least 1, got {n!r}")
+    targets = None if target is None else ((target,) if isinstance(target, str) else tuple(target))
     rng = random.Random(seed)
     found: dict[str, LabelledPrompt] = {}
     for _ in range(MAX_ROUNDS):
@@ -87,7 +112,7 @@ def prompt_set(kind: str, n: int = 40, seed: int = 0, max_tokens: int | None = N
                 continue
             rules = next_token_distribution(prefix)
             fixed = max(rules, key=rules.get)
-            if target is not None and fixed != target:
+            if targets is not None and fixed not in targets:
                 continue
             found[text] = LabelledPrompt(text, kind, fixed, turn, caller)
             if len(found) == n:
@@ -97,9 +122,16 @@ def prompt_set(kind: str, n: int = 40, seed: int = 0, max_tokens: int | None = N
     return list(found.values())
 
 
+def epithet_sets(n: int = 40, seed: int = 0, max_tokens: int | None = None) -> dict[str, list[LabelledPrompt]]:
+    """Later-turn epithet prompts, `n` for each epithet, keyed by epithet. The game's own mix is
+    mostly capo and vice (numbers call far more often than Pietro and Paolo), which would bury the
+    two peer epithets in a set drawn as the rounds come."""
+    return {e: prompt_set("epithet-later-turn", n, seed, max_tokens, target=e) for e in EPITHETS}
+
+
 def prompt_sets(n: int = 40, seed: int = 0, max_tokens: int | None = None) -> dict[str, list[LabelledPrompt]]:
     """Every kind's set, keyed by kind."""
     return {kind: prompt_set(kind, n, seed, max_tokens) for kind in KINDS}
 
 
-__all__ = ["KINDS", "LabelledPrompt", "prompt_set", "prompt_sets"]
+__all__ = ["KINDS", "LabelledPrompt", "epithet_sets", "places", "prompt_set", "prompt_sets"]

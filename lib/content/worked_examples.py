@@ -130,6 +130,18 @@ def two_heads() -> WorkedExample:
     return WorkedExample(model, vocab, vocab.encode(SENTENCE))
 
 
+def echo_count(ex: WorkedExample, prefix: tuple[str, ...] = ("the", "cat")) -> tuple[int, int]:
+    """(words that are their own first choice, words tried): each word of the vocabulary is put
+    after `prefix`, and the model's top prediction compared with it. With tied weights the residual
+    stream, still mostly the last word's embedding, scores that word by its own squared length."""
+    hits = 0
+    with torch.no_grad():
+        for word in range(len(ex.vocab)):
+            logits = ex.model(ex.vocab.encode(list(prefix)) + [word])[-1]
+            hits += int(torch.argmax(logits)) == word
+    return hits, len(ex.vocab)
+
+
 def concat_heads(W: torch.Tensor) -> torch.Tensor:
     """Per-head W_Q, W_K or W_V [head, d_model, d_head] as the textbook's one matrix
     [d_model, head*d_head]: the heads' columns side by side."""

@@ -17,7 +17,7 @@ def ov_rank(lm, answer, layer: int = 0, head: int = 3) -> Feedback:
 @per_model
 def _most_self_attending(lm) -> str:
     habits = head_habits(lm)
-    return head_name(max(all_heads(lm.model), key=lambda h: habits.shares[h]["itself (the callee)"]))
+    return head_name(max(all_heads(lm.model), key=lambda h: habits.shares[h]["the callee itself"]))
 
 
 def most_self_attending(lm, answer) -> Feedback:

@@ -73,6 +73,21 @@ def prompt_logits(lm, prompt, ablate=(), ablate_mlps=()) -> torch.Tensor:
         return lm.model(lm.encode(prompt), ablate=ablate, ablate_mlps=ablate_mlps)[-1].double()
 
 
+def last_logits(lm, prompts, ablate=(), ablate_mlps=()) -> torch.Tensor:
+    """The logits for the token after each of several prompts, [prompt, vocab] (double precision),
+    in one pass over a right-padded batch: a causal model's last real position never sees the
+    padding after it, so each row equals `prompt_logits` of that prompt alone."""
+    encoded = [lm.encode(p) for p in prompts]
+    require(len(encoded) > 0, "give at least one prompt")
+    width = max(len(ids) for ids in encoded)
+    pad = lm.vocab.id("<PAD>") if "<PAD>" in lm.vocab else 0
+    batch = torch.tensor([ids + [pad] * (width - len(ids)) for ids in encoded])
+    last = torch.tensor([len(ids) - 1 for ids in encoded])
+    with torch.no_grad():
+        logits = lm.model(batch, ablate=ablate, ablate_mlps=ablate_mlps)
+    return logits[torch.arange(len(encoded)), last].double()
+
+
 def softmax(logits, temperature: float = 1.0) -> torch.Tensor:
     """Probabilities from logits at a temperature (1 leaves them as trained), in double precision."""
     t = check_temperature(temperature)

@@ -187,3 +187,22 @@ def scatter_map(ax, coords, labels, groups, title: str = "", xlabel: str = "", y
         ax.legend(fontsize=7, frameon=False)
     style_axes(ax)
     return ax
+
+
+def with_alt(fig, alt: str, dpi: int = 110):
+    """A matplotlib figure as an image whose text description is computed from the numbers it
+    draws. (A notebook's image output takes its alt text only from typed cell metadata, which
+    cannot follow the data.) The figure is closed so that it is not also drawn a second time."""
+    import base64
+    import html
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.display import HTML
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return HTML(f'<img class="course-plot" src="data:image/png;base64,{data}" alt="{html.escape(alt)}" '
+                'style="max-width:100%;height:auto">')

@@ -1,0 +1,171 @@
+"""What each head does over a labelled set of prompts: where it looks, and what breaks without it.
+
+One prompt is an example; a claim about a head is a count over a set of prompts of one kind
+(`lib.content.prompt_sets`). `ablation_survey` switches components off one group at a time and
+records, prompt by prompt, the probability of the token the rules fix; a prompt's answer is *lost*
+when that probability falls below one half while the intact model held it above. `attention_survey`
+measures, for every head, how much of the last position's attention lands on a named place of
+each prompt (the caller, the callee just called, ...) and on how many prompts that place gets the
+head's largest weight. `head_disagreement` says how differently a layer's heads look, beside the
+same figure for the `untrained_twin`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from lib.analysis.ablation import all_heads, head_name
+from lib.content.prompt_sets import LabelledPrompt, places
+from lib.errors import require
+from lib.model.readout import last_logits, softmax
+from lib.model.transformer import Head, Transformer
+
+# A prompt's answer counts as held while the rules' next token keeps at least this probability.
+HOLDS_AT = 0.5
+
+
+@dataclass(frozen=True)
+class Switch:
+    """What is switched off together: some heads, some layers' MLPs."""
+    heads: tuple[Head, ...] = ()
+    mlps: tuple[int, ...] = ()
+
+
+def single_heads(model) -> dict[str, Switch]:
+    return {head_name(h): Switch(heads=(h,)) for h in all_heads(model)}
+
+
+def head_pairs(model) -> dict[str, Switch]:
+    return {f"{head_name(a)}+{head_name(b)}": Switch(heads=(a, b)) for a, b in combinations(all_heads(model), 2)}
+
+
+def whole_blocks(model) -> dict[str, Switch]:
+    """Each layer's four heads together, and each layer's MLP."""
+    out = {}
+    for layer in range(model.cfg.n_layers):
+        out[f"attention {layer}"] = Switch(heads=tuple((layer, h) for h in range(model.cfg.n_heads)))
+        if model.cfg.has_mlp:
+            out[f"MLP {layer}"] = Switch(mlps=(layer,))
+    return out
+
+
+@dataclass(frozen=True)
+class SetAblation:
+    prompts: tuple[LabelledPrompt, ...]
+    intact: np.ndarray                  # P(target) per prompt, nothing switched off
+    off: dict[str, np.ndarray]          # switch name -> P(target) per prompt with it off
+    winners: dict[str, tuple[str, ...]]  # switch name -> the model's first choice per prompt with it off
+
+    @property
+    def n(self) -> int:
+        return len(self.prompts)
+
+    def held(self) -> int:
+        """Prompts whose answer the intact model gives at least `HOLDS_AT`."""
+        return int((self.intact >= HOLDS_AT).sum())
+
+    def lost(self, name: str) -> int:
+        """Prompts held intact whose answer falls below `HOLDS_AT` with `name` switched off."""
+        return int(((self.intact >= HOLDS_AT) & (self.off[name] < HOLDS_AT)).sum())
+
+    def most_damaging(self) -> str:
+        """The switch that loses the most answers (ties: the lower mean probability)."""
+        return max(self.off, key=lambda k: (self.lost(k), -float(self.off[k].mean())))
+
+    def replacements(self, name: str) -> Counter:
+        """What the model says instead, on the prompts whose answer `name` loses."""
+        lost = (self.intact >= HOLDS_AT) & (self.off[name] < HOLDS_AT)
+        return Counter(w for w, gone in zip(self.winners[name], lost) if gone)
+
+
+def _target_probs(lm, prompts: Sequence[LabelledPrompt], switch: Switch) -> tuple[np.ndarray, tuple[str, ...]]:
+    probs = softmax(last_logits(lm, [p.text for p in prompts], ablate=switch.heads, ablate_mlps=switch.mlps))
+    ids = torch.tensor([lm.vocab.id(p.target) for p in prompts])
+    chosen = probs[torch.arange(len(prompts)), ids].numpy()
+    winners = tuple(lm.vocab.tokens[i] for i in probs.argmax(-1).tolist())
+    return chosen, winners
+
+
+def ablation_survey(lm, prompts: Sequence[LabelledPrompt], switches: dict[str, Switch] | None = None) -> SetAblation:
+    """P(the rules' next token) on every prompt, intact and with each switch off in turn
+    (by default each head alone)."""
+    prompts = tuple(prompts)
+    require(len(prompts) > 0, "the prompt set is empty")
+    switches = single_heads(lm.model) if switches is None else switches
+    intact, _ = _target_probs(lm, prompts, Switch())
+    off, winners = {}, {}
+    for name, switch in switches.items():
+        off[name], winners[name] = _target_probs(lm, prompts, switch)
+    return SetAblation(prompts, intact, off, winners)
+
+
+@dataclass(frozen=True)
+class PlaceShare:
+    mean: float     # the head's mean attention on the place, from the last position (0 where absent)
+    largest: int    # prompts on which the place gets the head's largest weight
+    present: int    # prompts that have the place
+
+
+def last_patterns(lm, prompts: Sequence[LabelledPrompt]) -> list[dict[Head, np.ndarray]]:
+    """For each prompt, every head's attention row at its last position, over its own tokens."""
+    encoded = [lm.encode(p.text) for p in prompts]
+    width = max(len(ids) for ids in encoded)
+    pad = lm.vocab.id("<PAD>") if "<PAD>" in lm.vocab else 0
+    # Right padding: the last real position attends only to the positions before it.
+    _, cache = lm.model.run_with_cache(torch.tensor([ids + [pad] * (width - len(ids)) for ids in encoded]))
+    rows = []
+    for b, ids in enumerate(encoded):
+        q = len(ids) - 1
+        rows.append({(layer, h): cache[f"blocks.{layer}.attn.pattern"][b, h, q, :q + 1].double().numpy()
+                     for layer, h in all_heads(lm.model)})
+    return rows
+
+
+def attention_survey(lm, prompts: Sequence[LabelledPrompt], names: Sequence[str]) -> dict[Head, dict[str, PlaceShare]]:
+    """Each head's attention from the last position on each named place (see `prompt_sets.places`;
+    `itself` is the last position)."""
+    prompts = tuple(prompts)
+    require(len(prompts) > 0, "the prompt set is empty")
+    rows = last_patterns(lm, prompts)
+    found = [dict(places(p), itself=len(p.tokens) - 1) for p in prompts]
+    out = {}
+    for head in all_heads(lm.model):
+        out[head] = {}
+        for name in names:
+            shares, largest, present = [], 0, 0
+            for by_head, where in zip(rows, found):
+                if name not in where:
+                    shares.append(0.0)
+                    continue
+                row = by_head[head]
+                present += 1
+                shares.append(float(row[where[name]]))
+                largest += int(np.argmax(row)) == where[name]
+            out[head][name] = PlaceShare(float(np.mean(shares)), largest, present)
+    return out
+
+
+def head_disagreement(lm, prompts: Sequence[LabelledPrompt], layer: int) -> float:
+    """How differently the heads of one layer look from the last position: the total-variation
+    distance between two heads' attention rows (0: the same weights, 1: no overlap), averaged over
+    every pair of heads and every prompt."""
+    rows = last_patterns(lm, prompts)
+    heads = [(layer, h) for h in range(lm.model.cfg.n_heads)]
+    require(len(heads) > 1, "a layer needs two heads to compare")
+    return float(np.mean([0.5 * np.abs(r[a] - r[b]).sum() for r in rows for a, b in combinations(heads, 2)]))
+
+
+def untrained_twin(lm, seed: int = 0):
+    """The same architecture and vocabulary at its random initialisation: the baseline that shows
+    what training, and not the architecture, put into a head."""
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = Transformer(lm.model.cfg)
+    model.eval()
+    return dataclasses.replace(lm, name=f"{lm.name} before training", model=model)
