@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.analysis.search import model_query
+from lib.analysis.search import model_query, query_from_cache
 from lib.errors import require
-from lib.model.readout import check_temperature, prompt_logits, softmax
+from lib.model.readout import check_temperature, softmax
 
 # Scales of the query the mechanism chapter sweeps: from a twentieth of its length to twice it.
 SCALES = tuple(np.geomspace(0.05, 2, 40))
@@ -98,10 +98,10 @@ def length_and_confidence(lm, prompts) -> LengthAndConfidence:
     W_U, _ = _unembedding(lm)
     rows = []
     for p in prompts:
-        _, cache = lm.model.run_with_cache(lm.encode(p))
+        logits, cache = lm.model.run_with_cache(lm.encode(p))   # one pass gives all three
         raw = cache["resid_final"][-1].double().numpy()
-        query = model_query(lm, p)
-        probs = softmax(prompt_logits(lm, p)).numpy()
+        query = query_from_cache(lm, cache)
+        probs = softmax(logits[-1].double()).numpy()
         top = int(probs.argmax())
         column = W_U[:, top]
         cos = float(query @ column / (np.linalg.norm(query) * np.linalg.norm(column)))
