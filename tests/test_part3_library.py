@@ -196,7 +196,7 @@ def test_the_logit_difference_adds_up_stage_by_stage(lm):
 # --- The query's length, the bias and the final LayerNorm ---
 
 def test_without_the_bias_scaling_the_query_never_changes_the_winner(lm):
-    from lib.analysis.query_length import temperature_vs_length, winner_flips, winners
+    from lib.analysis.query_length import scaled_logits, temperature_vs_length, tie_scale, winner_flips, winners
     from lib.content.prompt_sets import prompt_set
 
     prompts = [p.text for p in prompt_set("callee-choice", 15, max_tokens=48)]
@@ -204,6 +204,11 @@ def test_without_the_bias_scaling_the_query_never_changes_the_winner(lm):
     page = winners(lm, "<BOS> Pietro chiama")
     assert len(page.distinct_winners) == 2 and page.flip_scale() is not None, "the bias swaps two near-tied players"
     assert winners(lm, "<BOS> Pietro chiama", bias=False).flip_scale() is None
+    first, last = page.distinct_winners
+    tie = tie_scale(lm, "<BOS> Pietro chiama", first, last)
+    at_tie = scaled_logits(lm, "<BOS> Pietro chiama", [tie])[0]
+    assert math.isclose(at_tie[lm.vocab.id(first)], at_tie[lm.vocab.id(last)], abs_tol=1e-9)
+    assert tie < page.flip_scale(), "the sweep sees the swap at its first point past the tie"
     with_bias, without = temperature_vs_length(lm, "<BOS> Pietro chiama", 0.25)
     assert without < 1e-12 < with_bias
     with pytest.raises(CourseError, match="temperature"):

@@ -56,6 +56,18 @@ def winners(lm, prompt: str, scales=SCALES, bias: bool = True) -> ScaledPage:
     return ScaledPage(tuple(scales), [lm.vocab.tokens[i] for i in pages.argmax(1)], pages.max(1).tolist())
 
 
+def tie_scale(lm, prompt: str, a: str, b: str) -> float | None:
+    """The scale of the query at which words `a` and `b` tie: their dot-product gap grows with the
+    scale, their bias gap does not. None if they never tie at a positive scale."""
+    W_U, b_U = _unembedding(lm)
+    i, j = lm.vocab.id(a), lm.vocab.id(b)
+    dots = model_query(lm, prompt) @ W_U
+    if dots[i] == dots[j]:
+        return None
+    s = (b_U[j] - b_U[i]) / (dots[i] - dots[j])
+    return float(s) if s > 0 else None
+
+
 def winner_flips(lm, prompts, scales=SCALES, bias: bool = True) -> int:
     """How many of `prompts` have more than one winner as their query is scaled."""
     return sum(len(winners(lm, p, scales, bias).distinct_winners) > 1 for p in prompts)
@@ -110,5 +122,5 @@ def length_and_confidence(lm, prompts) -> LengthAndConfidence:
     return LengthAndConfidence(raw, q, cos, top)
 
 
-__all__ = ["SCALES", "scaled_logits", "ScaledPage", "winners", "winner_flips", "temperature_vs_length",
+__all__ = ["SCALES", "scaled_logits", "ScaledPage", "winners", "tie_scale", "winner_flips", "temperature_vs_length",
            "rank_correlation", "LengthAndConfidence", "length_and_confidence"]
