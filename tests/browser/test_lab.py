@@ -1,5 +1,13 @@
-"""Live: JupyterLab on loopback opens the first chapter, runs it, and the slider recomputes."""
+"""Live: JupyterLab on loopback opens the reader-ready notebooks, as `make lab` and Binder do.
+
+For a chapter of each part: the notebook runs from top to bottom; what the learner sees reads
+like the website (no raw MyST, every number the website page glues into its prose, solutions
+folded away, no dialog over the notebook); and the explorers recompute in the kernel. One page is
+saved as a picture for a person to look at: _build/test-output/lab-search-by-hand.png.
+"""
+import html
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -14,27 +22,34 @@ import pytest
 from conftest_lab import free_port  # noqa: F401  (kept separate from the site fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
-CHAPTER = "chapters/part3/search-by-hand.md"
-MAPS = "chapters/part2/three-ways.md"
+sys.path.insert(0, str(ROOT / "scripts"))
+CHAPTER = "chapters/part3/search-by-hand.ipynb"
+MAPS = "chapters/part2/three-ways.ipynb"
+PART1 = "chapters/part1/why-attention.ipynb"
+SCREENSHOTS = ROOT / "_build" / "test-output"
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
+    import notebooks
+
     port, token = free_port(), secrets.token_hex(16)
     home = tmp_path_factory.mktemp("lab-home")
-    # Serve a copy of the chapter: JupyterLab autosaves an open notebook, and jupytext would
-    # write the source back in its own formatting.
+    # The reader notebooks, written as `make lab` writes them (from the build's executed cache),
+    # into a folder of the test's own: JupyterLab autosaves what it opens.
     work = home / "work"
-    for chapter in (CHAPTER, MAPS):
-        (work / Path(chapter).parent).mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / chapter, work / chapter)
+    notebooks.write(work, "fold", outputs=True, keep_edited=False)
+    # JupyterLab's settings exactly as binder/postBuild and `make install` install them.
+    settings = home / "app-settings"
+    settings.mkdir()
+    shutil.copy(ROOT / "binder" / "jupyterlab-overrides.json", settings / "overrides.json")
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
                JUPYTER_DATA_DIR=str(Path(sys.prefix) / "share" / "jupyter"), PYTHONWARNINGS="ignore")
+    env.pop("COURSE_STATIC_EXPLORERS", None)   # a reader's kernel, not the book's build
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
            "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=False",
-           "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-           "--allow-root"]
+           f"--LabApp.app_settings_dir={settings}", "--allow-root"]
     log = open(home / "lab.log", "wb")  # a file, not a pipe: an unread pipe would block the server
     proc = subprocess.Popen(cmd, env=env, cwd=work, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
@@ -88,15 +103,11 @@ def _open_and_run(browser, lab, chapter):
     # ?reset: start from an empty workspace (not with the notebook an earlier test left open).
     page.goto(f"{base}/lab?reset&token={token}", wait_until="domcontentloaded")
     page.wait_for_selector(".jp-LabShell")
-    # Open the MyST source as a notebook (jupytext), run every cell, wait for the explorer.
     page.evaluate(f"""async () => {{
         const app = window.jupyterapp;
         await app.started;
-        // No factory named: the chapter opens the way a double click opens it.
         await app.commands.execute('docmanager:open', {{path: '{chapter}'}});
     }}""")
-    default = page.evaluate(f"() => window.jupyterapp.docRegistry.defaultWidgetFactory('{chapter}').name")
-    assert default == "Jupytext Notebook", "a chapter should open as a notebook (make lab installs the setting)"
     page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
                            " return w && w.content && w.content.widgets && w.content.widgets.length > 0; }")
     # Wait until the kernel is ready, then start the run without waiting for it in the page
@@ -111,8 +122,101 @@ def _open_and_run(browser, lab, chapter):
     return context, page, outside
 
 
+def _website_numbers(notebook: str) -> list[str]:
+    """The glued values the website's page of this chapter shows in its prose (not its solutions)."""
+    page = (ROOT / "_build" / "html" / notebook.replace(".ipynb", ".html")).read_text()
+    page = re.sub(r'<div class="solution.*?</section>\s*</div>', "", page, flags=re.S)
+    return [html.unescape(v) for v in re.findall(r'<span class="pasted-text">([^<]+)</span>', page)]
+
+
+def _wait_for_the_run(page, seconds=300):
+    """Every code cell has run and the kernel is idle."""
+    page.wait_for_function("""() => {
+        const nb = window.jupyterapp.shell.currentWidget;
+        const cells = Array.from(nb.content.model.cells);
+        return nb.sessionContext.session.kernel.status === 'idle'
+            && cells.every(c => c.type !== 'code' || c.executionCount !== null);
+    }""", timeout=seconds * 1000)
+
+
+def _what_the_learner_sees(page) -> dict:
+    """Per cell: its kind, its role in an exercise, whether it is shown, and its rendered text."""
+    return page.evaluate("""() => {
+        const nb = window.jupyterapp.shell.currentWidget;
+        return nb.content.widgets.map(cell => {
+            const meta = cell.model.getMetadata('course') || {};
+            const rendered = cell.node.querySelector('.jp-RenderedMarkdown');
+            const outputs = cell.node.querySelector('.jp-OutputArea');
+            // textContent, not innerText: cells scrolled out of view are not laid out.
+            return {type: cell.model.type, role: meta.role || null, hidden: cell.isHidden,
+                    inputHidden: cell.inputHidden, rendered: !!rendered,
+                    text: rendered ? rendered.textContent : '', outputs: outputs ? outputs.textContent : '',
+                    source: cell.model.sharedModel.getSource()};
+        });
+    }""")
+
+
+def _reads_like_the_website(page, notebook):
+    """No raw MyST and no dialog in view, the website's numbers in the prose, solutions folded."""
+    cells = _what_the_learner_sees(page)
+    shown = [c for c in cells if not c["hidden"]]
+    prose = "\n".join(c["text"] for c in shown if c["type"] == "markdown")
+    assert all(c["rendered"] for c in shown if c["type"] == "markdown"), "a markdown cell is not rendered"
+    visible = "\n".join(c["text"] + c["outputs"] + ("" if c["inputHidden"] or c["type"] == "markdown" else c["source"])
+                        for c in shown)
+    for raw in ("{glue", ":::{", "{cite", "```{"):
+        assert raw not in visible, f"{notebook}: {raw} in view"
+    assert "No renderer could be found" not in visible
+    numbers = _website_numbers(notebook)
+    assert numbers, "the website page glues numbers into its prose"
+    missing = [n for n in numbers if n not in prose]
+    assert not missing, f"{notebook}: the website shows {missing[:5]}, the notebook's prose does not"
+    # Each solution: its heading shown and folded, everything under it hidden until the next exercise.
+    solutions = [i for i, c in enumerate(cells) if c["role"] == "solution"]
+    assert solutions, "the chapter has exercises with solutions"
+    folded = set()
+    for i in solutions:
+        assert not cells[i]["hidden"] and cells[i]["text"].startswith("Solution to Exercise")
+        j = i + 1
+        while j < len(cells) and cells[j]["role"] not in ("task", "references"):
+            assert cells[j]["hidden"], f"{notebook}: solution content in view: {cells[j]['source'][:80]!r}"
+            folded.add(j)
+            j += 1
+    # And in words: no line of a worked solution's code is in view (unless the page has it elsewhere).
+    elsewhere = "\n".join(c["source"] for k, c in enumerate(cells) if k not in folded)
+    lines = {line.strip() for k in folded if cells[k]["type"] == "code" for line in cells[k]["source"].splitlines()}
+    lines = [line for line in lines if len(line) > 20 and line not in elsewhere]
+    assert lines, "the solutions have code of their own"
+    assert not [line for line in lines if line in visible], f"{notebook}: solution code in view"
+    # The answer cell is there, below its task, and reports on the untouched stub.
+    answers = [c for c in shown if c["role"] == "answer"]
+    assert answers and all("Not answered yet" in c["outputs"] for c in answers)
+    # No first-run dialog or notification over the notebook (binder/jupyterlab-overrides.json).
+    assert page.locator(".jp-Dialog").count() == 0
+    assert page.get_by_text("official Jupyter news").count() == 0
+
+
+def test_a_part1_chapter_runs_live_and_reads_like_the_website(browser, lab):
+    context, page, outside = _open_and_run(browser, lab, PART1)
+    _wait_for_the_run(page)
+    _reads_like_the_website(page, PART1)
+    assert outside == [], outside
+    context.close()
+
+
 def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
     context, page, outside = _open_and_run(browser, lab, CHAPTER)
+    _wait_for_the_run(page)
+    _reads_like_the_website(page, CHAPTER)
+    # A picture for a person: the exercises, the first one's answer, its folded solution.
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("""() => {
+        const nb = window.jupyterapp.shell.currentWidget;
+        const i = nb.content.widgets.findIndex(c => (c.model.getMetadata('course') || {}).role === 'task');
+        nb.content.activeCellIndex = i; nb.content.scrollToItem(i, 'start');
+    }""")
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(SCREENSHOTS / "lab-search-by-hand.png"))
     before = _image_of_explorer(page)
     handle = page.locator(".course-explorer .noUi-handle, .course-explorer .slider-container [role=slider]").first
     handle.wait_for(timeout=30000)
@@ -150,6 +254,8 @@ def test_the_maps_explorers_run_live(browser, lab):
     """Part 2 in a kernel: the plane builder takes typed axes (and refuses a zero one), the t-SNE
     explorer's perplexity slider recomputes."""
     context, page, outside = _open_and_run(browser, lab, MAPS)
+    _wait_for_the_run(page)
+    _reads_like_the_website(page, MAPS)
     notebook = page.evaluate("() => window.jupyterapp.shell.currentWidget.id")
     page.wait_for_function("(id) => document.getElementById(id).querySelectorAll('.course-explorer svg').length >= 3",
                            arg=notebook, timeout=120000)

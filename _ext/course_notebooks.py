@@ -1,0 +1,105 @@
+"""The website's side of the reader-ready notebooks, and the class site without solutions.
+
+- The download button's ".ipynb" is the reader-ready notebook (scripts/notebooks.py), not the
+  executed MyST source that Jupyter Book copies there: numbers written in, solutions folded.
+- The launch buttons (Binder, a JupyterHub) open that same notebook, `notebooks/PAGE.ipynb`,
+  which binder/postBuild (and `make lab`) write from the sources.
+- With COURSE_SOLUTIONS=hide (`make book SOLUTIONS=hide`) every solution is left out of the
+  pages, the search index and the downloads, for a class that should not see them. The switch is
+  a Sphinx config value that rebuilds every page when it changes, so a site built one way is
+  never half the other.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+MODES = ("fold", "hide")
+READER_FOLDER = "notebooks"   # where binder/postBuild and `make lab` write the reader notebooks
+
+
+def _mode_from_environment(app, config):
+    mode = os.environ.get("COURSE_SOLUTIONS", "").strip() or "fold"
+    if mode not in MODES:
+        raise ValueError(f"COURSE_SOLUTIONS={mode!r}: allowed are {', '.join(MODES)}")
+    config.course_solutions = mode
+
+
+class RemoveSolutions(SphinxTransform):
+    """Drop every solution (after sphinx-exercise has gathered a gated one into one node)."""
+    default_priority = 11   # sphinx-exercise's MergeGatedSolutions runs at 10
+
+    def apply(self):
+        if self.config.course_solutions != "hide":
+            return
+        from sphinx_exercise.nodes import solution_end_node, solution_node, solution_start_node
+
+        for kind in (solution_node, solution_start_node, solution_end_node):
+            for node in list(self.document.findall(kind)):
+                node.parent.remove(node)
+
+
+def _buttons(context):
+    for group in context.get("header_buttons", []):
+        yield group
+        yield from group.get("buttons", [])
+
+
+def _point_at_reader_notebooks(app, pagename, templatename, context, doctree):
+    """Launch buttons open notebooks/PAGE.ipynb; downloads are noted for build-finished."""
+    source = app.env.doc2path(pagename, base=False) if pagename in app.env.all_docs else None
+    if source is None:
+        return
+    source = str(source).replace(os.sep, "/")
+    reader = f"{READER_FOLDER}/{pagename}.ipynb"
+    for button in _buttons(context):
+        url = button.get("url", "")
+        if button.get("text") in ("Binder", "JupyterHub", "Colab") and source in url:
+            button["url"] = url.replace(source, reader)
+    if context.get("ipynb_source"):
+        app.env.course_downloads = getattr(app.env, "course_downloads", set()) | {pagename}
+    if app.config.course_solutions == "hide":
+        for group in context.get("header_buttons", []):
+            if "buttons" in group:
+                group["buttons"] = [b for b in group["buttons"] if b.get("label") != "download-source-button"]
+
+
+def _write_downloads(app, exception):
+    """Replace each downloadable notebook written in this build with its reader-ready version."""
+    if exception is not None or app.builder.format != "html":
+        return
+    pages = sorted(getattr(app.env, "course_downloads", set()))
+    app.env.course_downloads = set()
+    sources = Path(app.outdir) / "_sources"
+    if app.config.course_solutions == "hide":
+        # The MyST sources hold the solutions: the class site publishes only the notebooks.
+        for source in sources.rglob("*.md*"):
+            source.unlink()
+    if not pages:
+        return
+    scripts = Path(app.srcdir) / "scripts"
+    if str(scripts) not in sys.path:
+        sys.path.insert(0, str(scripts))
+    import notebooks
+    from myst_markdown import Unrenderable
+
+    solutions = "absent" if app.config.course_solutions == "hide" else "fold"
+    try:
+        notebooks.write_downloads(sources, pages, solutions)
+    except Unrenderable as e:
+        logger.warning(f"the downloadable notebook: {e}")
+
+
+def setup(app):
+    app.add_config_value("course_solutions", "fold", "env")
+    app.connect("config-inited", _mode_from_environment)
+    app.add_transform(RemoveSolutions)
+    # After sphinx-book-theme has made its buttons (priority 501).
+    app.connect("html-page-context", _point_at_reader_notebooks, priority=800)
+    app.connect("build-finished", _write_downloads)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
