@@ -38,6 +38,11 @@ def search(query, dictionary: dict[str, object], temperature: float = 1.0) -> Se
 def model_query(lm, prompt: str) -> np.ndarray:
     """The vector a trained model searches with for the next token after `prompt`."""
     _, cache = lm.model.run_with_cache(lm.encode(prompt))
+    return query_from_cache(lm, cache)
+
+
+def query_from_cache(lm, cache) -> np.ndarray:
+    """The query at the last position of a run already made with `run_with_cache`."""
     key = "ln_final" if lm.model.ln_final is not None else "resid_final"
     return cache[key][-1].double().numpy()
 

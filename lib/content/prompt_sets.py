@@ -14,8 +14,13 @@ a point where the rules fix the next token, and labelled by what the model has t
 - `wrong-call`: a caller has just called himself, called back, or called an absurd word; what
   follows is the epithet if the wrong callee is Pietro or Paolo, else `<SEP>` (then `perde`).
 
-Every prompt carries the token the rules make most likely next and its probability under the
-rules (1.0 for all five kinds: at these cuts the rules leave no choice).
+At these five kinds of cut the rules leave no choice: every prompt carries the one token they fix.
+One more kind, `callee-choice` (in `OPEN_KINDS`, asked for by name), cuts right after `chiama`,
+where the rules leave the choice open: any legal callee (and, after the opening, a wrong call).
+Its pages should be flat; its `target` is only the first of the rules' most likely callees.
+
+`hand_wired_prompts` gives prefixes of the hand-wired corpus's sentences, for claims about the
+hand-wired model.
 """
 from __future__ import annotations
 
@@ -28,6 +33,8 @@ from lib.errors import require
 from lib.model.vocab import SEP
 
 KINDS = ("epithet-first-turn", "epithet-later-turn", "number-call", "next-caller", "wrong-call")
+# Cuts where the rules spread the next token over several choices.
+OPEN_KINDS = ("callee-choice",)
 # Rounds drawn before a set gives up looking for more distinct prompts (the first-turn set has one).
 MAX_ROUNDS = 20_000
 
@@ -36,7 +43,7 @@ MAX_ROUNDS = 20_000
 class LabelledPrompt:
     text: str          # tokens separated by spaces, from <BOS>
     kind: str          # one of KINDS
-    target: str        # the next token the rules fix
+    target: str        # the next token the rules fix (for callee-choice, the first of the most likely)
     turn: int          # the turn the prompt ends in (1 = the opening call)
     caller: str        # who is calling in that turn
 
@@ -74,6 +81,7 @@ def _cuts(round_tokens: list[str]):
     i = 1
     while i + 2 < len(round_tokens) and round_tokens[i + 1] == "chiama":
         turn += 1
+        yield round_tokens[:i + 2], "callee-choice", turn, caller
         callee = round_tokens[i + 2]
         prefix = round_tokens[:i + 3]
         wrong = callee not in legal_callees(caller, previous)
@@ -100,7 +108,8 @@ def prompt_set(kind: str, n: int = 40, seed: int = 0, max_tokens: int | None = N
     numbers). Fewer than `n` come back only when fewer exist (the first-turn epithet set has one
     prompt).
     """
-    require(kind in KINDS, f"unknown prompt set {kind!r}; the sets are: {', '.join(KINDS)}")
+    require(kind in KINDS + OPEN_KINDS,
+            f"unknown prompt set {kind!r}; the sets are: {', '.join(KINDS + OPEN_KINDS)}")
     require(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n must be a whole number of at least 1, got {n!r}")
     targets = None if target is None else ((target,) if isinstance(target, str) else tuple(target))
     rng = random.Random(seed)
@@ -130,8 +139,25 @@ def epithet_sets(n: int = 40, seed: int = 0, max_tokens: int | None = None) -> d
 
 
 def prompt_sets(n: int = 40, seed: int = 0, max_tokens: int | None = None) -> dict[str, list[LabelledPrompt]]:
-    """Every kind's set, keyed by kind."""
+    """Every fixed kind's set (KINDS), keyed by kind."""
     return {kind: prompt_set(kind, n, seed, max_tokens) for kind in KINDS}
 
 
-__all__ = ["KINDS", "LabelledPrompt", "epithet_sets", "places", "prompt_set", "prompt_sets"]
+def hand_wired_prompts(n: int = 200, seed: int = 0) -> list[str]:
+    """Up to `n` distinct prefixes (from <BOS>, at least one word) of seeded hand-wired sentences,
+    in the order the sentences meet them, none ending at <EOS>."""
+    from lib.content.corpora.hand_wired import sample_sentence
+
+    require(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n must be a whole number of at least 1, got {n!r}")
+    rng = random.Random(seed)
+    found: dict[str, None] = {}
+    for _ in range(MAX_ROUNDS):
+        sentence = sample_sentence(rng)
+        for end in range(2, len(sentence)):
+            found.setdefault(" ".join(sentence[:end]))
+            if len(found) == n:
+                return list(found)
+    return list(found)
+
+
+__all__ = ["KINDS", "OPEN_KINDS", "LabelledPrompt", "epithet_sets", "hand_wired_prompts", "places", "prompt_set", "prompt_sets"]

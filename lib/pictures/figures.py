@@ -1,4 +1,9 @@
-"""The course's look: one palette and one way to draw a results page, shared by every chapter."""
+"""The course's look: one palette and one way to draw a results page, shared by every chapter.
+
+`show(fig, alt)` puts a figure on the page with a text description computed from the same numbers
+it draws, so the description cannot drift from the picture (a description typed into the page's
+metadata would go stale the day the model is retrained).
+"""
 from __future__ import annotations
 
 from lib.analysis.lens import stage_label
@@ -7,6 +12,28 @@ PALETTE = {"main": "#3b6ea8", "accent": "#d1495b", "muted": "#9aa5b1", "good": "
 # One colour per group of points on a map (roles of the calling game, groups of real words), in
 # the order groups first appear; chosen to stay distinct for the common kinds of colour blindness.
 GROUP_COLOURS = ("#3b6ea8", "#d1495b", "#2a9d8f", "#e9a03b", "#8e6bbf", "#7a5230", "#6b7280", "#c2649a")
+
+
+def show(fig, alt: str) -> None:
+    """Display `fig` as a PNG image whose alt text is `alt`, then close it.
+
+    The image goes out as HTML (an <img> with the PNG inline) because the book's builder takes an
+    image's alt text only from the page source, never from the output; a PNG and the text itself
+    ride along for readers that cannot show HTML."""
+    import base64
+    import html
+    import io
+
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    alt = " ".join(alt.split())
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight", dpi=fig.dpi)
+    plt.close(fig)
+    png = base64.b64encode(buffer.getvalue()).decode("ascii")
+    img = f'<img src="data:image/png;base64,{png}" alt="{html.escape(alt, quote=True)}" class="course-figure" />'
+    display({"text/html": img, "image/png": png, "text/plain": alt}, raw=True)
 
 
 def group_colours(groups) -> dict[str, str]:
