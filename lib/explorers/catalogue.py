@@ -183,10 +183,10 @@ def tsne_explorer(points: str = "calling-game", perplexity: float = 5, seeds: tu
                 "groups": list(ps.groups), "perplexity": v["perplexity"], "seeds": [v["left"], v["right"]],
                 "layouts": [c["layout"] for c in cells], "kept": [c["kept"] for c in cells]}
 
-    note = (f"{POINT_SETS[points][0].upper()}{POINT_SETS[points][1:]}. Precomputed: one t-SNE layout takes hundreds of "
-            f"optimisation steps, too slow to redo while a slider moves, so every layout these sliders reach "
-            f"(perplexities below the {len(ps.labels)} points, seeds {SEEDS[0]} to {SEEDS[-1]}) was computed in "
-            "advance, and moving a slider looks one up.")
+    note = (f"{POINT_SETS[points][0].upper()}{POINT_SETS[points][1:]}. Precomputed: one t-SNE layout takes hundreds to "
+            f"thousands of optimisation steps, too slow to redo while a slider moves, so every layout these sliders "
+            f"reach (perplexities below the {len(ps.labels)} points, seeds {SEEDS[0]} to {SEEDS[-1]}) was run to "
+            "convergence in advance, and moving a slider looks one up.")
     args = {"points": points, "points_label": POINT_SETS[points], "labels": list(ps.labels), "groups": list(ps.groups),
             "grid": grid}
     return Explorer("tsne", rows, compute, args=args, note=note)

@@ -15,7 +15,7 @@ import numpy as np
 
 from lib.errors import CourseError, require
 from lib.analysis.maps import concept_plane, gram_schmidt, nearest_indices
-from lib.analysis.maps.tsne import check_perplexity, tsne_seeds
+from lib.analysis.maps.tsne import check_perplexity, check_seed, tsne_seeds
 
 POINT_SETS = {"calling-game": "the calling-game model's 28 embedding rows",
               "real-language": "84 token embeddings of all-MiniLM-L6-v2"}
@@ -88,12 +88,7 @@ def layouts(points: str, perplexity: float, seeds) -> list[np.ndarray]:
 
 
 def parse_seed(seed) -> int:
-    try:
-        s = int(seed)
-    except (TypeError, ValueError):
-        raise CourseError(f"a seed is a whole number, got {seed!r}") from None
-    require(s == float(seed) and 0 <= s < 2 ** 32, f"a seed is a whole number from 0 to 4294967295, got {seed!r}")
-    return s
+    return check_seed(seed)
 
 
 def tsne_view(points: str, perplexity, seed_left, seed_right) -> TsneView:
