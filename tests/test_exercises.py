@@ -386,7 +386,7 @@ def test_part2_residual_path_checks(lm):
 def test_part2_real_language_checks():
     from lib.exercises import real_language
     from lib.content import real_words
-    from lib.analysis.maps import pca
+    from lib.analysis.maps import analogy, nearest, pca
     rows = real_words.load()
     x = rows.vectors.astype(float)
     content = np.array([g != "function words" for g in rows.groups])
@@ -396,3 +396,10 @@ def test_part2_real_language_checks():
     assert "top two" in real_language.content_top4_share(pca(x[content]).cumulative(2)).message
     assert "percentage" in real_language.content_top4_share(share * 100).message
     assert real_language.father_analogy("mother") and "inputs" in real_language.father_analogy("father").message
+    # The predict: the offset's word and the baseline's, computed here without the check's helper.
+    vecs = {w: x[i] for i, w in enumerate(rows.words)}
+    offset = analogy(vecs, "father", "man", "woman").best
+    baseline = next(w for w, _ in nearest(x, rows.words, "father", 3) if w not in ("man", "woman"))
+    assert real_language.baseline_agrees(offset == baseline)
+    assert "gender rows" in real_language.baseline_agrees(offset != baseline).message
+    assert "one of" in real_language.baseline_agrees("yes").message

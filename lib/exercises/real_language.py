@@ -34,6 +34,26 @@ def content_top4_share(answer) -> Feedback:
                                expected * 100: "that is a percentage; give the share between 0 and 1."})
 
 
+def _father_words() -> tuple[str, str]:
+    """(father - man + woman by the offset method, father's nearest row with man and woman set
+    aside: the baseline), inputs excluded, on the 84 rows."""
+    rows = real_words.load()
+    x = rows.vectors.astype(float)
+    vecs = {w: x[i] for i, w in enumerate(rows.words)}
+    baseline = next(w for w, _ in maps.nearest(x, rows.words, "father", 3) if w not in ("man", "woman"))
+    return maps.analogy(vecs, "father", "man", "woman").best, baseline
+
+
+def baseline_agrees(answer) -> Feedback:
+    """Predict: whether the baseline (father's nearest row, man and woman set aside) already gives
+    the word father - man + woman lands on. True or False."""
+    offset, baseline = _father_words()
+    return check_choice(answer, [True, False], offset == baseline,
+                        right="the two methods agree here." if offset == baseline else "the two methods differ here.",
+                        wrong="not so. Look at the gender rows of the table: how often was the nearest row of the "
+                              "first word already the expected answer?")
+
+
 def father_analogy(answer) -> Feedback:
     """Investigate: father - man + woman, inputs excluded (not one of the page's analogies)."""
     rows = real_words.load()
