@@ -149,9 +149,10 @@ def chapter_plans(root: Path = ROOT) -> list[ChapterPlan]:
     return plans
 
 
-def plan_of(chapter: str, root: Path = ROOT) -> ChapterPlan:
-    """The plan of one chapter, named by its path without extension (chapters/part1/one-head)."""
-    for plan in chapter_plans(root):
+def plan_of(chapter: str, plans: list[ChapterPlan] | None = None) -> ChapterPlan:
+    """The plan of one chapter, named by its path without extension (chapters/part1/one-head),
+    among `plans` (by default, the book's)."""
+    for plan in chapter_plans() if plans is None else plans:
         if plan.chapter == chapter:
             return plan
     raise CourseError(f"{chapter} is not a chapter with exercises in the table of contents")
@@ -165,10 +166,13 @@ def kind_phrase(kind: str | None, n: int) -> str:
 def plan_markdown(plan: ChapterPlan) -> str:
     """The computed half of a chapter's entry on the instructor page, as MyST Markdown."""
     per_kind = " + ".join(f"{n} × {MINUTES_PER_EXERCISE[k]} min" for k, n in plan.counts.items())
-    graded = ", ".join(f"{{ref}}`{label}`" for label in plan.graded) or "none yet"
+    # By label, linked: the label is the exercise's column in the gradebook.
+    graded = ", ".join(f"{{ref}}`{label} <{label}>`" for label in plan.graded) or "none yet"
+    shown = {0: "", 1: ", 1 table, figure or explorer"}.get(
+        plan.outputs, f", {plan.outputs} tables, figures or explorers")
     return "\n".join([
-        f"- **Time:** about {plan.minutes} minutes: {plan.reading_minutes} min of reading ({plan.words:,} words, "
-        f"{plan.outputs} tables, figures or explorers), {plan.exercise_minutes} min of exercises ({per_kind}).",
+        f"- **Time:** about {plan.minutes} minutes: {plan.reading_minutes} min of reading ({plan.words:,} "
+        f"words{shown}), {plan.exercise_minutes} min of exercises ({per_kind}).",
         f"- **Exercises:** {', '.join(kind_phrase(k, n) for k, n in plan.counts.items())}.",
         f"- **Suit graded work:** {graded}.",
     ])
