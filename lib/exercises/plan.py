@@ -92,7 +92,7 @@ def reading_words(text: str) -> int:
     text = EXERCISES_HEADING.split(text, maxsplit=1)[0]
     text = CODE_CELL.sub("", text)
     text = MARKUP_LINE.sub("", text)
-    return len(text.split())
+    return sum(1 for token in text.split() if re.search(r"\w", token))   # not "#", "-" or "$$"
 
 
 def shown_outputs(text: str) -> int:
