@@ -53,23 +53,32 @@ def check_style(module: str, name: str) -> str:
         raise CourseError(f"the self-check {name} is not in lib.exercises.{module}") from None
     if isinstance(found, WriteCheck):
         return "function"
-    return "value" if _calls(inspect.unwrap(found)) & VALUE_HELPERS else "open"
+    return "value" if _calls(found) & VALUE_HELPERS else "open"
 
 
 def _calls(fn, seen: set | None = None) -> set[str]:
-    """The names `fn` calls, following the functions of its own module that it calls."""
+    """The names of the functions `fn` calls, following those of the chapters' check modules
+    (a check may lean on a helper of its own module or of another chapter's), but not into
+    lib.exercises itself, whose helpers are what is looked for."""
     seen = set() if seen is None else seen
+    fn = inspect.unwrap(fn)   # a helper remembered by per_model: read the function it wraps
     if fn in seen or not inspect.isfunction(fn):
         return set()
     seen.add(fn)
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    names = {node.func.id for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
-    module = inspect.getmodule(fn)
-    for called in list(names):
-        helper = getattr(module, called, None)
-        if inspect.isfunction(helper) and helper.__module__ == fn.__module__:
-            names |= _calls(helper, seen)
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(fn)))):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name):          # helper(...)
+            name, called = node.func.id, fn.__globals__.get(node.func.id)
+        elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            owner = fn.__globals__.get(node.func.value.id)   # module.helper(...)
+            name, called = node.func.attr, getattr(owner, node.func.attr, None)
+        else:
+            continue
+        names.add(name)
+        if inspect.isfunction(called) and called.__module__.startswith("lib.exercises."):
+            names |= _calls(called, seen)
     return names
 
 
