@@ -47,7 +47,7 @@ def degenerate_nearest_kept(answer, perplexity: float = 27.0, seed: int = 0, tol
     within 2 of the count; an estimate from the ordinary perplexities does not."""
     expected = nearest_kept("calling-game", perplexity, seed)
     ordinary = nearest_kept("calling-game", 5.0, seed)
-    return check_number(answer, expected, tol=tol, what=f"The estimate for perplexity {perplexity:g}",
+    return check_number(answer, expected, tol=tol, what="Your estimate",
                         hints={ordinary: "that is about what an ordinary perplexity keeps; at this one every "
                                          "neighbourhood is the same flat spread over all the other points."})
 
