@@ -45,11 +45,11 @@ def _father_words() -> tuple[str, str]:
 
 
 def baseline_agrees(answer) -> Feedback:
-    """Predict: whether the baseline (father's nearest row, man and woman set aside) already gives
-    the word father - man + woman lands on. True or False."""
+    """Predict: whether the baseline (father's nearest row, man and woman set aside) gives the same
+    word as father - man + woman: "same" or "different"."""
     offset, baseline = _father_words()
-    return check_choice(answer, [True, False], offset == baseline,
-                        right="the two methods agree here." if offset == baseline else "the two methods differ here.",
+    return check_choice(answer, ["same", "different"], "same" if offset == baseline else "different",
+                        right=f"the two methods give {'the same word' if offset == baseline else 'different words'} here.",
                         wrong="not so. Look at the gender rows of the table: how often was the nearest row of the "
                               "first word already the expected answer?")
 
