@@ -5,7 +5,7 @@ import numpy as np
 
 from lib.content.corpora import hand_wired as hw
 from lib.analysis.maps import analogy, pca
-from lib.exercises import Feedback, as_number, check_choice, check_whole_number, same_option
+from lib.exercises import Feedback, check_choice, check_whole_number, same_option
 
 
 def _components_for(x, share: float) -> int:
@@ -24,12 +24,9 @@ def components_for_share(lm, answer, share: float = 0.95) -> Feedback:
     of their variance (the page gives the top six's share only)."""
     expected = _components_for(_learned_rows(lm), share)
     designed = _components_for(hw.designed_matrix(), share)
-    fb = check_whole_number(answer, expected, what=f"The number of components that hold {share:.0%}")
-    value = as_number(answer)
-    if not fb and value is not None and value == designed != expected:
-        return Feedback(False, "that is the count for the designed table, whose rows lie in its few axes; "
-                               "count the components the model's learned rows need.")
-    return fb
+    hints = {designed: "that is the count for the designed table, whose rows lie in its few axes; count the "
+                       "components the model's learned rows need."} if designed != expected else None
+    return check_whole_number(answer, expected, what=f"The number of components that hold {share:.0%}", hints=hints)
 
 
 def inputs_left_in(lm, answer) -> Feedback:
