@@ -413,6 +413,20 @@ def test_bigram_round_check():
     assert "too high" in bigrams.zero_layer_round(zl, 0.5).message
 
 
+def test_bigram_unseen_pair_check():
+    from lib.exercises import bigrams
+    zl = load("zero-layer")
+    p = bigrams.unseen_probability(zl)
+    assert 0 < p < 0.001, "the predict's right range is the second"
+    assert bigrams.unseen_pair(zl, bigrams.range_of(p))
+    assert "softmax" in bigrams.unseen_pair(zl, "exactly 0").message
+    assert "how far down" in bigrams.unseen_pair(zl, "above 0.1").message
+    assert [bigrams.range_of(q) for q in (0.0, 1e-5, 0.05, 0.5)] == list(bigrams.UNSEEN_RANGES)
+    for garbage in (None, "zero", np.array([0.0]), 10**400, True):
+        fb = bigrams.unseen_pair(zl, garbage)
+        assert not fb.ok and fb.message
+
+
 def test_ablation_and_circuits_value_checks(lm):
     from lib.analysis.ablation import ablation_view, all_heads
     from lib.exercises import ablation, circuits
