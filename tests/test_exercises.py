@@ -573,3 +573,17 @@ def test_part2_real_language_checks():
     assert "gender rows" in real_language.baseline_agrees(wrong).message
     assert "one of" in real_language.baseline_agrees("yes").message
     assert "one of" in real_language.baseline_agrees(True).message
+
+
+def test_dot_versus_cosine_predict(lm):
+    from lib.exercises import what_an_embedding_is as ch
+    n = ch.dot_disagreements(lm)
+    assert 0 < n < len(lm.vocab.tokens)
+    assert ch.dot_vs_cosine(lm, ch.dot_range(n))
+    assert "lengths" in ch.dot_vs_cosine(lm, "none").message
+    wrong = next(r for r in ch.DOT_RANGES[1:] if r != ch.dot_range(n))
+    assert "is not it" in ch.dot_vs_cosine(lm, wrong).message
+    assert [ch.dot_range(k) for k in (0, 5, 12, 25)] == list(ch.DOT_RANGES)
+    for garbage in (None, "5", np.array([5]), 10**400, True):
+        fb = ch.dot_vs_cosine(lm, garbage)
+        assert not fb.ok and fb.message
