@@ -114,10 +114,11 @@ def check_number(answer, expected: float, *, tol: float, what: str, hints: dict 
     return Feedback(False, f"{what} of {value:.4g} is {direction}.")
 
 
-def check_choice(answer, options, expected, *, right: str, wrong: str) -> Feedback:
+def check_choice(answer, options, expected, *, right: str, wrong: str, hints: dict | None = None) -> Feedback:
     """Compare an answer that must be one of `options` (a token, a stage name, True/False).
 
-    `right` and `wrong` are the messages; `wrong` must not name the expected answer.
+    `right` and `wrong` are the messages; `wrong` must not name the expected answer. `hints`
+    (wrong option -> text) name the reasoning behind a known wrong choice.
     """
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
@@ -126,7 +127,10 @@ def check_choice(answer, options, expected, *, right: str, wrong: str) -> Feedba
     if chosen is _NO_OPTION:
         listed = ", ".join(repr(o) for o in options[:12]) + (", ..." if len(options) > 12 else "")
         return Feedback(False, f"the answer should be one of {listed}; got {shown(answer)}.")
-    return Feedback(True, right) if same_option(chosen, expected) else Feedback(False, wrong)
+    if same_option(chosen, expected):
+        return Feedback(True, right)
+    hint = next((text for option, text in (hints or {}).items() if same_option(chosen, option)), None)
+    return Feedback(False, hint or wrong)
 
 
 _NO_OPTION = object()

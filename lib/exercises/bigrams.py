@@ -7,7 +7,7 @@ import numpy as np
 
 from lib.analysis.bigrams import count_bigrams
 from lib.content.corpora import calling_game
-from lib.exercises import Feedback, check_number
+from lib.exercises import Feedback, check_choice, check_number
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 from lib.model.readout import prompt_logits, softmax
 
@@ -112,15 +112,11 @@ def range_of(p: float) -> str:
 
 def unseen_pair(zl, answer) -> Feedback:
     """Predict: the range of the zero-layer model's probability for a pair its rounds never hold."""
-    from lib.exercises import check_choice, same_option
-
     p = unseen_probability(zl)
-    expected = range_of(p)
-    if same_option(answer, UNSEEN_RANGES[0]) and expected != UNSEEN_RANGES[0]:
-        wrong = ("the table says exactly 0, but the model's page is a softmax of finite logits: every token "
-                 "keeps some probability, however small.")
-    else:
-        wrong = (f"{answer} is not where it lands. Training lowers the logit of a pair each time another token "
-                 "follows instead, and this pair never comes: how far down can that push it?")
-    return check_choice(answer, UNSEEN_RANGES, expected, right=f"{answer}: the model gives {UNSEEN_TOKEN} "
-                        f"{p:.1e} after {UNSEEN_PROMPT}: pushed far down, never to zero.", wrong=wrong)
+    return check_choice(answer, UNSEEN_RANGES, range_of(p),
+                        right=f"{answer}: the model gives {UNSEEN_TOKEN} {p:.1e} after {UNSEEN_PROMPT}: pushed far "
+                              "down, never to zero.",
+                        wrong=f"{answer} is not where it lands. Training lowers the logit of a pair each time another "
+                              "token follows instead, and this pair never comes: how far down can that push it?",
+                        hints={UNSEEN_RANGES[0]: "the table says exactly 0, but the model's page is a softmax of finite "
+                                                 "logits: every token keeps some probability, however small."})

@@ -115,12 +115,11 @@ def dot_range(n: int) -> str:
 def dot_vs_cosine(lm, answer) -> Feedback:
     """Predict: on how many of the rows ranking by dot product changes the nearest neighbour."""
     n = dot_disagreements(lm)
-    expected = dot_range(n)
-    if same_option(answer, DOT_RANGES[0]) and n:
-        wrong = ("the dot product is the cosine times both lengths: a long row gains on every other row, so it "
-                 "can take a place the cosine gives to a closer direction.")
-    else:
-        wrong = (f"{answer} is not it. The two rankings differ only where the rows' lengths differ enough to "
-                 "beat a difference in direction: how often is that?")
-    return check_choice(answer, DOT_RANGES, expected, right=f"{answer}: {n} of the {len(lm.vocab.tokens)} tokens get "
-                        "another nearest row by dot product; the others keep theirs.", wrong=wrong)
+    return check_choice(answer, DOT_RANGES, dot_range(n),
+                        right=f"{answer}: {n} of the {len(lm.vocab.tokens)} tokens get another nearest row by dot "
+                              "product; the others keep theirs.",
+                        wrong=f"{answer} is not it. The two rankings differ only where the rows' lengths differ "
+                              "enough to beat a difference in direction: how often is that?",
+                        hints={DOT_RANGES[0]: "the dot product is the cosine times both lengths: a long row gains on "
+                                              "every other row, so it can take a place the cosine gives to a closer "
+                                              "direction."})
