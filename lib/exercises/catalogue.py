@@ -15,6 +15,8 @@ EXERCISE = re.compile(r":::\{exercise\}[^\n]*\n(?P<options>(?::[\w-]+:[^\n]*\n)+
 OPTION = re.compile(r"^:([\w-]+):[ \t]*(.*)$", re.M)
 TITLE = re.compile(r"^# (.+)$", re.M)
 STUB = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell, exercise-stub\]\n(?P<code>.*?)```", re.S)
+# The check module a stub calls as `check`: the chapter's first stub imports it, later stubs reuse it.
+CHECK_MODULE = re.compile(r"^from lib\.exercises import (\w+) as check\b", re.M)
 
 # The three kinds of exercise, by the name a directive's :class: gives them, and how the website
 # labels each (the same words _assets/course.css shows above the task).
@@ -29,6 +31,7 @@ class Exercise:
     kind: str | None  # write, predict or investigate; None for an exercise not yet given a kind
     task: str         # the task, on one line
     checks: tuple[str, ...]   # the self-check functions its answer cell calls
+    module: str | None = None  # the module of lib.exercises they live in, as the stub imports it
 
     @property
     def kind_label(self) -> str:
@@ -66,7 +69,8 @@ def catalogue(root: Path = ROOT) -> list[Exercise]:
                 raise CourseError(f"{name}: an exercise has no :label:")
             stub = STUB.search(text, m.end())
             checks = tuple(dict.fromkeys(re.findall(r"check\.(\w+)\(", stub["code"]))) if stub else ()
+            imports = CHECK_MODULE.findall(text, 0, stub.end()) if stub else []
             out.append(Exercise(name, title.group(1) if title else name, label,
                                 exercise_kind(options.get("class", ""), f"{name}, {label}"),
-                                " ".join(m["text"].split()), checks))
+                                " ".join(m["text"].split()), checks, imports[-1] if imports else None))
     return out
