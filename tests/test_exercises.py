@@ -230,6 +230,9 @@ def test_hallucination_checks(lm):
     from lib.analysis.signs import read_signs
     h = read_signs(lm, "<BOS> banana chiama").entropy_bits
     assert hallucination.entropy_of(lm, h) and "nats" in hallucination.entropy_of(lm, h * math.log(2)).message
+    # The page sits just under the one-bit flag the chapter prints everywhere: the round 1 is not it.
+    assert abs(h - 1.0) > 1e-3 and not hallucination.entropy_of(lm, 1.0)
+    one_line_verdicts(hallucination.entropy_of, lm)
     assert hallucination.confident_impossible(lm, "<BOS> Pietro chiama Pietro")
     assert "can occur" in hallucination.confident_impossible(lm, CONFIDENT).message
     assert "only" in hallucination.confident_impossible(lm, "<BOS> 7 chiama").message
