@@ -465,20 +465,82 @@ def test_every_chapter_with_exercises_has_a_plan_on_the_instructor_page():
 # ------------------------------------------------------------------ Part 1's self-checks
 def test_part1_checks(lm):
     from lib.exercises import ablation, bigrams, circuits, many_heads, one_head, shapes_and_cache, why_attention
-    assert why_attention.centre_response(6) and "vertical" in why_attention.centre_response(0).message
+    assert why_attention.centre_response(6) and why_attention.centre_response(6.0)
+    assert "vertical" in why_attention.centre_response(0).message
+    assert "too low" in why_attention.centre_response(-3).message
+    assert "whole number" in why_attention.centre_response(5.5).message
     assert why_attention.predicted_class("horizontal") and not why_attention.predicted_class("vertical")
-    assert not one_head.sat_on_cat(0.276) and not one_head.sat_on_cat(...).answered
+    assert "one of" in why_attention.predicted_class("diagonal").message
+
+
+def test_one_head_value_checks():
+    from lib.content.worked_examples import cat_sat
+    from lib.exercises import one_head
+    ex = cat_sat()
+    _, cache = ex.model.run_with_cache(ex.tokens)
+    raw = cache["blocks.0.attn.qk"][0, 2, :3].double()
+    right = float(torch.softmax(raw, -1)[1])
+    assert one_head.sat_on_cat_unscaled(right) and one_head.sat_on_cat_unscaled(right + 0.002)
+    scaled = float(cache["blocks.0.attn.pattern"][0, 2, 1])
+    assert "divided by sqrt(d_head)" in one_head.sat_on_cat_unscaled(scaled).message
+    assert "too high" in one_head.sat_on_cat_unscaled(float(torch.softmax(raw, -1)[2])).message
+    assert not one_head.sat_on_cat_unscaled(...).answered
     import math as m
     e = [m.exp(s / m.sqrt(8)) for s in (1, 1, 2)]
     assert one_head.abc_self_weight(e[2] / sum(e))
-    assert many_heads.mlp_weights(96) and not many_heads.mlp_weights(48)
+    d2 = [m.exp(s / m.sqrt(2)) for s in (1, 1, 2)]
+    assert "too high" in one_head.abc_self_weight(d2[2] / sum(d2)).message        # d_head left at 2
+    assert "too low" in one_head.abc_self_weight(1 / 3).message                   # a uniform guess
+
+
+def test_many_heads_and_shapes_value_checks():
+    from lib.exercises import many_heads, shapes_and_cache
+    assert many_heads.mlp_weights(96) and many_heads.mlp_weights(96.0)
+    assert "one of the two matrices" in many_heads.mlp_weights(48).message
+    assert "biases" in many_heads.mlp_weights(96 + 6 + 8).message
+    assert "not square" in many_heads.mlp_weights(36 + 64).message
     assert shapes_and_cache.gpt2_cache_megabytes(75.497472)
     assert "only the keys" in shapes_and_cache.gpt2_cache_megabytes(75.497472 / 2).message
-    assert shapes_and_cache.embedding_share(38_597_376 / 124_439_808)
-    assert circuits.ov_rank(lm, 16) and not circuits.ov_rank(lm, 64)
-    assert ablation.cefa_head(lm, "L0H3") and not ablation.cefa_head(lm, "L1H3")
+    assert "too high" in shapes_and_cache.gpt2_cache_megabytes(75.497472 * 8).message
+    share = 32_000 * 4_096 / 6_738_415_616
+    assert shapes_and_cache.seven_b_embedding_share(share)
+    assert "W_U" in shapes_and_cache.seven_b_embedding_share(2 * share).message
+    assert "GPT-2 small's share" in shapes_and_cache.seven_b_embedding_share(38_597_376 / 124_439_808).message
+    assert "percentage" in shapes_and_cache.seven_b_embedding_share(100 * share).message
+
+
+def test_bigram_round_check():
+    from lib.exercises import bigrams
     zl = load("zero-layer")
-    assert not bigrams.zero_layer_tarso(zl, 0.9) and not bigrams.bigram_probability(0.5)
+    steps = bigrams._step_probabilities(zl, bigrams.ROUND)
+    assert len(steps) == 4 and all(0 < q <= 1 for q in steps)
+    assert bigrams.zero_layer_round(zl, float(np.prod(steps)))
+    assert "product" in bigrams.zero_layer_round(zl, sum(steps)).message
+    assert "only the last step" in bigrams.zero_layer_round(zl, steps[-1]).message
+    assert "too high" in bigrams.zero_layer_round(zl, 0.5).message
+
+
+def test_ablation_and_circuits_value_checks(lm):
+    from lib.analysis.ablation import ablation_view, all_heads
+    from lib.exercises import ablation, circuits
+    assert ablation.cefa_head(lm, "L0H3") and not ablation.cefa_head(lm, "L1H3")
+    top = ablation_view(lm, ablation.LATER_CALL, list(all_heads(lm.model)), None).page[0][0]
+    intact = ablation_view(lm, ablation.LATER_CALL, [], None).page[0][0]
+    assert intact == "Cefa" and top != "Cefa", "the prompt must need attention"
+    assert ablation.every_head_off_top(lm, top)
+    assert "nothing reaches the last position" in ablation.every_head_off_top(lm, "Cefa").message
+    wrong = ablation.every_head_off_top(lm, "Tarso")
+    assert not wrong and top not in wrong.message
+    assert "one of" in ablation.every_head_off_top(lm, "not-a-token").message
+    assert circuits.pair_ov_rank(lm, 2 * lm.model.cfg.d_head)
+    assert "one head's rank" in circuits.pair_ov_rank(lm, lm.model.cfg.d_head).message
+    assert "bounds the rank" in circuits.pair_ov_rank(lm, lm.model.cfg.d_model).message
+    answer = circuits._most_self_attending_capo(lm)
+    assert circuits.most_self_attending_capo(lm, answer)
+    other = next(n for n in ("L0H3", "L1H3") if n != answer)
+    wrong = circuits.most_self_attending_capo(lm, other)
+    assert not wrong and answer not in wrong.message
+    assert "one of" in circuits.most_self_attending_capo(lm, "head 3").message
 
 
 def test_part2_checks(lm):

@@ -141,8 +141,9 @@ def same_option(answer, option) -> bool:
         return False
 
 
-def check_whole_number(answer, expected: int, *, what: str) -> Feedback:
-    """A count or an index: exact, and a whole number."""
+def check_whole_number(answer, expected: int, *, what: str, hints: dict | None = None) -> Feedback:
+    """A count or an index: exact, and a whole number; `hints` (wrong count -> text) name the
+    reasoning behind a known wrong count."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
@@ -150,6 +151,8 @@ def check_whole_number(answer, expected: int, *, what: str) -> Feedback:
         return Feedback(False, f"{what} should be a whole number; got {shown(answer)}.")
     if int(value) == expected:
         return Feedback(True, f"{what} is {int(value)}.", accepts=(float(expected), float(expected)))
+    if int(value) in (hints or {}):
+        return Feedback(False, hints[int(value)])
     told = f"{int(value)}" if abs(value) < 1e15 else f"{value:.3g}"   # 1e308 would print 309 digits
     return Feedback(False, f"{what} of {told} is {'too high' if value > expected else 'too low'}.")
 

@@ -1,12 +1,10 @@
 """Self-checks for the chapter "Bigrams and the zero-layer model"."""
 from __future__ import annotations
 
-import functools
 import random
 
 import numpy as np
 
-from lib.analysis import bigrams as counted
 from lib.analysis.bigrams import count_bigrams
 from lib.content.corpora import calling_game
 from lib.exercises import Feedback, check_number
@@ -14,22 +12,26 @@ from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 from lib.model.readout import prompt_logits, softmax
 
 
-@functools.cache
-def _counted_table():
-    return counted.bigram_table()
+ROUND = "<BOS> Pietro chiama Paolo Tarso"   # an opening call, <BOS> given
 
 
-def bigram_probability(answer, prev: str = "chiama", nxt: str = "Pietro") -> Feedback:
-    """Exercise 1: one entry of the counted bigram table."""
-    tokens, _, probs = _counted_table()
-    expected = float(probs[tokens.index(prev), tokens.index(nxt)])
-    return check_number(answer, expected, tol=0.005, what=f"P({nxt} | {prev})")
+def _step_probabilities(zl, text: str) -> list[float]:
+    """The model's probability for each token of `text` after <BOS>, given the tokens before it."""
+    words = text.split()
+    return [float(softmax(prompt_logits(zl, " ".join(words[:i])))[zl.vocab.id(words[i])])
+            for i in range(1, len(words))]
 
 
-def zero_layer_tarso(zl, answer) -> Feedback:
-    """Exercise 2: what the zero-layer model gives Tarso after the last token Paolo."""
-    probs = softmax(prompt_logits(zl, "<BOS> Paolo"))
-    return check_number(answer, float(probs[zl.vocab.id("Tarso")]), tol=0.005, what="P(Tarso | Paolo)")
+def zero_layer_round(zl, answer) -> Feedback:
+    """The probability the zero-layer model gives a whole opening call, one step after another."""
+    steps = _step_probabilities(zl, ROUND)
+    expected = float(np.prod(steps))
+    # Relative: the steps read off the counted table differ from the model's by a few thousandths.
+    return check_number(answer, expected, tol=0.05 * expected, what="The probability of the round",
+                        hints={sum(steps): "that adds the steps' probabilities; the chance that one step and then "
+                                           "the next both happen is a product.",
+                               steps[-1]: "that is only the last step; the round's probability takes every "
+                                          "step's into account."})
 
 
 # ------------------------------------------------------------------ write: the bigram table

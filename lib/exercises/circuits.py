@@ -5,23 +5,39 @@ import numpy as np
 
 from lib.analysis.ablation import all_heads, head_name
 from lib.analysis.circuits import head_habits, ov_circuit
+from lib.content.prompt_sets import epithet_sets
 from lib.exercises import Feedback, check_choice, check_whole_number, per_model
 
+PAIR = ((0, 1), (0, 3))   # two heads of layer 0, whose OV circuits the learner adds
 
-def ov_rank(lm, answer, layer: int = 0, head: int = 3) -> Feedback:
-    """Exercise 1: the rank of one head's W_OV (singular values above a relative 1e-5)."""
-    s = np.linalg.svd(ov_circuit(lm.model, layer, head), compute_uv=False)
-    return check_whole_number(answer, int((s > s[0] * 1e-5).sum()), what="The rank")
+
+def _rank(M: np.ndarray) -> int:
+    """Singular values above a relative 1e-5, as the chapter counts them."""
+    s = np.linalg.svd(M, compute_uv=False)
+    return int((s > s[0] * 1e-5).sum())
+
+
+def pair_ov_rank(lm, answer) -> Feedback:
+    """The rank of the sum of two heads' OV circuits (what the two write together)."""
+    cfg = lm.model.cfg
+    expected = _rank(sum(ov_circuit(lm.model, layer, head) for layer, head in PAIR))
+    return check_whole_number(answer, expected, what="The rank", hints={
+        cfg.d_head: "that is one head's rank; each head adds directions of its own, and two heads' output "
+                    "directions need not coincide.",
+        cfg.d_model: "d_model bounds the rank, but each of the two heads brings at most d_head directions."})
 
 
 @per_model
-def _most_self_attending(lm) -> str:
-    habits = head_habits(lm)
+def _most_self_attending_capo(lm) -> str:
+    group = epithet_sets(40, max_tokens=lm.model.cfg.n_ctx)["capo"]
+    habits = head_habits(lm, group)
     return head_name(max(all_heads(lm.model), key=lambda h: habits.shares[h]["the callee itself"]))
 
 
-def most_self_attending(lm, answer) -> Feedback:
-    """Exercise 2: the head that puts most attention on the callee itself."""
+def most_self_attending_capo(lm, answer) -> Feedback:
+    """Over the 40 later-turn capo prompts, the head that puts most attention on the callee itself."""
     names = [head_name(h) for h in all_heads(lm.model)]
-    return check_choice(answer, names, _most_self_attending(lm), right=f"{answer} looks at the callee itself the most.",
-                        wrong=f"{answer} is not the one; compare the 'itself' share of every head.")
+    return check_choice(answer, names, _most_self_attending_capo(lm),
+                        right=f"on the capo prompts {answer} looks at the callee itself the most.",
+                        wrong="not on the capo prompts: measure the share on the callee itself for every head, "
+                              "over those 40 prompts only.")

@@ -6,23 +6,20 @@ import functools
 import numpy as np
 
 from lib.content.worked_examples import concat_heads, two_heads
-from lib.exercises import Feedback, check_number, check_whole_number
+from lib.exercises import Feedback, check_whole_number
 from lib.exercises.one_layer import random_layer, run_layer
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
 
-def head_write(answer, head: int = 1, position: int = 2, coordinate: int = 0) -> Feedback:
-    """Exercise 1: one number of one head's own write-back (its output times its slice of W_O)."""
-    ex = two_heads()
-    _, cache = ex.model.run_with_cache(ex.tokens)
-    expected = float(cache["blocks.0.attn.head_out"][position, head, coordinate])
-    return check_number(answer, expected, tol=1e-3, what="The write-back coordinate")
-
-
 def mlp_weights(answer) -> Feedback:
-    """Exercise 2: the numbers in one layer's W_in and W_out."""
+    """The numbers in one layer's W_in and W_out, biases left out."""
     cfg = two_heads().model.cfg
-    return check_whole_number(answer, 2 * cfg.d_model * cfg.d_mlp, what="The number of MLP weights")
+    d, m = cfg.d_model, cfg.d_mlp
+    return check_whole_number(answer, 2 * d * m, what="The number of MLP weights", hints={
+        d * m: "that is one of the two matrices; the MLP reads the stream with W_in and writes back with W_out.",
+        2 * d * m + d + m: "that counts the biases too; the question leaves them out.",
+        d * d + m * m: "W_in turns a stream of d_model numbers into d_mlp hidden units: its shape is "
+                       "d_model by d_mlp, not square."})
 
 
 # ------------------------------------------------------------------ write: split Q into heads, merge back

@@ -2,23 +2,19 @@
 from __future__ import annotations
 
 from lib.analysis.scale import SHAPES
-from lib.exercises import Feedback, as_number, check_number, check_whole_number
+from lib.exercises import Feedback, check_number, check_whole_number
 
 
 def multiply_adds(answer, model: str = "GPT-2 small") -> Feedback:
     """Predict: how many multiply-adds one search over the whole dictionary takes."""
     vocab, d_model = SHAPES[model]
-    fb = check_whole_number(answer, vocab * d_model, what="The number of multiply-adds")
-    value = as_number(answer)
     hints = {vocab + d_model: "the vocabulary and the query's length were added; every word's score takes one "
                               "multiply-add per number of the query.",
              vocab * d_model * 4: "that is the dictionary's size in bytes (4 per 32-bit number), not the count of "
                                   "multiply-adds.",
              vocab: "that is one multiply-add per word; each word's score is a dot product over the whole query.",
              d_model: "that is one dot product; the search scores every word of the vocabulary."}
-    if not fb and value is not None and value in hints:
-        return Feedback(False, hints[value])
-    return fb
+    return check_whole_number(answer, vocab * d_model, what="The number of multiply-adds", hints=hints)
 
 
 def dictionary_gigabytes(answer, model: str = "GPT-3 (175B)", bytes_per_number: int = 2) -> Feedback:

@@ -7,17 +7,23 @@ from lib.exercises.writing import Case, Mistake, WriteCheck
 
 
 def gpt2_cache_megabytes(answer) -> Feedback:
-    """Exercise 1: GPT-2 small's KV cache over its full context of 1,024 tokens, in 32-bit floats, in MB."""
+    """GPT-2 small's KV cache over its full context of 1,024 tokens, in 32-bit floats, in MB."""
     a = GPT2_SMALL
     expected = kv_cache_bytes(a.n_layers, a.n_ctx, a.n_heads, a.d_head, 4) / 1e6
     return check_number(answer, expected, tol=0.05, what="The size in MB",
                         hints={expected / 2: "that counts only the keys (or only the values); the cache holds both."})
 
 
-def embedding_share(answer) -> Feedback:
-    """Exercise 2: the share of GPT-2 small's parameters in its token embedding."""
-    expected = GPT2_SMALL.vocab_size * GPT2_SMALL.d_model / parameter_count(GPT2_SMALL)
-    return check_number(answer, expected, tol=0.002, what="The share")
+def seven_b_embedding_share(answer) -> Feedback:
+    """The share of the 7B shape's parameters in its token embedding W_E (its W_U is separate)."""
+    b = SEVEN_B
+    expected = b.vocab_size * b.d_model / parameter_count(b)
+    gpt2 = GPT2_SMALL.vocab_size * GPT2_SMALL.d_model / parameter_count(GPT2_SMALL)
+    return check_number(answer, expected, tol=0.001, what="The share", hints={
+        2 * expected: "that counts the unembedding W_U too; it is a separate matrix of the same size, and the "
+                      "question asks for W_E alone.",
+        gpt2: "that is GPT-2 small's share; the 7B model's stream is wider, but its blocks grow faster.",
+        100 * expected: "that is a percentage; give the share as a fraction between 0 and 1."})
 
 
 # ------------------------------------------------------------------ write: the KV cache's size
