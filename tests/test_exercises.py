@@ -182,6 +182,7 @@ def test_mechanism_checks(lm):
     best = lm.vocab.tokens[int(np.argmax(cos))]
     by_dot = lm.vocab.tokens[int(prompt_logits(lm, prompt).argmax())]
     assert mechanism.cosine_winner(lm, best) and not mechanism.cosine_winner(lm, "Tarso")
+    assert best != "7" and not mechanism.cosine_winner(lm, "7"), "the page's example prints 7 first by angle"
     assert "one of" in mechanism.cosine_winner(lm, "Giovanni").message
     if by_dot != best:
         assert "dot product" in mechanism.cosine_winner(lm, by_dot).message

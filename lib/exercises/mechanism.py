@@ -8,8 +8,10 @@ from lib.analysis.search import model_dictionary, model_query
 from lib.model.readout import prompt_logits
 from lib.exercises import Feedback, check_choice, check_number
 
-# The cosine exercise asks about a prompt the chapter does not show: Paolo, called by Pietro, now calls.
-COSINE_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama"
+# The cosine exercise asks about a prompt the chapter does not rank, where the two searches disagree
+# and the cosine's first word is not 7 (the first word by angle of the chapter's printed example, and
+# of most prompts where the two disagree): copying the page gives a wrong answer.
+COSINE_PROMPT = "<BOS> Pietro chiama 2 <SEP> 2 chiama 1 <SEP> 1 chiama 7 <SEP> 7 chiama"
 
 
 def logit_of(lm, answer, word: str = "Cefa", prompt: str = CONFIDENT) -> Feedback:
