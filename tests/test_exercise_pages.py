@@ -48,6 +48,12 @@ def readable_text(fragment: str) -> str:
     return htmllib.unescape(text + " " + attrs)
 
 
+def small_count(lo: float, hi: float) -> bool:
+    """Whether the accepted answers are small whole numbers: one count, or a count give or take a
+    few (an estimate of how many tokens...). Small numbers fill every page, so they are not searched."""
+    return lo == int(lo) and hi == int(hi) and abs(lo) < SMALL_WHOLE and abs(hi) < SMALL_WHOLE
+
+
 def leaks(page: str, kinds=("predict", "investigate")) -> tuple[list[Leak], int]:
     """Numbers printed above an exercise of `kinds` that its check would accept, and how many such
     exercises had a numeric answer to look for. The accepted interval comes from the right answer's
@@ -65,7 +71,7 @@ def leaks(page: str, kinds=("predict", "investigate")) -> tuple[list[Leak], int]
         if not accepted:
             continue
         lo, hi = float(accepted[1]), float(accepted[2])
-        if lo == hi and lo == int(lo) and abs(lo) < SMALL_WHOLE:
+        if small_count(lo, hi):
             continue
         numeric += 1
         for shown, value in numbers_in(readable_text(article[:ex.start()])):
@@ -92,6 +98,8 @@ def test_the_leak_finder_finds_a_printed_answer():
     assert leaks(_page(above, _exercise("d", "predict", (0.49, 0.51))))[0] == [], "script data is not printed"
     assert leaks(_page(above, _exercise("e", "predict", (0.29, 0.30))))[0] == [], "0.2857 is outside"
     assert leaks(_page(above, _exercise("f", "write", (0.28, 0.29))))[0] == [], "only predict and investigate"
+    assert leaks(_page("<p>3 of 5</p>", _exercise("s", "predict", (1, 5))))[0] == [], "a small count, give or take 2"
+    assert leaks(_page("<p>3.5</p>", _exercise("t", "predict", (3.4, 3.6))))[0][0].shown == "3.5"
     assert leaks(_page('<img alt="P = 0.75">', _exercise("g", "predict", (0.7, 0.8))))[0][0].shown == "0.75"
     # Below the exercise, or in its own solution, the answer may appear.
     assert leaks(_page(_exercise("h", "predict", (0.7, 0.8)), "<p>0.75</p>"))[0] == []

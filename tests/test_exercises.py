@@ -544,45 +544,126 @@ def test_ablation_and_circuits_value_checks(lm):
     assert "one of" in circuits.most_self_attending_capo(lm, "head 3").message
 
 
-def test_part2_checks(lm):
+def test_part2_embedding_checks(lm):
     from lib.exercises import what_an_embedding_is as emb
     from lib.analysis.maps import nearest
     zl = load("zero-layer")
-    word = nearest(zl.model.W_E.detach().numpy(), zl.vocab.tokens, "Paolo", 1)[0][0]
-    assert emb.paolo_neighbour(lm, zl, word) and not emb.paolo_neighbour(lm, zl, "banana")
+    # Cefa's neighbour in the zero-layer model: right; the calling-game model's; Cefa itself; not a token.
+    word = nearest(zl.model.W_E.detach().double().numpy(), zl.vocab.tokens, "Cefa", 1)[0][0]
+    cg_word = nearest(lm.model.W_E.detach().double().numpy(), lm.vocab.tokens, "Cefa", 1)[0][0]
+    assert word != cg_word
+    assert emb.zero_layer_neighbour(lm, zl, word)
+    assert "calling-game model" in emb.zero_layer_neighbour(lm, zl, cg_word).message
+    assert "itself" in emb.zero_layer_neighbour(lm, zl, "Cefa").message
+    assert "one of" in emb.zero_layer_neighbour(lm, zl, "banana-split").message
+    # The Pietro-Paolo cosine: right; the dot product; the distance.
     E = lm.model.W_E.detach().double().numpy()
-    t, c = E[lm.vocab.id("Tarso")], E[lm.vocab.id("Cefa")]
-    assert emb.tarso_cefa_cosine(lm, float(t @ c / (np.linalg.norm(t) * np.linalg.norm(c))))
-    assert "dot product" in emb.tarso_cefa_cosine(lm, float(t @ c)).message
+    a, b = E[lm.vocab.id("Pietro")], E[lm.vocab.id("Paolo")]
+    assert emb.row_cosine(lm, float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))))
+    assert "dot product" in emb.row_cosine(lm, float(a @ b)).message
+    assert "distance" in emb.row_cosine(lm, float(np.linalg.norm(a - b))).message
+
+
+def test_part2_gram_schmidt_checks():
     from lib.exercises import gram_schmidt_by_hand as gs
-    assert gs.prince_royalty(1.5 / np.sqrt(2)) and "e1" in gs.prince_royalty(1.0).message
-    assert gs.overlap_before(2.0) and not gs.overlap_before(0.0)
+    assert gs.prince_royalty(1.5 / np.sqrt(2)) and gs.prince_royalty(1.06), "a pencil estimate from e2 to 3 decimals"
+    assert "e1" in gs.prince_royalty(1.0).message
+    assert "length greater than 1" in gs.prince_royalty(1.5).message
+    assert gs.overlap_before(2.0) and gs.overlap_before(2)
+    assert "king - man" in gs.overlap_before(0.0).message
+    assert "along e2" in gs.overlap_before(np.sqrt(2)).message
+    assert "too low" in gs.overlap_before(1).message
 
 
-def test_part2_map_checks(lm):
+def test_part2_hand_wired_checks():
     from lib.content.corpora import hand_wired as hw
-    from lib.exercises import hand_wired, real_language, residual_path, three_ways
-    from lib.analysis.maps import pca
-    share = pca(hw.designed_matrix()).cumulative(2)
-    assert hand_wired.designed_top2(share) and "percentage" in hand_wired.designed_top2(share * 100).message
+    from lib.exercises import hand_wired
+    from lib.analysis.maps import analogy, pca
     hwm = load("hand-wired")
-    assert "one of" in hand_wired.inputs_left_in(hwm, "banana").message
-    from lib.analysis.maps import analogy
     E = hwm.model.W_E.detach().double().numpy()
     vecs = {w: E[hwm.vocab.id(w)] for w in hw.WORDS}
+    learned = np.array([vecs[w] for w in hw.WORDS])
+    n = int(np.argmax(np.cumsum(pca(learned).explained_ratio) >= 0.95)) + 1
+    designed = int(np.argmax(np.cumsum(pca(hw.designed_matrix()).explained_ratio) >= 0.95)) + 1
+    assert n != designed
+    assert hand_wired.components_for_share(hwm, n)
+    assert "designed table" in hand_wired.components_for_share(hwm, designed).message
+    assert "too high" in hand_wired.components_for_share(hwm, n + 1).message
+    assert "one of" in hand_wired.inputs_left_in(hwm, "banana").message
     assert hand_wired.inputs_left_in(hwm, analogy(vecs, "man", "boy", "girl", exclude_inputs=False).best)
     assert "left out" in hand_wired.inputs_left_in(hwm, analogy(vecs, "man", "boy", "girl").best).message
+
+
+def test_part2_three_ways_checks():
+    from lib.exercises import three_ways
     from lib.explorers.map_views import plane_view
     s = plane_view("calling-game", "Tarso", "capo").spread
     assert three_ways.tarso_capo_spread(s) and not three_ways.tarso_capo_spread(s + 0.05)
+    assert "percentage" in three_ways.tarso_capo_spread(s * 100).message
     assert not three_ways.pietro_page_neighbour("banana-not-a-token")
-    effects = residual_path.single_effects(lm)
-    best = min(effects, key=effects.get)
-    assert residual_path.most_necessary(lm, best) and best != "MLP 1"
-    assert "largest push" in residual_path.most_necessary(lm, "MLP 1").message
+    # The degenerate layout: the stored run's count is right, and so is chance's estimate if within 2;
+    # the count an ordinary perplexity keeps gets its own diagnosis.
+    count = three_ways.nearest_kept("calling-game", 27.0, 0)
+    ordinary = three_ways.nearest_kept("calling-game", 5.0, 0)
+    assert ordinary - count > 4
+    fb = three_ways.degenerate_nearest_kept(count)
+    assert fb and fb.accepts == (count - 2, count + 2)
+    assert three_ways.degenerate_nearest_kept(round(28 / 27)), "chance's estimate is within 2 of this count"
+    assert "ordinary perplexity" in three_ways.degenerate_nearest_kept(ordinary).message
+    assert "too high" in three_ways.degenerate_nearest_kept(count + 6).message
+
+
+def test_part2_residual_path_checks(lm):
+    from lib.exercises import residual_path
+    from lib.analysis.ablation import all_heads
     from lib.analysis.trajectory import path_view
-    view = path_view(lm, "<BOS> Pietro chiama Paolo", heads_off=[(1, 0), (1, 1), (1, 2), (1, 3)])
-    assert residual_path.block1_heads_off(lm, view.prob)
-    if abs(view.prob - view.prob_intact) > 1e-3:
-        assert "intact" in residual_path.block1_heads_off(lm, view.prob_intact).message
+    from lib.model.readout import prompt_logits
+    later = residual_path.later_turn(lm)
+    assert later.endswith("Pietro chiama Paolo") and later != residual_path.PROMPT
+    # Predict: the top token without block 0's heads. Tarso (the intact answer) has its own diagnosis.
+    heads0 = [h for h in all_heads(lm.model) if h[0] == 0]
+    blind = lm.vocab.tokens[int(prompt_logits(lm, later, ablate=heads0).argmax())]
+    assert blind != "Tarso"
+    assert residual_path.blind_top_token(lm, blind)
+    assert "intact model" in residual_path.blind_top_token(lm, "Tarso").message
+    assert blind not in residual_path.blind_top_token(lm, "capo").message
+    # Investigate: the most necessary single component on the later turn, not the first turn's.
+    effects = residual_path.single_effects(lm, later)
+    best = min(effects, key=effects.get)
+    first = residual_path.single_effects(lm, residual_path.PROMPT)
+    first_best = min(first, key=first.get)
+    assert best != first_best and best != "MLP 1"
+    assert residual_path.most_necessary(lm, best)
+    assert "first turn" in residual_path.most_necessary(lm, first_best).message
+    assert "largest push" in residual_path.most_necessary(lm, "MLP 1").message
+    # Investigate: P(Tarso) on the later turn with the whole of block 1 off; each half alone is diagnosed.
+    heads1 = [h for h in all_heads(lm.model) if h[0] == 1]
+    view = path_view(lm, later, heads_off=heads1, mlps_off=[1])
+    assert residual_path.block1_off(lm, view.prob)
+    assert "intact" in residual_path.block1_off(lm, view.prob_intact).message
+    assert "MLP off too" in residual_path.block1_off(lm, path_view(lm, later, heads_off=heads1).prob).message
+    assert "heads off too" in residual_path.block1_off(lm, path_view(lm, later, mlps_off=[1]).prob).message
+
+
+def test_part2_real_language_checks():
+    from lib.exercises import real_language
+    from lib.content import real_words
+    from lib.analysis.maps import analogy, nearest, pca
+    rows = real_words.load()
+    x = rows.vectors.astype(float)
+    content = np.array([g != "function words" for g in rows.groups])
+    share = pca(x[content]).cumulative(4)
+    assert real_language.content_top4_share(share)
+    assert "all 84 words" in real_language.content_top4_share(pca(x).cumulative(4)).message
+    assert "top two" in real_language.content_top4_share(pca(x[content]).cumulative(2)).message
+    assert "percentage" in real_language.content_top4_share(share * 100).message
     assert real_language.father_analogy("mother") and "inputs" in real_language.father_analogy("father").message
+    # The predict: the offset's word and the baseline's, computed here without the check's helper.
+    vecs = {w: x[i] for i, w in enumerate(rows.words)}
+    offset = analogy(vecs, "father", "man", "woman").best
+    baseline = next(w for w, _ in nearest(x, rows.words, "father", 3) if w not in ("man", "woman"))
+    right, wrong = ("same", "different") if offset == baseline else ("different", "same")
+    assert real_language.baseline_agrees(right)
+    assert "gender rows" in real_language.baseline_agrees(wrong).message
+    assert "one of" in real_language.baseline_agrees("yes").message
+    assert "one of" in real_language.baseline_agrees(True).message

@@ -6,31 +6,49 @@ import numpy as np
 from lib.analysis import maps
 from lib.analysis.maps import direction
 from lib.content.worked_examples import GS_WORDS
-from lib.exercises import Feedback, check_number
+from lib.exercises import Feedback, as_number, check_number, check_whole_number
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
 PRINCE = (2.0, 1.0, 0.5)
 
 
+def _words() -> dict[str, np.ndarray]:
+    return {w: np.array(x) for w, x in GS_WORDS.items()}
+
+
 def _axes():
-    v = {w: np.array(x) for w, x in GS_WORDS.items()}
+    v = _words()
     return maps.gram_schmidt([direction(v, ["king"], ["queen"]), direction(v, ["king"], ["man"])])
 
 
-def prince_royalty(answer) -> Feedback:
-    """Exercise 1: the new word's coordinate on the royalty axis e2."""
+# ------------------------------------------------------------------ predict: by pencil, from the printed axes
+def prince_royalty(answer, tol: float = 5e-3) -> Feedback:
+    """Predict: the new word's coordinate on the royalty axis e2, worked out by hand from e2 as the
+    page prints it (to three decimals, hence the tolerance)."""
     e1, e2 = _axes()
     expected = float(np.dot(PRINCE, e2))
-    return check_number(answer, expected, tol=1e-3, what="The royalty coordinate",
-                        hints={float(np.dot(PRINCE, e1)): "that is the coordinate on e1 (gender); project on e2."})
+    return check_number(answer, expected, tol=tol, what="The royalty coordinate",
+                        hints={float(np.dot(PRINCE, e1)): "that is the coordinate on e1 (gender); project on e2.",
+                               float(np.dot(PRINCE, direction(_words(), ["king"], ["man"]))):
+                                   "that is the dot product with king - man itself, which has length "
+                                   "greater than 1; project on the unit axis e2."})
 
 
 def overlap_before(answer) -> Feedback:
-    """Exercise 2: with royalty as king - woman, its component along e1 before Gram-Schmidt."""
-    v = {w: np.array(x) for w, x in GS_WORDS.items()}
-    e1 = _axes()[0]
+    """Predict: with royalty as king - woman, its component along e1 before Gram-Schmidt. On this
+    toy's coordinates it is a whole number, so the check asks for it exactly."""
+    v = _words()
+    e1, e2 = _axes()
     expected = float(direction(v, ["king"], ["woman"]) @ e1)
-    return check_number(answer, expected, tol=1e-6, what="The component along e1")
+    fb = check_whole_number(answer, round(expected), what="The component along e1")
+    value = as_number(answer)
+    if fb or value is None:
+        return fb
+    hints = {float(direction(v, ["king"], ["man"]) @ e1): "that is king - man's component, which the page "
+                                                          "printed; take king - woman.",
+             float(direction(v, ["king"], ["woman"]) @ e2): "that is the component along e2; measure along e1 "
+                                                            "(gender)."}
+    return next((Feedback(False, hint) for wrong, hint in hints.items() if abs(value - wrong) < 1e-3), fb)
 
 
 # ------------------------------------------------------------------ write: Gram-Schmidt

@@ -1,21 +1,36 @@
 """Self-checks for the chapter "Wiring meaning by hand: what comes back"."""
 from __future__ import annotations
 
+import numpy as np
+
 from lib.content.corpora import hand_wired as hw
 from lib.analysis.maps import analogy, pca
-from lib.exercises import Feedback, check_choice, check_number, same_option
+from lib.exercises import Feedback, check_choice, check_whole_number, same_option
 
 
-def designed_top2(answer) -> Feedback:
-    """Exercise 1: the designed table's top-2 PCA share."""
-    p = pca(hw.designed_matrix())
-    return check_number(answer, p.cumulative(2), tol=2e-3, what="The share",
-                        hints={p.cumulative(2) * 100: "that is a percentage; give the share between 0 and 1.",
-                               float(p.explained_ratio[0]): "that is the first component alone; add the second."})
+def _components_for(x, share: float) -> int:
+    """How many principal components of the rows `x` it takes to hold at least `share` of the variance."""
+    cumulative = np.cumsum(pca(x).explained_ratio)
+    return int(np.searchsorted(cumulative, share - 1e-12) + 1)
+
+
+def _learned_rows(lm) -> np.ndarray:
+    E = lm.model.W_E.detach().double().numpy()
+    return np.array([E[lm.vocab.id(w)] for w in hw.WORDS])
+
+
+def components_for_share(lm, answer, share: float = 0.95) -> Feedback:
+    """Investigate: how many principal components of the learned rows of the 40 words hold `share`
+    of their variance (the page gives the top six's share only)."""
+    expected = _components_for(_learned_rows(lm), share)
+    designed = _components_for(hw.designed_matrix(), share)
+    hints = {designed: "that is the count for the designed table, whose rows lie in its few axes; count the "
+                       "components the model's learned rows need."} if designed != expected else None
+    return check_whole_number(answer, expected, what=f"The number of components that hold {share:.0%}", hints=hints)
 
 
 def inputs_left_in(lm, answer) -> Feedback:
-    """Exercise 2: the top word of man - boy + girl with the inputs left in."""
+    """Predict: the top word of man - boy + girl with the inputs left in."""
     E = lm.model.W_E.detach().double().numpy()
     vecs = {w: E[lm.vocab.id(w)] for w in hw.WORDS}
     best = analogy(vecs, "man", "boy", "girl", exclude_inputs=False).best

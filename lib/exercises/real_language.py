@@ -14,20 +14,48 @@ from lib.exercises.writing import Case, Mistake, WriteCheck
 
 
 @functools.cache
-def _rows_pca():
-    return pca(real_words.load().vectors.astype(float))
+def _shares() -> tuple[float, float, float]:
+    """(top-4 share among the content words, top-4 share over all 84 words, top-2 share among the
+    content words): the answer and two numbers a learner may give instead."""
+    rows = real_words.load()
+    x = rows.vectors.astype(float)
+    content = np.array([g != "function words" for g in rows.groups])
+    p_content = pca(x[content])
+    return p_content.cumulative(4), pca(x).cumulative(4), p_content.cumulative(2)
 
 
-def top4_share(answer) -> Feedback:
-    """Exercise 1: the top-4 PCA share of the 84 real-language rows."""
-    p = _rows_pca()
-    return check_number(answer, p.cumulative(4), tol=2e-3, what="The share",
-                        hints={p.cumulative(2): "that is the top two; add the third and fourth components.",
-                               p.cumulative(4) * 100: "that is a percentage; give the share between 0 and 1."})
+def content_top4_share(answer) -> Feedback:
+    """Investigate: the top-4 PCA share of the rows of the content words (every group but the
+    function words); the page gives the top four over all 84 words and the top two of these."""
+    expected, all_words, top2 = _shares()
+    return check_number(answer, expected, tol=2e-3, what="The share",
+                        hints={all_words: "that is over all 84 words; leave the function words out first.",
+                               top2: "that is the top two; add the third and fourth components.",
+                               expected * 100: "that is a percentage; give the share between 0 and 1."})
+
+
+def _father_words() -> tuple[str, str]:
+    """(father - man + woman by the offset method, father's nearest row with man and woman set
+    aside: the baseline), inputs excluded, on the 84 rows."""
+    rows = real_words.load()
+    x = rows.vectors.astype(float)
+    vecs = {w: x[i] for i, w in enumerate(rows.words)}
+    baseline = next(w for w, _ in maps.nearest(x, rows.words, "father", 3) if w not in ("man", "woman"))
+    return maps.analogy(vecs, "father", "man", "woman").best, baseline
+
+
+def baseline_agrees(answer) -> Feedback:
+    """Predict: whether the baseline (father's nearest row, man and woman set aside) gives the same
+    word as father - man + woman: "same" or "different"."""
+    offset, baseline = _father_words()
+    return check_choice(answer, ["same", "different"], "same" if offset == baseline else "different",
+                        right=f"the two methods give {'the same word' if offset == baseline else 'different words'} here.",
+                        wrong="not so. Look at the gender rows of the table: how often was the nearest row of the "
+                              "first word already the expected answer?")
 
 
 def father_analogy(answer) -> Feedback:
-    """Exercise 2: father - man + woman, inputs excluded."""
+    """Investigate: father - man + woman, inputs excluded (not one of the page's analogies)."""
     rows = real_words.load()
     vecs = {w: rows.vectors[i].astype(float) for i, w in enumerate(rows.words)}
     best = maps.analogy(vecs, "father", "man", "woman").best

@@ -1,33 +1,88 @@
-"""Self-checks for the chapter "The residual stream on a concept plane"."""
+"""Self-checks for the chapter "The residual stream on a concept plane".
+
+The page follows the first turn, `<BOS> Pietro chiama Paolo`, component by component, and counts
+over sets of later turns. The exercises go to one later turn the page only draws: the first prompt
+of its later-turn set, where the caller must be read from the context."""
 from __future__ import annotations
 
 from lib.analysis.ablation import all_heads, head_name
 from lib.analysis.trajectory import path_view
-from lib.exercises import Feedback, check_choice, check_number, same_option
+from lib.content.prompt_sets import prompt_set
+from lib.model.readout import prompt_logits, softmax
+from lib.exercises import Feedback, check_choice, check_number, per_model, same_option, shown
 
 PROMPT = "<BOS> Pietro chiama Paolo"
+TARGET = "Tarso"
 
 
-def block1_heads_off(lm, answer) -> Feedback:
-    """Exercise 1: P(Tarso) with the four heads of block 1 switched off."""
-    view = path_view(lm, PROMPT, heads_off=[h for h in all_heads(lm.model) if h[0] == 1])
+@per_model
+def later_turn(lm) -> str:
+    """The later turn the page draws beside the first: Pietro calls Paolo after a few calls."""
+    return prompt_set("epithet-later-turn", n=40, target=TARGET, max_tokens=lm.model.cfg.n_ctx)[0].text
+
+
+def _block_heads(lm, block: int) -> list:
+    return [h for h in all_heads(lm.model) if h[0] == block]
+
+
+# ------------------------------------------------------------------ predict: a model that cannot read the caller
+@per_model
+def _top_token(lm, prompt: str, block_off: int | None) -> str:
+    heads = _block_heads(lm, block_off) if block_off is not None else ()
+    return lm.vocab.tokens[int(softmax(prompt_logits(lm, prompt, ablate=heads)).argmax())]
+
+
+def blind_top_token(lm, answer) -> Feedback:
+    """Predict: the token the model puts first on the later turn with block 0's heads switched off."""
+    prompt = later_turn(lm)
+    expected = _top_token(lm, prompt, 0)
+    if same_option(answer, TARGET) and expected != TARGET:
+        wrong = (f"{TARGET} is what the intact model says, and what it still says on the first turn without "
+                 "these heads; here the caller is no longer read, so the model must guess who is calling.")
+    else:
+        wrong = (f"{shown(answer)} is not first. Without block 0's heads, the model cannot tell who calls Paolo: "
+                 "which epithet would be right for most callers on a later turn?")
+    return check_choice(answer, lm.vocab.tokens, expected,
+                        right=f"without block 0's heads the model bets on {answer}.", wrong=wrong)
+
+
+# ------------------------------------------------------------------ investigate: a whole block off
+def block1_off(lm, answer) -> Feedback:
+    """Investigate: P(Tarso) on the later turn with the whole of block 1 switched off, its four heads
+    and its MLP."""
+    prompt = later_turn(lm)
+    heads1 = _block_heads(lm, 1)
+    view = path_view(lm, prompt, heads_off=heads1, mlps_off=[1])
     return check_number(answer, view.prob, tol=1e-3, what="P(Tarso)",
-                        hints={view.prob_intact: "that is the intact model; switch the four heads of block 1 off."})
+                        hints={view.prob_intact: "that is the intact model; switch block 1's heads and its MLP off.",
+                               path_view(lm, prompt, heads_off=heads1).prob:
+                                   "that is block 1's heads alone; switch its MLP off too.",
+                               path_view(lm, prompt, mlps_off=[1]).prob:
+                                   "that is MLP 1 alone; switch block 1's four heads off too."})
 
 
-def single_effects(lm) -> dict[str, float]:
+# ------------------------------------------------------------------ investigate: the most necessary component
+@per_model
+def single_effects(lm, prompt: str = PROMPT) -> dict[str, float]:
     """P(Tarso) with each head or MLP switched off alone, by the explorer's names."""
-    out = {head_name(h): path_view(lm, PROMPT, heads_off=[h]).prob for h in all_heads(lm.model)}
-    out.update({f"MLP {m}": path_view(lm, PROMPT, mlps_off=[m]).prob for m in range(lm.model.cfg.n_layers)})
+    out = {head_name(h): path_view(lm, prompt, heads_off=[h]).prob for h in all_heads(lm.model)}
+    out.update({f"MLP {m}": path_view(lm, prompt, mlps_off=[m]).prob for m in range(lm.model.cfg.n_layers)})
     return out
 
 
 def most_necessary(lm, answer) -> Feedback:
-    """Exercise 2: the one component whose removal lowers P(Tarso) the most."""
-    effects = single_effects(lm)
+    """Investigate: on the later turn, the one component whose removal alone lowers P(Tarso) the most."""
+    effects = single_effects(lm, later_turn(lm))
     best = min(effects, key=effects.get)
-    largest_push = "MLP 1"
-    wrong = (f"{answer} makes the largest push, but the answer does not depend on it the most; switch each "
-             "component off and compare P(Tarso)." if same_option(answer, largest_push) and best != largest_push
-             else f"switching {answer} off alone does not lower P(Tarso) the most.")
-    return check_choice(answer, list(effects), best, right=f"without {answer}, P(Tarso) drops the most.", wrong=wrong)
+    first = single_effects(lm, PROMPT)
+    first_best = min(first, key=first.get)
+    if same_option(answer, first_best) and first_best != best:
+        wrong = (f"{answer} is the most necessary on the first turn; on this later turn another component "
+                 "matters more. Switch each one off on this prompt.")
+    elif same_option(answer, "MLP 1") and best != "MLP 1":
+        wrong = ("MLP 1 makes the largest push, but the answer does not depend on it the most; switch each "
+                 "component off and compare P(Tarso).")
+    else:
+        wrong = f"switching {shown(answer)} off alone does not lower P(Tarso) the most."
+    return check_choice(answer, list(effects), best, right=f"without {answer}, P(Tarso) drops the most.",
+                        wrong=wrong)

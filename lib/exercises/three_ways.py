@@ -11,7 +11,7 @@ from lib.exercises.writing import Case, Mistake, WriteCheck, read_like
 
 
 def tarso_capo_spread(answer) -> Feedback:
-    """Exercise 1: the share of the spread on the (Tarso, capo) concept plane."""
+    """Investigate: the share of the spread on the (Tarso, capo) concept plane."""
     expected = plane_view("calling-game", "Tarso", "capo").spread
     return check_number(answer, expected, tol=2e-3, what="The share",
                         hints={expected * 100: "that is a percentage; give the share between 0 and 1."})
@@ -23,11 +23,33 @@ def page_neighbour(coords, labels, word: str) -> str:
 
 
 def pietro_page_neighbour(answer) -> Feedback:
-    """Exercise 2: Pietro's nearest token in the perplexity-10, seed-3 t-SNE layout."""
+    """Investigate: Pietro's nearest token in the perplexity-10, seed-3 t-SNE layout."""
     labels = point_set("calling-game").labels
     expected = page_neighbour(layouts("calling-game", 10.0, [3])[0], labels, "Pietro")
     return check_choice(answer, labels, expected, right=f"{answer} sits next to Pietro in the seed-3 layout.",
                         wrong=f"{answer} is not Pietro's nearest token on that page; measure the 2-D distances.")
+
+
+# ------------------------------------------------------------------ predict: a degenerate perplexity
+def nearest_kept(points: str, perplexity: float, seed: int) -> int:
+    """How many points' nearest neighbour in the full space (by distance) is also their nearest on
+    the t-SNE page drawn with `perplexity` from `seed` (a stored, converged run)."""
+    from lib.analysis.maps.tsne import tsne_run
+
+    x = point_set(points).vectors
+    page = tsne_run(x, perplexity, seed).layout
+    return int((nearest_indices(x, 1)[:, 0] == nearest_indices(page, 1)[:, 0]).sum())
+
+
+def degenerate_nearest_kept(answer, perplexity: float = 27.0, seed: int = 0, tol: float = 2.0) -> Feedback:
+    """Predict: at the degenerate perplexity, how many of the 28 tokens keep their true nearest
+    neighbour as their nearest on the page. An estimate from chance (one in 27 per token) comes
+    within 2 of the count; an estimate from the ordinary perplexities does not."""
+    expected = nearest_kept("calling-game", perplexity, seed)
+    ordinary = nearest_kept("calling-game", 5.0, seed)
+    return check_number(answer, expected, tol=tol, what="Your estimate",
+                        hints={ordinary: "that is about what an ordinary perplexity keeps; at this one every "
+                                         "neighbourhood is the same flat spread over all the other points."})
 
 
 # ------------------------------------------------------------------ write: PCA by SVD

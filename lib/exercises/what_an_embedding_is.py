@@ -5,26 +5,41 @@ from functools import partial
 import numpy as np
 
 from lib.analysis.maps import cosine_matrix, nearest
-from lib.exercises import Feedback, check_choice, check_number
+from lib.exercises import Feedback, check_choice, check_number, same_option, shown
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
 
-def tarso_cefa_cosine(lm, answer) -> Feedback:
-    """Exercise 1: the cosine between Tarso's and Cefa's embedding rows."""
-    E = lm.model.W_E.detach().double().numpy()
-    t = lm.vocab.tokens
-    expected = float(cosine_matrix(E)[t.index("Tarso"), t.index("Cefa")])
-    dot = float(E[t.index("Tarso")] @ E[t.index("Cefa")])
-    return check_number(answer, expected, tol=1e-3, what="The cosine",
-                        hints={dot: "that is the dot product; divide it by both rows' lengths."})
+# ------------------------------------------------------------------ investigate: a pair the page did not print
+def _rows(lm) -> np.ndarray:
+    return lm.model.W_E.detach().double().numpy()
 
 
-def paolo_neighbour(lm, zl, answer) -> Feedback:
-    """Exercise 2: Paolo's nearest neighbour in the zero-layer model's embedding."""
-    E = zl.model.W_E.detach().double().numpy()
-    best = nearest(E, zl.vocab.tokens, "Paolo", k=1)[0][0]
-    return check_choice(answer, zl.vocab.tokens, best, right=f"in the zero-layer model, Paolo's nearest row is {answer}.",
-                        wrong=f"{answer} is not the nearest; rank every other row by cosine.")
+def row_cosine(lm, answer, a: str = "Pietro", b: str = "Paolo") -> Feedback:
+    """The cosine between the embedding rows of `a` and `b` (the page prints neither pair's cosine)."""
+    E, t = _rows(lm), lm.vocab.tokens
+    expected = float(cosine_matrix(E)[t.index(a), t.index(b)])
+    dot = float(E[t.index(a)] @ E[t.index(b)])
+    distance = float(np.linalg.norm(E[t.index(a)] - E[t.index(b)]))
+    return check_number(answer, expected, tol=1e-3, what=f"The cosine between {a} and {b}",
+                        hints={dot: "that is the dot product; divide it by both rows' lengths.",
+                               distance: "that is the distance between the rows; the cosine compares their "
+                                         "directions."})
+
+
+# ------------------------------------------------------------------ investigate: a neighbour in the other model
+def zero_layer_neighbour(lm, zl, answer, word: str = "Cefa") -> Feedback:
+    """`word`'s nearest row by cosine in the zero-layer model's embedding (the page prints the
+    neighbours of four other words)."""
+    best = nearest(_rows(zl), zl.vocab.tokens, word, k=1)[0][0]
+    in_calling_game = nearest(_rows(lm), lm.vocab.tokens, word, k=1)[0][0]
+    if same_option(answer, word):
+        return Feedback(False, f"a row is always nearest to itself: leave {word} out of the ranking.")
+    if same_option(answer, in_calling_game) and in_calling_game != best:
+        return Feedback(False, f"{answer} is {word}'s nearest row in the calling-game model; ask the "
+                               "zero-layer model's embedding.")
+    return check_choice(answer, zl.vocab.tokens, best,
+                        right=f"in the zero-layer model, {word}'s nearest row is {answer}.",
+                        wrong=f"{shown(answer)} is not the nearest; rank every other row by cosine.")
 
 
 # ------------------------------------------------------------------ write: nearest neighbours by cosine
