@@ -29,7 +29,10 @@ from book import MYST_EXTENSIONS  # the MyST extensions of _config.yml
 _PARSER = create_md_parser(MdParserConfig(enable_extensions=MYST_EXTENSIONS), RendererHTML)
 
 # What a learner must never see in a notebook's prose: the test of every generated notebook.
-RAW_MYST = re.compile(r"\{glue|\{cite|:::\{|```\{|\{doc\}|\{ref\}|\{numref\}|\{term\}")
+RAW_MYST = re.compile(r"\{glue|\{cite|:::\{|```\{|\{doc\}|\{ref\}|\{numref\}|\{term\}|^\s*\([\w.:-]+\)=\s*$")
+# A section target, `(label)=` on its own line above a heading: the website makes it an anchor;
+# a notebook has nothing to show for it.
+SECTION_TARGET_LINE = re.compile(r"^\([\w.:-]+\)=[ \t]*\n?", re.M)
 
 ADMONITION_TITLES = {"note": "Note", "tip": "Tip", "hint": "Hint", "important": "Important",
                      "warning": "Warning", "caution": "Caution", "attention": "Attention",
@@ -149,7 +152,7 @@ def convert_inline(page: Page, text: str) -> str:
     def replace(m: re.Match) -> str:
         return m["code"] if m["code"] else role(page, m["role"], m["text"])
 
-    text = ROLE_OR_CODE.sub(replace, text)
+    text = SECTION_TARGET_LINE.sub("", ROLE_OR_CODE.sub(replace, text))
 
     def relink(m: re.Match) -> str:
         doc = page.resolve(m["target"])

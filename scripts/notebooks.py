@@ -78,7 +78,7 @@ def directives_in(text: str, names: set[str]):
 class Book:
     """What one page needs to know about the others: titles, exercise and figure numbers."""
     titles: dict
-    labels: dict           # exercise label -> (docname, "Exercise N")
+    labels: dict           # exercise label -> (docname, "Exercise N"); section label -> (docname, heading)
     exercise_number: dict  # label -> N, numbered through the book as the website numbers them
     figure_number: dict    # (docname, cell index) -> N
     bibliography: Bibliography
@@ -94,12 +94,18 @@ class Book:
             titles[doc] = title_of(text, doc)
             for index, cell in enumerate(read_source(path).cells):
                 if cell.cell_type == "markdown":
+                    # A section target, `(label)=` above a heading: {ref} shows the heading's text.
+                    for m in SECTION_TARGET.finditer(cell.source):
+                        labels[m["label"]] = (doc, m["heading"].strip())
                     for _, _, options in directives_in(cell.source, {"exercise"}):
                         numbers[options["label"]] = len(numbers) + 1
                         labels[options["label"]] = (doc, f"Exercise {numbers[options['label']]}")
                 elif (cell.metadata.get("mystnb", {}).get("figure") or {}).get("caption"):
                     figures[(doc, index)] = len(figures) + 1
         return cls(titles, labels, numbers, figures, Bibliography(BIBFILE, REFERENCES_DOC))
+
+
+SECTION_TARGET = re.compile(r"^\((?P<label>[\w.:-]+)\)=[ \t]*\n+#+[ \t]+(?P<heading>.+)$", re.M)
 
 
 # ----------------------------------------------------------------------------- the executed chapters

@@ -129,16 +129,18 @@ warnings.warn("a deliberate warning")
 def small_book(tmp_path):
     """The real build script, configuration and extensions, with two pages of its own."""
     root = tmp_path / "book"
-    (root / "scripts").mkdir(parents=True)
-    shutil.copy(ROOT / "scripts" / "book.py", root / "scripts" / "book.py")
+    # The whole scripts folder: the extensions import the notebook writer from it.
+    shutil.copytree(ROOT / "scripts", root / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("_config.yml",):
         shutil.copy(ROOT / name, root / name)
     shutil.copytree(ROOT / "_ext", root / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "_assets").symlink_to(ROOT / "_assets")
     (root / "chapters").mkdir()
     shutil.copy(ROOT / "chapters" / "references.bib", root / "chapters" / "references.bib")
-    (root / "lib").mkdir()
-    (root / "data").mkdir()
+    # The real library and data: the build imports lib from the book's folder (an empty lib/ there
+    # would shadow the installed one), and the site's explorers read the shipped models.
+    (root / "lib").symlink_to(ROOT / "lib")
+    (root / "data").symlink_to(ROOT / "data")
     (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chapters/noisy\n")
     (root / "intro.md").write_text("# A small book\n\nOne page of prose.\n")
     (root / "chapters" / "noisy.md").write_text(CHAPTER)

@@ -521,6 +521,20 @@ def test_bigram_round_check():
     assert "too high" in bigrams.zero_layer_round(zl, 0.5).message
 
 
+def test_bigram_unseen_pair_check():
+    from lib.exercises import bigrams
+    zl = load("zero-layer")
+    p = bigrams.unseen_probability(zl)
+    assert 0 < p < 0.001, "the predict's right range is the second"
+    assert bigrams.unseen_pair(zl, bigrams.range_of(p))
+    assert "softmax" in bigrams.unseen_pair(zl, "exactly 0").message
+    assert "how far down" in bigrams.unseen_pair(zl, "above 0.1").message
+    assert [bigrams.range_of(q) for q in (0.0, 1e-5, 0.05, 0.5)] == list(bigrams.UNSEEN_RANGES)
+    for garbage in (None, "zero", np.array([0.0]), 10**400, True):
+        fb = bigrams.unseen_pair(zl, garbage)
+        assert not fb.ok and fb.message
+
+
 def test_ablation_and_circuits_value_checks(lm):
     from lib.analysis.ablation import ablation_view, all_heads
     from lib.exercises import ablation, circuits
@@ -667,3 +681,17 @@ def test_part2_real_language_checks():
     assert "gender rows" in real_language.baseline_agrees(wrong).message
     assert "one of" in real_language.baseline_agrees("yes").message
     assert "one of" in real_language.baseline_agrees(True).message
+
+
+def test_dot_versus_cosine_predict(lm):
+    from lib.exercises import what_an_embedding_is as ch
+    n = ch.dot_disagreements(lm)
+    assert 0 < n < len(lm.vocab.tokens)
+    assert ch.dot_vs_cosine(lm, ch.dot_range(n))
+    assert "lengths" in ch.dot_vs_cosine(lm, "none").message
+    wrong = next(r for r in ch.DOT_RANGES[1:] if r != ch.dot_range(n))
+    assert "is not it" in ch.dot_vs_cosine(lm, wrong).message
+    assert [ch.dot_range(k) for k in (0, 5, 12, 25)] == list(ch.DOT_RANGES)
+    for garbage in (None, "5", np.array([5]), 10**400, True):
+        fb = ch.dot_vs_cosine(lm, garbage)
+        assert not fb.ok and fb.message

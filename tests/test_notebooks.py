@@ -121,6 +121,19 @@ def test_what_the_converter_cannot_render_is_refused_by_name():
             convert(page, source)
 
 
+def test_a_section_target_links_and_leaves_no_trace():
+    from notebooks import SECTION_TARGET
+    source = "Some text.\n\n(class-plan)=\n## The plan, week by week\n\nMore."
+    m = SECTION_TARGET.search(source)
+    assert (m["label"], m["heading"]) == ("class-plan", "The plan, week by week")
+    page = Page("chapters/part9/x", titles={"chapters/part9/x": "X", "instructors": "Teaching"},
+                labels={"class-plan": ("instructors", m["heading"])})
+    [out] = convert(page, source + " See {ref}`class-plan`.")
+    assert "(class-plan)=" not in out and "## The plan, week by week" in out
+    assert "[The plan, week by week](../../instructors.ipynb)" in out
+    assert not any(RAW_MYST.search(line) for line in out.split("\n"))
+
+
 def test_a_learners_edited_notebook_is_kept(tmp_path):
     first = notebooks.write(tmp_path, "fold", outputs=False, keep_edited=True)
     mine = tmp_path / "chapters/part3/search-by-hand.ipynb"

@@ -115,6 +115,9 @@ function axisVector(points, text) {
   return [v, tidy];
 }
 
+// lib.analysis.inventory.MAX_COUNT, and its _shown: a long value cut to 20 characters and "...".
+const MAX_COUNT = 1e12;
+const shown = (text) => (text.length <= 24 ? text : `${text.slice(0, 20)}...`);
 const KV_SIZES = [["layers", "layers"], ["context", "context (tokens)"], ["heads", "heads"], ["d_head", "d_head"]];
 
 // ----------------------------------------------------------------------------- the views
@@ -193,9 +196,12 @@ export const VIEWS = {
     const text = pyStrip(v.bytes);
     const per = pyParseFloat(text);
     require(per !== null, `bytes per number must be a number, got ${pyRepr(text)}`);
-    // lib.analysis.inventory.kv_cache_bytes: its checks, then 2 x the sizes x the bytes per number.
-    KV_SIZES.forEach(([name], i) => require(sizes[i] >= 1n, `${name} must be a whole number of at least 1, got ${sizes[i]}`));
-    require(per > 0, `bytes per element must be a positive number, got ${pyFloat(per)}`);
+    // lib.analysis.inventory.kv_cache_bytes: its checks (counts and bytes up to MAX_COUNT, values
+    // shown as Python's repr, cut like its _shown), then 2 x the sizes x the bytes per number.
+    KV_SIZES.forEach(([name], i) => require(sizes[i] >= 1n && sizes[i] <= BigInt(MAX_COUNT),
+      `${name} must be a whole number from 1 to 1,000,000,000,000, got ${shown(String(sizes[i]))}`));
+    require(per > 0 && per <= MAX_COUNT, "bytes per element must be a positive number, at most 1,000,000,000,000 " +
+      `(4 for float32, 2 for float16), got ${shown(pyFloat(per))}`);
     const total = Number(sizes.reduce((a, b) => a * b, 2n)) * per;
     require(Number.isFinite(total), "the cache would need more bytes than a number can count (over 1.8e308); " +
       "choose smaller sizes");

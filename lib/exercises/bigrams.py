@@ -92,3 +92,35 @@ bigram_table = WriteCheck(
     invariants=(lambda case, got: rows_sum_to_one()(case, got[np.asarray(got).sum(1) != 0])
                 if np.asarray(got).ndim == 2 else None,),
 )
+
+
+# ------------------------------------------------------------------ predict: a pair the rounds never hold
+UNSEEN_RANGES = ("exactly 0", "above 0 but below 0.001", "between 0.001 and 0.1", "above 0.1")
+UNSEEN_PROMPT, UNSEEN_TOKEN = "<BOS> Pietro chiama", "chiama"    # chiama is never followed by chiama
+
+
+def unseen_probability(zl) -> float:
+    return float(softmax(prompt_logits(zl, UNSEEN_PROMPT))[zl.vocab.id(UNSEEN_TOKEN)])
+
+
+def range_of(p: float) -> str:
+    """The one of UNSEEN_RANGES that holds probability `p`."""
+    if p == 0:
+        return UNSEEN_RANGES[0]
+    return UNSEEN_RANGES[1] if p < 0.001 else UNSEEN_RANGES[2] if p <= 0.1 else UNSEEN_RANGES[3]
+
+
+def unseen_pair(zl, answer) -> Feedback:
+    """Predict: the range of the zero-layer model's probability for a pair its rounds never hold."""
+    from lib.exercises import check_choice, same_option
+
+    p = unseen_probability(zl)
+    expected = range_of(p)
+    if same_option(answer, UNSEEN_RANGES[0]) and expected != UNSEEN_RANGES[0]:
+        wrong = ("the table says exactly 0, but the model's page is a softmax of finite logits: every token "
+                 "keeps some probability, however small.")
+    else:
+        wrong = (f"{answer} is not where it lands. Training lowers the logit of a pair each time another token "
+                 "follows instead, and this pair never comes: how far down can that push it?")
+    return check_choice(answer, UNSEEN_RANGES, expected, right=f"{answer}: the model gives {UNSEEN_TOKEN} "
+                        f"{p:.1e} after {UNSEEN_PROMPT}: pushed far down, never to zero.", wrong=wrong)

@@ -93,3 +93,34 @@ cosine_neighbours = WriteCheck(
     invariants=(lambda case, got: None if len(got) == case.args[3] else
                 f"your list has {len(got)} words; k is {case.args[3]}.",),
 )
+
+
+# ------------------------------------------------------------------ predict: nearest by dot product
+DOT_RANGES = ("none", "a few (1 to 9)", "about half (10 to 18)", "most (19 or more)")
+
+
+def dot_disagreements(lm) -> int:
+    """For how many tokens the nearest other row by dot product is not the nearest by cosine."""
+    E = _rows(lm)
+    cos, dot = cosine_matrix(E), E @ E.T
+    np.fill_diagonal(cos, -np.inf)
+    np.fill_diagonal(dot, -np.inf)
+    return int((cos.argmax(axis=1) != dot.argmax(axis=1)).sum())
+
+
+def dot_range(n: int) -> str:
+    return DOT_RANGES[0] if n == 0 else DOT_RANGES[1] if n <= 9 else DOT_RANGES[2] if n <= 18 else DOT_RANGES[3]
+
+
+def dot_vs_cosine(lm, answer) -> Feedback:
+    """Predict: on how many of the rows ranking by dot product changes the nearest neighbour."""
+    n = dot_disagreements(lm)
+    expected = dot_range(n)
+    if same_option(answer, DOT_RANGES[0]) and n:
+        wrong = ("the dot product is the cosine times both lengths: a long row gains on every other row, so it "
+                 "can take a place the cosine gives to a closer direction.")
+    else:
+        wrong = (f"{answer} is not it. The two rankings differ only where the rows' lengths differ enough to "
+                 "beat a difference in direction: how often is that?")
+    return check_choice(answer, DOT_RANGES, expected, right=f"{answer}: {n} of the {len(lm.vocab.tokens)} tokens get "
+                        "another nearest row by dot product; the others keep theirs.", wrong=wrong)
