@@ -51,6 +51,8 @@ def test_search_by_hand_checks():
     assert check.logit_of_cefa(0.2 * 0.3 + 1.0 * 1.0 + 0.4 * 0.2)
     assert "chapter's query" in check.logit_of_cefa(0.3 + 0.5 - 0.04).message
     assert not check.winner_for_query("Tarso") and check.winner_for_query("Cefa")
+    assert "chapter's query" in check.winner_for_query("Tarso").message
+    assert "not the largest" in check.winner_for_query("Paolo").message
     assert "one of" in check.winner_for_query("banana").message
     assert check.smallest_scale(5) and not check.smallest_scale(6) and not check.smallest_scale(4)
     assert "whole number" in check.smallest_scale(2.5).message
@@ -104,7 +106,7 @@ def test_student_notebooks_have_no_solutions(student_notebooks):
     nb = nbformat.read(student_notebooks[names.index("search-by-hand")], as_version=4)
     text = "\n".join(c.source for c in nb.cells)
     assert "answer = float(" not in text and "lo, hi = 1.0, 100.0" not in text
-    assert text.count("= ...") == 4 and stub_checks(nb) == 4
+    assert text.count("= ...") == 4 and stub_checks(nb) == 5
 
 
 def test_student_notebooks_run_and_report_unanswered(student_notebooks):
@@ -140,7 +142,7 @@ def test_the_book_shows_every_solution_as_correct():
             assert text.count("<strong>Correct</strong>") >= exercises, html.name
     assert with_exercises >= 15
     text = (ROOT / "_build" / "html" / "chapters" / "part3" / "search-by-hand.html").read_text()
-    assert text.count("<strong>Correct</strong>") == 4
+    assert text.count("<strong>Correct</strong>") == 5
 
 
 # ------------------------------------------------------------------ Part 3's self-checks
@@ -153,6 +155,17 @@ def lm():
     return load("calling-game")
 
 
+# What a learner may hand in by mistake: each gets a verdict in one line, never an exception.
+PART3_GARBAGE = (None, "Tarso?", np.array([1.0, 2.0]), torch.tensor([3.0, 4.0]), 10 ** 400, 1e308, float("nan"))
+
+
+def one_line_verdicts(check, *args):
+    for garbage in PART3_GARBAGE:
+        fb = check(*args, garbage)
+        assert isinstance(fb, Feedback) and not fb.ok, (garbage, fb)
+        assert "\n" not in fb.message and len(fb.message) < 400, fb.message
+
+
 def test_mechanism_checks(lm):
     from lib.analysis.search import model_dictionary, model_query
     from lib.model.readout import prompt_logits
@@ -161,9 +174,37 @@ def test_mechanism_checks(lm):
     no_bias = float(model_query(lm, CONFIDENT) @ model_dictionary(lm)["Cefa"])
     if abs(no_bias - right) > 1e-3:
         assert "bias" not in mechanism.logit_of(lm, no_bias).message and "one more" in mechanism.logit_of(lm, no_bias).message
-    best = mechanism.cosine_ranking(lm)[0]
+    # The cosine exercise asks about a prompt the chapter does not rank.
+    prompt = mechanism.COSINE_PROMPT
+    h = model_query(lm, prompt)
+    W = lm.model.W_U.detach().double().numpy()
+    cos = h @ W / (np.linalg.norm(W, axis=0) * np.linalg.norm(h))
+    best = lm.vocab.tokens[int(np.argmax(cos))]
+    by_dot = lm.vocab.tokens[int(prompt_logits(lm, prompt).argmax())]
     assert mechanism.cosine_winner(lm, best) and not mechanism.cosine_winner(lm, "Tarso")
+    assert best != "7" and not mechanism.cosine_winner(lm, "7"), "the page's example prints 7 first by angle"
     assert "one of" in mechanism.cosine_winner(lm, "Giovanni").message
+    if by_dot != best:
+        assert "dot product" in mechanism.cosine_winner(lm, by_dot).message
+    for garbage in PART3_GARBAGE:
+        assert not mechanism.cosine_winner(lm, garbage)
+
+
+def test_the_stretched_query_keeps_its_bias(lm):
+    from lib.analysis.search import model_query
+    i = lm.vocab.id("Cefa")
+    bias = float(lm.model.b_U[i])
+    # The reference, from the model itself: the doubled query through the unembedding.
+    doubled = float(2 * model_query(lm, CONFIDENT) @ lm.model.W_U.detach().double().numpy()[:, i] + bias)
+    logit = doubled / 2 + bias / 2    # the logit at the query's own length
+    fb = mechanism.stretched_logit(lm, doubled)
+    assert fb and fb.accepts[0] < doubled < fb.accepts[1]
+    assert "temperature" in mechanism.stretched_logit(lm, 2 * logit).message      # the bias doubled too
+    assert "own length" in mechanism.stretched_logit(lm, logit).message            # nothing stretched
+    assert "bias is missing" in mechanism.stretched_logit(lm, doubled - bias).message
+    assert "too high" in mechanism.stretched_logit(lm, doubled + 5).message
+    assert not mechanism.stretched_logit(lm, ...).answered
+    one_line_verdicts(mechanism.stretched_logit, lm)
 
 
 def test_results_page_checks(lm):
@@ -190,29 +231,79 @@ def test_hallucination_checks(lm):
     from lib.analysis.signs import read_signs
     h = read_signs(lm, "<BOS> banana chiama").entropy_bits
     assert hallucination.entropy_of(lm, h) and "nats" in hallucination.entropy_of(lm, h * math.log(2)).message
+    # The page sits just under the one-bit flag the chapter prints everywhere: the round 1 is not it.
+    assert abs(h - 1.0) > 1e-3 and not hallucination.entropy_of(lm, 1.0)
+    one_line_verdicts(hallucination.entropy_of, lm)
     assert hallucination.confident_impossible(lm, "<BOS> Pietro chiama Pietro")
     assert "can occur" in hallucination.confident_impossible(lm, CONFIDENT).message
     assert "only" in hallucination.confident_impossible(lm, "<BOS> 7 chiama").message
     assert "cannot read" in hallucination.confident_impossible(lm, "<BOS> Giovanni").message
 
 
+def test_the_entropy_of_a_sure_page(lm):
+    n = len(lm.vocab)
+    page = np.full(n, 0.1 / (n - 1))
+    page[0] = 0.9
+    right = float(-(page * np.log2(page)).sum())
+    assert hallucination.entropy_sure_page(lm, right) and hallucination.entropy_sure_page(lm, round(right, 2))
+    assert "nats" in hallucination.entropy_sure_page(lm, right * math.log(2)).message
+    assert "only the top word" in hallucination.entropy_sure_page(lm, -0.9 * math.log2(0.9)).message
+    two = -0.9 * math.log2(0.9) - 0.1 * math.log2(0.1)
+    assert "as one word" in hallucination.entropy_sure_page(lm, two).message
+    assert "too high" in hallucination.entropy_sure_page(lm, 1.5).message
+    one_line_verdicts(hallucination.entropy_sure_page, lm)
+
+
 def test_lever_checks(lm):
-    assert lever.first_stage_on_top(lm, "blocks.0.attn") and not lever.first_stage_on_top(lm, "blocks.1.mlp")
+    from lib.explorers.views import lens_view
+    from lib.analysis.trajectory import residual_trajectory
+    view = lens_view(lm, lever.VICE_PROMPT, "vice")
+    first = next(s for s, r in zip(view.stages, view.track_ranks) if r == 1)
+    assert lever.first_stage_on_top(lm, first)
+    assert not lever.first_stage_on_top(lm, "blocks.1.mlp" if first != "blocks.1.mlp" else "embed")
     assert "one of" in lever.first_stage_on_top(lm, "block 0").message
-    assert lever.largest_push(lm, "blocks.1.mlp") and not lever.largest_push(lm, "blocks.0.attn")
+    if first != "blocks.0.attn":   # where Tarso leads on the chapter's prompt
+        assert "chapter's prompt" in lever.first_stage_on_top(lm, "blocks.0.attn").message
+    for garbage in PART3_GARBAGE:
+        assert not lever.first_stage_on_top(lm, garbage)
+    # MLP 1's share of the path along vice: the pushes add up to where the path ends.
+    path = residual_trajectory(lm, lever.VICE_PROMPT, toward="vice")
+    share = path.pushes["blocks.1.mlp"] / sum(path.pushes.values())
+    assert lever.push_share(lm, share)
+    chapter = residual_trajectory(lm, CONFIDENT)
+    tarso_share = chapter.pushes["blocks.1.mlp"] / sum(chapter.pushes.values())
+    if abs(tarso_share - share) > 0.01:
+        assert "chapter's prompt" in lever.push_share(lm, tarso_share).message
+    assert "percentage" in lever.push_share(lm, share * 100).message
+    assert "push itself" in lever.push_share(lm, path.pushes["blocks.1.mlp"]).message
+    one_line_verdicts(lever.push_share, lm)
 
 
 def test_scale_checks():
     assert scale.multiply_adds(50257 * 768) and not scale.multiply_adds(50257)
+    assert "added" in scale.multiply_adds(50257 + 768).message
+    assert "bytes" in scale.multiply_adds(50257 * 768 * 4).message
+    assert "one multiply-add per word" in scale.multiply_adds(50257).message
+    assert "too low" in scale.multiply_adds(1000).message
     assert scale.dictionary_gigabytes(50257 * 12288 * 2 / 1e9)
     assert "32-bit" in scale.dictionary_gigabytes(50257 * 12288 * 4 / 1e9).message
     assert "2**30" in scale.dictionary_gigabytes(50257 * 12288 * 2 / 2**30).message
+    one_line_verdicts(scale.multiply_adds)
+    one_line_verdicts(scale.dictionary_gigabytes)
 
 
 def test_tools_checks(lm):
-    from lib.content.conveyor import current_turn
+    from lib.content.conveyor import always, current_turn, run_belt
     from lib.content.corpora.calling_game import legal_callees
-    assert tools.word_after_tool(lm, "Tarso") and not tools.word_after_tool(lm, "vice")
+    belt = run_belt(lm, "<BOS>", always("4"))
+    first = next(i for i, t in enumerate(belt.tokens) if t.writer == "tool")
+    after = belt.tokens[first + 1].token
+    assert tools.word_after_tool(lm, after) and not tools.word_after_tool(lm, "Paolo")
+    assert "tool's own word" in tools.word_after_tool(lm, "4").message
+    if after not in ("Tarso", "vice"):
+        assert "numbers get none" in tools.word_after_tool(lm, "Tarso").message
+    for garbage in PART3_GARBAGE:
+        assert not tools.word_after_tool(lm, garbage)
     assert tools.full_round_tool(lm, lambda w: [legal_callees(*current_turn(w))[-1]])
     assert "cannot read" in tools.full_round_tool(lm, lambda w: ["Giovanni"]).message
     assert "ZeroDivisionError" in tools.full_round_tool(lm, lambda w: [1 / 0]).message
@@ -220,9 +311,26 @@ def test_tools_checks(lm):
     assert not tools.full_round_tool(lm, lambda w: ["Pietro"])
 
 
+def test_a_tool_left_as_the_stub_or_looping_gets_a_verdict(lm):
+    def tool(words):
+        ...
+
+    def forever(words):
+        while True:
+            pass
+
+    assert not tools.full_round_tool(lm, tool).answered
+    fb = tools.full_round_tool(lm, forever)
+    assert not fb and fb.answered and "loop" in fb.message
+
+
 def test_practice_checks(lm):
     assert practice.needs_review(lm, "<BOS> Pietro chiama 4 <SEP> 4 chiama")
     assert not practice.needs_review(lm, CONFIDENT) and "one of" in practice.needs_review(lm, UNCERTAIN).message
+    assert "one word only, Tarso" in practice.needs_review(lm, CONFIDENT).message
+    assert "one word only, Cefa" in practice.needs_review(lm, practice.REVIEW_PROMPTS[2]).message
+    for garbage in PART3_GARBAGE:
+        assert not practice.needs_review(lm, garbage)
     assert practice.steer_to(lm, "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo")
     assert "forbid" in practice.steer_to(lm, "<BOS> 4 chiama Paolo").message
     assert "top word" in practice.steer_to(lm, CONFIDENT).message

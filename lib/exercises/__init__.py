@@ -157,7 +157,8 @@ def check_whole_number(answer, expected: int, *, what: str, hints: dict | None =
         return Feedback(True, f"{what} is {int(value)}.", accepts=(float(expected), float(expected)))
     if int(value) in (hints or {}):
         return Feedback(False, hints[int(value)])
-    return Feedback(False, f"{what} of {int(value)} is {'too high' if value > expected else 'too low'}.")
+    told = f"{int(value)}" if abs(value) < 1e15 else f"{value:.3g}"   # 1e308 would print 309 digits
+    return Feedback(False, f"{what} of {told} is {'too high' if value > expected else 'too low'}.")
 
 
 def prompt_signs(lm, answer):

@@ -14,25 +14,44 @@ from lib.exercises.writing import Case, Mistake, WriteCheck
 from lib.shipped.behaviour import CONFIDENT
 from lib.explorers.views import lens_view
 from lib.analysis.trajectory import residual_trajectory
-from lib.exercises import Feedback, check_choice
+from lib.exercises import Feedback, check_choice, check_number
 
 
-def first_stage_on_top(lm, answer, word: str = "Tarso", prompt: str = CONFIDENT) -> Feedback:
-    """Exercise 1: the first stage after which `word` is the lens's top-1."""
+# The investigations go where the chapter's figures do not: a numbered player calls Paolo, and the
+# model must say vice.
+VICE_PROMPT = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"
+
+
+def first_stage_on_top(lm, answer, word: str = "vice", prompt: str = VICE_PROMPT) -> Feedback:
+    """Investigate: the first stage after which `word` is the lens's top-1 on `prompt`."""
     view = lens_view(lm, prompt, word)
     expected = next(s for s, r in zip(view.stages, view.track_ranks) if r == 1)
-    return check_choice(answer, view.stages, expected,
-                        right=f"{word} first leads the lens after {answer}.",
-                        wrong=f"after {answer}, {word} is not the first stage where it leads; read the lens column by column.")
+    chapter = lens_view(lm, CONFIDENT, "Tarso")
+    on_chapter = next(s for s, r in zip(chapter.stages, chapter.track_ranks) if r == 1)
+    fb = check_choice(answer, view.stages, expected,
+                      right=f"{word} first leads the lens after {answer}.",
+                      wrong=f"after {answer}, {word} is not the first stage where it leads; read the lens column by column.")
+    if not fb and isinstance(answer, str) and answer == on_chapter != expected:
+        return Feedback(False, "that is where Tarso first leads on the chapter's prompt; on this prompt the lens "
+                               f"reads differently: follow {word}.")
+    return fb
 
 
-def largest_push(lm, answer, prompt: str = CONFIDENT) -> Feedback:
-    """Exercise 2: the component that moves the residual furthest along the Tarso axis."""
-    traj = residual_trajectory(lm, prompt)
-    expected, _ = traj.largest_push()
-    return check_choice(answer, list(traj.pushes), expected,
-                        right=f"{answer} supplies the largest push toward Tarso.",
-                        wrong=f"{answer} pushes, but another component pushes further; compare every push.")
+def push_share(lm, answer, component: str = "blocks.1.mlp", prompt: str = VICE_PROMPT, toward: str = "vice",
+               tol: float = 0.002) -> Feedback:
+    """Investigate: the share of the final coordinate along `toward` that `component` pushes. The
+    library computes it exactly; a tolerance wider than 0.002 would accept probabilities the chapter
+    prints to two decimals."""
+    traj = residual_trajectory(lm, prompt, toward=toward)
+    expected = traj.pushes[component] / float(traj.coords[-1, 0])
+    chapter = residual_trajectory(lm, CONFIDENT)
+    return check_number(answer, expected, tol=tol, what=f"The share of {component}'s push",
+                        hints={chapter.pushes[component] / float(chapter.coords[-1, 0]):
+                                   "that is the share on the chapter's prompt, toward Tarso; measure along "
+                                   f"{toward}'s axis on the new prompt.",
+                               expected * 100: "that is a percentage; give the share as a fraction of 1.",
+                               traj.pushes[component]: "that is the push itself; divide it by where the path ends "
+                                                       "along the axis."})
 
 
 # ------------------------------------------------------------------ write: one stage of the logit lens

@@ -9,15 +9,22 @@ REVIEW_PROMPTS = ("<BOS> Pietro chiama Paolo", "<BOS> Pietro chiama 4 <SEP> 4 ch
 
 
 def needs_review(lm, answer, prompts=REVIEW_PROMPTS) -> Feedback:
-    """Exercise 1: of the three prompts, the one whose page is flattest."""
+    """Predict: of the three prompts, the one whose page is flattest."""
     expected = max(prompts, key=lambda p: read_signs(lm, p).entropy_bits)
-    return check_choice(answer, prompts, expected,
-                        right="its page is the flattest of the three: the search found no single answer.",
-                        wrong="that page is not the flattest; compare the entropies of all three.")
+    fb = check_choice(answer, prompts, expected,
+                      right="its page is the flattest of the three: the search found no single answer.",
+                      wrong="that page is not the flattest; compare the entropies of all three.")
+    if fb or not isinstance(answer, str) or answer not in prompts:
+        return fb
+    want = read_signs(lm, answer).rules_want
+    if want:   # the rules fix one word there, so a model that learned them is sure of it
+        return Feedback(False, f"after that prompt the rules allow one word only, {want}; a page with one right "
+                               "word is steep.")
+    return fb
 
 
 def steer_to(lm, answer, word: str = "vice", threshold: float = 0.9) -> Feedback:
-    """Exercise 2: a prompt the game allows, after which the model says `word` with p > threshold."""
+    """Investigate: a prompt the game allows, after which the model says `word` with p > threshold."""
     signs = prompt_signs(lm, answer)
     if isinstance(signs, Feedback):
         return signs

@@ -6,13 +6,19 @@ from lib.exercises import Feedback, check_number, check_whole_number
 
 
 def multiply_adds(answer, model: str = "GPT-2 small") -> Feedback:
-    """Exercise 1: how many multiply-adds one search over the whole dictionary takes."""
+    """Predict: how many multiply-adds one search over the whole dictionary takes."""
     vocab, d_model = SHAPES[model]
-    return check_whole_number(answer, vocab * d_model, what="The number of multiply-adds")
+    hints = {vocab + d_model: "the vocabulary and the query's length were added; every word's score takes one "
+                              "multiply-add per number of the query.",
+             vocab * d_model * 4: "that is the dictionary's size in bytes (4 per 32-bit number), not the count of "
+                                  "multiply-adds.",
+             vocab: "that is one multiply-add per word; each word's score is a dot product over the whole query.",
+             d_model: "that is one dot product; the search scores every word of the vocabulary."}
+    return check_whole_number(answer, vocab * d_model, what="The number of multiply-adds", hints=hints)
 
 
 def dictionary_gigabytes(answer, model: str = "GPT-3 (175B)", bytes_per_number: int = 2) -> Feedback:
-    """Exercise 2: the dictionary's size in gigabytes (10**9 bytes) at 16-bit precision."""
+    """Predict: the dictionary's size in gigabytes (10**9 bytes) at 16-bit precision."""
     vocab, d_model = SHAPES[model]
     expected = vocab * d_model * bytes_per_number / 1e9
     return check_number(answer, expected, tol=0.01, what="The size in GB",

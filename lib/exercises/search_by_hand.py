@@ -8,12 +8,12 @@ from lib.content.worked_examples import SEARCH_DICTIONARY, SEARCH_QUERY
 from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, shown, unanswered
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 
-# Exercise 1 uses a new query against the chapter's dictionary.
+# The predict exercises use a new query against the chapter's dictionary.
 EXERCISE_QUERY = (0.2, 1.0, 0.4)
 
 
 def logit_of_cefa(answer) -> Feedback:
-    """Exercise 1: the score of Cefa for EXERCISE_QUERY."""
+    """Predict: the score of Cefa for EXERCISE_QUERY, worked out by hand."""
     expected = float(np.dot(EXERCISE_QUERY, SEARCH_DICTIONARY["Cefa"]))
     # Known slip: dropping the sign of a negative product, or using the chapter's query.
     chapter = float(np.dot(SEARCH_QUERY, SEARCH_DICTIONARY["Cefa"]))
@@ -22,15 +22,20 @@ def logit_of_cefa(answer) -> Feedback:
 
 
 def winner_for_query(answer) -> Feedback:
-    """Exercise 1, second part: which word wins the search for EXERCISE_QUERY."""
+    """Predict: which word wins the search for EXERCISE_QUERY."""
     best = search(EXERCISE_QUERY, SEARCH_DICTIONARY).ranked()[0][0]
-    return check_choice(answer, SEARCH_DICTIONARY, best,
-                        right=f"{answer} has the largest dot product with the new query.",
-                        wrong=f"{answer} is not the largest score: compute all three dot products and compare.")
+    before = search(SEARCH_QUERY, SEARCH_DICTIONARY).ranked()[0][0]
+    fb = check_choice(answer, SEARCH_DICTIONARY, best,
+                      right=f"{answer} has the largest dot product with the new query.",
+                      wrong=f"{answer} is not the largest score: compute all three dot products and compare.")
+    if not fb and isinstance(answer, str) and answer == before != best:
+        return Feedback(False, f"{answer} wins for the chapter's query; the new query points elsewhere: compute "
+                               "the three new scores and compare.")
+    return fb
 
 
 def smallest_scale(answer, target: float = 0.95) -> Feedback:
-    """Exercise 2: the smallest whole multiple of the chapter's query that gives Tarso >= target."""
+    """Investigate: the smallest whole multiple of the chapter's query that gives Tarso >= target."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
@@ -49,7 +54,7 @@ def smallest_scale(answer, target: float = 0.95) -> Feedback:
 
 
 def temperature_for_half(lm, answer, prompt: str = "<BOS> Pietro chiama Paolo", tol: float = 0.02) -> Feedback:
-    """Exercise 3: the temperature at which the top candidate's probability falls to one half."""
+    """Investigate: the temperature at which the top candidate's probability falls to one half."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)

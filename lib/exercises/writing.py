@@ -140,7 +140,7 @@ def describe_exception(fn: Callable, error: BaseException) -> str:
     return f"{type(error).__name__}{where}" + (f": {detail}" if detail else "")
 
 
-def _is_empty_stub(fn: Callable) -> bool:
+def is_empty_stub(fn: Callable) -> bool:
     """True for a function whose body is only `...` (or `pass`, or a docstring): the stub as handed out.
 
     Such a body compiles to "return None" and nothing else, whatever the Python version."""
@@ -328,7 +328,7 @@ class WriteCheck:
 
 def check_function(fn, spec: WriteCheck, time_limit: float | None = None) -> Feedback:
     """Run the learner's `fn` on every case of `spec`; the first case it gets wrong decides the verdict."""
-    if unanswered(fn) or (callable(fn) and _is_empty_stub(fn)):
+    if unanswered(fn) or (callable(fn) and is_empty_stub(fn)):
         return Feedback(False, NOT_ANSWERED if not callable(fn) else
                         f"write the body of `{spec.name}` in place of the ..., then run the cell again.",
                         answered=False)
