@@ -695,3 +695,16 @@ def test_dot_versus_cosine_predict(lm):
     for garbage in (None, "5", np.array([5]), 10**400, True):
         fb = ch.dot_vs_cosine(lm, garbage)
         assert not fb.ok and fb.message
+
+
+def test_lever_top_without_mlp_predict(lm):
+    from lib.exercises import lever
+    from lib.model.readout import prompt_logits
+    top = lm.vocab.tokens[int(prompt_logits(lm, lever.CONFIDENT, ablate_mlps=[1]).argmax())]
+    assert lever.top_without_mlp(lm, top) and "keeps its place" in lever.top_without_mlp(lm, top).message
+    assert "share of the final lead" in lever.top_without_mlp(lm, "Paolo").message
+    no_mlp0 = lm.vocab.tokens[int(prompt_logits(lm, lever.CONFIDENT, ablate_mlps=[0]).argmax())]
+    assert lever.top_without_mlp(lm, no_mlp0, mlp=0) and not lever.top_without_mlp(lm, top, mlp=0)
+    for garbage in (None, "Tarsoo", np.array(["Tarso", "Cefa"]), 10**400, True):
+        fb = lever.top_without_mlp(lm, garbage)
+        assert not fb.ok and fb.message

@@ -129,3 +129,17 @@ lens_stage = WriteCheck(
                 "when the numbers barely differ."),
     ),
 )
+
+
+# ------------------------------------------------------------------ predict: the largest share is not the one needed
+def top_without_mlp(lm, answer, mlp: int = 1, prompt: str = CONFIDENT) -> Feedback:
+    """Predict: the top word on `prompt` with MLP `mlp` switched off."""
+    from lib.model.readout import prompt_logits
+
+    tokens = lm.vocab.tokens
+    intact = tokens[int(prompt_logits(lm, prompt).argmax())]
+    expected = tokens[int(prompt_logits(lm, prompt, ablate_mlps=[mlp]).argmax())]
+    others = "it keeps its place" if expected == intact else f"{intact} loses its place"
+    wrong = (f"not {answer}. A component's share of the final lead says how much it adds, not whether the "
+             f"lead survives without it: subtract MLP {mlp}'s push from the lead and see what is left.")
+    return check_choice(answer, tokens, expected, right=f"{answer}: with MLP {mlp} off, {others}.", wrong=wrong)
