@@ -1,6 +1,6 @@
 """The gradebook on a fabricated class: every verdict, and no learner's notebook stops the others.
 
-One chapter (search-by-hand, three exercises, four self-checks) handed back by seven learners:
+One chapter (search-by-hand, five exercises, a write among them) handed back by seven learners:
 all right, all wrong, a notebook that kills its kernel, one that loops forever in an answer cell,
 one with an answer cell deleted (and the rest moved around), one not returned, one not a notebook.
 """
@@ -19,7 +19,8 @@ import notebooks  # noqa: E402
 
 CHAPTER = "chapters/part3/search-by-hand"
 NAME = "search-by-hand.ipynb"
-LABELS = ["ex-search-score", "ex-search-scale", "ex-search-temperature"]
+# In the chapter's order: a verdict after a dead kernel depends on what came before.
+LABELS = ["ex-search-score", "ex-search-winner", "ex-search-page", "ex-search-scale", "ex-search-temperature"]
 
 
 def answer_cells(nb):
@@ -63,8 +64,8 @@ def graded(tmp_path_factory):
             cell.source = worked[label]
 
     def wrong(nb):
-        for cell in answer_cells(nb).values():
-            cell.source = cell.source.replace("= ...", "= -1")
+        for cell in answer_cells(nb).values():     # a value of -1, and a function that returns -1
+            cell.source = cell.source.replace("= ...", "= -1").replace("    ...", "    return -1")
 
     def kernel_dies(nb):
         right(nb)
@@ -105,24 +106,26 @@ def test_the_gradebook_has_a_row_per_learner_and_a_column_per_exercise(graded):
     rows, out = graded
     assert sorted(rows) == ["ada", "bob", "cat", "dan", "eve", "fay", "gus"]
     assert all(label in rows["ada"] for label in LABELS)
-    assert "ada: 3/3 correct" in out and "gradebook.csv" in out
+    assert f"ada: {len(LABELS)}/{len(LABELS)} correct" in out and "gradebook.csv" in out
 
 
 def test_every_verdict(graded):
     rows, _ = graded
-    verdicts = {name: [row[label] for label in LABELS] for name, row in rows.items()}
-    assert verdicts["ada"] == ["correct"] * 3
-    assert verdicts["bob"] == ["not yet"] * 3
-    # The kernel dies in the second answer: the first stands, what follows did not run.
-    assert verdicts["cat"] == ["correct", "error", "error"]
+    verdicts = {name: {label: row[label] for label in LABELS} for name, row in rows.items()}
+    every = dict.fromkeys(LABELS, "correct")
+    assert verdicts["ada"] == every
+    assert verdicts["bob"] == dict.fromkeys(LABELS, "not yet")
+    # The kernel dies in ex-search-scale's answer: what came before stands, what follows did not run.
+    dies_at = LABELS.index("ex-search-scale")
+    assert verdicts["cat"] == {label: "correct" if i < dies_at else "error" for i, label in enumerate(LABELS)}
     assert "kernel died" in rows["cat"]["notes"]
     # The loop is stopped by the cell's time limit; the rest of the notebook still runs.
-    assert verdicts["dan"] == ["error", "correct", "correct"]
+    assert verdicts["dan"] == {**every, "ex-search-score": "error"}
     assert "ran too long" in rows["dan"]["notes"]
-    assert verdicts["eve"] == ["correct", "missing", "correct"]
-    assert verdicts["fay"] == ["missing"] * 3 and "not returned" in rows["fay"]["notes"]
-    assert verdicts["gus"] == ["error"] * 3 and "not a readable notebook" in rows["gus"]["notes"]
-    assert rows["ada"]["correct"] == "3" and rows["bob"]["correct"] == "0"
+    assert verdicts["eve"] == {**every, "ex-search-scale": "missing"}
+    assert verdicts["fay"] == dict.fromkeys(LABELS, "missing") and "not returned" in rows["fay"]["notes"]
+    assert verdicts["gus"] == dict.fromkeys(LABELS, "error") and "not a readable notebook" in rows["gus"]["notes"]
+    assert rows["ada"]["correct"] == str(len(LABELS)) and rows["bob"]["correct"] == "0"
 
 
 def test_bad_input_gets_one_line(tmp_path):
