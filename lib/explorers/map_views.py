@@ -87,15 +87,11 @@ def layouts(points: str, perplexity: float, seeds) -> list[np.ndarray]:
     return [_LAYOUTS[(points, perplexity, s)] for s in seeds]
 
 
-def parse_seed(seed) -> int:
-    return check_seed(seed)
-
-
 def tsne_view(points: str, perplexity, seed_left, seed_right) -> TsneView:
     """t-SNE of a point set with one perplexity and two seeds (results cached)."""
     ps = point_set(points)
     p = check_perplexity(perplexity, len(ps.labels))
-    seeds = (parse_seed(seed_left), parse_seed(seed_right))
+    seeds = (check_seed(seed_left), check_seed(seed_right))
     pair = tuple(layouts(points, p, seeds))
     original = _original_neighbours(points)
     return TsneView(points, p, seeds, pair, tuple(neighbours_kept(ps.vectors, y, original=original) for y in pair))
