@@ -177,7 +177,7 @@ def _clear_tsne_caches():
     from lib.analysis.maps import tsne_store
     from lib.explorers import map_views
     tsne_store._stored.cache_clear()
-    map_views._LAYOUTS.clear()
+    map_views._RUNS.clear()
     map_views.tsne_grid.cache_clear()
 
 

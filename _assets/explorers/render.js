@@ -364,9 +364,13 @@ const PICTURES = {
 
   tsne(v, o) {
     const panels = v.layouts.map((layout, i) => {
-      const alt = `t-SNE layout (perplexity ${v.perplexity}, seed ${v.seeds[i]}) of ${v.points_label}, coloured by group. ` +
-        `Nearest on the page: ${nearestOnPage(layout, v.labels)}. ${pct(v.kept[i])} of each point's 5 nearest neighbours kept.`;
-      return [scatter(layout, v.labels, v.groups, alt, { title: `seed ${v.seeds[i]}: ${pct(v.kept[i])} of 5 nearest neighbours kept` }), alt];
+      const run = `${commas(v.iterations[i])} iterations${v.converged[i] ? " (converged)" : " (stopped before converging)"}`;
+      const alt = `t-SNE layout (perplexity ${v.perplexity}, seed ${v.seeds[i]}) of ${v.points_label}, coloured by group, ` +
+        `after ${run}, KL ${fix(v.kl[i])}. Nearest on the page: ${nearestOnPage(layout, v.labels)}. ` +
+        `${pct(v.kept[i])} of each point's 5 nearest neighbours kept.`;
+      const title = `seed ${v.seeds[i]}: ${v.converged[i] ? "converged" : "stopped"} at ${commas(v.iterations[i])}, ` +
+        `KL ${fix(v.kl[i])}, ${pct(v.kept[i])} kept`;
+      return [scatter(layout, v.labels, v.groups, alt, { title }), alt];
     });
     return figure(row(panels.map((p) => p[0])), panels.map((p) => p[1]).join(" "));
   },

@@ -210,9 +210,14 @@ export const VIEWS = {
   },
 
   tsne(_, v, a) {
-    const cells = ["left", "right"].map((side) => a.grid[`${v.perplexity}|${v[side]}`]);
+    // Every layout was computed in advance (lib.explorers.map_views.tsne_grid): a step looks one up.
+    const stops = a.stops, steps = v.steps === undefined ? stops[stops.length - 1] : v.steps;
+    require(stops.includes(steps), `iterations ${steps} is not one of this set's stops: ${stops.join(", ")}`);
+    const cells = ["left", "right"].map((side) => a.grid[`${v.perplexity}|${v[side]}|${steps}`]);
     return { points: a.points, points_label: a.points_label, labels: a.labels, groups: a.groups,
-      perplexity: v.perplexity, seeds: [v.left, v.right], layouts: cells.map((c) => c.layout), kept: cells.map((c) => c.kept) };
+      perplexity: v.perplexity, seeds: [v.left, v.right], steps, layouts: cells.map((c) => c.layout),
+      kept: cells.map((c) => c.kept), iterations: cells.map((c) => c.n_iter), kl: cells.map((c) => c.kl),
+      converged: cells.map((c) => c.converged) };
   },
 
   async plane({ points }, v, a) {

@@ -104,11 +104,11 @@ def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     """The perplexity-and-seed explorer: building it (every layout its controls reach is read from
     the store then, as a reader meets it) and the p95 of one step of each control, on each point set."""
     from lib.explorers import catalogue
-    from lib.explorers.map_views import _LAYOUTS, SEEDS, tsne_grid, valid_perplexities
+    from lib.explorers.map_views import _RUNS, SEEDS, tsne_grid, valid_perplexities
 
     out = []
     for points in ("calling-game", "real-language"):
-        _LAYOUTS.clear()
+        _RUNS.clear()
         tsne_grid.cache_clear()
         usable = valid_perplexities(points)
         t = time.perf_counter()

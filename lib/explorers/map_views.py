@@ -1,9 +1,11 @@
 """The Part 2 explorers as pure functions: a t-SNE layout for two seeds, and a concept plane the
 reader builds from words.
 
-Both take a named set of points (`point_set`): the calling-game model's 28 embedding rows, or the
-84 real-language rows. The kernel's widgets call these functions on every change, and the static
-site's data is computed from the very same functions, so the two cannot disagree.
+Both take a named set of points (`point_set`): the calling-game model's 28 embedding rows, the 84
+real-language rows, or 80 synthetic points in four clusters whose sizes and distances are known
+(`lib.content.clusters`), against which t-SNE's caveats can be checked. The kernel's widgets call
+these functions on every change, and the static site's data is computed from the very same
+functions, so the two cannot disagree.
 """
 from __future__ import annotations
 
@@ -15,13 +17,26 @@ import numpy as np
 
 from lib.errors import CourseError, require
 from lib.analysis.maps import concept_plane, gram_schmidt, nearest_indices
-from lib.analysis.maps.tsne import check_perplexity, check_seed, tsne_seeds
+from lib.analysis.maps.tsne import EXAGGERATION_ITER, MAX_ITER, TsneRun, check_perplexity, check_seed, tsne_run
 
 POINT_SETS = {"calling-game": "the calling-game model's 28 embedding rows",
-              "real-language": "84 token embeddings of all-MiniLM-L6-v2"}
+              "real-language": "84 token embeddings of all-MiniLM-L6-v2",
+              "known-clusters": "80 synthetic points in four clusters of known size and distance"}
+# The sets whose points are tokens: a concept plane's axes are written with them.
+WORD_SETS = ("calling-game", "real-language")
 # The slider's stops: the explorer precomputes them all (a step must not wait for a t-SNE run).
 PERPLEXITIES = (2, 3, 5, 8, 10, 15, 20, 27, 30, 40, 50, 60)
+# The known clusters are shown at every iteration stop, so they get fewer perplexities (those of
+# Distill's article that apply to 80 points). Perplexity 2 is left out: on these clusters it does
+# not converge within MAX_ITER iterations, and an unfinished layout is no evidence.
+SET_PERPLEXITIES = {"known-clusters": (5, 10, 20, 30, 50)}
 SEEDS = (0, 1, 2, 3, 4)
+# The iterations control ("steps"): the layout after this many iterations, up to the run that goes on
+# until it converges (MAX_ITER is only its limit). The first stop is the end of early exaggeration,
+# the fewest scikit-learn allows. A shorter run is the first iterations of a longer one (the same
+# start, the same updates), so the stops are one optimisation seen at several moments.
+STEPS = (EXAGGERATION_ITER, 500, 1000, 2500, MAX_ITER)
+STEP_SETS = ("known-clusters",)
 
 
 @dataclass(frozen=True)
@@ -46,6 +61,11 @@ def point_set(name: str) -> PointSet:
 
         rows = real_words.load()
         return PointSet(name, tuple(rows.words), tuple(rows.groups), rows.vectors.astype(float))
+    if name == "known-clusters":
+        from lib.content import clusters
+
+        made = clusters.make()
+        return PointSet(name, made.labels, made.groups, made.vectors)
     raise CourseError(f"no point set {name!r}; choose one of: {', '.join(POINT_SETS)}")
 
 
@@ -74,17 +94,19 @@ def _original_neighbours(points: str, k: int = 5) -> np.ndarray:
     return nearest_indices(point_set(points).vectors, k)
 
 
-# One layout per (point set, perplexity, seed); missing seeds are run together in one stack.
-_LAYOUTS: dict[tuple[str, float, int], np.ndarray] = {}
+# One run per (point set, perplexity, seed, iterations), read from the store or computed once.
+_RUNS: dict[tuple[str, float, int, int], TsneRun] = {}
+
+
+def run(points: str, perplexity: float, seed: int, steps: int = MAX_ITER) -> TsneRun:
+    key = (points, float(perplexity), int(seed), int(steps))
+    if key not in _RUNS:
+        _RUNS[key] = tsne_run(point_set(points).vectors, float(perplexity), int(seed), int(steps))
+    return _RUNS[key]
 
 
 def layouts(points: str, perplexity: float, seeds) -> list[np.ndarray]:
-    seeds = [int(s) for s in seeds]
-    missing = sorted({s for s in seeds if (points, perplexity, s) not in _LAYOUTS})
-    if missing:
-        for s, y in zip(missing, tsne_seeds(point_set(points).vectors, perplexity, missing)):
-            _LAYOUTS[(points, perplexity, s)] = y
-    return [_LAYOUTS[(points, perplexity, s)] for s in seeds]
+    return [run(points, perplexity, s).layout for s in seeds]
 
 
 def tsne_view(points: str, perplexity, seed_left, seed_right) -> TsneView:
@@ -97,38 +119,43 @@ def tsne_view(points: str, perplexity, seed_left, seed_right) -> TsneView:
     return TsneView(points, p, seeds, pair, tuple(neighbours_kept(ps.vectors, y, original=original) for y in pair))
 
 
-def valid_perplexities(points: str, perplexities=PERPLEXITIES) -> tuple[float, ...]:
-    """The perplexity stops a point set allows (below its number of points)."""
+def valid_perplexities(points: str, perplexities=None) -> tuple[float, ...]:
+    """The perplexity stops a point set offers (its own, or the common ones), below its number of points."""
     n = len(point_set(points).labels)
+    if perplexities is None:
+        perplexities = SET_PERPLEXITIES.get(points, PERPLEXITIES)
     return tuple(p for p in perplexities if p < n)
 
 
-def warm_tsne(points: str, perplexities=PERPLEXITIES, seeds=SEEDS) -> int:
-    """Compute every layout the explorer's controls can ask for; returns how many there are."""
-    allowed = [float(p) for p in valid_perplexities(points, perplexities)]
-    for p in allowed:
-        layouts(points, p, seeds)
-    return len(allowed) * len(seeds)
+def step_stops(points: str) -> tuple[int, ...]:
+    """The iteration stops a point set offers: all of STEPS, or only the run to convergence."""
+    return STEPS if points in STEP_SETS else (MAX_ITER,)
 
 
-def grid_key(perplexity, seed) -> str:
-    return f"{float(perplexity):g}|{int(seed)}"
+def grid_cells(points: str) -> list[tuple[float, int, int]]:
+    """Every (perplexity, seed, iterations) the t-SNE explorer's controls reach on a point set."""
+    return [(float(p), s, n) for p in valid_perplexities(points) for s in SEEDS for n in step_stops(points)]
+
+
+def grid_key(perplexity, seed, steps=MAX_ITER) -> str:
+    return f"{float(perplexity):g}|{int(seed)}|{int(steps)}"
 
 
 @lru_cache(maxsize=None)
 def tsne_grid(points: str) -> dict:
     """Every layout the t-SNE explorer's sliders reach on a point set, as the explorer shows them:
-    {key "perplexity|seed": {"layout": [[x, y], ...] to 5 significant digits, "kept": share of 5
-    nearest neighbours kept}}. The kernel and the website look layouts up in this one table."""
-    warm_tsne(points)
+    {key "perplexity|seed|iterations": {"layout": [[x, y], ...] to 5 significant digits, "kept": share
+    of 5 nearest neighbours kept, "n_iter": iterations run, "kl": final KL to 4 significant digits,
+    "converged": whether it stopped by itself}}. The kernel and the website look layouts up in this
+    one table."""
     ps = point_set(points)
     original = _original_neighbours(points)
     table = {}
-    for p in valid_perplexities(points):
-        for s in SEEDS:
-            y = layouts(points, float(p), [s])[0]
-            table[grid_key(p, s)] = {"layout": [[float(f"{v:.5g}") for v in row] for row in y],
-                                     "kept": neighbours_kept(ps.vectors, y, original=original)}
+    for p, s, n in grid_cells(points):
+        r = run(points, p, s, n)
+        table[grid_key(p, s, n)] = {"layout": [[float(f"{v:.5g}") for v in row] for row in r.layout],
+                                    "kept": neighbours_kept(ps.vectors, r.layout, original=original),
+                                    "n_iter": r.n_iter, "kl": float(f"{r.kl:.4g}"), "converged": r.converged}
     return table
 
 

@@ -8,7 +8,7 @@ builds the controls from the declaration, runs the model in the page and redraws
 
 `export_site(folder)` writes what the whole site serves once, whichever pages use it: each
 shipped model (its weights as shipped, and its config and vocabulary) and the point sets of the
-maps, as the book's build asks (`_ext/course_explorers.py`).
+maps that the page computes with (concept planes), as the book's build asks (`_ext/course_explorers.py`).
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _float32(array) -> dict:
 
 def export_site(folder: Path) -> list[Path]:
     """Write the shipped models and the point sets under `folder` (the site's _static/explorers)."""
-    from lib.explorers.map_views import POINT_SETS, point_set
+    from lib.explorers.map_views import WORD_SETS, point_set
     from lib.model.store import META, WEIGHTS, model_folder, shipped_names
 
     written = []
@@ -59,7 +59,7 @@ def export_site(folder: Path) -> list[Path]:
         written += [models / f"{name}.json", models / f"{name}.safetensors"]
     points = folder / "points"
     points.mkdir(parents=True, exist_ok=True)
-    for name in POINT_SETS:
+    for name in WORD_SETS:          # the sets the page computes with (the t-SNE layouts come in its grid)
         ps = point_set(name)
         path = points / f"{name}.json"
         path.write_text(json.dumps({"name": name, "labels": list(ps.labels), "groups": list(ps.groups),

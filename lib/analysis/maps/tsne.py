@@ -40,6 +40,11 @@ MIN_GRAD_NORM = 1e-4
 # there (5,000 left 24 of the course's 103 runs unfinished, KL up to 2.5% higher). Finished runs
 # are stored (tsne_store), so the build does not pay for them again.
 MAX_ITER = 30000
+# scikit-learn's first phase: 250 iterations with every attraction between neighbours multiplied by 12
+# ("early exaggeration"), so clusters form as tight, well separated clumps before the real objective
+# takes over. It refuses a max_iter below this (the phase is never cut short), and a run stopped
+# there is the layout at the end of that phase, before any iteration on the real objective.
+EXAGGERATION_ITER = 250
 
 
 def check_perplexity(perplexity, n_points: int) -> float:
@@ -90,7 +95,9 @@ def tsne_run(x, perplexity: float = 5.0, seed: int = 0, max_iter: int = MAX_ITER
 
     x = _checked_points(x)
     p = check_perplexity(perplexity, len(x))
-    require(isinstance(max_iter, int) and max_iter >= 250, f"max_iter must be a whole number of at least 250, got {max_iter!r}")
+    require(isinstance(max_iter, int) and not isinstance(max_iter, bool) and max_iter >= EXAGGERATION_ITER,
+            f"max_iter must be a whole number of at least {EXAGGERATION_ITER} (the early-exaggeration phase), "
+            f"got {max_iter!r}")
     seed = check_seed(seed)
     stored = tsne_store.lookup(tsne_store.run_key(x, p, seed, max_iter))
     if stored is not None:
@@ -104,8 +111,14 @@ def tsne_run(x, perplexity: float = 5.0, seed: int = 0, max_iter: int = MAX_ITER
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         layout = model.fit_transform(x)
-    n_iter = int(model.n_iter_) + 1            # scikit-learn reports the last iteration's index
-    return TsneRun(layout, n_iter, float(model.kl_divergence_), n_iter < max_iter, p, int(seed))
+    # scikit-learn reports the last iteration's index; a run stopped at the end of early exaggeration
+    # reports one more (the second phase's empty loop) and no KL (the largest float): the KL of its
+    # layout is then computed here, against the real (unexaggerated) neighbourhoods.
+    n_iter = min(int(model.n_iter_) + 1, max_iter)
+    kl = float(model.kl_divergence_)
+    if not kl < 1e300:
+        kl = kl_divergence(x, layout, p)
+    return TsneRun(layout, n_iter, kl, n_iter < max_iter, p, int(seed))
 
 
 def tsne(x, perplexity: float = 5.0, seed: int = 0, max_iter: int = MAX_ITER) -> np.ndarray:

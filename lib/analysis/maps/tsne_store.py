@@ -80,38 +80,43 @@ def write(runs: dict) -> Path:
     return path
 
 
-def course_runs() -> list[tuple[str, np.ndarray, float, int]]:
-    """Every run the course shows: (what it is, points, perplexity, seed).
+def course_runs() -> list[tuple[str, np.ndarray, float, int, int]]:
+    """Every run the course shows: (what it is, points, perplexity, seed, iteration limit).
 
-    The explorer's grids over both point sets hold all of the chapters' runs on the raw rows; the
-    real-language page also lays out the rows moved onto the unit sphere."""
+    The explorer's grids over the point sets hold all of the chapters' runs on the raw rows (on the
+    known clusters, at every iteration stop too); the real-language page also lays out the rows moved
+    onto the unit sphere."""
     from lib.analysis.maps import unit_sphere
-    from lib.explorers.map_views import POINT_SETS, SEEDS, point_set, valid_perplexities
+    from lib.analysis.maps.tsne import MAX_ITER
+    from lib.explorers.map_views import POINT_SETS, grid_cells, point_set
 
     runs = []
     for name in POINT_SETS:
         x = point_set(name).vectors
-        runs += [(name, x, float(p), s) for p in valid_perplexities(name) for s in SEEDS]
+        runs += [(name, x, p, s, n) for p, s, n in grid_cells(name)]
     sphere = unit_sphere(point_set("real-language").vectors)
-    runs += [("real-language on the unit sphere", sphere, 10.0, s) for s in range(3)]
+    runs += [("real-language on the unit sphere", sphere, 10.0, s, MAX_ITER) for s in range(3)]
     return runs
 
 
-def rebuild(progress=print) -> tuple[Path, int, int]:
-    """Compute every course run afresh and write the store. Returns (path, runs, converged runs)."""
+def rebuild(progress=print) -> tuple[Path, int, int, int]:
+    """Compute every course run afresh and write the store. Returns (path, runs, runs allowed to go
+    on until they converge, how many of those converged); the others stop at an iteration stop."""
     from lib.analysis.maps.tsne import MAX_ITER, tsne_run
 
     os.environ["COURSE_TSNE_STORE"] = "off"
     try:
-        runs = {}
-        for what, x, p, s in course_runs():
-            run = tsne_run(x, p, s)
-            runs[run_key(x, p, s, MAX_ITER)] = run
-            progress(f"{what}: {run.describe()}")
+        runs, full = {}, []
+        for what, x, p, s, n in course_runs():
+            run = tsne_run(x, p, s, n)
+            runs[run_key(x, p, s, n)] = run
+            if n == MAX_ITER:
+                full.append(run)
+            progress(f"{what}: {run.describe()}" + ("" if n == MAX_ITER else f" (the {n}-iteration stop)"))
     finally:
         os.environ.pop("COURSE_TSNE_STORE", None)
     path = write(runs)
-    return path, len(runs), sum(r.converged for r in runs.values())
+    return path, len(runs), len(full), sum(r.converged for r in full)
 
 
 __all__ = ["store_path", "settings", "run_key", "lookup", "write", "course_runs", "rebuild"]
