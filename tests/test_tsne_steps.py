@@ -35,7 +35,7 @@ def test_the_known_clusters_are_a_point_set_the_tsne_explorer_offers():
     ps = point_set("known-clusters")
     assert "known-clusters" in POINT_SETS and "known-clusters" not in WORD_SETS
     assert ps.groups[0] == "tight" and ps.labels[:2] == ("T1", "T2")
-    assert valid_perplexities("known-clusters") == (5, 10, 20, 30, 50)
+    assert valid_perplexities("known-clusters") == (10, 20, 30, 50)
     assert step_stops("known-clusters") == STEPS and len(step_stops("calling-game")) == 1
 
 
@@ -129,8 +129,8 @@ def test_the_iterations_control_in_a_kernel():
     # Values no slider offers get one sentence each, in the constructor and in compute.
     with pytest.raises(CourseError, match="iterations 300 is not one of this set's stops: 250, 500"):
         catalogue.tsne_explorer("known-clusters", perplexity=10, steps=300)
-    with pytest.raises(CourseError, match="perplexity 2 is not one of this set's stops: 5, 10, 20, 30, 50"):
-        catalogue.tsne_explorer("known-clusters", perplexity=2)
+    with pytest.raises(CourseError, match="perplexity 5 is not one of this set.s stops: 10, 20, 30, 50"):
+        catalogue.tsne_explorer("known-clusters", perplexity=5)
     for values, message in (({"steps": 100}, "iterations 100 is not"), ({"perplexity": 7}, "perplexity 7 is not"),
                             ({"left": 9}, "the left seed 9 is not")):
         with pytest.raises(CourseError, match=message):
