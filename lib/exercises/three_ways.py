@@ -52,6 +52,33 @@ def degenerate_nearest_kept(answer, perplexity: float = 27.0, seed: int = 0, tol
                                          "neighbourhood is the same flat spread over all the other points."})
 
 
+# ------------------------------------------------------------------ predict: known clusters at a larger perplexity
+KNOWN_CHOICES = ("data", "perplexity 10")
+
+
+def far_over_near(layout) -> float:
+    """How many times farther `far` is from `tight` than `near` is (between the clusters' means)."""
+    from lib.content.clusters import centre_distance
+
+    groups = point_set("known-clusters").groups
+    return centre_distance(layout, groups, "tight", "far") / centre_distance(layout, groups, "tight", "near")
+
+
+def known_distances_closer(answer) -> Feedback:
+    """Predict: at perplexity 50, is the page's far-over-near ratio (mean of the five converged seeds)
+    closer to the data's or to perplexity 10's?"""
+    from lib.explorers.map_views import SEEDS, run
+
+    truth = far_over_near(point_set("known-clusters").vectors)
+    mean_at = {p: float(np.mean([far_over_near(run("known-clusters", p, s).layout) for s in SEEDS])) for p in (10, 50)}
+    expected = "data" if abs(mean_at[50] - truth) < abs(mean_at[50] - mean_at[10]) else "perplexity 10"
+    return check_choice(answer, KNOWN_CHOICES, expected,
+                        right=f"Yes: at perplexity 50 the ratio averages {mean_at[50]:.2f} over the five seeds, "
+                              f"against {truth:.2f} in the data and {mean_at[10]:.2f} at perplexity 10.",
+                        wrong="Not on these clusters. Count what a neighbourhood holds at perplexity 50: more points "
+                              "than one cluster has, so which clusters does each point now try to keep near?")
+
+
 # ------------------------------------------------------------------ write: PCA by SVD
 def library_pca(x, k) -> tuple[np.ndarray, np.ndarray]:
     """(the top k components as rows [k, dim], each one's share of the total variance [k])."""

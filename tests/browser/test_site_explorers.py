@@ -14,7 +14,7 @@ PAGES = {
     "chapters/part1/circuits.html": 1,
     "chapters/part1/shapes-and-cache.html": 1,
     "chapters/part1/ablation.html": 1,
-    "chapters/part2/three-ways.html": 2,
+    "chapters/part2/three-ways.html": 3,
     "chapters/part2/residual-path.html": 1,
     "chapters/part2/real-language.html": 1,
     "chapters/part3/search-by-hand.html": 1,
@@ -201,6 +201,24 @@ def test_tsne_layouts_say_they_are_precomputed(visit, site_url):
     slider = tsne.get_by_label("perplexity", exact=True)
     options = spec_of(tsne)["rows"][0][0]["options"]
     assert max(options) < 28 and int(slider.get_attribute("max")) + 1 == len(options)
+
+
+def test_the_known_clusters_iterations_slider(visit, site_url):
+    """The third explorer on three-ways: the known clusters, with an iterations slider whose first
+    stop is the end of early exaggeration and whose last lets the optimiser converge."""
+    v = visit(f"{site_url}/chapters/part2/three-ways.html")
+    known = explorers_of(v.page).nth(2)
+    assert "early exaggeration" in known.locator(".course-note").inner_text()
+    steps = known.get_by_label("iterations", exact=True)
+    stops = next(c for row in spec_of(known)["rows"] for c in row if c["name"] == "steps")["options"]
+    assert stops[0] == 250 and int(steps.get_attribute("max")) + 1 == len(stops)
+    words, message = seen(known)
+    assert message == "" and words.count("(converged)") == 2 and "80 synthetic points" in words
+    steps.focus()
+    steps.press("Home")
+    wait_for_change(known, (words, message), "the iterations slider")
+    words, message = seen(known)
+    assert message == "" and words.count("after 250 iterations (stopped before converging)") == 2, words
 
 
 # The contrast of every control's text, every label and every chart's text against what is behind it

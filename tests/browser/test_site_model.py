@@ -131,7 +131,7 @@ def explorers():
     return [catalogue.temperature_explorer(cg, prompts), catalogue.sampling_explorer(cg, prompts),
             catalogue.lens_explorer(cg, prompts), catalogue.pattern_viewer(cg, prompts),
             catalogue.ablation_explorer(cg, prompts), catalogue.kv_cache_calculator(), catalogue.plane_builder(),
-            catalogue.path_explorer(cg), catalogue.tsne_explorer(),
+            catalogue.path_explorer(cg), catalogue.tsne_explorer(), catalogue.tsne_explorer("known-clusters", 10),
             catalogue.sampling_explorer(hw, ["<BOS> the king is"]), catalogue.lens_explorer(zl, prompts),
             catalogue.path_explorer(hw, "<BOS> the king is", "queen", "king")]
 
