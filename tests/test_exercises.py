@@ -627,6 +627,14 @@ def test_part2_three_ways_checks():
     assert three_ways.degenerate_nearest_kept(round(28 / 27)), "chance's estimate is within 2 of this count"
     assert "ordinary perplexity" in three_ways.degenerate_nearest_kept(ordinary).message
     assert "too high" in three_ways.degenerate_nearest_kept(count + 6).message
+    # The known clusters at perplexity 50: the right choice is computed, the other gets the hint, and
+    # anything else is told the two choices.
+    right = three_ways.known_distances_closer("data")
+    assert right and "4.96 in the data" in right.message
+    wrong = three_ways.known_distances_closer("perplexity 10")
+    assert not wrong and "neighbourhood" in wrong.message and "data" not in wrong.message
+    for garbage in ("Data", 4.5, True, None, ["data"]):
+        assert not three_ways.known_distances_closer(garbage)
 
 
 def test_part2_residual_path_checks(lm):
