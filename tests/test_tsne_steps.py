@@ -116,6 +116,7 @@ def test_the_iterations_control_in_a_kernel():
     assert steps.labels()[0] == "250" and steps.labels()[-1] == "until converged"
     assert "early exaggeration" in ex.note and "scikit-learn" in ex.note
     assert "steps" not in {c.name for c in catalogue.tsne_explorer().controls}
+    assert catalogue.tsne_explorer("known-clusters").defaults()["perplexity"] == 10, "5 is not offered there"
     box = ex.widget()
     done = box.figure.data
     assert done["converged"] == [True, True] and done["steps"] == STEPS[-1]

@@ -104,18 +104,22 @@ def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     """The perplexity-and-seed explorer: building it (every layout its controls reach is read from
     the store then, as a reader meets it) and the p95 of one step of each control, on each point set."""
     from lib.explorers import catalogue
-    from lib.explorers.map_views import _RUNS, SEEDS, tsne_grid, valid_perplexities
+    from lib.explorers.map_views import _RUNS, POINT_SETS, SEEDS, grid_cells, step_stops, tsne_grid, valid_perplexities
 
     out = []
-    for points in ("calling-game", "real-language"):
+    for points in POINT_SETS:
         _RUNS.clear()
         tsne_grid.cache_clear()
         usable = valid_perplexities(points)
         t = time.perf_counter()
         box = catalogue.tsne_explorer(points).widget()
-        out.append((f"t-SNE explorer ({points}): built, all {len(usable) * len(SEEDS)} layouts read from data/tsne/", time.perf_counter() - t))
-        for label, name, values in (("perplexity", "perplexity", [usable[i % len(usable)] for i in range(1, steps + 1)]),
-                                    ("left seed", "left", [SEEDS[i % len(SEEDS)] for i in range(1, steps + 1)])):
+        out.append((f"t-SNE explorer ({points}): built, all {len(grid_cells(points))} layouts read from data/tsne/", time.perf_counter() - t))
+        stops = step_stops(points)
+        controls = [("perplexity", "perplexity", [usable[i % len(usable)] for i in range(1, steps + 1)]),
+                    ("left seed", "left", [SEEDS[i % len(SEEDS)] for i in range(1, steps + 1)])]
+        if len(stops) > 1:
+            controls.append(("iterations", "steps", [stops[i % len(stops)] for i in range(1, steps + 1)]))
+        for label, name, values in controls:
             times = []
             for v in values:
                 t = time.perf_counter()

@@ -160,10 +160,11 @@ def kv_cache_calculator(layers: int = 32, context: int = 32768, heads: int = 32,
 
 
 # ----------------------------------------------------------------------------- Part 2
-def tsne_explorer(points: str = "calling-game", perplexity: float = 5, seeds: tuple[int, int] = (0, 1),
+def tsne_explorer(points: str = "calling-game", perplexity: float | None = None, seeds: tuple[int, int] = (0, 1),
                   steps: int | None = None) -> Explorer:
     """Two t-SNE layouts of the same points side by side, one per seed, with perplexity on a slider;
     on a set with iteration stops (the known clusters), a third slider picks how many iterations ran.
+    `perplexity`: one of the set's stops (by default 5, or the lowest stop of a set without it).
 
     Only the perplexities the point set allows are offered (each must stay below its number of
     points); every layout the sliders reach was computed in advance and is read from the store."""
@@ -173,6 +174,8 @@ def tsne_explorer(points: str = "calling-game", perplexity: float = 5, seeds: tu
     ps = point_set(points)
     allowed, stops = valid_perplexities(points), step_stops(points)
     steps = stops[-1] if steps is None else steps
+    if perplexity is None:          # 5 where the set offers it (the chapters' usual value), else its lowest
+        perplexity = 5 if 5 in allowed else allowed[0]
 
     def check(name, value, options, shown):
         require(value in options, f"{name} {value} is not one of this set's stops: {', '.join(map(shown, options))}")
