@@ -8,7 +8,8 @@
   out: the website's explorers are the page's own, not ipywidgets.
 - The shipped models and the maps' point sets are written once, for every page, to
   _static/explorers/ (lib.explorers.page.export_site).
-- A change to the renderer rewrites every page (their starting pictures change with it).
+- A change to the renderer or to this file rewrites every page (their starting pictures and
+  their script and preload tags change with it).
 """
 from __future__ import annotations
 
@@ -55,7 +56,9 @@ def _page(app, pagename, templatename, context, doctree):
     pictures = iter(prerender(specs))
     context["body"] = SPEC.sub(lambda m: m.group(0).replace('aria-live="polite"></div>',
                                                             f'aria-live="polite">{next(pictures)}</div>'), body)
-    app.add_js_file("explorers/page.js", type="module", loading_method="async")
+    # Asked for first among the page's scripts: the explorers start when the document is parsed only
+    # if their script has run by then (an async script otherwise waits behind the theme's).
+    app.add_js_file("explorers/page.js", type="module", loading_method="async", fetchpriority="high")
     app.add_css_file("explorers/explorers.css")
     # Everything the explorers need is asked for at once, while the page is still being read: the
     # modules page.js imports, and the weights of the models it runs.
@@ -64,6 +67,9 @@ def _page(app, pagename, templatename, context, doctree):
     for model in sorted({s["model"] for s in specs if s.get("model")}):
         links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"models/{model}.{ext}")}">'
                   for ext in ("json", "safetensors")]
+    # The point set a map starts with (its "points" control), read before its first picture.
+    for name in sorted({c["default"] for s in specs for row in s["rows"] for c in row if c["name"] == "points"}):
+        links.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"points/{name}.json")}">')
     context["metatags"] = context.get("metatags", "") + "\n".join(links)
 
 
@@ -77,11 +83,13 @@ def _export(app, exception):
 def _renderer_hash() -> str:
     import hashlib
 
-    return hashlib.sha256((HERE.parent / "_assets" / "explorers" / "render.js").read_bytes()).hexdigest()
+    return hashlib.sha256((HERE.parent / "_assets" / "explorers" / "render.js").read_bytes()
+                          + Path(__file__).read_bytes()).hexdigest()
 
 
 def _outdated(app, env, added, changed, removed):
-    """Every page again when the renderer changed: its starting pictures are drawn by it."""
+    """Every page again when the renderer or this extension changed: the starting pictures are drawn by
+    the one, the scripts and preloads of each page written by the other."""
     now = _renderer_hash()
     if getattr(env, "course_renderer", None) != now:
         env.course_renderer = now
