@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 
@@ -54,6 +56,14 @@ def test_pca_equals_an_svd_of_the_centred_rows_and_unit_sphere():
     assert (p.components[np.arange(5), np.abs(p.components).argmax(1)] > 0).all()
     assert pca(x, k=2).coords.shape == (30, 2)
     assert np.allclose(np.linalg.norm(unit_sphere(x), axis=1), 1)
+
+
+def test_pca_refuses_points_without_spread_in_one_sentence():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # scikit-learn's divide-by-zero warning must not show
+        with pytest.raises(CourseError, match="all 4 points are the same"):
+            pca(np.tile([1.0, -2.0, 3.0], (4, 1)))
+        assert pca([[0.0, 1.0], [0.0, 2.0]]).explained_ratio[0] == pytest.approx(1.0)
 
 
 def _loo_ridge(x, y, alpha):

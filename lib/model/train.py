@@ -63,15 +63,20 @@ def train(model_cfg: ModelConfig, train_cfg: TrainConfig, corpus: Corpus,
 
     The same configs give the same weights, bit for bit, on the same machine and library versions.
     """
-    previous = torch.are_deterministic_algorithms_enabled()
+    previous, threads = torch.are_deterministic_algorithms_enabled(), torch.get_num_threads()
     # Without this, two runs with one seed drift apart in the last bits from the first steps
     # on (seen with 2 threads on the course's CPU machines); with it, they agree bit for bit
     # at no measurable cost for models this small.
     torch.use_deterministic_algorithms(True)
+    # One thread: the course's matrices are so small that a second thread costs more in
+    # hand-overs than it saves, and far more when another program holds the other core
+    # (100 hand-wired steps on a busy 2-core machine: 5.3 s with one thread, 31.5 s with two).
+    torch.set_num_threads(1)
     try:
         return _train(model_cfg, train_cfg, corpus, callback, progress)
     finally:
         torch.use_deterministic_algorithms(previous)
+        torch.set_num_threads(threads)
 
 
 def _train(model_cfg, train_cfg, corpus, callback, progress) -> TrainResult:

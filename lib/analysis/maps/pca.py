@@ -41,14 +41,16 @@ def pca(x, k: int | None = None) -> PCA:
     x = _as_points(x)
     n = min(x.shape)
     k = n if k is None else max(1, min(int(k), n))
+    # Identical points have no direction of spread: scikit-learn would divide by a zero variance.
+    require(float(np.ptp(x, axis=0).max()) > 0, f"all {len(x)} points are the same, so there is no spread for "
+                                                "PCA to find; give at least two different points")
     model = SkPCA(n_components=n, svd_solver="full").fit(x)
     vt = model.components_
     # Fix each component's sign (largest coordinate positive) so figures do not flip between runs.
     signs = np.sign(vt[np.arange(len(vt)), np.abs(vt).argmax(1)])
     signs[signs == 0] = 1
     vt = vt * signs[:, None]
-    total = float(((x - model.mean_) ** 2).sum())
-    ratio = model.explained_variance_ratio_ if total > 0 else np.zeros(n)
+    ratio = model.explained_variance_ratio_
     return PCA(model.mean_, vt[:k], np.asarray(ratio[:k]), (x - model.mean_) @ vt[:k].T)
 
 
