@@ -139,6 +139,7 @@ async function start(root) {
       draw(figure, spec.view, view, { width });      // before the first resize report: the build's width
       message.textContent = "";
       explorer.timing = [t1 - t0, performance.now() - t1];
+      explorer.drawn = { view, width };               // what the figure shows (the tests redraw it afresh)
     } catch (e) {
       if (!(e instanceof CourseError)) { console.error(e); message.textContent = `This explorer failed: ${e.message}`; }
       else message.textContent = e.message;

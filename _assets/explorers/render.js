@@ -68,8 +68,9 @@ export function toHTML(nodes, inSvg = false) {
   return out;
 }
 
-function create(v, svg) {
+function create(v, inSvg) {
   if (typeof v === "string") return document.createTextNode(v);
+  const svg = inSvg || v.tag === "svg";
   const node = svg ? document.createElementNS(SVG_NS, v.tag) : document.createElement(v.tag);
   for (const k in v.attrs) node.setAttribute(k, v.attrs[k]);
   node._courseAttrs = v.attrs;
@@ -105,9 +106,10 @@ function patchChildren(parent, kids, svg) {
       else parent.append(create(v));
     } else {
       const inSvg = svg || v.tag === "svg";
-      if (node && node.nodeType === 1 && node.localName === v.tag) patchElement(node, v, inSvg);
-      else if (node) parent.replaceChild(create(v, inSvg), node);
-      else parent.append(create(v, inSvg));
+      if (node && node.nodeType === 1 && node.localName === v.tag && (node.namespaceURI === SVG_NS) === inSvg) {
+        patchElement(node, v, inSvg);
+      } else if (node) parent.replaceChild(create(v, svg), node);
+      else parent.append(create(v, svg));
     }
     node = next;
   }
