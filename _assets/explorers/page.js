@@ -242,10 +242,13 @@ async function startAll() {
 // The weights this page preloads (course_explorers.py writes a preload link per model it runs) are
 // read into models now, while the rest of the page is still arriving: when the document is parsed,
 // the explorers start at once, before the theme's deferred scripts and MathJax take the thread.
-for (const link of document.querySelectorAll('link[rel="preload"][href$=".safetensors"]')) {
-  const name = decodeURIComponent(new URL(link.href).pathname.split("/").pop().replace(/\.safetensors$/, ""));
-  loadModel(new URL("models/", BASE).href, name).catch(() => {});     // a failure is met again, and shown, at start
-}
+// The same for the point set a map starts with. A failure is met again, and shown, at the start.
+const preloaded = (ext) => [...document.querySelectorAll(`link[rel="preload"][href$=".${ext}"]`)].map((link) => {
+  const path = new URL(link.href).pathname;
+  return [path.split("/").slice(-2, -1)[0], decodeURIComponent(path.split("/").pop().slice(0, -ext.length - 1))];
+});
+for (const [, name] of preloaded("safetensors")) loadModel(new URL("models/", BASE).href, name).catch(() => {});
+for (const [folder, name] of preloaded("json")) if (folder === "points") points(name).catch(() => {});
 
 // Loaded async: start as soon as the document is parsed, not after the theme's deferred scripts.
 if (document.readyState === "loading") {
