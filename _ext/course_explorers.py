@@ -8,7 +8,8 @@
   out: the website's explorers are the page's own, not ipywidgets.
 - The shipped models and the maps' point sets are written once, for every page, to
   _static/explorers/ (lib.explorers.page.export_site).
-- A change to the renderer rewrites every page (their starting pictures change with it).
+- A change to the explorers' scripts or to this file rewrites every page (their starting pictures,
+  their script's address and their preload tags change with it).
 """
 from __future__ import annotations
 
@@ -55,15 +56,20 @@ def _page(app, pagename, templatename, context, doctree):
     pictures = iter(prerender(specs))
     context["body"] = SPEC.sub(lambda m: m.group(0).replace('aria-live="polite"></div>',
                                                             f'aria-live="polite">{next(pictures)}</div>'), body)
-    app.add_js_file("explorers/page.js", type="module", loading_method="async")
     app.add_css_file("explorers/explorers.css")
-    # Everything the explorers need is asked for at once, while the page is still being read: the
-    # modules page.js imports, and the weights of the models it runs.
+    # Everything the explorers need is asked for at once, first in the page's head, while the rest
+    # is still being read: their script (the explorers start when the document is parsed only if it
+    # has run by then; among the theme's scripts at the end of the head it arrived late), the modules
+    # it imports, and the weights of the models it runs.
     static = lambda name: context["pathto"](f"_static/explorers/{name}", 1)  # noqa: E731
-    links = [f'<link rel="modulepreload" href="{static(m)}">' for m in MODULES]
+    links = [f'<script type="module" async fetchpriority="high" src="{static("page.js")}?v={_assets_digest()}"></script>']
+    links += [f'<link rel="modulepreload" href="{static(m)}">' for m in MODULES]
     for model in sorted({s["model"] for s in specs if s.get("model")}):
         links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"models/{model}.{ext}")}">'
                   for ext in ("json", "safetensors")]
+    # The point set a map starts with (its "points" control), read before its first picture.
+    for name in sorted({c["default"] for s in specs for row in s["rows"] for c in row if c["name"] == "points"}):
+        links.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"points/{name}.json")}">')
     context["metatags"] = context.get("metatags", "") + "\n".join(links)
 
 
@@ -74,14 +80,23 @@ def _export(app, exception):
         export_site(Path(app.outdir) / "_static" / "explorers")
 
 
+def _assets_digest() -> str:
+    """A short digest of the explorers' scripts: page.js's address changes when they do."""
+    import hashlib
+
+    scripts = sorted((HERE.parent / "_assets" / "explorers").glob("*.js"))
+    return hashlib.sha256(b"".join(p.read_bytes() for p in scripts)).hexdigest()[:8]
+
+
 def _renderer_hash() -> str:
     import hashlib
 
-    return hashlib.sha256((HERE.parent / "_assets" / "explorers" / "render.js").read_bytes()).hexdigest()
+    return hashlib.sha256(_assets_digest().encode() + Path(__file__).read_bytes()).hexdigest()
 
 
 def _outdated(app, env, added, changed, removed):
-    """Every page again when the renderer changed: its starting pictures are drawn by it."""
+    """Every page again when the explorers' scripts or this extension changed: the starting pictures are
+    drawn by the renderer, page.js's address carries the scripts' digest, and the tags are written here."""
     now = _renderer_hash()
     if getattr(env, "course_renderer", None) != now:
         env.course_renderer = now

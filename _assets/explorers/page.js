@@ -10,7 +10,7 @@
  */
 import { loadModel } from "./model.js";
 import { CourseError } from "./readout.js";
-import { picture } from "./render.js";
+import { draw, picture } from "./render.js";
 import { VIEWS } from "./views.js";
 
 const BASE = new URL("./", import.meta.url);
@@ -31,7 +31,8 @@ function el(tag, attrs = {}, children = []) {
 const POINTS = new Map();
 
 function decodeFloat32({ shape, float32 }) {
-  const bytes = Uint8Array.from(atob(float32), (c) => c.charCodeAt(0));
+  const text = atob(float32), bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   const view = new DataView(bytes.buffer);
   const [n, d] = shape;
   return Array.from({ length: n }, (_, i) => Array.from({ length: d }, (_, j) => view.getFloat32(4 * (i * d + j), true)));
@@ -121,6 +122,10 @@ async function start(root) {
   const message = el("p", { class: "course-message", role: "alert" });
   const controls = {};
   let pending = null, busy = false;
+  // The room the picture has, as the browser last laid it out: read on a resize, never in a move
+  // (asking for it there would make the browser lay the page out before drawing).
+  let width;
+  new ResizeObserver(() => { width = figure.clientWidth; }).observe(figure);   // laid out already: no cost
 
   async function update() {
     // Moves that arrive while the page is computing collapse into one more update.
@@ -131,9 +136,10 @@ async function start(root) {
       const t0 = performance.now();
       const view = await VIEWS[spec.view]({ model, points }, values, spec.args);
       const t1 = performance.now();
-      figure.innerHTML = picture(spec.view, view, { width: figure.clientWidth });
+      draw(figure, spec.view, view, { width });      // before the first resize report: the build's width
       message.textContent = "";
       explorer.timing = [t1 - t0, performance.now() - t1];
+      explorer.drawn = { view, width };               // what the figure shows (the tests redraw it afresh)
     } catch (e) {
       if (!(e instanceof CourseError)) { console.error(e); message.textContent = `This explorer failed: ${e.message}`; }
       else message.textContent = e.message;
@@ -160,6 +166,8 @@ async function start(root) {
   panel.append(message);
   root.insertBefore(panel, figure);
   root.classList.add("course-live-ready");
+  // The other point sets a control can choose are fetched after the start, not at the reader's move.
+  for (const c of spec.rows.flat()) if (c.name === "points") c.options.forEach((name) => points(name).catch(() => {}));
   const explorer = { root, spec, update, controls, timing: null };
   return explorer;
 }
@@ -182,6 +190,10 @@ async function timed(ex) {
 /** Times the page's own updates (site_bench.py): every prompt length up to the context, and a move
  *  of each control, for every explorer that runs a model. Returns {moves, p95_ms, max_ms}. */
 state.bench = async function bench(rounds = 3) {
+  // Moves are timed on a page that has loaded and been drawn once, as a reader's first move meets
+  // it: not charged with the layout of what the theme and MathJax added to the page after the start.
+  if (document.readyState !== "complete") await new Promise((done) => window.addEventListener("load", done, { once: true }));
+  await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));
   const times = [];
   for (const ex of state.explorers) {
     const prompt = ex.root.querySelector('[data-control="prompt"]');
@@ -221,7 +233,22 @@ async function startAll() {
   state.explorers = started.filter(Boolean);
   state.readyAt = performance.now();
   state.ready = true;
+  // Once the page is idle, each picture is made once without being drawn: the renderer's code is
+  // compiled, and what it makes on first use (a number formatter) made, before the reader's first move.
+  const warm = () => state.explorers.forEach((ex) => { try { picture(ex.spec.view, ex.spec.default); } catch (e) { /* drawn at the move */ } });
+  if (window.requestIdleCallback) requestIdleCallback(warm, { timeout: 2000 }); else setTimeout(warm, 200);
 }
+
+// The weights this page preloads (course_explorers.py writes a preload link per model it runs) are
+// read into models now, while the rest of the page is still arriving: when the document is parsed,
+// the explorers start at once, before the theme's deferred scripts and MathJax take the thread.
+// The same for the point set a map starts with. A failure is met again, and shown, at the start.
+const preloaded = (ext) => [...document.querySelectorAll(`link[rel="preload"][href$=".${ext}"]`)].map((link) => {
+  const path = new URL(link.href).pathname;
+  return [path.split("/").slice(-2, -1)[0], decodeURIComponent(path.split("/").pop().slice(0, -ext.length - 1))];
+});
+for (const [, name] of preloaded("safetensors")) loadModel(new URL("models/", BASE).href, name).catch(() => {});
+for (const [folder, name] of preloaded("json")) if (folder === "points") points(name).catch(() => {});
 
 // Loaded async: start as soon as the document is parsed, not after the theme's deferred scripts.
 if (document.readyState === "loading") {

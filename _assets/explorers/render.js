@@ -1,10 +1,14 @@
 /* Every explorer's picture, drawn from its view: one renderer for JupyterLab and the website.
  *
- * `picture(name, view, {width})` returns the picture as HTML text (SVG charts), from the view an
- * explorer computed: in a kernel the library computes it and this module is the anywidget that
+ * A picture is first a small tree of elements ({tag, attrs, children}, made by `h`), from the view
+ * an explorer computed. `picture(name, view, {width})` writes that tree as HTML text (SVG charts):
+ * the book's build draws each explorer's starting picture that way, for readers without
+ * JavaScript. `draw(element, name, view, {width})` lays the tree over the picture already in the
+ * element, changing only the attributes and words that differ: a move of a slider re-lays out a
+ * few bars and numbers, not a whole new figure (that replacement cost more than the model's
+ * forward pass). In a kernel the library computes the view and this module is the anywidget that
  * draws it (the default export below); on the website the page computes it with the model running
- * in the page and draws it with the same function; when the book is built, the same function
- * draws each explorer's starting picture into the page, for readers without JavaScript.
+ * in the page and draws it with the same function.
  *
  * Every chart is an <svg role="img"> whose aria-label (and <title>) says in words the numbers it
  * shows: what a screen reader announces, and what the tests read. The words are also under the
@@ -30,6 +34,88 @@ export function esc(text) {
     .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
 }
 
+// ----------------------------------------------------------------------------- the element tree
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** One element: its tag, its attributes (null, undefined and false leave one out; the rest become
+ *  text), and its children, elements or words (nested lists are flattened, empty words dropped). */
+export function h(tag, attrs = {}, ...children) {
+  const a = {};
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v !== null && v !== undefined && v !== false) a[k] = v === true ? "" : String(v);
+  }
+  const kids = [];
+  const add = (c) => {
+    if (Array.isArray(c)) c.forEach(add);
+    else if (c !== null && c !== undefined && c !== false && c !== "") kids.push(typeof c === "object" ? c : String(c));
+  };
+  add(children);
+  return { tag, attrs: a, children: kids };
+}
+
+/** Elements as HTML text (an SVG element without children closes itself). */
+export function toHTML(nodes, inSvg = false) {
+  let out = "";
+  for (const n of [].concat(nodes)) {
+    if (typeof n === "string") { out += esc(n); continue; }
+    const svg = inSvg || n.tag === "svg";
+    out += `<${n.tag}`;
+    for (const k in n.attrs) out += ` ${k}="${esc(n.attrs[k])}"`;
+    out += n.children.length || !svg ? `>${toHTML(n.children, svg)}</${n.tag}>` : "/>";
+  }
+  return out;
+}
+
+function create(v, inSvg) {
+  if (typeof v === "string") return document.createTextNode(v);
+  const svg = inSvg || v.tag === "svg";
+  const node = svg ? document.createElementNS(SVG_NS, v.tag) : document.createElement(v.tag);
+  for (const k in v.attrs) node.setAttribute(k, v.attrs[k]);
+  node._courseAttrs = v.attrs;
+  for (const c of v.children) node.append(create(c, svg));
+  return node;
+}
+
+/** Lays `v` over the element `node` of the same tag: only what differs is written. The attributes
+ *  this renderer wrote last time are remembered on the node; an element from the page's HTML (the
+ *  starting picture) is compared attribute by attribute, once. A reader's own state (a folded
+ *  description opened) is left alone. */
+function patchElement(node, v, svg) {
+  const before = node._courseAttrs, after = v.attrs;
+  for (const k in after) {
+    if (before ? before[k] !== after[k] : node.getAttribute(k) !== after[k]) node.setAttribute(k, after[k]);
+  }
+  if (before) {
+    for (const k in before) if (!(k in after)) node.removeAttribute(k);
+  } else {
+    for (const { name } of [...node.attributes]) if (!(name in after) && name !== "open") node.removeAttribute(name);
+  }
+  node._courseAttrs = after;
+  patchChildren(node, v.children, svg);
+}
+
+function patchChildren(parent, kids, svg) {
+  let node = parent.firstChild;
+  for (const v of kids) {
+    const next = node ? node.nextSibling : null;
+    if (typeof v === "string") {
+      if (node && node.nodeType === 3) { if (node.data !== v) node.data = v; }
+      else if (node) parent.replaceChild(create(v), node);
+      else parent.append(create(v));
+    } else {
+      const inSvg = svg || v.tag === "svg";
+      if (node && node.nodeType === 1 && node.localName === v.tag && (node.namespaceURI === SVG_NS) === inSvg) {
+        patchElement(node, v, inSvg);
+      } else if (node) parent.replaceChild(create(v, svg), node);
+      else parent.append(create(v, svg));
+    }
+    node = next;
+  }
+  while (node) { const next = node.nextSibling; node.remove(); node = next; }
+}
+
 /** x with `d` decimals. */
 const fix = (x, d = 3) => Number(x).toFixed(d);
 /** A share as a whole percentage. */
@@ -46,37 +132,44 @@ const commas = (digits) => {
   const neg = s.startsWith("-");
   return (neg ? "-" : "") + (neg ? s.slice(1) : s).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 };
+/** Two decimals and thousands separators, as en-US writes them. The formatter is made once, on
+ *  first use (making one takes a browser longer than drawing a picture). */
+let TWO_PLACES = null;
+const twoPlaces = (x) => (TWO_PLACES ||= new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })).format(x);
 /** The best `n` (token, probability) pairs as text. */
 const top = (pairs, n = 5, d = 3) => pairs.slice(0, n).map(([t, p]) => `${t} ${fix(p, d)}`).join(", ");
 
+const f1 = (v) => v.toFixed(1);
+/** The width a picture has on the page (the build draws for 640 px). */
+const room = (o) => o.width || 640;
+
 function text(x, y, s, o = {}) {
-  const attrs = [`x="${x.toFixed(1)}"`, `y="${y.toFixed(1)}"`];
-  if (o.anchor) attrs.push(`text-anchor="${o.anchor}"`);
-  if (o.size) attrs.push(`font-size="${o.size}"`);
-  if (o.bold) attrs.push('font-weight="bold"');
-  if (o.fill) attrs.push(`style="fill:${o.fill}"`);
-  if (o.rotate !== undefined) attrs.push(`transform="rotate(${o.rotate} ${x.toFixed(1)} ${y.toFixed(1)})"`);
-  return `<text ${attrs.join(" ")}>${esc(s)}</text>`;
+  return h("text", { x: f1(x), y: f1(y), "text-anchor": o.anchor, "font-size": o.size, "font-weight": o.bold && "bold",
+    style: o.fill && `fill:${o.fill}`, transform: o.rotate !== undefined && `rotate(${o.rotate} ${f1(x)} ${f1(y)})` }, s);
 }
 
 function svg(width, height, alt, body) {
-  return `<svg xmlns="http://www.w3.org/2000/svg" class="course-chart" role="img" aria-label="${esc(alt)}" ` +
-    `width="${Math.round(width)}" height="${Math.round(height)}" viewBox="0 0 ${Math.round(width)} ${Math.round(height)}" ` +
-    `font-family="${FONT}" font-size="12" dominant-baseline="middle" style="fill:${INK}"><title>${esc(alt)}</title>` +
-    `${body.join("")}</svg>`;
+  const w = Math.round(width), ht = Math.round(height);
+  return h("svg", { xmlns: SVG_NS, class: "course-chart", role: "img", "aria-label": alt, width: w, height: ht,
+    viewBox: `0 0 ${w} ${ht}`, "font-family": FONT, "font-size": 12, "dominant-baseline": "middle", style: `fill:${INK}` },
+  h("title", {}, alt), body);
 }
 
-function line(x1, y1, x2, y2, stroke = LINE, extra = "") {
-  return `<line x1="${x1.toFixed(1)}" y1="${y1.toFixed(1)}" x2="${x2.toFixed(1)}" y2="${y2.toFixed(1)}" style="stroke:${stroke}"${extra}/>`;
+function line(x1, y1, x2, y2, stroke = LINE) {
+  return h("line", { x1: f1(x1), y1: f1(y1), x2: f1(x2), y2: f1(y2), style: `stroke:${stroke}` });
+}
+
+function rect(x, y, width, height, fill, extra = {}) {
+  return h("rect", { x, y, width, height, fill, ...extra });
 }
 
 /** A picture and, folded under it, its numbers in words. */
-function figure(body, words, extra = "") {
-  return `${extra}${body}<details class="course-words"><summary>The numbers in words</summary><p>${esc(words)}</p></details>`;
+function figure(body, words, extra = null) {
+  return [extra, body, h("details", { class: "course-words" }, h("summary", {}, "The numbers in words"), h("p", {}, words))];
 }
 
 function row(cells, basis = 320) {
-  return `<div class="course-row">${cells.map((c) => `<div class="course-cell" style="flex:1 1 ${basis}px">${c}</div>`).join("")}</div>`;
+  return h("div", { class: "course-row" }, cells.map((c) => h("div", { class: "course-cell", style: `flex:1 1 ${basis}px` }, c)));
 }
 
 // ----------------------------------------------------------------------------- charts
@@ -92,9 +185,9 @@ function barChart(rows, alt, o = {}) {
   if (o.title) body.push(text(4, 14, o.title, { size: 13 }));
   rows.forEach(([token, value], i) => {
     const y = top0 + i * rowH;
-    if (o.ghost) body.push(`<rect x="${labelW}" y="${y + 2}" width="${(x(o.ghost[i]) - labelW).toFixed(1)}" height="${rowH - 4}" fill="${PALETTE.muted}" fill-opacity="0.35"/>`);
+    if (o.ghost) body.push(rect(labelW, y + 2, f1(x(o.ghost[i]) - labelW), rowH - 4, PALETTE.muted, { "fill-opacity": "0.35" }));
     const colour = token === o.highlight ? PALETTE.accent : PALETTE.main;
-    body.push(`<rect x="${labelW}" y="${y + 5}" width="${(x(value) - labelW).toFixed(1)}" height="${rowH - 10}" fill="${colour}"/>`);
+    body.push(rect(labelW, y + 5, f1(x(value) - labelW), rowH - 10, colour));
     body.push(text(labelW - 6, y + rowH / 2, token, { anchor: "end", bold: token === o.highlight }));
     const end = Math.max(x(value), o.ghost ? x(o.ghost[i]) : 0);
     body.push(text(end + 4, y + rowH / 2, o.labels ? o.labels[i] : fix(value), { size: 11 }));
@@ -108,22 +201,22 @@ function barChart(rows, alt, o = {}) {
   body.push(text(labelW + plotW / 2, axisY + 32, "probability", { anchor: "middle" }));
   let lx = labelW;
   for (const [colour, label] of o.legend || []) {
-    body.push(`<rect x="${lx}" y="${axisY + 43}" width="12" height="10" fill="${colour}"/>`);
+    body.push(rect(lx, axisY + 43, 12, 10, colour));
     body.push(text(lx + 16, axisY + 48, label, { size: 11 }));
     lx += 30 + 6.5 * label.length;
   }
   return svg(width, height, alt, body);
 }
 
-/** A light-to-dark blue ramp (close to matplotlib's "Blues"), 51 shades, for a value in [0, 1]. */
-function blueRGB(p) {
+/** A light-to-dark blue ramp (close to matplotlib's "Blues") in 51 shades, each [r, g, b]. */
+const BLUES = Array.from({ length: 51 }, (_, k) => {
   const lo = [247, 251, 255], hi = [8, 48, 107];
-  const t = Math.round(Math.min(Math.max(p, 0), 1) * 50) / 50;
-  return lo.map((a, i) => Math.round(a + (hi[i] - a) * t));
-}
+  return lo.map((a, i) => Math.round(a + (hi[i] - a) * (k / 50)));
+});
+const shade = (p) => Math.round(Math.min(Math.max(p, 0), 1) * 50);
 
 function blue(p) {
-  return "#" + blueRGB(p).map((c) => c.toString(16).padStart(2, "0")).join("");
+  return "#" + BLUES[shade(p)].map((c) => c.toString(16).padStart(2, "0")).join("");
 }
 
 const MASKED = [238, 238, 238];
@@ -138,47 +231,54 @@ function heatImage(matrix, masked) {
   view.setInt32(18, m, true); view.setInt32(22, n, true); view.setUint16(26, 1, true); view.setUint16(28, 24, true);
   view.setUint32(34, stride * n, true);
   for (let i = 0; i < n; i++) {
-    const row = 54 + (n - 1 - i) * stride;               // bottom row first
-    for (let j = 0; j < m; j++) {
-      const [r, g, b] = masked && j > i ? MASKED : blueRGB(matrix[i][j]);
-      bytes.set([b, g, r], row + 3 * j);
+    let at = 54 + (n - 1 - i) * stride;                  // bottom row first, each pixel blue-green-red
+    const row = matrix[i];
+    for (let j = 0; j < m; j++, at += 3) {
+      const [r, g, b] = masked && j > i ? MASKED : BLUES[shade(row[j])];
+      bytes[at] = b; bytes[at + 1] = g; bytes[at + 2] = r;
     }
   }
   let text = "";
-  for (let k = 0; k < bytes.length; k += 8192) text += String.fromCharCode(...bytes.subarray(k, k + 8192));
+  for (let k = 0; k < bytes.length; k += 8192) text += String.fromCharCode.apply(null, bytes.subarray(k, k + 8192));
   return `data:image/bmp;base64,${btoa(text)}`;
 }
 
-/** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells grey.
- *  Returns [elements, width, height]. */
-function heatmapBody(x0, y0, matrix, rows, cols, cell, o = {}) {
-  const labelW = 8 + 7 * Math.max(1, ...rows.map((r) => r.length));
-  const top0 = o.title ? 18 : 0;
-  const body = o.title ? [text(x0 + labelW, y0 + 10, o.title, { bold: true })] : [];
-  body.push(`<image x="${x0 + labelW}" y="${y0 + top0}" width="${cols.length * cell}" height="${rows.length * cell}" ` +
-    `preserveAspectRatio="none" style="image-rendering:pixelated" href="${heatImage(matrix, true)}"/>`);
-  rows.forEach((r, i) => {
-    body.push(text(x0 + labelW - 4, y0 + top0 + i * cell + cell / 2, r, { anchor: "end", size: 11 }));
-    // The numbers themselves where a cell is big enough to hold them.
-    if (o.values && rows.length <= 16) {
-      cols.forEach((_, j) => {
-        if (j > i) return;
-        body.push(text(x0 + labelW + j * cell + cell / 2, y0 + top0 + i * cell + cell / 2, fix(matrix[i][j], 2),
-          { anchor: "middle", size: 9, fill: matrix[i][j] > 0.6 ? "white" : "#222" }));
-      });
-    }
-  });
-  const h = top0 + rows.length * cell;
-  cols.forEach((c, j) => {
-    body.push(text(x0 + labelW + j * cell + cell / 2, y0 + h + 6, c, { anchor: "end", size: 10, rotate: -45 }));
-  });
-  const colH = 8 + 5 * Math.max(1, ...cols.map((c) => c.length));
-  return [body, labelW + cols.length * cell, h + colH];
+/** A heatmap's cell size for the room it has, and whether its tokens can be named beside it: a
+ *  heatmap is drawn at the size it is shown (not drawn large and scaled down until its words are
+ *  specks), and names its rows and columns only where a cell is tall enough for a word. */
+function heatmapFit(tokens, room, largest) {
+  const labelW = 8 + 7 * Math.max(1, ...tokens.map((t) => t.length));
+  const named = Math.min(largest, Math.floor((room - labelW) / tokens.length));
+  if (named >= 10) return { cell: named, labelW, named: true };
+  return { cell: Math.max(2, Math.min(largest, Math.floor(room / tokens.length))), labelW: 0, named: false };
 }
 
-function heatmap(matrix, labels, alt, title, cell = 34) {
-  const [body, w, h] = heatmapBody(4, 4, matrix, labels, labels, cell, { title, values: true });
-  return svg(w + 12, h + 12, alt, body);
+/** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells grey.
+ *  The tokens' names sit in two groups (rows, columns), so a longer prompt adds names at the end
+ *  of each instead of shifting every later name into another's place. Returns [elements, width, height]. */
+function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
+  const { cell, labelW, named } = fit, n = tokens.length;
+  const top0 = o.title ? 18 : 0, ht = top0 + n * cell;
+  const body = o.title ? [text(x0 + labelW, y0 + 10, o.title, { bold: true })] : [];
+  body.push(h("image", { x: x0 + labelW, y: y0 + top0, width: n * cell, height: n * cell,
+    preserveAspectRatio: "none", style: "image-rendering:pixelated", href: heatImage(matrix, true) }));
+  if (!named) return [body, n * cell, ht];
+  body.push(h("g", {}, tokens.map((r, i) => text(x0 + labelW - 4, y0 + top0 + i * cell + cell / 2, r, { anchor: "end", size: 11 }))));
+  // The numbers themselves where a cell is big enough to hold them.
+  if (o.values && n <= 16 && cell >= 28) {
+    body.push(h("g", {}, tokens.map((_, i) => tokens.slice(0, i + 1).map((__, j) =>
+      text(x0 + labelW + j * cell + cell / 2, y0 + top0 + i * cell + cell / 2, fix(matrix[i][j], 2),
+        { anchor: "middle", size: 9, fill: matrix[i][j] > 0.6 ? "white" : "#222" })))));
+  }
+  body.push(h("g", { transform: `translate(0,${ht})` }, tokens.map((c, j) =>
+    text(x0 + labelW + j * cell + cell / 2, y0 + 6, c, { anchor: "end", size: 10, rotate: -45 }))));
+  const colH = 8 + 5 * Math.max(1, ...tokens.map((c) => c.length));
+  return [body, labelW + n * cell, ht + colH];
+}
+
+function heatmap(matrix, labels, alt, title, room) {
+  const [body, w, ht] = heatmapBody(4, 4, matrix, labels, heatmapFit(labels, room - 12, 34), { title, values: true });
+  return svg(w + 12, ht + 12, alt, body);
 }
 
 /** A scale from data (x, y) to the chart, 8% margins, optionally keeping the origin in view. */
@@ -212,16 +312,17 @@ function scatter(points, labels, groups, alt, o = {}) {
     body.push(text(left + pw / 2, top0 + ph + 14, o.xlabel || "", { anchor: "middle", size: 11 }));
     body.push(text(12, top0 + ph / 2, o.ylabel || "", { anchor: "middle", size: 11, rotate: -90 }));
   } else {
-    body.push(`<rect x="${left}" y="${top0}" width="${pw}" height="${ph}" fill="none" style="stroke:${GRID}"/>`);
+    body.push(rect(left, top0, pw, ph, "none", { style: `stroke:${GRID}` }));
     body.push(text(left + pw / 2, top0 + ph + 14, "no axes: only who sits next to whom counts", { anchor: "middle", size: 11, fill: SOFT }));
   }
   points.forEach(([x, y], i) => {
-    body.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="3.5" fill="${colours.get(groups[i])}"><title>${esc(labels[i])} (${esc(groups[i])})</title></circle>`);
+    body.push(h("circle", { cx: f1(sx(x)), cy: f1(sy(y)), r: "3.5", fill: colours.get(groups[i]) },
+      h("title", {}, `${labels[i]} (${groups[i]})`)));
     body.push(text(sx(x) + 5, sy(y) - 5, labels[i], { size: 10 }));
   });
   [...colours].forEach(([group, c], i) => {
     const lx = left + (i % 4) * (pw / 4), ly = top0 + ph + 32 + 16 * Math.floor(i / 4);
-    body.push(`<rect x="${lx.toFixed(1)}" y="${ly - 5}" width="10" height="10" fill="${c}"/>`);
+    body.push(rect(f1(lx), ly - 5, 10, 10, c));
     body.push(text(lx + 14, ly, group, { size: 10 }));
   });
   return svg(width, height, alt, body);
@@ -254,15 +355,17 @@ function pathChart(paths, stages, alt, o = {}) {
   body.push(text(left + pw / 2, top0 + ph + 14, o.xlabel || "", { anchor: "middle", size: 11 }));
   body.push(text(12, top0 + ph / 2, o.ylabel || "", { anchor: "middle", size: 11, rotate: -90 }));
   paths.forEach(([label, coords, colour], k) => {
-    const dash = k ? ' stroke-dasharray="5 4"' : "";
-    const d = coords.map(([x, y], i) => `${i ? "L" : "M"}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ");
-    body.push(`<path d="${d}" fill="none" stroke="${colour}" stroke-width="2"${dash}/>`);
+    const dash = k ? "5 4" : null;
+    const d = coords.map(([x, y], i) => `${i ? "L" : "M"}${f1(sx(x))},${f1(sy(y))}`).join(" ");
+    body.push(h("path", { d, fill: "none", stroke: colour, "stroke-width": 2, "stroke-dasharray": dash }));
     coords.forEach(([x, y], i) => {
-      body.push(`<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="4" fill="${colour}"><title>${esc(label)}: ${esc(stages[i])} (${fix(x, 2)}, ${fix(y, 2)})</title></circle>`);
+      body.push(h("circle", { cx: f1(sx(x)), cy: f1(sy(y)), r: 4, fill: colour },
+        h("title", {}, `${label}: ${stages[i]} (${fix(x, 2)}, ${fix(y, 2)})`)));
       if (k === 0) body.push(text(sx(x) + 6, sy(y) - 8, stages[i], { size: 10, fill: SOFT }));
     });
     const lx = left + k * Math.min(220, pw / 2);
-    body.push(`<line x1="${lx}" y1="${height - 12}" x2="${lx + 24}" y2="${height - 12}" stroke="${colour}" stroke-width="2"${dash}/>`);
+    body.push(h("line", { x1: lx, y1: height - 12, x2: lx + 24, y2: height - 12, stroke: colour, "stroke-width": 2,
+      "stroke-dasharray": dash }));
     body.push(text(lx + 30, height - 12, label, { size: 11 }));
   });
   return svg(width, height, alt, body);
@@ -290,7 +393,8 @@ const PICTURES = {
       legend: [[PALETTE.muted, "after temperature"], [PALETTE.main, "rolled on (after truncation)"]],
       highlight: v.chosen,
     });
-    const pickLine = `<p class="course-pick" role="status">${esc(how)} picks <b>${esc(v.chosen)}</b> (p = ${fix(v.chosen_prob)})</p>`;
+    const pickLine = h("p", { class: "course-pick", role: "status" }, `${how} picks `, h("b", {}, v.chosen),
+      ` (p = ${fix(v.chosen_prob)})`);
     return figure(chart, alt, pickLine);
   },
 
@@ -303,7 +407,7 @@ const PICTURES = {
       col.forEach(([tok, p], i) => {
         const x = left + j * cellW, y = top0 + i * cellH;
         const ink = p > 0.6 ? "white" : "#222", bold = tok === v.track;
-        body.push(`<rect x="${x}" y="${y}" width="${cellW - 2}" height="${cellH - 2}" fill="${blue(p)}"/>`);
+        body.push(rect(x, y, cellW - 2, cellH - 2, blue(p)));
         body.push(text(x + cellW / 2, y + 13, tok, { anchor: "middle", fill: ink, bold }));
         body.push(text(x + cellW / 2, y + 28, fix(p), { anchor: "middle", size: 11, fill: ink, bold }));
       });
@@ -315,9 +419,10 @@ const PICTURES = {
     body.push(line(px, py + ph, px + pw, py + ph), line(px, py, px, py + ph));
     for (const t of [0, 0.5, 1]) body.push(text(px - 4, py + ph * (1 - t), String(t), { anchor: "end", size: 10 }));
     const pts = v.track_probs.map((p, j) => [px + (pw * j) / Math.max(n - 1, 1), py + ph * (1 - p)]);
-    body.push(`<polyline fill="none" stroke="${PALETTE.accent}" stroke-width="2" points="${pts.map(([a, b]) => `${a.toFixed(1)},${b.toFixed(1)}`).join(" ")}"/>`);
+    body.push(h("polyline", { fill: "none", stroke: PALETTE.accent, "stroke-width": 2,
+      points: pts.map(([a, b]) => `${f1(a)},${f1(b)}`).join(" ") }));
     pts.forEach(([a, b], j) => {
-      body.push(`<circle cx="${a.toFixed(1)}" cy="${b.toFixed(1)}" r="3.5" fill="${PALETTE.accent}"/>`);
+      body.push(h("circle", { cx: f1(a), cy: f1(b), r: "3.5", fill: PALETTE.accent }));
       body.push(text(a, b - 9, `${fix(v.track_probs[j], 2)} #${v.track_ranks[j]}`, { anchor: "middle", size: 9 }));
     });
     body.push(text(px + pw / 2, py + ph + 16, `P(${v.track}) after each stage`, { anchor: "middle", size: 11 }));
@@ -328,10 +433,10 @@ const PICTURES = {
     return figure(svg(px + pw + 20, top0 + k * cellH + 40, alt, body), alt);
   },
 
-  pattern(v) {
+  pattern(v, o) {
     const last = v.tokens.map((t, j) => `${t} ${fix(v.pattern[v.tokens.length - 1][j], 2)}`).join(", ");
     const alt = `Attention pattern of layer ${v.layer}, head ${v.head} on ${words(v.tokens)}. The last position attends to: ${last}.`;
-    return figure(heatmap(v.pattern, v.tokens, alt, `layer ${v.layer}, head ${v.head}`), alt);
+    return figure(heatmap(v.pattern, v.tokens, alt, `layer ${v.layer}, head ${v.head}`, room(o)), alt);
   },
 
   ablation(v, o) {
@@ -341,25 +446,27 @@ const PICTURES = {
     const page = barChart(v.page, alt, { highlight: v.track, width: o.width,
       title: `heads off: ${names}  |  P(${v.track}) ${fix(v.track_prob)} (intact ${fix(v.track_prob_intact)})` });
     const layers = new Map();
+    for (const name of v.heads) layers.set(name.slice(0, name.indexOf("H")), []);
+    // A layer's heads side by side, as many to a line as the row's cells allow (explorers.css:
+    // cells of at least 120 px, 8 px apart); each heatmap drawn for the room of its cell.
+    const perLine = Math.max(1, Math.min(v.heads.length / layers.size, Math.floor((room(o) + 8) / 128)));
+    const fit = heatmapFit(v.tokens, (room(o) - 8 * (perLine - 1)) / perLine - 8, 22);
     v.heads.forEach((name, i) => {
       const layer = name.slice(0, name.indexOf("H"));
       const off = v.off.includes(name);
       const headAlt = `Attention pattern of head ${name} on ${words(v.tokens)}${off ? ", switched off." : "."}`;
-      const [body, w, h] = heatmapBody(0, 0, v.patterns[i], v.tokens, v.tokens, 22, { title: name + (off ? " (off)" : "") });
-      const cell = svg(w + 8, h + 8, headAlt, [`<g transform="translate(4,4)"${off ? ' opacity="0.35"' : ""}>${body.join("")}</g>`]);
-      if (!layers.has(layer)) layers.set(layer, []);
-      layers.get(layer).push(cell);
+      const [body, w, ht] = heatmapBody(0, 0, v.patterns[i], v.tokens, fit, { title: name + (off ? " (off)" : "") });
+      layers.get(layer).push(svg(Math.max(w, 80) + 8, ht + 8, headAlt, [h("g", { transform: "translate(4,4)", opacity: off && "0.35" }, body)]));
     });
-    return figure(page + [...layers.values()].map((cells) => row(cells, 120)).join(""), alt);
+    return figure([page, [...layers.values()].map((cells) => row(cells, 120))], alt);
   },
 
   kv_cache(v) {
     const total = BigInt(Math.round(v.total)).toString();
-    const gb = (v.total / 1e9).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-    const gib = (v.total / 2 ** 30).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    const gb = twoPlaces(v.total / 1e9), gib = twoPlaces(v.total / 2 ** 30);
     const words = `2 x ${commas(v.layers)} layers x ${commas(v.context)} tokens x ${commas(v.heads)} heads x ` +
       `${commas(v.d_head)} x ${v.bytes} bytes = ${commas(total)} bytes = ${gb} GB (${gib} GiB)`;
-    return `<p class="course-kv-result" role="status"><strong>${esc(words)}</strong></p>`;
+    return h("p", { class: "course-kv-result", role: "status" }, h("strong", {}, words));
   },
 
   tsne(v, o) {
@@ -399,11 +506,21 @@ const PICTURES = {
   },
 };
 
-/** The picture of a view, as HTML text. `options.width`: the room it has, in pixels. */
+/** The elements of a view's picture. `options.width`: the room it has, in pixels. */
+function elements(name, view, options) {
+  const make = PICTURES[name];
+  if (!make) throw new Error(`no picture named ${name}`);
+  return [make(view, options)].flat(Infinity).filter(Boolean);
+}
+
+/** The picture of a view, as HTML text (the book's build draws the starting pictures with it). */
 export function picture(name, view, options = {}) {
-  const draw = PICTURES[name];
-  if (!draw) throw new Error(`no picture named ${name}`);
-  return draw(view, options);
+  return toHTML(elements(name, view, options));
+}
+
+/** The picture of a view drawn into `el`, over the picture already there: only what changed is written. */
+export function draw(el, name, view, options = {}) {
+  patchChildren(el, elements(name, view, options), false);
 }
 
 export const VIEWS = Object.keys(PICTURES);
@@ -412,12 +529,12 @@ export const VIEWS = Object.keys(PICTURES);
 export default {
   render({ model, el }) {
     el.classList.add("course-figure");
-    const draw = () => {
+    const redraw = () => {
       const data = model.get("data");
-      if (data && Object.keys(data).length) el.innerHTML = picture(model.get("view"), data, { width: el.clientWidth || 640 });
+      if (data && Object.keys(data).length) draw(el, model.get("view"), data, { width: el.clientWidth || 640 });
     };
-    model.on("change:data", draw);
-    model.on("change:view", draw);
-    draw();
+    model.on("change:data", redraw);
+    model.on("change:view", redraw);
+    redraw();
   },
 };

@@ -164,7 +164,7 @@ export const VIEWS = {
 
   pattern({ model }, v) {
     const ids = model.encode(v.prompt);
-    const run = model.run(ids);
+    const run = model.run(ids, {}, "patterns");
     return { tokens: tokensOf(model, ids), layer: v.layer, head: v.head,
       pattern: run.patterns[v.layer][v.head].map((r) => Array.from(r)) };
   },
@@ -172,7 +172,7 @@ export const VIEWS = {
   ablation({ model }, v) {
     const ids = model.encode(v.prompt);
     const off = switchedOff(model, v);
-    const run = model.run(ids, { heads: off });
+    const run = model.run(ids, { heads: off }, "patterns");
     const intact = off.length ? softmax(model.promptLogits(ids)) : softmax(run.logitsAt(ids.length - 1));
     const probs = softmax(run.logitsAt(ids.length - 1));
     const track = pyStrip(v.track);

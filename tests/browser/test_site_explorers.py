@@ -283,3 +283,54 @@ def test_at_phone_width_the_controls_fit_and_read(browser, site_url):
             overflow = explorer.evaluate("(root) => root.scrollWidth - root.clientWidth")
             assert overflow <= 1, f"{path}: the explorer is {overflow} px wider than the screen"
     context.close()
+
+
+# The figure after a move, against the same picture drawn afresh into an empty element: the renderer
+# changes only what differs between two pictures, and what it leaves must be the new picture whole.
+SAME_AS_FRESH = """async (root) => {
+    const ex = window.courseExplorers.explorers.find((e) => e.root === root);
+    const { draw } = await import(new URL('../../_static/explorers/render.js', location.href));
+    const fresh = document.createElement('div');
+    draw(fresh, ex.spec.view, ex.drawn.view, { width: ex.drawn.width });
+    const figure = root.querySelector('.course-figure');
+    const a = [...figure.childNodes], b = [...fresh.childNodes];
+    const differ = (x, y) => {      // the first element that differs, as a path of tags, or null
+        if (x.isEqualNode(y)) return null;
+        if (x.nodeName !== y.nodeName || x.nodeType !== 1) return `${x.nodeName}: ${x.textContent} != ${y.textContent}`;
+        const xa = [...x.attributes].map((t) => `${t.name}=${t.value}`).sort().join(' ');
+        const ya = [...y.attributes].map((t) => `${t.name}=${t.value}`).sort().join(' ');
+        if (xa !== ya) return `${x.nodeName} [${xa.slice(0, 200)}] != [${ya.slice(0, 200)}]`;
+        if (x.childNodes.length !== y.childNodes.length) return `${x.nodeName}: ${x.childNodes.length} children != ${y.childNodes.length}`;
+        for (let i = 0; i < x.childNodes.length; i++) { const d = differ(x.childNodes[i], y.childNodes[i]); if (d) return `${x.nodeName} > ${d}`; }
+        return null;
+    };
+    const found = a.length !== b.length ? `${a.length} children != ${b.length}` : a.map((x, i) => differ(x, b[i])).find(Boolean);
+    return [found || true, figure.querySelectorAll('*').length];
+}"""
+
+
+@pytest.mark.parametrize("path, prompts", [
+    ("chapters/part1/ablation.html", ["<BOS> Paolo chiama", " ".join(["<BOS>", "Pietro", "chiama", "4"] * 12), "<BOS>",
+                                      "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama"]),
+    ("chapters/part1/circuits.html", [" ".join(["<BOS>", "Paolo", "chiama", "7"] * 12), "<BOS> 7", "<BOS> Paolo chiama 7 <SEP>"]),
+])
+def test_a_figure_changed_in_place_is_the_picture_drawn_afresh(visit, site_url, path, prompts):
+    v = visit(f"{site_url}/{path}")
+    explorer = explorers_of(v.page).first
+    spec = spec_of(explorer)
+    toggles = [c for row in spec["rows"] for c in row if c["kind"] == "toggle"]
+    sizes = set()
+    for i, prompt in enumerate(prompts):
+        before = seen(explorer)
+        explorer.get_by_label("prompt", exact=True).fill(prompt)
+        wait_for_change(explorer, before, f"{path}: prompt {prompt!r}")
+        if toggles:
+            before = seen(explorer)
+            # A head off, another, the first back on (its faded heatmap must come back whole), ...
+            control(explorer, toggles[[0, 3, 0, 5][i % 4] % len(toggles)]).click()
+            wait_for_change(explorer, before, f"{path}: a head switched")
+        same, nodes = explorer.evaluate(SAME_AS_FRESH)
+        assert same is True, f"{path}: after {prompt!r} the figure is not the picture drawn afresh: {same}"
+        sizes.add(nodes)
+    assert len(sizes) > 1, "the prompts should change how many elements the picture has"
+    assert (v.console_errors, v.outside, v.failed) == ([], [], []), (v.console_errors, v.outside, v.failed)
