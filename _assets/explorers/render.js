@@ -318,7 +318,7 @@ function scatter(points, labels, groups, alt, o = {}) {
   points.forEach(([x, y], i) => {
     body.push(h("circle", { cx: f1(sx(x)), cy: f1(sy(y)), r: "3.5", fill: colours.get(groups[i]) },
       h("title", {}, `${labels[i]} (${groups[i]})`)));
-    body.push(text(sx(x) + 5, sy(y) - 5, labels[i], { size: 10 }));
+    if (o.labelled !== false) body.push(text(sx(x) + 5, sy(y) - 5, labels[i], { size: 10 }));
   });
   [...colours].forEach(([group, c], i) => {
     const lx = left + (i % 4) * (pw / 4), ly = top0 + ph + 32 + 16 * Math.floor(i / 4);
@@ -477,7 +477,7 @@ const PICTURES = {
         `${pct(v.kept[i])} of each point's 5 nearest neighbours kept.`;
       const title = `seed ${v.seeds[i]}: ${v.converged[i] ? "converged" : "stopped"} at ${commas(v.iterations[i])}, ` +
         `KL ${fix(v.kl[i])}, ${pct(v.kept[i])} kept`;
-      return [scatter(layout, v.labels, v.groups, alt, { title }), alt];
+      return [scatter(layout, v.labels, v.groups, alt, { title, labelled: v.labelled }), alt];
     });
     return figure(row(panels.map((p) => p[0])), panels.map((p) => p[1]).join(" "));
   },

@@ -214,7 +214,7 @@ export const VIEWS = {
     const stops = a.stops, steps = v.steps === undefined ? stops[stops.length - 1] : v.steps;
     require(stops.includes(steps), `iterations ${steps} is not one of this set's stops: ${stops.join(", ")}`);
     const cells = ["left", "right"].map((side) => a.grid[`${v.perplexity}|${v[side]}|${steps}`]);
-    return { points: a.points, points_label: a.points_label, labels: a.labels, groups: a.groups,
+    return { points: a.points, points_label: a.points_label, labels: a.labels, labelled: a.labelled, groups: a.groups,
       perplexity: v.perplexity, seeds: [v.left, v.right], steps, layouts: cells.map((c) => c.layout),
       kept: cells.map((c) => c.kept), iterations: cells.map((c) => c.n_iter), kl: cells.map((c) => c.kl),
       converged: cells.map((c) => c.converged) };

@@ -168,8 +168,8 @@ def tsne_explorer(points: str = "calling-game", perplexity: float | None = None,
 
     Only the perplexities the point set allows are offered (each must stay below its number of
     points); every layout the sliders reach was computed in advance and is read from the store."""
-    from lib.explorers.map_views import (POINT_SETS, SEEDS, grid_key, point_set, step_stops, tsne_grid,
-                                         valid_perplexities)
+    from lib.explorers.map_views import (POINT_SETS, SEEDS, WORD_SETS, grid_key, point_set, step_stops,
+                                         tsne_grid, valid_perplexities)
 
     ps = point_set(points)
     allowed, stops = valid_perplexities(points), step_stops(points)
@@ -199,22 +199,24 @@ def tsne_explorer(points: str = "calling-game", perplexity: float | None = None,
         n = v.get("steps", stops[-1])
         check("iterations", n, stops, str)
         cells = [grid[grid_key(v["perplexity"], v[side], n)] for side in ("left", "right")]
+        # Words are worth printing beside their points; the synthetic points' names are not (their
+        # colour is the truth, and 80 names in four clumps hide it).
         return {"points": points, "points_label": POINT_SETS[points], "labels": list(ps.labels),
-                "groups": list(ps.groups), "perplexity": v["perplexity"], "seeds": [v["left"], v["right"]],
-                "steps": n, "layouts": [c["layout"] for c in cells], "kept": [c["kept"] for c in cells],
+                "labelled": points in WORD_SETS, "groups": list(ps.groups), "perplexity": v["perplexity"],
+                "seeds": [v["left"], v["right"]], "steps": n, "layouts": [c["layout"] for c in cells], "kept": [c["kept"] for c in cells],
                 "iterations": [c["n_iter"] for c in cells], "kl": [c["kl"] for c in cells],
                 "converged": [c["converged"] for c in cells]}
 
     note = (f"{POINT_SETS[points][0].upper()}{POINT_SETS[points][1:]}. Precomputed with scikit-learn: one t-SNE layout "
             f"takes hundreds to thousands of optimisation steps, too slow to redo while a slider moves, so every "
-            f"layout these sliders reach (perplexities below the {len(ps.labels)} points, seeds {SEEDS[0]} to "
+            f"layout these sliders reach (perplexities {', '.join(f'{p:g}' for p in allowed)}; seeds {SEEDS[0]} to "
             f"{SEEDS[-1]}) was run in advance, and moving a slider looks one up.")
     if len(stops) > 1:
         note += (f" The first iteration stop, {stops[0]}, is the end of early exaggeration, when every attraction "
                  "between neighbours is still multiplied by 12: clumps pulled tight, the real optimisation not yet "
                  "begun. The last runs until the optimiser converges.")
     args = {"points": points, "points_label": POINT_SETS[points], "labels": list(ps.labels), "groups": list(ps.groups),
-            "stops": list(stops), "grid": grid}
+            "labelled": points in WORD_SETS, "stops": list(stops), "grid": grid}
     return Explorer("tsne", rows, compute, args=args, note=note)
 
 
