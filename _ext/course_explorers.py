@@ -3,7 +3,7 @@
 - A page that shows an explorer (a chapter output written by lib/explorers/page.py) gets the
   explorers' script and style sheet; no other page loads them.
 - Each explorer's figure is filled with its starting picture, drawn by the explorers' own renderer
-  (_assets/explorers/render.js, run by Node.js), so the page reads the same without JavaScript.
+  (lib/explorers/js/render.js, run by Node.js), so the page reads the same without JavaScript.
 - The widget state that notebook execution stores (and the widget manager it would load) is left
   out: the website's explorers are the page's own, not ipywidgets.
 - The shipped models and the maps' point sets are written once, for every page, to
@@ -19,24 +19,25 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from lib.explorers import web
+
 HERE = Path(__file__).resolve().parent
 SPEC = re.compile(r'<script type="application/json" class="course-explorer-spec">(.*?)</script>'
                   r'<div class="course-figure" aria-live="polite"></div>', re.S)
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-# The modules page.js imports, directly or not (fetched together instead of one layer at a time).
-MODULES = ("model.js", "readout.js", "render.js", "views.js", "vocab.js", "python.js")
 
 
 class ExplorerBuildError(RuntimeError):
     pass
 
 
-def prerender(specs: list[dict]) -> list[str]:
+def prerender(specs: list[dict], folder: Path) -> list[str]:
+    """The starting pictures, drawn by the renderer installed in `folder` (the site's _static/explorers)."""
     node = shutil.which("node")
     if node is None:
         raise ExplorerBuildError("Node.js is needed to draw the explorers' starting pictures: install it (see README)")
     pairs = [[s["view"], s.get("default")] for s in specs]
-    result = subprocess.run([node, str(HERE / "prerender.mjs")], input=json.dumps(pairs), capture_output=True,
+    result = subprocess.run([node, str(HERE / "prerender.mjs"), str(folder / "render.js")], input=json.dumps(pairs), capture_output=True,
                             text=True, check=False)
     if result.returncode != 0:
         raise ExplorerBuildError(f"drawing the explorers' starting pictures failed:\n{result.stderr}")
@@ -53,7 +54,7 @@ def _page(app, pagename, templatename, context, doctree):
     if not found:
         return
     specs = [json.loads(m.group(1)) for m in found]
-    pictures = iter(prerender(specs))
+    pictures = iter(prerender(specs, Path(app.outdir) / "_static" / "explorers"))
     context["body"] = SPEC.sub(lambda m: m.group(0).replace('aria-live="polite"></div>',
                                                             f'aria-live="polite">{next(pictures)}</div>'), body)
     app.add_css_file("explorers/explorers.css")
@@ -62,8 +63,8 @@ def _page(app, pagename, templatename, context, doctree):
     # has run by then; among the theme's scripts at the end of the head it arrived late), the modules
     # it imports, and the weights of the models it runs.
     static = lambda name: context["pathto"](f"_static/explorers/{name}", 1)  # noqa: E731
-    links = [f'<script type="module" async fetchpriority="high" src="{static("page.js")}?v={_assets_digest()}"></script>']
-    links += [f'<link rel="modulepreload" href="{static(m)}">' for m in MODULES]
+    links = [f'<script type="module" async fetchpriority="high" src="{static("page.js")}?v={web.digest()}"></script>']
+    links += [f'<link rel="modulepreload" href="{static(m)}">' for m in web.MODULES]
     for model in sorted({s["model"] for s in specs if s.get("model")}):
         links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"models/{model}.{ext}")}">'
                   for ext in ("json", "safetensors")]
@@ -80,18 +81,10 @@ def _export(app, exception):
         export_site(Path(app.outdir) / "_static" / "explorers")
 
 
-def _assets_digest() -> str:
-    """A short digest of the explorers' scripts: page.js's address changes when they do."""
-    import hashlib
-
-    scripts = sorted((HERE.parent / "_assets" / "explorers").glob("*.js"))
-    return hashlib.sha256(b"".join(p.read_bytes() for p in scripts)).hexdigest()[:8]
-
-
 def _renderer_hash() -> str:
     import hashlib
 
-    return hashlib.sha256(_assets_digest().encode() + Path(__file__).read_bytes()).hexdigest()
+    return hashlib.sha256(web.digest().encode() + Path(__file__).read_bytes()).hexdigest()
 
 
 def _outdated(app, env, added, changed, removed):
@@ -104,7 +97,14 @@ def _outdated(app, env, added, changed, removed):
     return []
 
 
+def _install(app):
+    """The page's modules and the generated constants, in place before any page is drawn."""
+    if app.builder.format == "html":
+        web.install(Path(app.outdir) / "_static" / "explorers")
+
+
 def setup(app):
+    app.connect("builder-inited", _install)
     app.connect("html-page-context", _page, priority=900)
     app.connect("env-get-outdated", _outdated)
     app.connect("build-finished", _export)

@@ -1,6 +1,9 @@
 // Draws explorers' starting pictures for the book's build, with the renderer the pages use.
-// Reads [[view, data], ...] as JSON on stdin; writes [html, ...] as JSON on stdout.
-import { picture } from "../_assets/explorers/render.js";
+// Reads [[view, data], ...] as JSON on stdin; writes [html, ...] as JSON on stdout. Its argument is
+// the renderer as the site installs it (beside the constants module the build generates).
+import { pathToFileURL } from "node:url";
+
+const { picture } = await import(pathToFileURL(process.argv[2]).href);
 
 let input = "";
 process.stdin.setEncoding("utf8");

@@ -75,10 +75,16 @@ def test_the_prompt_named_in_the_sampling_bug_keeps_three_tokens():
     assert int((final > 0).sum()) == 3
 
 
-@pytest.mark.parametrize("top_p", [1e-300, 1e-12, 0.001])
+@pytest.mark.parametrize("top_p", [1e-12, 0.001])
 def test_the_best_token_always_survives_top_p(top_p):
     final = reshape(LOGITS, top_p=top_p)
     assert final.tolist() == [1.0, 0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("top_p", [1e-300, 1e-320, 9.9e-13])
+def test_a_top_p_below_the_running_sums_tolerance_is_refused(top_p):
+    with pytest.raises(CourseError, match="below 1e-12"):
+        reshape(LOGITS, top_p=top_p)
 
 
 @pytest.mark.parametrize("bad", [1e-320, 1e-7, True, None, [1.0]])

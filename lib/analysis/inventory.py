@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from lib.model.config import ModelConfig
 from lib.errors import CourseError, require
+from lib.messages import say
 
 # Larger than any real model's layers, heads, width or context, and small enough that every
 # product of such counts stays exact and finite.
@@ -165,7 +166,7 @@ def whole_count(name: str, value) -> int:
             n = None
         if n is not None and 1 <= n <= MAX_COUNT:
             return n
-    raise CourseError(f"{name} must be a whole number from 1 to {MAX_COUNT:,}, got {_shown(value)}")
+    raise CourseError(say("whole_count", name=name, maximum=f"{MAX_COUNT:,}", got=_shown(value)))
 
 
 def kv_cache_bytes(layers: int, context: int, heads: int, d_head: int, bytes_per_element: float) -> float:
@@ -175,8 +176,7 @@ def kv_cache_bytes(layers: int, context: int, heads: int, d_head: int, bytes_per
         numbers_stored *= whole_count(name, value)
     b = bytes_per_element
     ok = isinstance(b, numbers.Real) and not isinstance(b, bool) and 0 < b <= MAX_COUNT
-    require(ok, f"bytes per element must be a positive number, at most {MAX_COUNT:,} "
-                f"(4 for float32, 2 for float16), got {_shown(b)}")
+    require(ok, say("bytes_per_element", maximum=f"{MAX_COUNT:,}", got=_shown(b)))
     # Whole bytes keep the answer a whole number of bytes.
     return numbers_stored * (int(b) if isinstance(b, numbers.Integral) else float(b))
 

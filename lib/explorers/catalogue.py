@@ -3,7 +3,7 @@
 Each function returns an `Explorer` (lib.explorers.definition) that a chapter displays with its
 last line. Its `compute` turns the controls' values into the view, a dict of plain data, with the
 library's own functions; the website's twin of each view is the function of the same name in
-`_assets/explorers/views.js`, and the picture is drawn from the view by `_assets/explorers/render.js`
+`lib/explorers/js/views.js`, and the picture is drawn from the view by `lib/explorers/js/render.js`
 in both places. Adding an explorer: a definition here, its twin and (for a new kind of picture) its
 renderer there, the chapter's call, and its tests.
 """
@@ -14,6 +14,7 @@ from typing import Sequence
 
 from lib.analysis.lens import stage_label
 from lib.errors import CourseError, require
+from lib.messages import say
 from lib.explorers import views
 from lib.explorers.definition import (Control, Explorer, head_toggles, prompt_control, switched_off,
                                       temperature_control, token_control)
@@ -128,7 +129,7 @@ def _whole(label: str, text) -> int:
     try:
         return int(str(text).strip())
     except ValueError:
-        raise CourseError(f"{label} must be a whole number, got {str(text).strip()!r}") from None
+        raise CourseError(say("box_whole", label=label, got=repr(str(text).strip()))) from None
 
 
 def kv_cache_calculator(layers: int = 32, context: int = 32768, heads: int = 32, d_head: int = 128,
@@ -147,13 +148,12 @@ def kv_cache_calculator(layers: int = 32, context: int = 32768, heads: int = 32,
         try:
             per = float(text)
         except ValueError:
-            raise CourseError(f"bytes per number must be a number, got {text!r}") from None
+            raise CourseError(say("box_number", got=repr(text))) from None
         try:
             total = kv_cache_bytes(*sizes, per)
         except OverflowError:
             total = math.inf
-        require(math.isfinite(total), "the cache would need more bytes than a number can count (over 1.8e308); "
-                                      "choose smaller sizes")
+        require(math.isfinite(total), say("cache_overflow"))
         return {**{name: str(n) for (name, _, _), n in zip(KV_SIZES, sizes)}, "bytes": per, "total": float(total)}
 
     return Explorer("kv_cache", [boxes[:3], boxes[3:]], compute)

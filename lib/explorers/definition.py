@@ -6,8 +6,8 @@ compute the view from the controls' values. Everything else follows from that on
   `compute` on every change;
 - on the website, the page reads the same declaration (as JSON, `Explorer.spec`), builds native
   controls from it and computes the same view with the shipped model running in the page
-  (`_assets/explorers/views.js`, one function per view, tested against `compute`);
-- in both, one renderer draws the view (`_assets/explorers/render.js`).
+  (`lib/explorers/js/views.js`, one function per view, tested against `compute`);
+- in both, one renderer draws the view (`lib/explorers/js/render.js`).
 
 A view is plain data (numbers, text, lists): what the picture shows, and nothing about how.
 A value a control cannot take raises `CourseError` from `compute` (and from the page's twin),

@@ -2,7 +2,7 @@
 
 `widget(explorer)` lays out one ipywidgets control per `Control`, a message line and the picture.
 On every change it calls the explorer's `compute` and hands the view to the picture, an anywidget
-whose JavaScript is the website's own renderer (`_assets/explorers/render.js`): one drawing of each
+whose JavaScript is the website's own renderer (`lib/explorers/js/render.js`): one drawing of each
 picture, in JupyterLab and on the website. A `CourseError` (an unknown word, a top-p of 2) becomes a
 sentence in the message line and the last good picture stays.
 
@@ -12,11 +12,9 @@ website shows that (`nb_mime_priority_overrides` in _config.yml), JupyterLab the
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 from lib.errors import CourseError
 
-ASSETS = Path(__file__).resolve().parents[2] / "_assets" / "explorers"
 STYLE = {"description_width": "initial"}
 _VIEW_CLASS = None
 
@@ -28,9 +26,11 @@ def _view_class():
         import anywidget
         import traitlets
 
+        from lib.explorers import web
+
         class ExplorerView(anywidget.AnyWidget):
-            _esm = ASSETS / "render.js"
-            _css = ASSETS / "explorers.css"
+            _esm = web.kernel_renderer()
+            _css = web.JS / "explorers.css"
             view = traitlets.Unicode("").tag(sync=True)
             data = traitlets.Dict({}).tag(sync=True)
 

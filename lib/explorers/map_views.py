@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from lib.errors import CourseError, require
+from lib.messages import say
 from lib.analysis.maps import concept_plane, gram_schmidt, nearest_indices
 from lib.analysis.maps.tsne import EXAGGERATION_ITER, MAX_ITER, TsneRun, check_perplexity, check_seed, tsne_run
 
@@ -183,10 +184,10 @@ def parse_axis(text: str, labels) -> tuple[list[str], list[str]]:
         if piece in "+-":
             sign = piece
             continue
-        require(piece in labels, f"{piece!r} is not a token here; the tokens are: {' '.join(labels)}")
+        require(piece in labels, say("not_a_label", piece=repr(piece), labels=" ".join(labels)))
         (plus if sign == "+" else minus).append(piece)
         sign = "+"
-    require(plus or minus, "an axis needs at least one token, for example: Paolo - Pietro")
+    require(plus or minus, say("empty_axis"))
     return plus, minus
 
 
@@ -199,8 +200,7 @@ def _axis_vector(ps: PointSet, text: str) -> tuple[np.ndarray, str]:
     if minus:
         v = v - ps.vectors[[index[w] for w in minus]].mean(0)
     tidy = (" + ".join(plus) + "".join(f" - {w}" for w in minus)).strip()
-    require(np.linalg.norm(v) > 1e-9, f"the axis {tidy} is the zero vector (a token minus itself has no "
-                                      "direction); choose two different tokens")
+    require(np.linalg.norm(v) > 1e-9, say("zero_axis", axis=tidy))
     return v, tidy
 
 
@@ -212,7 +212,6 @@ def plane_view(points: str, axis_1: str, axis_2: str) -> PlaneView:
     try:
         gram_schmidt([d1, d2], tol=1e-9 * np.linalg.norm(d2))
     except CourseError:
-        raise CourseError(f"the second axis ({t2}) points along the first ({t1}): nothing is left of it after "
-                          "Gram-Schmidt; choose a different second axis") from None
+        raise CourseError(say("parallel_axes", second=t2, first=t1)) from None
     plane = concept_plane(ps.vectors, d1, d2)
     return PlaneView(points, (t1, t2), plane.coords, plane.spread, plane.raw_overlap)

@@ -3,7 +3,7 @@
 `html(explorer, default)` is what a chapter's output carries for the website: the explorer's
 declaration (its controls, the model it runs, its view and fixed arguments) as JSON, and an
 empty figure that the book's build fills with the default picture, drawn by the same renderer
-(so the page reads the same without JavaScript). The page's script (`_assets/explorers/page.js`)
+(so the page reads the same without JavaScript). The page's script (`lib/explorers/js/page.js`)
 builds the controls from the declaration, runs the model in the page and redraws on every move.
 
 `export_site(folder)` writes what the whole site serves once, whichever pages use it: each

@@ -1,7 +1,7 @@
 """Explorers: pure functions from the controls' values to what an explorer shows.
 
 The explorers' definitions (lib.explorers.catalogue) call these on every change in a kernel; the
-website's page computes the same views with its own twins (_assets/explorers/views.js), which the
+website's page computes the same views with its own twins (lib/explorers/js/views.js), which the
 tests hold to these. Each one validates its controls with the library's own checks, so a bad value
 raises `CourseError` with a sentence the explorer shows in its message line.
 """
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from lib.errors import CourseError, require
+from lib.messages import say
 from lib.analysis.lens import logit_lens
 from lib.model.readout import (MAX_SEED, check_seed, check_temperature, check_top_k, check_top_p, greedy,
                                prompt_logits, reshape, results_page, sample, softmax)
@@ -31,7 +32,7 @@ def parse_top_k(text) -> int | None:
     try:
         value = int(text)
     except ValueError:
-        raise CourseError(f"top-k must be a whole number of at least 1 (or blank for no limit), got {text!r}") from None
+        raise CourseError(say("top_k_text", got=repr(text))) from None
     return check_top_k(value)
 
 
@@ -49,7 +50,7 @@ def parse_seed(text) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise CourseError(f"a seed must be a whole number from 0 to {MAX_SEED}, got {text!r}") from None
+        raise CourseError(say("seed", maximum=MAX_SEED, got=repr(text))) from None
     return check_seed(value)
 
 
@@ -62,8 +63,7 @@ def parse_position(text, n_tokens: int) -> int:
         value = int(text)
     except ValueError:
         value = -1
-    require(0 <= value < n_tokens, f"position must be a whole number from 0 to {n_tokens - 1} (the prompt has "
-                                   f"{n_tokens} tokens), or blank for the last; got {text!r}")
+    require(0 <= value < n_tokens, say("position", last=n_tokens - 1, n=n_tokens, got=repr(text)))
     return value
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from lib.errors import CourseError, require
+from lib.messages import say
 
 
 # Below this the logits divided by the temperature can overflow a double for any model (and the
@@ -28,20 +29,20 @@ MAX_SEED = 2**63 - 1
 
 def check_temperature(t) -> float:
     if isinstance(t, bool):
-        raise CourseError(f"temperature must be a positive number, got {t!r}")
+        raise CourseError(say("temperature_number", got=repr(t)))
     try:
         t = float(t)
     except (TypeError, ValueError):
-        raise CourseError(f"temperature must be a positive number, got {t!r}") from None
+        raise CourseError(say("temperature_number", got=repr(t))) from None
     require(math.isfinite(t) and t >= MIN_TEMPERATURE,
-            f"temperature must be a finite number of at least {MIN_TEMPERATURE:g}, got {t:g}")
+            say("temperature_range", minimum=f"{MIN_TEMPERATURE:g}", got=f"{t:g}"))
     return t
 
 
 def check_seed(seed) -> int:
     """A seed is a whole number from 0 to 2**63 - 1."""
     ok = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED
-    require(ok, f"a seed must be a whole number from 0 to {MAX_SEED}, got {seed!r}")
+    require(ok, say("seed", maximum=MAX_SEED, got=repr(seed)))
     return seed
 
 
@@ -49,20 +50,26 @@ def check_top_k(k, vocab_size: int | None = None) -> int | None:
     if k is None:
         return None
     require(isinstance(k, int) and not isinstance(k, bool) and k >= 1,
-            f"top-k must be a whole number of at least 1, got {k!r}")
+            say("top_k", got=repr(k)))
     return k if vocab_size is None else min(k, vocab_size)
+
+
+# Top-p is compared with a running sum of probabilities, with this tolerance for its rounding: a
+# smaller p cannot be told from 0 (it would keep only the best token), so it is refused.
+TOP_P_FLOOR = 1e-12
 
 
 def check_top_p(p) -> float | None:
     if p is None:
         return None
     if isinstance(p, bool):
-        raise CourseError(f"top-p must be a number in (0, 1], got {p!r}")
+        raise CourseError(say("top_p_number", got=repr(p)))
     try:
         p = float(p)
     except (TypeError, ValueError):
-        raise CourseError(f"top-p must be a number in (0, 1], got {p!r}") from None
-    require(math.isfinite(p) and 0 < p <= 1, f"top-p must lie in (0, 1], got {p}")
+        raise CourseError(say("top_p_number", got=repr(p))) from None
+    require(math.isfinite(p) and 0 < p <= 1, say("top_p_range", got=repr(p)))
+    require(p >= TOP_P_FLOOR, say("top_p_floor", got=repr(p), floor=f"{TOP_P_FLOOR:g}"))
     return p
 
 
@@ -93,7 +100,7 @@ def softmax(logits, temperature: float = 1.0) -> torch.Tensor:
     t = check_temperature(temperature)
     z = torch.as_tensor(logits, dtype=torch.float64) / t
     require(bool(torch.isfinite(z).all()),
-            f"the logits divided by temperature {t:g} are not all finite numbers: use a larger temperature")
+            say("logits_not_finite", t=f"{t:g}"))
     return torch.softmax(z, dim=-1)
 
 
@@ -128,7 +135,7 @@ def truncation_mask(probs: torch.Tensor, top_k: int | None = None, top_p: float 
         before = torch.cumsum(sorted_p, 0) - sorted_p
         # Keep a token while the mass of the better survivors is still short of p: the set is the
         # smallest whose mass reaches p (the tolerance absorbs rounding in the running sum).
-        keep_sorted &= before < top_p - 1e-12
+        keep_sorted &= before < top_p - TOP_P_FLOOR
         keep_sorted[0] = True
     mask = torch.zeros_like(keep_sorted)
     mask[order] = keep_sorted
@@ -149,7 +156,7 @@ def greedy(logits) -> int:
 
 # ----------------------------------------------------------------------------- seeded rolls
 # One generator for every seeded roll, in the kernel and in the website's page (the same lines,
-# in JavaScript, are in _assets/explorers/readout.js), so that a seed picks the same token in both:
+# in JavaScript, are in lib/explorers/js/readout.js), so that a seed picks the same token in both:
 # SplitMix64 (Steele, Lea and Flood, 2014) read as a counter-based stream. The n-th number of seed
 # s is mix(s + (n + 1) * GAMMA), its top 53 bits divided by 2**53: a double in [0, 1) that
 # depends on (s, n) alone. The roll is then inverse-CDF: walk the tokens in vocabulary order,

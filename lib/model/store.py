@@ -196,6 +196,13 @@ def check_save_folder(folder, replace_shipped: bool = False) -> Path:
         ancestor = ancestor.parent
     require(ancestor.is_dir(), f"--out {folder} cannot be created: {ancestor} is a file, not a folder")
     require(os.access(ancestor, os.W_OK | os.X_OK), f"--out {folder} cannot be created: no permission to write in {ancestor}")
+    # The permission bits do not tell everything (root may "write" in /proc, a disk may be read-only):
+    # the folder is made now, before the work, so a folder that cannot be made costs no training.
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise CourseError(f"--out {folder} cannot be created: {e.strerror or e} ({ancestor}); give a folder you "
+                          "can write, or leave --out out for ./retrained/MODEL") from None
     return folder
 
 

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Iterable, Sequence
 
 from lib.errors import CourseError, require
+from lib.messages import say
 
 PAD, BOS, EOS, SEP = "<PAD>", "<BOS>", "<EOS>", "<SEP>"
 SPECIALS = (PAD, BOS, EOS, SEP)
@@ -47,13 +48,12 @@ class Vocabulary:
         # Case-insensitive closeness, so "pietro" suggests "Pietro".
         lowered = {t.lower(): t for t in self.tokens}
         close = difflib.get_close_matches(token.lower(), list(lowered), n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(repr(lowered[c]) for c in close)}?" if close else ""
-        return (f"unknown token {token!r}{hint} Known tokens: "
-                + " ".join(self.tokens))
+        hint = say("did_you_mean", close=", ".join(repr(lowered[c]) for c in close)) if close else ""
+        return say("unknown_token", token=repr(token), hint=hint, known=" ".join(self.tokens))
 
     def split(self, text: str) -> list[str]:
         words = text.split()
-        require(len(words) > 0, "the prompt is empty: give at least one token, for example '<BOS> Pietro chiama'")
+        require(len(words) > 0, say("empty_prompt"))
         return words
 
     def encode(self, text: str | Iterable[str]) -> list[int]:

@@ -1,13 +1,15 @@
 """SVG heatmaps for the chapters' figures (attention patterns), readable by screen readers.
 
 Each chart is one <svg role="img"> whose aria-label and <title> say in words what it shows. (The
-explorers draw their pictures in JavaScript, _assets/explorers/render.js, in a kernel and on the
+explorers draw their pictures in JavaScript, lib/explorers/js/render.js, in a kernel and on the
 website alike.)
 """
 from __future__ import annotations
 
 import html
 from typing import Sequence
+
+from lib.pictures.colours import MASKED, blue, hex_colour
 
 
 FONT = "DejaVu Sans, Verdana, sans-serif"
@@ -36,13 +38,6 @@ def _text(x, y, s, anchor="start", size=12, weight="normal", fill="#222", baseli
 TEXT_DEFAULTS = '<style>svg.course-heatmap text{dominant-baseline:middle;fill:#222}</style>'
 
 
-def _blue(p: float) -> str:
-    """A light-to-dark blue ramp (close to matplotlib's "Blues") for a probability in [0, 1]."""
-    lo, hi = (247, 251, 255), (8, 48, 107)
-    t = round(min(max(p, 0.0), 1.0) * 50) / 50    # 51 shades: cells of a shade are drawn as one path
-    return "#%02x%02x%02x" % tuple(round(a + (b - a) * t) for a, b in zip(lo, hi))
-
-
 def _heatmap_body(x0: float, y0: float, matrix, rows: Sequence[str], cols: Sequence[str], cell: int,
                   title: str = "", show_values: bool = True, masked_upper: bool = False) -> tuple[list[str], float, float]:
     """The elements of one heatmap whose top-left corner is (x0, y0); returns (elements, width, height).
@@ -61,10 +56,10 @@ def _heatmap_body(x0: float, y0: float, matrix, rows: Sequence[str], cols: Seque
         for j, _ in enumerate(cols):
             x, y = x0 + label_w + j * cell, y0 + top + i * cell
             if masked_upper and j > i:
-                cells.setdefault("#eeeeee", []).append(f"M{x:g} {y:g}h{side}v{side}h-{side}z")
+                cells.setdefault(hex_colour(MASKED), []).append(f"M{x:g} {y:g}h{side}v{side}h-{side}z")
                 continue
             v = float(matrix[i][j])
-            cells.setdefault(_blue(v), []).append(f"M{x:g} {y:g}h{side}v{side}h-{side}z")
+            cells.setdefault(blue(v), []).append(f"M{x:g} {y:g}h{side}v{side}h-{side}z")
             if show_values:
                 body.append(_text(x + cell / 2, y + cell / 2, f"{v:.2f}", anchor="middle", size=9,
                                   fill="white" if v > 0.6 else "#222"))

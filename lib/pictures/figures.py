@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from lib.analysis.lens import stage_label
 
-PALETTE = {"main": "#3b6ea8", "accent": "#d1495b", "muted": "#9aa5b1", "good": "#2a9d8f"}
-# One colour per group of points on a map (roles of the calling game, groups of real words), in
-# the order groups first appear; chosen to stay distinct for the common kinds of colour blindness.
-GROUP_COLOURS = ("#3b6ea8", "#d1495b", "#2a9d8f", "#e9a03b", "#8e6bbf", "#7a5230", "#6b7280", "#c2649a")
+from lib.pictures.colours import GROUP_COLOURS, PALETTE  # noqa: F401  (the figures' palette, one home)
 
 
 def show(fig, alt: str) -> None:

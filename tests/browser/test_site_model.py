@@ -1,7 +1,7 @@
 """The model in the page equals the library: the website's JavaScript forward pass, read-out, seeded
 roll and every explorer's view, in Debian's chromium, against lib on the same inputs.
 
-The page's files (`_assets/explorers/`) and the site's shared files (`lib.explorers.page.export_site`:
+The page's files (`lib/explorers/js/`) and the site's shared files (`lib.explorers.page.export_site`:
 the shipped weights, the point sets) are served from a temporary folder on 127.0.0.1, so these
 tests need no built book.
 """
@@ -9,7 +9,6 @@ import functools
 import http.server
 import json
 import random
-import shutil
 import sys
 import threading
 from pathlib import Path
@@ -19,7 +18,7 @@ import torch
 
 import lib
 from lib.errors import CourseError
-from lib.explorers import catalogue
+from lib.explorers import catalogue, web
 from lib.explorers.map_views import POINT_SETS, point_set
 from lib.explorers.page import export_site
 from lib.model.readout import Rolls, prompt_logits, reshape, sample, splitmix64
@@ -35,7 +34,7 @@ MODELS = ("calling-game", "hand-wired", "zero-layer")
 def page(browser, tmp_path_factory):
     """A blank page on 127.0.0.1 that can import the explorers' modules (./explorers/...)."""
     folder = tmp_path_factory.mktemp("site")
-    shutil.copytree(ROOT / "_assets" / "explorers", folder / "explorers")
+    web.install(folder / "explorers")
     export_site(folder / "explorers")
     (folder / "index.html").write_text("<!doctype html><title>explorers</title><body></body>")
 

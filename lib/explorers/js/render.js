@@ -15,12 +15,12 @@
  * picture, folded ("The numbers in words"). Colours of text and lines follow the page's theme
  * through CSS variables (explorers.css), so a chart reads in dark mode too.
  *
- * This file imports nothing: a kernel loads it as one module.
+ * Its only import is the constants module the build generates from the library (colours, the
+ * heatmaps' ramp: lib/pictures/colours.py); a kernel's widget gets those constants written in
+ * front of this file and loads it as one module (lib.explorers.web.kernel_renderer).
  */
+import { BLUE_HIGH, BLUE_LOW, BLUE_SHADES, GROUP_COLOURS, MASKED, PALETTE } from "./constants.js";
 
-const PALETTE = { main: "#3b6ea8", accent: "#d1495b", muted: "#9aa5b1", good: "#2a9d8f" };
-// The groups' colours of the maps (lib.pictures.figures.GROUP_COLOURS), in order of first appearance.
-const GROUP_COLOURS = ["#3b6ea8", "#d1495b", "#2a9d8f", "#e9a03b", "#8e6bbf", "#a0703f", "#6b7280", "#c2649a"];
 const INK = "var(--course-ink, #222)";
 const SOFT = "var(--course-soft-ink, #555)";
 const LINE = "var(--course-line, #444)";
@@ -209,17 +209,14 @@ function barChart(rows, alt, o = {}) {
 }
 
 /** A light-to-dark blue ramp (close to matplotlib's "Blues") in 51 shades, each [r, g, b]. */
-const BLUES = Array.from({ length: 51 }, (_, k) => {
-  const lo = [247, 251, 255], hi = [8, 48, 107];
-  return lo.map((a, i) => Math.round(a + (hi[i] - a) * (k / 50)));
-});
-const shade = (p) => Math.round(Math.min(Math.max(p, 0), 1) * 50);
+const BLUES = Array.from({ length: BLUE_SHADES }, (_, k) =>
+  BLUE_LOW.map((a, i) => Math.round(a + (BLUE_HIGH[i] - a) * (k / (BLUE_SHADES - 1)))));
+const shade = (p) => Math.round(Math.min(Math.max(p, 0), 1) * (BLUE_SHADES - 1));
 
 function blue(p) {
   return "#" + BLUES[shade(p)].map((c) => c.toString(16).padStart(2, "0")).join("");
 }
 
-const MASKED = [238, 238, 238];
 
 /** A matrix as a bitmap, one pixel a cell (the causal mask's cells grey), as a data: address:
  *  a heatmap of 48 x 48 cells is one small image instead of thousands of shapes to draw. */

@@ -6,7 +6,10 @@
  * then inverse-CDF in vocabulary order), so that a seed picks the same token here and in a kernel.
  * Probabilities are doubles, as in the library.
  */
+import { MAX_SEED, MESSAGES, MIN_TEMPERATURE, TOP_P_FLOOR } from "./constants.js";
 import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
+
+export { MAX_SEED, MIN_TEMPERATURE };
 
 /** A reader's mistake: its message is the whole explanation (lib.errors.CourseError). */
 export class CourseError extends Error {}
@@ -15,24 +18,26 @@ export function require(condition, message) {
   if (!condition) throw new CourseError(message);
 }
 
-export const MIN_TEMPERATURE = 1e-6;
-export const MAX_SEED = (1n << 63n) - 1n;
+/** The library's sentence `name` (lib/messages.py) with its fields, each already formatted, filled in. */
+export function say(name, fields = {}) {
+  return MESSAGES[name].replace(/\{(\w+)\}/g, (_, key) => String(fields[key]));
+}
 
 export function checkTemperature(t) {
   require(typeof t === "number" && Number.isFinite(t) && t >= MIN_TEMPERATURE,
-    `temperature must be a finite number of at least ${formatG(MIN_TEMPERATURE)}, got ${formatG(t)}`);
+    say("temperature_range", { minimum: formatG(MIN_TEMPERATURE), got: formatG(t) }));
   return t;
 }
 
 export function checkSeed(seed) {
   const ok = typeof seed === "bigint" && seed >= 0n && seed <= MAX_SEED;
-  require(ok, `a seed must be a whole number from 0 to ${MAX_SEED}, got ${String(seed)}`);
+  require(ok, say("seed", { maximum: MAX_SEED, got: String(seed) }));
   return seed;
 }
 
 export function checkTopK(k, vocabSize = null) {
   if (k === null) return null;
-  require(Number.isInteger(k) && k >= 1, `top-k must be a whole number of at least 1, got ${k}`);
+  require(Number.isInteger(k) && k >= 1, say("top_k", { got: k }));
   return vocabSize === null ? k : Math.min(k, vocabSize);
 }
 
@@ -42,9 +47,10 @@ export function checkTopP(p) {
   let value = p;
   if (typeof p === "string") {
     value = pyParseFloat(p);
-    require(value !== null, `top-p must be a number in (0, 1], got ${pyRepr(p)}`);
+    require(value !== null, say("top_p_number", { got: pyRepr(p) }));
   }
-  require(Number.isFinite(value) && value > 0 && value <= 1, `top-p must lie in (0, 1], got ${pyFloat(value)}`);
+  require(Number.isFinite(value) && value > 0 && value <= 1, say("top_p_range", { got: pyFloat(value) }));
+  require(value >= TOP_P_FLOOR, say("top_p_floor", { got: pyFloat(value), floor: formatG(TOP_P_FLOOR) }));
   return value;
 }
 
@@ -55,8 +61,8 @@ export function parseTopK(text) {
   const s = pyStrip(text);
   if (NO_LIMIT.includes(s.toLowerCase())) return null;
   const value = pyInt(s);
-  require(value !== null, `top-k must be a whole number of at least 1 (or blank for no limit), got ${pyRepr(s)}`);
-  require(value >= 1n, `top-k must be a whole number of at least 1, got ${value}`);
+  require(value !== null, say("top_k_text", { got: pyRepr(s) }));
+  require(value >= 1n, say("top_k", { got: value }));
   // Any k past the vocabulary keeps everything; a Number is exact far beyond that.
   return Number(value > 1000000000n ? 1000000000n : value);
 }
@@ -72,7 +78,7 @@ export function parseTopP(text) {
 export function parseSeed(text) {
   const s = pyStrip(text);
   const value = pyInt(s);
-  require(value !== null, `a seed must be a whole number from 0 to ${MAX_SEED}, got ${pyRepr(s)}`);
+  require(value !== null, say("seed", { maximum: MAX_SEED, got: pyRepr(s) }));
   return checkSeed(value);
 }
 
@@ -81,7 +87,7 @@ export function softmax(logits, temperature = 1) {
   const t = checkTemperature(temperature);
   const z = Float64Array.from(logits, (x) => x / t);
   require(z.every(Number.isFinite),
-    `the logits divided by temperature ${formatG(t)} are not all finite numbers: use a larger temperature`);
+    say("logits_not_finite", { t: formatG(t) }));
   let max = -Infinity;
   for (const v of z) if (v > max) max = v;
   let sum = 0;
@@ -110,7 +116,7 @@ export function truncationMask(probs, topK = null, topP = null) {
       const share = kept[r] / mass;
       running += share;
       // The mass of the better survivors, as the library computes it (running total minus self).
-      keep[r] = keep[r] && running - share < topP - 1e-12;
+      keep[r] = keep[r] && running - share < topP - TOP_P_FLOOR;
     }
     keep[0] = true;
   }

@@ -6,7 +6,7 @@
  * so the suggestions match the command line's.
  */
 import { pyRepr, pySplit } from "./python.js";
-import { CourseError, require } from "./readout.js";
+import { CourseError, require, say } from "./readout.js";
 
 /** difflib.SequenceMatcher(None, a, b).ratio() for short strings (no junk, no autojunk). */
 export function matchRatio(a, b) {
@@ -80,13 +80,13 @@ export class Vocabulary {
     const lowered = new Map();
     for (const t of this.tokens) lowered.set(t.toLowerCase(), t);
     const close = closeMatches(token.toLowerCase(), Array.from(lowered.keys()));
-    const hint = close.length ? `; did you mean ${close.map((c) => pyRepr(lowered.get(c))).join(", ")}?` : "";
-    return `unknown token ${pyRepr(token)}${hint} Known tokens: ${this.tokens.join(" ")}`;
+    const hint = close.length ? say("did_you_mean", { close: close.map((c) => pyRepr(lowered.get(c))).join(", ") }) : "";
+    return say("unknown_token", { token: pyRepr(token), hint, known: this.tokens.join(" ") });
   }
 
   split(text) {
     const words = pySplit(text);
-    require(words.length > 0, "the prompt is empty: give at least one token, for example '<BOS> Pietro chiama'");
+    require(words.length > 0, say("empty_prompt"));
     return words;
   }
 

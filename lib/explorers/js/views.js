@@ -6,9 +6,10 @@
  * the same messages for a bad value, checked in the same order. tests/browser/test_site_model.py
  * holds every function here to its Python twin.
  */
+import { MAX_COUNT } from "./constants.js";
 import { pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
 import {
-  CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, softmax,
+  CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax,
 } from "./readout.js";
 
 const headName = (l, h) => `L${l}H${h}`;
@@ -78,8 +79,7 @@ function parsePosition(text, n) {
   if (["", "last"].includes(s.toLowerCase())) return n - 1;
   const value = pyInt(s);
   const p = value === null ? -1 : Number(value);
-  require(p >= 0 && p < n, `position must be a whole number from 0 to ${n - 1} (the prompt has ${n} tokens), ` +
-    `or blank for the last; got ${pyRepr(s)}`);
+  require(p >= 0 && p < n, say("position", { last: n - 1, n, got: pyRepr(s) }));
   return p;
 }
 
@@ -90,11 +90,11 @@ function parseAxis(text, labels) {
   let sign = "+";
   for (const piece of pieces) {
     if (piece === "+" || piece === "-") { sign = piece; continue; }
-    require(labels.includes(piece), `${pyRepr(piece)} is not a token here; the tokens are: ${labels.join(" ")}`);
+    require(labels.includes(piece), say("not_a_label", { piece: pyRepr(piece), labels: labels.join(" ") }));
     (sign === "+" ? plus : minus).push(piece);
     sign = "+";
   }
-  require(plus.length || minus.length, "an axis needs at least one token, for example: Paolo - Pietro");
+  require(plus.length || minus.length, say("empty_axis"));
   return [plus, minus];
 }
 
@@ -110,13 +110,11 @@ function axisVector(points, text) {
   if (plus.length) v = mean(plus);
   if (minus.length) { const m = mean(minus); v = v.map((x, j) => x - m[j]); }
   const tidy = (plus.join(" + ") + minus.map((w) => ` - ${w}`).join("")).trim();
-  require(norm(v) > 1e-9, `the axis ${tidy} is the zero vector (a token minus itself has no direction); choose two ` +
-    "different tokens");
+  require(norm(v) > 1e-9, say("zero_axis", { axis: tidy }));
   return [v, tidy];
 }
 
-// lib.analysis.inventory.MAX_COUNT, and its _shown: a long value cut to 20 characters and "...".
-const MAX_COUNT = 1e12;
+// lib.analysis.inventory's _shown: a long value cut to 20 characters and "...".
 const shown = (text) => (text.length <= 24 ? text : `${text.slice(0, 20)}...`);
 const KV_SIZES = [["layers", "layers"], ["context", "context (tokens)"], ["heads", "heads"], ["d_head", "d_head"]];
 
@@ -190,21 +188,20 @@ export const VIEWS = {
   kv_cache(_, v) {
     const sizes = KV_SIZES.map(([name, label]) => {
       const n = pyInt(v[name]);
-      require(n !== null, `${label} must be a whole number, got ${pyRepr(pyStrip(v[name]))}`);
+      require(n !== null, say("box_whole", { label, got: pyRepr(pyStrip(v[name])) }));
       return n;
     });
     const text = pyStrip(v.bytes);
     const per = pyParseFloat(text);
-    require(per !== null, `bytes per number must be a number, got ${pyRepr(text)}`);
+    require(per !== null, say("box_number", { got: pyRepr(text) }));
     // lib.analysis.inventory.kv_cache_bytes: its checks (counts and bytes up to MAX_COUNT, values
     // shown as Python's repr, cut like its _shown), then 2 x the sizes x the bytes per number.
+    const maximum = MAX_COUNT.toLocaleString("en-US");
     KV_SIZES.forEach(([name], i) => require(sizes[i] >= 1n && sizes[i] <= BigInt(MAX_COUNT),
-      `${name} must be a whole number from 1 to 1,000,000,000,000, got ${shown(String(sizes[i]))}`));
-    require(per > 0 && per <= MAX_COUNT, "bytes per element must be a positive number, at most 1,000,000,000,000 " +
-      `(4 for float32, 2 for float16), got ${shown(pyFloat(per))}`);
+      say("whole_count", { name, maximum, got: shown(String(sizes[i])) })));
+    require(per > 0 && per <= MAX_COUNT, say("bytes_per_element", { maximum, got: shown(pyFloat(per)) }));
     const total = Number(sizes.reduce((a, b) => a * b, 2n)) * per;
-    require(Number.isFinite(total), "the cache would need more bytes than a number can count (over 1.8e308); " +
-      "choose smaller sizes");
+    require(Number.isFinite(total), say("cache_overflow"));
     return { layers: String(sizes[0]), context: String(sizes[1]), heads: String(sizes[2]), d_head: String(sizes[3]),
       bytes: per, total };
   },
@@ -228,8 +225,7 @@ export const VIEWS = {
       gramSchmidt([d1, d2], 1e-9 * norm(d2));
     } catch (e) {
       if (!(e instanceof CourseError)) throw e;
-      throw new CourseError(`the second axis (${t2}) points along the first (${t1}): nothing is left of it after ` +
-        "Gram-Schmidt; choose a different second axis");
+      throw new CourseError(say("parallel_axes", { second: t2, first: t1 }));
     }
     const plane = conceptPlane(ps.vectors, d1, d2);
     return { points: v.points, points_label: a.labels[v.points], axes: [t1, t2], labels: ps.labels, groups: ps.groups,

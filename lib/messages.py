@@ -1,0 +1,49 @@
+"""What the course says to a reader whose input is wrong, written once for the library and the page.
+
+The explorers on the website check a reader's input in JavaScript and must answer with the same
+sentence as the library (a test holds them equal on random input). So the sentences they share live
+here, as templates with named fields, and the page's copy is generated from this table when the
+site is built (`lib.explorers.web.constants_module`), never typed a second time.
+
+A caller formats the fields itself (a repr, `:g`, a count with commas), because Python and the
+page each have their own formatting functions; the sentence around them is the shared part.
+"""
+from __future__ import annotations
+
+MESSAGES: dict[str, str] = {
+    # the read-out (lib.model.readout; the page's readout.js)
+    "temperature_number": "temperature must be a positive number, got {got}",
+    "temperature_range": "temperature must be a finite number of at least {minimum}, got {got}",
+    "seed": "a seed must be a whole number from 0 to {maximum}, got {got}",
+    "top_k": "top-k must be a whole number of at least 1, got {got}",
+    "top_k_text": "top-k must be a whole number of at least 1 (or blank for no limit), got {got}",
+    "top_p_number": "top-p must be a number in (0, 1], got {got}",
+    "top_p_range": "top-p must lie in (0, 1], got {got}",
+    "top_p_floor": "top-p {got} is below {floor}, the smallest p the running sum can tell from 0 (a smaller p "
+                   "would keep only the best token): give a p from {floor} to 1, or top-k 1",
+    "logits_not_finite": "the logits divided by temperature {t} are not all finite numbers: use a larger temperature",
+    # prompts (lib.model.vocab; the page's vocab.js)
+    "empty_prompt": "the prompt is empty: give at least one token, for example '<BOS> Pietro chiama'",
+    "unknown_token": "unknown token {token}{hint} Known tokens: {known}",
+    "did_you_mean": "; did you mean {close}?",
+    # the explorers' boxes (lib.explorers.views, map_views, inventory; the page's views.js)
+    "position": "position must be a whole number from 0 to {last} (the prompt has {n} tokens), or blank for the "
+                "last; got {got}",
+    "not_a_label": "{piece} is not a token here; the tokens are: {labels}",
+    "empty_axis": "an axis needs at least one token, for example: Paolo - Pietro",
+    "zero_axis": "the axis {axis} is the zero vector (a token minus itself has no direction); choose two different "
+                 "tokens",
+    "parallel_axes": "the second axis ({second}) points along the first ({first}): nothing is left of it after "
+                     "Gram-Schmidt; choose a different second axis",
+    "whole_count": "{name} must be a whole number from 1 to {maximum}, got {got}",
+    "box_whole": "{label} must be a whole number, got {got}",
+    "box_number": "bytes per number must be a number, got {got}",
+    "bytes_per_element": "bytes per element must be a positive number, at most {maximum} (4 for float32, 2 for "
+                         "float16), got {got}",
+    "cache_overflow": "the cache would need more bytes than a number can count (over 1.8e308); choose smaller sizes",
+}
+
+
+def say(message: str, /, **fields) -> str:
+    """The sentence `message` with its fields filled in (each already formatted by the caller)."""
+    return MESSAGES[message].format(**fields)
