@@ -19,3 +19,22 @@ def small_model(layer_norm=False, tied=True, seed=0, n_layers=2, d_mlp=16, act="
     m.eval()
     m.requires_grad_(False)  # like a loaded model: nothing computed from it asks for gradients
     return m
+
+
+def figures_differ(now, then, rel: float, path: str = "") -> list[str]:
+    """Where two nested figures (dicts, lists, numbers, words) differ: words, counts and flags exactly,
+    floats to `rel` (relative, and as much absolute below 1). Figures recorded on one machine and
+    recomputed on another are compared this way, never exactly: the last digits of a float depend
+    on the processor (vector width, summation order)."""
+    if isinstance(then, dict) and isinstance(now, dict):
+        if set(now) != set(then):
+            return [f"{path or 'figures'}: keys {sorted(now)} != {sorted(then)}"]
+        return [d for k in then for d in figures_differ(now[k], then[k], rel, f"{path}.{k}" if path else str(k))]
+    if isinstance(then, list) and isinstance(now, list):
+        if len(now) != len(then):
+            return [f"{path}: {len(now)} items != {len(then)}"]
+        return [d for i, (a, b) in enumerate(zip(now, then)) for d in figures_differ(a, b, rel, f"{path}[{i}]")]
+    if isinstance(then, float) and isinstance(now, (int, float)) and not isinstance(now, bool):
+        import math
+        return [] if math.isclose(now, then, rel_tol=rel, abs_tol=rel) else [f"{path}: {now!r} != {then!r}"]
+    return [] if now == then and type(now) is type(then) else [f"{path}: {now!r} != {then!r}"]

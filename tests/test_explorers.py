@@ -10,6 +10,8 @@ import math
 
 import pytest
 
+from lib.explorers.definition import every_example
+
 from lib.errors import CourseError
 from lib.explorers import catalogue, page
 from lib.explorers import views as explorers
@@ -26,10 +28,8 @@ def lm():
 
 
 def every_explorer(lm):
-    return [catalogue.temperature_explorer(lm, [UNCERTAIN]), catalogue.sampling_explorer(lm, [UNCERTAIN]),
-            catalogue.lens_explorer(lm, [CONFIDENT]), catalogue.pattern_viewer(lm, [CONFIDENT]),
-            catalogue.ablation_explorer(lm, [CONFIDENT]), catalogue.kv_cache_calculator(),
-            catalogue.tsne_explorer(), catalogue.plane_builder(), catalogue.path_explorer(lm)]
+    """Every registered explorer in each of its example settings (the registry, not a list here)."""
+    return every_example()
 
 
 # ----------------------------------------------------------------------------- views

@@ -218,7 +218,9 @@ def test_stored_runs_are_what_the_library_computes(monkeypatch):
         fresh = tsne_run(x, p, seed)
         monkeypatch.delenv("COURSE_TSNE_STORE")
         assert fresh.converged and stored.converged
-        assert fresh.n_iter == stored.n_iter and fresh.kl == pytest.approx(stored.kl, rel=1e-3)
+        # scikit-learn tests for convergence every 50 iterations: on another processor a run whose
+        # gradient sits near the threshold at a check may stop one check earlier or later.
+        assert abs(fresh.n_iter - stored.n_iter) <= 50 and fresh.kl == pytest.approx(stored.kl, rel=1e-3)
         assert neighbours_kept(x, fresh.layout) == pytest.approx(neighbours_kept(x, stored.layout), abs=0.05)
 
 

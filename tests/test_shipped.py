@@ -4,14 +4,17 @@ import json
 import pytest
 from safetensors.torch import load_file
 
+from helpers import figures_differ
 from lib.model.store import META, WEIGHTS, load, models_dir, sha256, shipped_names
+from lib.shipped.presets import PRESETS
 
 
 def test_every_model_is_shipped():
-    assert shipped_names() == ["calling-game", "hand-wired", "zero-layer"]
+    """Every preset (the registry of the course's models) is shipped, and nothing else."""
+    assert shipped_names() == sorted(PRESETS)
 
 
-@pytest.mark.parametrize("name", ["calling-game", "hand-wired", "zero-layer"])
+@pytest.mark.parametrize("name", sorted(PRESETS))
 def test_metadata_is_complete_and_the_checksum_matches(name):
     folder = models_dir() / name
     meta = json.loads((folder / META).read_text())
@@ -48,6 +51,8 @@ def test_the_hand_wired_model_has_learned_its_corpus():
     fit = fit_summary(lm)
     assert fit["entropy_floor"] < fit["expected_loss"] <= fit["entropy_floor"] + HAND_WIRED_MAX_GAP, fit
     recorded = lm.meta["behaviour"]["corpus_fit"]
-    assert fit["expected_loss"] == pytest.approx(recorded["expected_loss"], abs=1e-9)
-    assert fit["by_kind"] == recorded["by_kind"]
+    # Recorded on the machine that trained the model, recomputed here: computed in float64 (corpus_fit),
+    # so two processors agree to about 1e-15; 1e-9 leaves room and still catches any change of weights
+    # (a retrained model moves these figures by more than 1e-3).
+    assert not figures_differ(fit, recorded, rel=1e-9), figures_differ(fit, recorded, rel=1e-9)
     assert fit["by_kind"]["class"]["learned"] == fit["by_kind"]["class"]["prefixes"]

@@ -68,3 +68,15 @@ def test_an_installed_library_carries_its_page_files(tmp_path):
     assert out[0].startswith(str(target)), out[0]
     assert {"render.js", "page.js", "model.js", "views.js", "explorers.css", "package.json"} <= set(eval(out[1]))
     assert int(out[2]) > 10_000
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js draws the book's pictures; install it (README)")
+def test_every_registered_view_has_its_page_twin_and_its_picture(tmp_path):
+    """The registry's views, the page's twins (views.js) and the renderer's pictures are one set."""
+    from lib.explorers.definition import registered_views
+
+    web.install(tmp_path)
+    script = (f"Promise.all([import('{(tmp_path / 'views.js').as_uri()}'), import('{(tmp_path / 'render.js').as_uri()}')])"
+              ".then(([v, r]) => console.log(JSON.stringify([Object.keys(v.VIEWS), r.VIEWS])))")
+    twins, pictures = json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True).stdout)
+    assert set(twins) == set(pictures) == registered_views(), (sorted(twins), sorted(pictures))

@@ -34,8 +34,17 @@ def _next_token_log_probs(lm, sentences: list[tuple[str, ...]]) -> torch.Tensor:
     batch = torch.full((len(ids), width), pad, dtype=torch.long)
     for row, i in enumerate(ids):
         batch[row, :len(i)] = torch.tensor(i)
+    # In double precision, on a double copy of the weights: these figures are recorded with the
+    # shipped model and checked against it later, possibly on another processor, where a float32
+    # pass differs in the seventh digit (vector width and summation order); in float64 two
+    # processors agree to about 1e-15.
     with torch.no_grad():
-        return torch.log_softmax(lm.model(batch).double(), dim=-1)
+        return torch.log_softmax(_double(lm.model)(batch), dim=-1)
+
+
+def _double(model):
+    import copy
+    return copy.deepcopy(model).double()
 
 
 def expected_loss(lm) -> float:

@@ -322,8 +322,28 @@ class WriteCheck:
     rtol: float = 1e-5
     atol: float = 1e-7
 
+    def __post_init__(self):
+        # Defined is registered: the tests iterate the registry, so a new check cannot be left untested.
+        _REGISTERED[self.name] = self
+
     def __call__(self, fn) -> Feedback:
         return check_function(fn, self)
+
+
+_REGISTERED: dict[str, WriteCheck] = {}
+
+
+def write_checks() -> dict[str, WriteCheck]:
+    """Every write check of the course, by the name of the function the learner writes (each
+    chapter's check module is imported, so each registers the checks it defines)."""
+    import importlib
+    import pkgutil
+
+    import lib.exercises
+
+    for info in pkgutil.iter_modules(lib.exercises.__path__):
+        importlib.import_module(f"lib.exercises.{info.name}")
+    return dict(sorted(_REGISTERED.items()))
 
 
 def check_function(fn, spec: WriteCheck, time_limit: float | None = None) -> Feedback:

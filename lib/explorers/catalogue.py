@@ -16,7 +16,7 @@ from lib.analysis.lens import stage_label
 from lib.errors import CourseError, require
 from lib.messages import say
 from lib.explorers import views
-from lib.explorers.definition import (Control, Explorer, head_toggles, prompt_control, switched_off,
+from lib.explorers.definition import (Control, Explorer, head_toggles, prompt_control, registered, switched_off,
                                       temperature_control, token_control)
 
 FOLLOW = "the token whose probability the picture follows; blank: the model's own answer"
@@ -30,7 +30,20 @@ def _pairs(pairs) -> list[list]:
     return [[t, float(p)] for t, p in pairs]
 
 
+# The settings each explorer is registered with for the tests: the course's models, prompts the
+# chapters use, and the other shipped models where an explorer takes them.
+def _model(name: str = "calling-game"):
+    from lib.model.store import load
+    return load(name)
+
+
+def _prompts() -> dict[str, str]:
+    from lib.shipped.behaviour import CONFIDENT, UNCERTAIN
+    return {"confident": CONFIDENT, "uncertain": UNCERTAIN}
+
+
 # ----------------------------------------------------------------------------- Part 3
+@registered("temperature", lambda: [temperature_explorer(_model(), [_prompts()["uncertain"], _prompts()["confident"]])])
 def temperature_explorer(lm, prompts: Sequence[str], temperature: float = 1.0, k: int = 10) -> Explorer:
     """A temperature slider and a prompt over the model's results page (the `k` best tokens)."""
     def compute(v):
@@ -41,6 +54,8 @@ def temperature_explorer(lm, prompts: Sequence[str], temperature: float = 1.0, k
                     lm.name, {"k": k})
 
 
+@registered("sampling", lambda: [sampling_explorer(_model(), [_prompts()["uncertain"]]),
+                              sampling_explorer(_model("hand-wired"), ["<BOS> the king is"])])
 def sampling_explorer(lm, prompts: Sequence[str], k: int = 10) -> Explorer:
     """Temperature, top-k, top-p, greedy and a seed over one prompt: the reshaped page, what survives
     the truncation, and the token one seeded roll of the die picks."""
@@ -66,6 +81,8 @@ def sampling_explorer(lm, prompts: Sequence[str], k: int = 10) -> Explorer:
     return Explorer("sampling", rows, compute, lm.name, {"k": k})
 
 
+@registered("lens", lambda: [lens_explorer(_model(), [_prompts()["confident"]]),
+                          lens_explorer(_model("zero-layer"), [_prompts()["uncertain"]])])
 def lens_explorer(lm, prompts: Sequence[str], track: str = "", k: int = 3) -> Explorer:
     """The logit lens on any prompt, at any position: the ranking after each stage, and one token's climb."""
     rows = [[prompt_control(prompts)],
@@ -85,6 +102,7 @@ def lens_explorer(lm, prompts: Sequence[str], track: str = "", k: int = 3) -> Ex
 
 
 # ----------------------------------------------------------------------------- Part 1
+@registered("pattern", lambda: [pattern_viewer(_model(), [_prompts()["confident"]])])
 def pattern_viewer(lm, prompts: Sequence[str], layer: int = 0, head: int = 0) -> Explorer:
     """Any head's attention pattern on any prompt: rows are the positions that read, columns the
     positions they read from."""
@@ -100,6 +118,7 @@ def pattern_viewer(lm, prompts: Sequence[str], layer: int = 0, head: int = 0) ->
     return Explorer("pattern", rows, compute, lm.name)
 
 
+@registered("ablation", lambda: [ablation_explorer(_model(), [_prompts()["confident"]])])
 def ablation_explorer(lm, prompts: Sequence[str], track: str = "") -> Explorer:
     """A switch for every head: switch any heads off and watch the results page and the patterns."""
     from lib.analysis.ablation import ablation_view, all_heads, head_name
@@ -132,6 +151,7 @@ def _whole(label: str, text) -> int:
         raise CourseError(say("box_whole", label=label, got=repr(str(text).strip()))) from None
 
 
+@registered("kv_cache", lambda: [kv_cache_calculator()])
 def kv_cache_calculator(layers: int = 32, context: int = 32768, heads: int = 32, d_head: int = 128,
                         bytes_per_element: float = 2) -> Explorer:
     """The memory of a KV cache: type the sizes, read the total."""
@@ -160,6 +180,7 @@ def kv_cache_calculator(layers: int = 32, context: int = 32768, heads: int = 32,
 
 
 # ----------------------------------------------------------------------------- Part 2
+@registered("tsne", lambda: [tsne_explorer(), tsne_explorer("known-clusters", 10)])
 def tsne_explorer(points: str = "calling-game", perplexity: float | None = None, seeds: tuple[int, int] = (0, 1),
                   steps: int | None = None) -> Explorer:
     """Two t-SNE layouts of the same points side by side, one per seed, with perplexity on a slider;
@@ -220,6 +241,7 @@ def tsne_explorer(points: str = "calling-game", perplexity: float | None = None,
     return Explorer("tsne", rows, compute, args=args, note=note)
 
 
+@registered("plane", lambda: [plane_builder()])
 def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
                   axis_2: str = "Tarso + Cefa - capo - vice") -> Explorer:
     """A concept plane from two axes the reader types: tokens, or sums and differences of tokens."""
@@ -242,6 +264,8 @@ def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
     return Explorer("plane", rows, compute, args={"labels": {n: POINT_SETS[n] for n in WORD_SETS}})
 
 
+@registered("path", lambda: [path_explorer(_model()),
+                          path_explorer(_model("hand-wired"), "<BOS> the king is", "queen", "king")])
 def path_explorer(lm, prompt: str = "<BOS> Pietro chiama Paolo", toward: str = "Tarso", against: str = "Paolo",
                   prompts: Sequence[str] = ()) -> Explorer:
     """Switch heads and MLPs off and watch the residual stream's path on a concept plane change."""

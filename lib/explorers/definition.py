@@ -153,3 +153,45 @@ def head_toggles(n_layers: int, n_heads: int) -> list[list[Control]]:
 def switched_off(values: dict, n_layers: int, n_heads: int) -> list[tuple[int, int]]:
     """The heads whose switches are on, as (layer, head)."""
     return [(layer, head) for layer in range(n_layers) for head in range(n_heads) if values.get(f"L{layer}H{head}")]
+
+
+# ----------------------------------------------------------------------------- the registry
+@dataclass(frozen=True)
+class Registered:
+    """One explorer of the course: the function that makes it, the view it draws, and the settings
+    the tests make it with (`examples`: a function, since most need a model loaded)."""
+    name: str
+    view: str
+    make: Callable[..., "Explorer"]
+    examples: Callable[[], Sequence["Explorer"]]
+
+
+REGISTRY: dict[str, Registered] = {}
+
+
+def registered(view: str, examples: Callable[[], Sequence["Explorer"]]):
+    """Register the decorated explorer function, where it is defined. Every test about "every
+    explorer" iterates `REGISTRY` (`every_example()`), never a list of its own."""
+    def register(make):
+        REGISTRY[make.__name__] = Registered(make.__name__, view, make, examples)
+        return make
+    return register
+
+
+def every_example() -> list["Explorer"]:
+    """Every registered explorer, in each of its example settings (the catalogue loaded first)."""
+    import lib.explorers.catalogue  # noqa: F401  (its definitions register themselves)
+
+    out = []
+    for entry in REGISTRY.values():
+        made = list(entry.examples())
+        if not made or any(e.view != entry.view for e in made):
+            raise ValueError(f"{entry.name}: its examples must be explorers of view {entry.view!r}")
+        out += made
+    return out
+
+
+def registered_views() -> set[str]:
+    import lib.explorers.catalogue  # noqa: F401
+
+    return {entry.view for entry in REGISTRY.values()}

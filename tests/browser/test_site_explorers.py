@@ -6,21 +6,39 @@ from 127.0.0.1 and may not reach anything else.
 """
 import json
 import re
+from pathlib import Path
 
 import pytest
 
-# Every chapter with an explorer, and how many explorers it has.
-PAGES = {
-    "chapters/part1/circuits.html": 1,
-    "chapters/part1/shapes-and-cache.html": 1,
-    "chapters/part1/ablation.html": 1,
-    "chapters/part2/three-ways.html": 3,
-    "chapters/part2/residual-path.html": 1,
-    "chapters/part2/real-language.html": 1,
-    "chapters/part3/search-by-hand.html": 1,
-    "chapters/part3/results-page.html": 1,
-    "chapters/part3/lever.html": 1,
-}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def explorer_pages() -> dict[str, int]:
+    """Every chapter that shows an explorer, and how many: read from the chapters' code, where a
+    cell's last line calls a registered explorer (so a new explorer or page touches no list here)."""
+    from lib.explorers.definition import REGISTRY, registered_views
+
+    registered_views()      # the catalogue loaded, its explorers registered
+    call = re.compile(r"^(?:catalogue\.)?(" + "|".join(REGISTRY) + r")\(", re.M)
+    pages = {}
+    for path in sorted((ROOT / "chapters").rglob("*.md")):
+        found = call.findall(path.read_text())
+        if found:
+            pages[str(path.relative_to(ROOT).with_suffix(".html"))] = len(found)
+    return pages
+
+
+PAGES = explorer_pages()
+
+
+def test_every_registered_explorer_is_on_a_page():
+    from lib.explorers.definition import REGISTRY
+
+    shown = {name for path in PAGES for name in re.findall(r"^(?:catalogue\.)?(\w+)\(",
+                                                           (ROOT / path).with_suffix(".md").read_text(), re.M)}
+    assert set(REGISTRY) <= shown, sorted(set(REGISTRY) - shown)
+
+
 # A value each text control can take that differs from its default (and that the library accepts).
 OTHER_TEXT = {"prompt": "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo Tarso <SEP> Paolo chiama", "top_k": "3",
               "top_p": "0.5", "seed": "5", "position": "1", "track": "vice", "toward": "Cefa", "against": "Pietro",

@@ -18,16 +18,18 @@ import torch
 
 import lib
 from lib.errors import CourseError
-from lib.explorers import catalogue, web
+from lib.explorers import web
+from lib.explorers.definition import every_example
 from lib.explorers.map_views import POINT_SETS, point_set
 from lib.explorers.page import export_site
+from lib.shipped.presets import PRESETS
 from lib.model.readout import Rolls, prompt_logits, reshape, sample, splitmix64
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from explorer_cases import differences, random_prompt, random_values  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-MODELS = ("calling-game", "hand-wired", "zero-layer")
+MODELS = tuple(sorted(PRESETS))   # every shipped model (the presets are their registry)
 
 
 @pytest.fixture(scope="module")
@@ -125,14 +127,9 @@ def test_the_rolls_are_splitmix64_in_both(page):
 
 
 def explorers():
-    cg, hw, zl = (lib.load(n) for n in MODELS)
-    prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
-    return [catalogue.temperature_explorer(cg, prompts), catalogue.sampling_explorer(cg, prompts),
-            catalogue.lens_explorer(cg, prompts), catalogue.pattern_viewer(cg, prompts),
-            catalogue.ablation_explorer(cg, prompts), catalogue.kv_cache_calculator(), catalogue.plane_builder(),
-            catalogue.path_explorer(cg), catalogue.tsne_explorer(), catalogue.tsne_explorer("known-clusters", 10),
-            catalogue.sampling_explorer(hw, ["<BOS> the king is"]), catalogue.lens_explorer(zl, prompts),
-            catalogue.path_explorer(hw, "<BOS> the king is", "queen", "king")]
+    """Every registered explorer in each of its example settings: a new one is held to its page twin
+    without touching this file."""
+    return every_example()
 
 
 JS_VIEWS = """async (cases) => {
