@@ -269,7 +269,8 @@ def peak_memory_of(path: Path) -> tuple[float, float]:
 
 
 def bench() -> None:
-    budget = {"build": 180.0, "rebuild": 20.0, "memory": 1024.0}
+    from lib.budgets import BUDGETS
+    budget = {"build": BUDGETS["build"], "rebuild": BUDGETS["rebuild"], "memory": BUDGETS["chapter_memory_mb"]}
     shutil.rmtree(BUILD, ignore_errors=True)
     fresh = build(clean=True)
     page = ROOT / "intro.md"

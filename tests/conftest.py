@@ -6,10 +6,33 @@ import pytest
 
 
 @pytest.fixture
-def run_cli():
+def run_cli(capsys):
+    """`python -m lib ARGS`, run in this process (a new interpreter costs seconds of importing
+    torch): a CompletedProcess with its exit status, stdout and stderr. What only a real process
+    shows (a pipe its reader closed, the interpreter's last words, training's own threads) is
+    tested with `run_process`."""
+    from lib.cli.commands import main
+
+    def run(*args, check=False):
+        args = [str(a) for a in args]
+        try:
+            code = main(args)
+        except SystemExit as e:             # argparse's own --help and usage errors
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        captured = capsys.readouterr()
+        result = subprocess.CompletedProcess(["python", "-m", "lib", *args], code, captured.out, captured.err)
+        if check:
+            assert code == 0, result.stderr
+        return result
+    return run
+
+
+@pytest.fixture
+def run_process():
+    """`python -m lib ARGS` in a real process of its own."""
     def run(*args, check=False):
         env = dict(os.environ, PYTHONWARNINGS="ignore")
-        r = subprocess.run([sys.executable, "-m", "lib", *args], capture_output=True, text=True, env=env,
+        r = subprocess.run([sys.executable, "-m", "lib", *map(str, args)], capture_output=True, text=True, env=env,
                            timeout=300)
         if check:
             assert r.returncode == 0, r.stderr

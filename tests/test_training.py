@@ -28,22 +28,22 @@ def test_training_is_deterministic_and_calls_back_every_step():
     assert a.losses[-1] < a.losses[0]
 
 
-def test_retraining_the_calling_game_from_scratch_meets_its_targets(run_cli, tmp_path):
+def test_retraining_the_calling_game_from_scratch_meets_its_targets(run_process, tmp_path):
     """The full recipe, as a user runs it: `python -m lib train calling-game --out DIR`."""
-    r = run_cli("train", "calling-game", "--out", str(tmp_path / "cg"), "--quiet", check=True)
+    r = run_process("train", "calling-game", "--out", str(tmp_path / "cg"), "--quiet", check=True)
     assert "trained calling-game" in r.stdout
     meta = json.loads((tmp_path / "cg" / "meta.json").read_text())
     failures = [line for ok, line in _targets_calling_game(meta["behaviour"]) if not ok]
     assert not failures, failures
 
 
-def test_retraining_the_zero_layer_model_reproduces_the_shipped_weights(run_cli, tmp_path):
+def test_retraining_the_zero_layer_model_reproduces_the_shipped_weights(run_process, tmp_path):
     """A small recipe, run in full: same seed, same weights; and it learns the bigrams.
 
     Equal to float32 rounding, not bit for bit: two CPUs with different vector units (AVX2 and
     AVX-512, say) sum in different orders, and 800 steps of Adam carry that into the 7th digit.
     On the machine that trained them the bytes are equal; elsewhere they differ by about 1e-6."""
-    run_cli("train", "zero-layer", "--out", str(tmp_path / "z"), "--quiet", check=True)
+    run_process("train", "zero-layer", "--out", str(tmp_path / "z"), "--quiet", check=True)
     meta = json.loads((tmp_path / "z" / "meta.json").read_text())
     shipped = json.loads((models_dir() / "zero-layer" / "meta.json").read_text())
     assert meta["behaviour"]["bigram"]["max_gap"] < 0.05

@@ -1,4 +1,4 @@
-"""`python -m lib bench`: the library's speed against the budgets of DESIGN.md, in figures.
+"""`python -m lib bench`: the library's speed against its budgets (lib/budgets.py), in figures.
 
 Timings are medians of repeated runs on this machine; nothing here asserts, it reports.
 """
@@ -13,8 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-BUDGETS = {"import": 2.0, "train": 60.0, "forward": 0.050, "tsne_step": 0.100, "tsne_first": 0.300,
-           "slider_step": 0.050}
+from lib.budgets import BUDGETS
 
 
 def _median_time(fn, repeat: int) -> float:

@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     ck = sub.add_parser("check", help="verify shipped weights: checksum and behaviour targets")
     ck.add_argument("model", nargs="?", default=None, help="default: every shipped model")
 
-    sub.add_parser("bench", help="time the library against the budgets of DESIGN.md")
+    sub.add_parser("bench", help="time the library against its budgets (lib/budgets.py)")
 
     wd = sub.add_parser("words", help="the 84 real-language rows of Part 2: check them, or extract them again")
     wd.add_argument("--extract", action="store_true",

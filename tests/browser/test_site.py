@@ -105,3 +105,12 @@ def test_the_ablation_explorer_has_a_toggle_per_head(visit, site_url):
     toggles = v.page.locator(".course-explorer .course-toggle")
     assert toggles.count() == 8 and toggles.first.inner_text() == "L0H0"
     assert toggles.first.get_attribute("aria-pressed") == "false"
+
+
+def test_no_page_uses_a_deprecated_aria_role():
+    """The bibliography's 34 entries once carried role="doc-biblioentry" (deprecated by ARIA 1.3)."""
+    deprecated = re.compile(r'role="(doc-biblioentry|doc-endnote)"')
+    used = {path: len(deprecated.findall((SITE / path).read_text())) for path in PAGES}
+    assert not any(used.values()), {p: n for p, n in used.items() if n}
+    references = (SITE / "chapters" / "references.html").read_text()
+    assert references.count('role="listitem"') >= 30 and 'role="list"' in references

@@ -1,0 +1,27 @@
+"""The course's budgets on a 2-core machine, one home for every benchmark that measures against them.
+
+`make bench` prints each figure beside its budget (`python -m lib bench`, `scripts/book.py bench`,
+`scripts/site_bench.py`); no test times anything, since a timed test fails on a busy machine.
+Seconds unless the name says otherwise.
+"""
+from __future__ import annotations
+
+BUDGETS: dict[str, float] = {
+    # the book
+    "build": 180.0,               # execute every chapter and build the website, from a clean cache
+    "rebuild": 20.0,              # rebuild after a one-line prose change
+    "install": 120.0,             # the environment from a fresh clone, the reader's JupyterLab included
+    "ci": 20 * 60.0,              # `.ci/run`, every test run
+    # the library, in a kernel
+    "import": 2.0,                # `import lib`
+    "train": 60.0,                # retrain any shipped model from scratch
+    "forward": 0.050,             # one forward pass of a prompt, in a kernel
+    "slider_step": 0.050,         # one slider step in a kernel, compute and redraw, p95
+    "tsne_step": 0.100,           # one t-SNE slider step (a stored layout), p95
+    "tsne_first": 0.300,          # a first, uncached t-SNE layout
+    "chapter_memory_mb": 1024.0,  # peak memory executing any chapter
+    # the website
+    "page_gzip_bytes": 2_000_000,  # one page, gzip-compressed as a host serves it, theme included
+    "frame_ms": 16.0,             # one interaction (forward pass in the page and draw), p95
+    "ready_ms": 1000.0,           # explorers answering after the page loads
+}
