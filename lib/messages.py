@@ -26,7 +26,7 @@ MESSAGES: dict[str, str] = {
     "empty_prompt": "the prompt is empty: give at least one token, for example '<BOS> Pietro chiama'",
     "unknown_token": "unknown token {token}{hint} Known tokens: {known}",
     "did_you_mean": "; did you mean {close}?",
-    # the explorers' boxes (lib.explorers.views, map_views, inventory; the page's views.js)
+    # the explorers' boxes (lib.explorers.boxes, lib.analysis.maps.views, inventory; the page's views.js)
     "position": "position must be a whole number from 0 to {last} (the prompt has {n} tokens), or blank for the "
                 "last; got {got}",
     "not_a_label": "{piece} is not a token here; the tokens are: {labels}",

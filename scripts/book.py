@@ -143,17 +143,44 @@ def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = False) -> tuple
     return len(todo), time.perf_counter() - start
 
 
+# What a reader's kernel installs (the packages a chapter can import; data-only packages installed
+# without their dependencies in the second file).
+READER_REQUIREMENTS = (ROOT / "requirements.txt", ROOT / "requirements-nodeps.txt")
+
+
 def installed_versions() -> list[str]:
-    """name==version of every package in this environment: a new torch or numpy can move a figure."""
+    """name==version of the packages a chapter's kernel can import: those requirements.txt names and
+    everything they depend on (a new torch or numpy can move a figure). The packages only the build
+    or the tests use are left out, so an environment with the reader's packages alone (Binder, a
+    hub's image) finds the same cache as the developers' one."""
     from importlib import metadata
 
-    return sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()})
+    def name_of(requirement: str) -> str:
+        return re.split(r"[\s=<>!~;\[(]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+    todo = [name_of(line) for path in READER_REQUIREMENTS if path.exists() for line in path.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith(("#", "-"))]
+    found: dict[str, str] = {}
+    seen = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue                     # an optional dependency that is not installed
+        found[name] = dist.version
+        # Every dependency, whatever its marker, except those that only an extra asks for.
+        todo += [name_of(r) for r in (dist.requires or []) if "extra ==" not in r]
+    return sorted(f"{name}=={version}" for name, version in found.items())
 
 
 def library_key(root: Path = ROOT, versions: list[str] | None = None) -> str:
     """A hash of everything a chapter's output depends on besides the chapter itself: the library,
     the data (where the library reads it: $COURSE_DATA, else data/), the book's configuration,
-    and the Python and packages installed (`versions` defaults to this environment's)."""
+    and the Python and reader's packages installed (`versions` defaults to this environment's)."""
     h = hashlib.sha256()
     data = Path(os.environ["COURSE_DATA"]) if os.environ.get("COURSE_DATA") else root / "data"
     for folder in (root / "lib", data):

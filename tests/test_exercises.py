@@ -371,7 +371,7 @@ def test_the_entropy_of_a_sure_page(lm):
 
 
 def test_lever_checks(lm):
-    from lib.explorers.views import lens_view
+    from lib.analysis.lens import lens_view
     from lib.analysis.trajectory import residual_trajectory
     view = lens_view(lm, lever.VICE_PROMPT, "vice")
     first = next(s for s, r in zip(view.stages, view.track_ranks) if r == 1)
@@ -726,7 +726,7 @@ def test_part2_hand_wired_checks():
 
 def test_part2_three_ways_checks():
     from lib.exercises import three_ways
-    from lib.explorers.map_views import plane_view
+    from lib.analysis.maps.views import plane_view
     s = plane_view("calling-game", "Tarso", "capo").spread
     assert three_ways.tarso_capo_spread(s) and not three_ways.tarso_capo_spread(s + 0.05)
     assert "percentage" in three_ways.tarso_capo_spread(s * 100).message

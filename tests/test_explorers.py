@@ -10,12 +10,12 @@ import math
 
 import pytest
 
-from lib.explorers.definition import every_example
-
 from lib.errors import CourseError
 from lib.explorers import catalogue, page
-from lib.explorers import views as explorers
-from lib.explorers.definition import TEMPERATURES, Control, log_stops, shown_number
+from lib.analysis.lens import lens_view
+from lib.analysis.sampling import sampling_view
+from lib.explorers.boxes import parse_position, parse_seed, parse_top_k, parse_top_p
+from lib.explorers.definition import TEMPERATURES, Control, every_example, log_stops, shown_number
 from lib.model.readout import prompt_logits, softmax
 from lib.model.store import load
 
@@ -34,31 +34,31 @@ def every_explorer(lm):
 
 # ----------------------------------------------------------------------------- views
 def test_sampling_view_reshapes_truncates_and_rolls(lm):
-    v = explorers.sampling_view(lm, UNCERTAIN, temperature=2.0, top_k=3, seed=4, k=28)
+    v = sampling_view(lm, UNCERTAIN, temperature=2.0, top_k=3, seed=4, k=28)
     assert v.survivors == 3
     assert math.isclose(sum(r.final for r in v.rows), 1.0, rel_tol=1e-9)
     assert math.isclose(sum(r.heated for r in v.rows), 1.0, rel_tol=1e-9)
     kept = [r.token for r in v.rows if r.final > 0]
     assert v.chosen in kept and len(kept) == 3
     assert [r.token for r in v.rows[:3]] == kept, "top-k keeps the best three"
-    assert explorers.sampling_view(lm, UNCERTAIN, 2.0, 3, None, False, 4).chosen == v.chosen
-    g = explorers.sampling_view(lm, UNCERTAIN, use_greedy=True, seed=11)
+    assert sampling_view(lm, UNCERTAIN, 2.0, 3, None, False, 4).chosen == v.chosen
+    g = sampling_view(lm, UNCERTAIN, use_greedy=True, seed=11)
     assert g.chosen == v.rows[0].token and g.greedy
-    hot = explorers.sampling_view(lm, UNCERTAIN, temperature=8.0, k=28)
+    hot = sampling_view(lm, UNCERTAIN, temperature=8.0, k=28)
     assert [r.token for r in hot.rows] == [r.token for r in v.rows], "temperature never changes the order"
 
 
 def test_the_picks_probability_is_read_from_the_distribution(lm):
     """A roll outside the ten rows shown still reports its own probability (not 0)."""
-    seeds = [s for s in range(400) if explorers.sampling_view(lm, UNCERTAIN, 5.0, seed=s, k=3).chosen not in
-             [r.token for r in explorers.sampling_view(lm, UNCERTAIN, 5.0, k=3).rows]]
+    seeds = [s for s in range(400) if sampling_view(lm, UNCERTAIN, 5.0, seed=s, k=3).chosen not in
+             [r.token for r in sampling_view(lm, UNCERTAIN, 5.0, k=3).rows]]
     assert seeds, "no roll at temperature 5 left the top three"
-    v = explorers.sampling_view(lm, UNCERTAIN, 5.0, seed=seeds[0], k=3)
+    v = sampling_view(lm, UNCERTAIN, 5.0, seed=seeds[0], k=3)
     assert v.chosen_prob > 0
 
 
 def test_top_p_keeps_the_smallest_set_reaching_p(lm):
-    v = explorers.sampling_view(lm, UNCERTAIN, top_p=0.5, k=28)
+    v = sampling_view(lm, UNCERTAIN, top_p=0.5, k=28)
     heated = [r.heated for r in v.rows]
     n = v.survivors
     assert sum(heated[:n]) >= 0.5 > sum(heated[:n - 1])
@@ -67,44 +67,44 @@ def test_top_p_keeps_the_smallest_set_reaching_p(lm):
 @pytest.mark.parametrize("text, message", [("0", "at least 1"), ("2.5", "whole number"), ("abc", "whole number")])
 def test_parse_top_k_says_what_is_allowed(text, message):
     with pytest.raises(CourseError, match=message):
-        explorers.parse_top_k(text)
+        parse_top_k(text)
 
 
 @pytest.mark.parametrize("text", ["0", "1.5", "-0.2", "nan", "x"])
 def test_parse_top_p_says_what_is_allowed(text):
     with pytest.raises(CourseError, match=r"top-p"):
-        explorers.parse_top_p(text)
+        parse_top_p(text)
 
 
-@pytest.mark.parametrize("parse, text", [(explorers.parse_seed, "-1"), (explorers.parse_seed, "1e3"),
-                                         (explorers.parse_seed, str(2**63)),
-                                         (lambda t: explorers.parse_position(t, 4), "4"),
-                                         (lambda t: explorers.parse_position(t, 4), "x")])
+@pytest.mark.parametrize("parse, text", [(parse_seed, "-1"), (parse_seed, "1e3"),
+                                         (parse_seed, str(2**63)),
+                                         (lambda t: parse_position(t, 4), "4"),
+                                         (lambda t: parse_position(t, 4), "x")])
 def test_seeds_and_positions_say_what_is_allowed(parse, text):
     with pytest.raises(CourseError, match="whole number from 0 to"):
         parse(text)
 
 
 def test_blank_means_no_limit_or_the_last_position():
-    assert explorers.parse_top_k(" ") is None and explorers.parse_top_p("") is None
-    assert explorers.parse_top_k("5") == 5 and explorers.parse_top_p("0.9") == 0.9
-    assert explorers.parse_position("", 4) == 3 and explorers.parse_position("0", 4) == 0
-    assert explorers.parse_seed(" 7 ") == 7
+    assert parse_top_k(" ") is None and parse_top_p("") is None
+    assert parse_top_k("5") == 5 and parse_top_p("0.9") == 0.9
+    assert parse_position("", 4) == 3 and parse_position("0", 4) == 0
+    assert parse_seed(" 7 ") == 7
 
 
 def test_lens_view_ends_at_the_model_output_at_any_position(lm):
-    v = explorers.lens_view(lm, CONFIDENT)
+    v = lens_view(lm, CONFIDENT)
     assert v.track == "Tarso" and v.track_ranks[-1] == 1 and v.position == 3
     final = softmax(prompt_logits(lm, CONFIDENT))
     assert math.isclose(v.track_probs[-1], float(final[lm.vocab.id("Tarso")]), rel_tol=1e-5)
     assert v.stages[0] == "embed" and len(v.top) == len(v.stages)
-    assert explorers.lens_view(lm, CONFIDENT, "Cefa").track == "Cefa"
-    earlier = explorers.lens_view(lm, CONFIDENT, position=2)
-    shorter = explorers.lens_view(lm, UNCERTAIN)
+    assert lens_view(lm, CONFIDENT, "Cefa").track == "Cefa"
+    earlier = lens_view(lm, CONFIDENT, position=2)
+    shorter = lens_view(lm, UNCERTAIN)
     assert earlier.position == 2 and earlier.track_probs == pytest.approx(shorter.track_probs), \
         "position 2 of a prompt reads what the prompt cut there reads last"
     with pytest.raises(CourseError, match="unknown token"):
-        explorers.lens_view(lm, CONFIDENT, "Tars")
+        lens_view(lm, CONFIDENT, "Tars")
 
 
 # ----------------------------------------------------------------------------- definitions

@@ -185,7 +185,7 @@ def test_neighbours_and_role_cohesion():
 # ------------------------------------------------------------------ the stored t-SNE runs
 def _clear_tsne_caches():
     from lib.analysis.maps import tsne_store
-    from lib.explorers import map_views
+    from lib.analysis.maps import views as map_views
     tsne_store._stored.cache_clear()
     map_views._RUNS.clear()
     map_views.tsne_grid.cache_clear()
@@ -209,7 +209,8 @@ def test_stored_runs_are_what_the_library_computes(monkeypatch):
     that drifted from the code would fail here)."""
     from lib.analysis.maps import tsne_store
     from lib.analysis.maps.tsne import tsne_run
-    from lib.explorers.map_views import neighbours_kept, point_set
+    from lib.analysis.maps.views import neighbours_kept
+    from lib.content.point_sets import point_set
 
     for name, p, seed in (("calling-game", 20, 3), ("real-language", 60, 1), ("calling-game", 5, 0)):
         x = point_set(name).vectors
@@ -227,7 +228,8 @@ def test_stored_runs_are_what_the_library_computes(monkeypatch):
 def test_the_explorer_grids_compute_nothing(monkeypatch):
     import sklearn.manifold
 
-    from lib.explorers.map_views import POINT_SETS, tsne_grid
+    from lib.analysis.maps.views import tsne_grid
+    from lib.content.point_sets import POINT_SETS
 
     def refuse(*a, **k):
         raise AssertionError("a t-SNE run was computed, not read from the store")
@@ -243,7 +245,7 @@ def test_a_store_written_under_other_settings_or_damaged_is_ignored(course_data)
     import json
     from lib.analysis.maps import tsne_store
     from lib.analysis.maps.tsne import MAX_ITER
-    from lib.explorers.map_views import point_set
+    from lib.content.point_sets import point_set
 
     x = point_set("calling-game").vectors
     key = tsne_store.run_key(x, 20.0, 3, MAX_ITER)

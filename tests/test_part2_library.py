@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from lib.errors import CourseError
-from lib.explorers.map_views import (PERPLEXITIES, SEEDS, layouts, neighbours_kept, parse_axis, plane_view, point_set,
-                           tsne_view)
+from lib.analysis.maps.views import PERPLEXITIES, SEEDS, layouts, neighbours_kept, parse_axis, plane_view, tsne_view
+from lib.content.point_sets import point_set
 from lib.analysis.maps import best_probe, linear_probe
 from lib.content import real_words
 from lib.analysis.maps.tsne import tsne, tsne_seeds

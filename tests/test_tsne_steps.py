@@ -30,7 +30,8 @@ def test_the_known_clusters_have_the_structure_they_claim():
 
 
 def test_the_known_clusters_are_a_point_set_the_tsne_explorer_offers():
-    from lib.explorers.map_views import POINT_SETS, STEPS, WORD_SETS, point_set, step_stops, valid_perplexities
+    from lib.analysis.maps.views import STEPS, step_stops, valid_perplexities
+    from lib.content.point_sets import POINT_SETS, WORD_SETS, point_set
 
     ps = point_set("known-clusters")
     assert "known-clusters" in POINT_SETS and "known-clusters" not in WORD_SETS
@@ -47,7 +48,7 @@ def test_a_shorter_run_is_the_first_iterations_of_a_longer_one(monkeypatch):
     import sklearn.manifold._t_sne as sk
 
     from lib.analysis.maps.tsne import tsne_run
-    from lib.explorers.map_views import point_set
+    from lib.content.point_sets import point_set
 
     monkeypatch.setenv("COURSE_TSNE_STORE", "off")
     x = point_set("known-clusters").vectors
@@ -72,7 +73,7 @@ def test_the_first_stop_reports_its_iterations_and_the_kl_of_its_layout(monkeypa
     """scikit-learn reports 251 iterations and the largest float as KL for a run stopped at the end of
     early exaggeration; the library reports 250 and the KL of the layout against the real neighbourhoods."""
     from lib.analysis.maps.tsne import EXAGGERATION_ITER, kl_divergence, tsne_run
-    from lib.explorers.map_views import point_set
+    from lib.content.point_sets import point_set
 
     monkeypatch.setenv("COURSE_TSNE_STORE", "off")
     x = point_set("known-clusters").vectors
@@ -91,7 +92,8 @@ def test_the_first_stop_reports_its_iterations_and_the_kl_of_its_layout(monkeypa
 def test_the_store_holds_every_run_the_explorers_reach():
     from lib.analysis.maps import tsne_store
     from lib.analysis.maps.tsne import MAX_ITER
-    from lib.explorers.map_views import POINT_SETS, grid_cells, point_set
+    from lib.analysis.maps.views import grid_cells
+    from lib.content.point_sets import POINT_SETS, point_set
 
     tsne_store._stored.cache_clear()
     for name in POINT_SETS:
@@ -108,7 +110,7 @@ def test_the_store_holds_every_run_the_explorers_reach():
 # ------------------------------------------------------------------ the explorer's control
 def test_the_iterations_control_in_a_kernel():
     from lib.explorers import catalogue
-    from lib.explorers.map_views import STEPS
+    from lib.analysis.maps.views import STEPS
 
     ex = catalogue.tsne_explorer("known-clusters", perplexity=10)
     steps = next(c for c in ex.controls if c.name == "steps")

@@ -15,7 +15,7 @@ import numpy as np
 
 from lib.analysis.head_survey import attention_survey
 from lib.content.prompt_sets import epithet_sets
-from lib.errors import require
+from lib.errors import CourseError, require
 
 
 def qk_circuit(model, layer: int, head: int) -> np.ndarray:
@@ -85,3 +85,23 @@ def head_habits(lm, prompts=None) -> HeadHabits:
         row["elsewhere"] = 1.0 - sum(row.values())
         shares[head] = row
     return HeadHabits(shares, len(prompts))
+
+
+# ----------------------------------------------------------------------------- the pattern viewer
+@dataclass(frozen=True)
+class PatternView:
+    tokens: list[str]
+    layer: int
+    head: int
+    pattern: list[list[float]]   # [query, key], rows sum to 1, zero above the diagonal
+
+
+def pattern_view(lm, prompt: str, layer: int, head: int) -> PatternView:
+    """One head's attention pattern on a prompt (the attention-pattern viewer)."""
+    ids = lm.encode(prompt)
+    cfg = lm.model.cfg
+    if not (isinstance(layer, int) and 0 <= layer < cfg.n_layers and isinstance(head, int) and 0 <= head < cfg.n_heads):
+        raise CourseError(f"head (layer {layer!r}, head {head!r}) does not exist: layers run 0 to {cfg.n_layers - 1}, "
+                          f"heads 0 to {cfg.n_heads - 1}")
+    _, cache = lm.model.run_with_cache(ids)
+    return PatternView(lm.vocab.decode(ids), layer, head, cache[f"blocks.{layer}.attn.pattern"][head].tolist())

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
+from lib.errors import require
 from lib.model.readout import softmax
 from lib.model.transformer import ActivationCache, Transformer
 
@@ -115,3 +116,36 @@ def group_by_block(attribution: dict[str, torch.Tensor]) -> dict[str, torch.Tens
             key = name
         out[key] = out.get(key, 0) + value
     return out
+
+
+# ----------------------------------------------------------------------------- the lens explorer
+@dataclass(frozen=True)
+class LensView:
+    stages: list[str]                          # forward order, embedding first
+    top: list[list[tuple[str, float]]]         # per stage, the k best (token, prob)
+    track: str                                 # the token followed across stages
+    track_probs: list[float]                   # its probability after each stage
+    track_ranks: list[int]                     # its rank after each stage (1 = top)
+    position: int = -1                         # the position read, counted from 0
+
+
+def lens_view(lm, prompt: str, track: str | None = None, k: int = 3, position: int = -1) -> LensView:
+    """The logit lens at one position (the last by default): the ranking after each stage and one
+    token's climb.
+
+    `track` defaults to the model's final top-1 token at that position.
+    """
+    ids = lm.encode(prompt)
+    require(isinstance(position, int) and -len(ids) <= position < len(ids),
+            f"position must be a whole number from 0 to {len(ids) - 1}, got {position!r}")
+    position = position % len(ids)
+    stages = logit_lens(lm.model, ids, position)
+    tokens = lm.vocab.tokens
+    track_id = int(torch.argmax(stages[-1].probs)) if track in (None, "") else lm.vocab.id(str(track).strip())
+    top, probs, ranks = [], [], []
+    for s in stages:
+        order = torch.argsort(s.probs, descending=True, stable=True).tolist()
+        top.append([(tokens[i], float(s.probs[i])) for i in order[:k]])
+        probs.append(float(s.probs[track_id]))
+        ranks.append(order.index(track_id) + 1)
+    return LensView([s.name for s in stages], top, tokens[track_id], probs, ranks, position)

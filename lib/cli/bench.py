@@ -103,7 +103,8 @@ def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     """The perplexity-and-seed explorer: building it (every layout its controls reach is read from
     the store then, as a reader meets it) and the p95 of one step of each control, on each point set."""
     from lib.explorers import catalogue
-    from lib.explorers.map_views import _RUNS, POINT_SETS, SEEDS, grid_cells, step_stops, tsne_grid, valid_perplexities
+    from lib.analysis.maps.views import _RUNS, SEEDS, grid_cells, step_stops, tsne_grid, valid_perplexities
+    from lib.content.point_sets import POINT_SETS
 
     out = []
     for points in POINT_SETS:
@@ -157,7 +158,7 @@ def main(train_models: bool = True) -> int:
 
     from lib.analysis.maps import same_group_share
     from lib.analysis.maps.tsne import tsne_run
-    from lib.explorers.map_views import point_set
+    from lib.content.point_sets import point_set
 
     t = time.perf_counter()
     import sklearn.manifold  # noqa: F401  (paid once per kernel, before the first layout)

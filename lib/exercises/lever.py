@@ -12,7 +12,7 @@ from lib.analysis.lens import read_out
 from lib.model.transformer import LayerNorm
 from lib.exercises.writing import Case, Mistake, WriteCheck
 from lib.shipped.behaviour import CONFIDENT
-from lib.explorers.views import lens_view
+from lib.analysis.lens import lens_view
 from lib.analysis.trajectory import residual_trajectory
 from lib.exercises import Feedback, check_choice, check_number
 

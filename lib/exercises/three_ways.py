@@ -4,7 +4,8 @@ from __future__ import annotations
 from functools import partial
 import numpy as np
 
-from lib.explorers.map_views import layouts, plane_view, point_set
+from lib.analysis.maps.views import layouts, plane_view
+from lib.content.point_sets import point_set
 from lib.analysis.maps import nearest_indices, pca
 from lib.exercises import Feedback, check_choice, check_number
 from lib.exercises.writing import Case, Mistake, WriteCheck, read_like
@@ -67,7 +68,7 @@ def far_over_near(layout) -> float:
 def known_distances_closer(answer) -> Feedback:
     """Predict: at perplexity 50, is the page's far-over-near ratio (mean of the five converged seeds)
     closer to the data's or to perplexity 10's?"""
-    from lib.explorers.map_views import SEEDS, run
+    from lib.analysis.maps.views import SEEDS, run
 
     truth = far_over_near(point_set("known-clusters").vectors)
     mean_at = {p: float(np.mean([far_over_near(run("known-clusters", p, s).layout) for s in SEEDS])) for p in (10, 50)}

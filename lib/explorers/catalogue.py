@@ -15,7 +15,10 @@ from typing import Sequence
 from lib.analysis.lens import stage_label
 from lib.errors import CourseError, require
 from lib.messages import say
-from lib.explorers import views
+from lib.analysis.circuits import pattern_view
+from lib.analysis.lens import lens_view
+from lib.analysis.sampling import sampling_view, temperature_page
+from lib.explorers.boxes import parse_position, parse_seed, parse_top_k, parse_top_p
 from lib.explorers.definition import (Control, Explorer, head_toggles, prompt_control, registered, switched_off,
                                       temperature_control, token_control)
 
@@ -48,7 +51,7 @@ def temperature_explorer(lm, prompts: Sequence[str], temperature: float = 1.0, k
     """A temperature slider and a prompt over the model's results page (the `k` best tokens)."""
     def compute(v):
         return {"tokens": _tokens(lm, v["prompt"]), "temperature": v["temperature"],
-                "page": _pairs(views.temperature_page(lm, v["prompt"], v["temperature"], k))}
+                "page": _pairs(temperature_page(lm, v["prompt"], v["temperature"], k))}
 
     return Explorer("temperature", [[prompt_control(prompts), temperature_control(temperature)]], compute,
                     lm.name, {"k": k})
@@ -69,9 +72,9 @@ def sampling_explorer(lm, prompts: Sequence[str], k: int = 10) -> Explorer:
                      "0", width=8)]]
 
     def compute(v):
-        top_k, top_p = views.parse_top_k(v["top_k"]), views.parse_top_p(v["top_p"])
-        seed = views.parse_seed(v["seed"])
-        s = views.sampling_view(lm, v["prompt"], v["temperature"], top_k, top_p, v["greedy"], seed, k)
+        top_k, top_p = parse_top_k(v["top_k"]), parse_top_p(v["top_p"])
+        seed = parse_seed(v["seed"])
+        s = sampling_view(lm, v["prompt"], v["temperature"], top_k, top_p, v["greedy"], seed, k)
         return {"tokens": _tokens(lm, v["prompt"]), "temperature": v["temperature"],
                 "top_k": None if top_k is None else min(top_k, len(lm.vocab)), "top_p": top_p,
                 "greedy": bool(v["greedy"]), "seed": str(seed),
@@ -92,8 +95,8 @@ def lens_explorer(lm, prompts: Sequence[str], track: str = "", k: int = 3) -> Ex
 
     def compute(v):
         ids = lm.encode(v["prompt"])
-        position = views.parse_position(v["position"], len(ids))
-        view = views.lens_view(lm, v["prompt"], v["track"].strip(), k, position)
+        position = parse_position(v["position"], len(ids))
+        view = lens_view(lm, v["prompt"], v["track"].strip(), k, position)
         return {"tokens": lm.vocab.decode(ids), "position": view.position,
                 "stages": [stage_label(s) for s in view.stages], "top": [_pairs(col) for col in view.top],
                 "track": view.track, "track_probs": view.track_probs, "track_ranks": view.track_ranks}
@@ -112,7 +115,7 @@ def pattern_viewer(lm, prompts: Sequence[str], layer: int = 0, head: int = 0) ->
              Control("head", "head", "which head of that layer", "choice", head, options=tuple(range(cfg.n_heads)))]]
 
     def compute(v):
-        view = views.pattern_view(lm, v["prompt"], v["layer"], v["head"])
+        view = pattern_view(lm, v["prompt"], v["layer"], v["head"])
         return {"tokens": view.tokens, "layer": view.layer, "head": view.head, "pattern": view.pattern}
 
     return Explorer("pattern", rows, compute, lm.name)
@@ -189,8 +192,8 @@ def tsne_explorer(points: str = "calling-game", perplexity: float | None = None,
 
     Only the perplexities the point set allows are offered (each must stay below its number of
     points); every layout the sliders reach was computed in advance and is read from the store."""
-    from lib.explorers.map_views import (POINT_SETS, SEEDS, WORD_SETS, grid_key, point_set, step_stops,
-                                         tsne_grid, valid_perplexities)
+    from lib.analysis.maps.views import SEEDS, grid_key, step_stops, tsne_grid, valid_perplexities
+    from lib.content.point_sets import POINT_SETS, WORD_SETS, point_set
 
     ps = point_set(points)
     allowed, stops = valid_perplexities(points), step_stops(points)
@@ -245,7 +248,8 @@ def tsne_explorer(points: str = "calling-game", perplexity: float | None = None,
 def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
                   axis_2: str = "Tarso + Cefa - capo - vice") -> Explorer:
     """A concept plane from two axes the reader types: tokens, or sums and differences of tokens."""
-    from lib.explorers.map_views import POINT_SETS, WORD_SETS, plane_view, point_set
+    from lib.analysis.maps.views import plane_view
+    from lib.content.point_sets import POINT_SETS, WORD_SETS, point_set
 
     rows = [[Control("points", "points", "which embedding rows to place on the plane", "choice", points,
                      options=WORD_SETS, shown=tuple(POINT_SETS[n] for n in WORD_SETS))],

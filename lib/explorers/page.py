@@ -44,7 +44,7 @@ def _float32(array) -> dict:
 
 def export_site(folder: Path) -> list[Path]:
     """Write the shipped models and the point sets under `folder` (the site's _static/explorers)."""
-    from lib.explorers.map_views import WORD_SETS, point_set
+    from lib.content.point_sets import WORD_SETS, point_set
     from lib.model.store import META, WEIGHTS, model_folder, shipped_names
 
     written = []

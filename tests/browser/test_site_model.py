@@ -20,7 +20,7 @@ import lib
 from lib.errors import CourseError
 from lib.explorers import web
 from lib.explorers.definition import every_example
-from lib.explorers.map_views import POINT_SETS, point_set
+from lib.content.point_sets import POINT_SETS, point_set
 from lib.explorers.page import export_site
 from lib.shipped.presets import PRESETS
 from lib.model.readout import Rolls, prompt_logits, reshape, sample, splitmix64

@@ -91,7 +91,8 @@ def course_runs() -> list[tuple[str, np.ndarray, float, int, int]]:
     onto the unit sphere."""
     from lib.analysis.maps import unit_sphere
     from lib.analysis.maps.tsne import MAX_ITER
-    from lib.explorers.map_views import POINT_SETS, grid_cells, point_set
+    from lib.analysis.maps.views import grid_cells
+    from lib.content.point_sets import POINT_SETS, point_set
 
     runs = []
     for name in POINT_SETS:

@@ -1,11 +1,9 @@
-"""The Part 2 explorers as pure functions: a t-SNE layout for two seeds, and a concept plane the
-reader builds from words.
+"""The maps of Part 2 as pure functions: t-SNE layouts of a named point set for any seeds, perplexity
+and iteration stop, and the concept plane a reader builds from words.
 
-Both take a named set of points (`point_set`): the calling-game model's 28 embedding rows, the 84
-real-language rows, or 80 synthetic points in four clusters whose sizes and distances are known
-(`lib.content.clusters`), against which t-SNE's caveats can be checked. The kernel's widgets call
-these functions on every change, and the static site's data is computed from the very same
-functions, so the two cannot disagree.
+The kernel's explorers (lib.explorers.catalogue) call these on every change, the stored t-SNE runs
+(`tsne_store`) are computed by them, and the chapters measure with them: one computation behind
+every picture of a map.
 """
 from __future__ import annotations
 
@@ -15,16 +13,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from lib.errors import CourseError, require
-from lib.messages import say
 from lib.analysis.maps import concept_plane, gram_schmidt, nearest_indices
 from lib.analysis.maps.tsne import EXAGGERATION_ITER, MAX_ITER, TsneRun, check_perplexity, check_seed, tsne_run
+from lib.content.point_sets import POINT_SETS, WORD_SETS, PointSet, point_set  # noqa: F401  (the maps' inputs)
+from lib.errors import CourseError, require
+from lib.messages import say
 
-POINT_SETS = {"calling-game": "the calling-game model's 28 embedding rows",
-              "real-language": "84 token embeddings of all-MiniLM-L6-v2",
-              "known-clusters": "80 synthetic points in four clusters of known size and distance"}
-# The sets whose points are tokens: a concept plane's axes are written with them.
-WORD_SETS = ("calling-game", "real-language")
 # The slider's stops: the explorer precomputes them all (a step must not wait for a t-SNE run).
 PERPLEXITIES = (2, 3, 5, 8, 10, 15, 20, 27, 30, 40, 50, 60)
 # The known clusters are shown at every iteration stop, so they get fewer perplexities. Below 10 the
@@ -38,36 +32,6 @@ SEEDS = (0, 1, 2, 3, 4)
 # start, the same updates), so the stops are one optimisation seen at several moments.
 STEPS = (EXAGGERATION_ITER, 500, 1000, 2500, MAX_ITER)
 STEP_SETS = ("known-clusters",)
-
-
-@dataclass(frozen=True)
-class PointSet:
-    name: str
-    labels: tuple[str, ...]
-    groups: tuple[str, ...]
-    vectors: np.ndarray        # [point, dim]
-
-
-@lru_cache(maxsize=None)
-def point_set(name: str) -> PointSet:
-    if name == "calling-game":
-        from lib import load
-        from lib.content.corpora.calling_game import ROLES
-
-        lm = load("calling-game")
-        tokens = tuple(lm.vocab.tokens)
-        return PointSet(name, tokens, tuple(ROLES[t] for t in tokens), lm.model.W_E.detach().double().numpy())
-    if name == "real-language":
-        from lib.content import real_words
-
-        rows = real_words.load()
-        return PointSet(name, tuple(rows.words), tuple(rows.groups), rows.vectors.astype(float))
-    if name == "known-clusters":
-        from lib.content import clusters
-
-        made = clusters.make()
-        return PointSet(name, made.labels, made.groups, made.vectors)
-    raise CourseError(f"no point set {name!r}; choose one of: {', '.join(POINT_SETS)}")
 
 
 # ----------------------------------------------------------------------------- t-SNE, two seeds

@@ -1,0 +1,54 @@
+"""What a reader types in an explorer's boxes, read: a top-k, a top-p, a seed, a position.
+
+Blank means the box's default; anything else is checked with the library's own checks, so a bad
+value raises `CourseError` with the sentence the explorer shows in its message line (the page's
+twins, lib/explorers/js/readout.js and views.js, say the same: lib/messages.py).
+"""
+from __future__ import annotations
+
+from lib.errors import CourseError, require
+from lib.messages import say
+from lib.model.readout import MAX_SEED, check_seed, check_top_k, check_top_p
+
+
+def parse_top_k(text) -> int | None:
+    """A top-k typed in a box: blank means no limit, otherwise a whole number of at least 1."""
+    text = str(text).strip()
+    if text.lower() in ("", "all", "none"):
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise CourseError(say("top_k_text", got=repr(text))) from None
+    return check_top_k(value)
+
+
+def parse_top_p(text) -> float | None:
+    """A top-p typed in a box: blank means no limit, otherwise a number in (0, 1]."""
+    text = str(text).strip()
+    if text.lower() in ("", "all", "none"):
+        return None
+    return check_top_p(text)
+
+
+def parse_seed(text) -> int:
+    """A seed typed in a box: a whole number from 0 to 2**63 - 1."""
+    text = str(text).strip()
+    try:
+        value = int(text)
+    except ValueError:
+        raise CourseError(say("seed", maximum=MAX_SEED, got=repr(text))) from None
+    return check_seed(value)
+
+
+def parse_position(text, n_tokens: int) -> int:
+    """A position typed in a box, counted from 0 (the first token); blank means the last."""
+    text = str(text).strip()
+    if text.lower() in ("", "last"):
+        return n_tokens - 1
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    require(0 <= value < n_tokens, say("position", last=n_tokens - 1, n=n_tokens, got=repr(text)))
+    return value
