@@ -55,7 +55,7 @@ chromium:
 # configuration or an installed package changes, so a chapter runs again only when its output may.
 test: install $(TEST_STAMP) chromium
 	$(PY) scripts/book.py build
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider --durations=30 $(PYTEST_ARGS)
 
 serve:
 	@test -f _build/html/index.html || $(MAKE) book

@@ -66,3 +66,18 @@ def run_in_process(capsys):
         captured = capsys.readouterr()
         return code, captured.out, captured.err
     return run
+
+
+@pytest.fixture(scope="session")
+def reader_notebooks(tmp_path_factory):
+    """The reader notebooks (solutions folded, the build's outputs), written once for the whole run
+    from the build's execution cache. Read-only: a test that lets JupyterLab save into them copies
+    the folder first."""
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import notebooks
+
+    out = tmp_path_factory.mktemp("reader")
+    notebooks.write(out, "fold", outputs=True, keep_edited=False)
+    return out

@@ -47,13 +47,6 @@ def pasted_values(page: Path) -> list[str]:
     return re.findall(r'<span class="pasted-text">([^<]+)</span>', text)
 
 
-@pytest.fixture(scope="module")
-def reader_notebooks(tmp_path_factory):
-    out = tmp_path_factory.mktemp("reader")
-    notebooks.write(out, "fold", outputs=True, keep_edited=False)
-    return out
-
-
 def markdown_of(nb) -> str:
     return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
 

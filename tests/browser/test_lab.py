@@ -30,15 +30,13 @@ SCREENSHOTS = ROOT / "_build" / "test-output"
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    import notebooks
-
+def lab(tmp_path_factory, reader_notebooks):
     port, token = free_port(), secrets.token_hex(16)
     home = tmp_path_factory.mktemp("lab-home")
     # The reader notebooks, written as `make lab` writes them (from the build's executed cache),
     # into a folder of the test's own: JupyterLab autosaves what it opens.
     work = home / "work"
-    notebooks.write(work, "fold", outputs=True, keep_edited=False)
+    shutil.copytree(reader_notebooks, work)
     # JupyterLab's settings exactly as binder/postBuild and `make install` install them.
     settings = home / "app-settings"
     settings.mkdir()
