@@ -285,13 +285,13 @@ class MiniLM:
         """The contextual vectors [T, d_model] of one text (or its ids) and every named tensor."""
         ids = self.encode(text_or_ids) if isinstance(text_or_ids, str) else text_or_ids
         cache = ActivationCache()
-        with torch.no_grad():
+        with torch.no_grad(), one_thread():
             out = self.model(ids, cache=cache, hooks=hooks)
         return out, cache
 
     def run_with_hooks(self, text_or_ids, hooks: Hooks) -> torch.Tensor:
         ids = self.encode(text_or_ids) if isinstance(text_or_ids, str) else text_or_ids
-        with torch.no_grad():
+        with torch.no_grad(), one_thread():
             return self.model(ids, hooks=hooks)
 
     def patterns(self, text: str) -> tuple[list[str], torch.Tensor]:
@@ -308,6 +308,18 @@ class MiniLM:
 
 
 _LOADED: dict[str, MiniLM] = {}
+
+
+class one_thread:
+    """torch on one thread for the duration: for one sentence, the second thread of a 2-core
+    machine (busy with the notebook or the page) costs more in waiting than it gains."""
+
+    def __enter__(self):
+        self.threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+
+    def __exit__(self, *exc):
+        torch.set_num_threads(self.threads)
 
 
 def load(folder: Path | None = None) -> MiniLM:
