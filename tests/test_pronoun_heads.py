@@ -56,3 +56,21 @@ def test_every_claim_holds_on_a_seed_the_pages_never_use(lm, seed):
     assert all(0 <= h <= f.n_report for h in f.best_report_hits)
     failed = [pronoun_heads.CLAIMS[name][0] for name, ok in pronoun_heads.check_claims(f).items() if not ok]
     assert not failed, f"seed {seed}: {failed}; {f}"
+
+
+def test_bank_moves_apart_through_the_layers(lm):
+    from lib.analysis.contextual import separation
+    from lib.content.senses import BANK_SENSES
+    s = separation(lm, "bank", BANK_SENSES)
+    assert s.n == 16 and s.stages == lm.cfg.n_layers + 1
+    gaps = [w - a for w, a in zip(s.within, s.across)]
+    assert gaps[-1] > 5 * gaps[0], gaps
+    assert s.correct[-1] == s.n, s.correct
+
+
+def test_the_pronoun_view_counts_every_head(lm):
+    v = pronoun_heads.pronoun_view(lm, "The cat sat on the mat because it was tired.", "it")
+    assert v.tokens[v.pronoun] == "it" and v.strongest.shape == (6, 12)
+    assert sum(v.heads_on(t) for t in set(v.tokens)) == 72
+    assert v.heads_on("[SEP]") == v.heads_on(".") == v.heads_on("it") == 0
+    assert ((v.special_share() >= 0) & (v.special_share() <= 1 + 1e-6)).all()

@@ -267,3 +267,32 @@ CLAIMS = {
 
 def check_claims(f: Finding) -> dict[str, bool]:
     return {name: bool(holds(f)) for name, (_, holds) in CLAIMS.items()}
+
+
+@dataclass
+class PronounView:
+    """One sentence's pronoun seen by every head: why-attention's example on the real model."""
+    tokens: list[str]
+    pronoun: int
+    rows: np.ndarray                 # [layer, head, key]: the pronoun's attention
+    special: np.ndarray              # bool [key]: [CLS], [SEP] or punctuation
+    strongest: np.ndarray            # [layer, head]: the strongest eligible key (not the pronoun itself)
+
+    def special_share(self) -> np.ndarray:
+        """[layer, head]: the pronoun's attention on [CLS], [SEP] and punctuation."""
+        return self.rows[:, :, self.special].sum(-1)
+
+    def heads_on(self, word: str) -> int:
+        """How many heads' strongest eligible key is `word`."""
+        return int(sum((self.strongest == k).sum() for k, t in enumerate(self.tokens) if t == word))
+
+
+def pronoun_view(lm, sentence: str, pronoun: str) -> PronounView:
+    tokens, patterns = lm.patterns(sentence)
+    p = _position(tokens, pronoun, sentence)
+    rows = patterns[:, :, p, :].numpy()
+    special = np.array([not is_eligible_key(t) for t in tokens])
+    eligible = ~special
+    eligible[p] = False
+    strongest = np.where(eligible, rows, -np.inf).argmax(-1)
+    return PronounView(tokens, p, rows, special, strongest)
