@@ -343,8 +343,15 @@ def load(folder: Path | None = None) -> MiniLM:
     except Exception as e:  # a cut-short file, a missing tensor, bad JSON: one fault to a reader
         raise CourseError(f"the model's files in {folder} are damaged ({type(e).__name__}: "
                           f"{str(e).splitlines()[0] if str(e) else 'unreadable'}); reinstall {PACKAGE}") from None
-    model = Encoder(cfg)
-    model.load_state_dict(state)
+    # Built on the meta device and given the file's tensors themselves (assign): no second copy
+    # of the 90 MB of weights is ever allocated.
+    with torch.device("meta"):
+        model = Encoder(cfg)
+    try:
+        model.load_state_dict(state, assign=True)
+    except RuntimeError as e:
+        raise CourseError(f"the model's tensors in {folder} do not fit its config ({str(e).splitlines()[0]}); "
+                          f"reinstall {PACKAGE}") from None
     model.eval().requires_grad_(False)
     tokenizer = WordPiece.from_file(folder / VOCAB)
     require(len(tokenizer) == cfg.vocab_size, f"vocab.txt has {len(tokenizer)} tokens, the config {cfg.vocab_size}")
