@@ -49,6 +49,14 @@ def test_minilm_json_has_wordpiece_tokens_and_every_pattern(run_in_process):
 
 
 @needs_minilm
+def test_minilm_takes_texts_up_to_the_stated_limit(run_in_process):
+    from lib.cli.commands import ATTENTION_MAX_TOKENS
+    code, out, err = run_in_process("attention", "minilm", "word " * (ATTENTION_MAX_TOKENS - 2))
+    assert code == 0, err
+    assert len(out.splitlines()[0].split()) == 1 + ATTENTION_MAX_TOKENS     # "minilm:" and the tokens
+
+
+@needs_minilm
 def test_the_text_form_names_each_query_s_strongest_key(run_in_process):
     code, out, err = run_in_process("attention", "minilm", "Rain fell.")
     assert code == 0, err
@@ -67,7 +75,8 @@ def test_the_text_form_of_a_toy_model(run_in_process):
     (("gpt-5", "hello"), "unknown model 'gpt-5'; known models: "),
     (("minilm", ""), "the text is empty"),
     (("minilm", " \t "), "the text is empty"),
-    (("minilm", "word " * 511), "reads at most 512"),
+    (("minilm", "word " * 127), "129 WordPiece tokens long with [CLS] and [SEP], but `attention minilm` takes at most 128"),
+    (("minilm", "word " * 600), "602 WordPiece tokens long"),
     (("calling-game", ""), "the prompt is empty"),
     (("calling-game", "<BOS> " + "Pietro " * 200), "reads at most"),
     (("calling-game", "<BOS> xylophone"), "unknown token 'xylophone'"),

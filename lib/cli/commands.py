@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from lib.errors import CourseError
+from lib.errors import CourseError, require
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Every layer's and head's attention pattern. MODEL is a shipped model "
                                     "(its prompt: tokens separated by spaces) or minilm, the pretrained "
                                     "all-MiniLM-L6-v2 (any English text, cut into WordPiece tokens between "
-                                    "[CLS] and [SEP], at most 512 of them).")
+                                    f"[CLS] and [SEP], at most {ATTENTION_MAX_TOKENS} of them here).")
     at.add_argument("model")
     at.add_argument("text")
     at.add_argument("--json", action="store_true",
@@ -145,14 +145,24 @@ def cmd_lens(args) -> int:
     return 0
 
 
+ATTENTION_MAX_TOKENS = 128
+
+
 def attention_patterns(model: str, text: str) -> tuple[list[str], list]:
     """The tokens of `text` and the patterns [layer, head, query, key] of a shipped model or minilm."""
     import torch
     from lib.model import minilm
     from lib.model.store import load, shipped_names
     if model == minilm.NAME:
-        tokens, patterns = minilm.load().patterns(text)
-        return tokens, patterns
+        lm = minilm.load()
+        n = len(lm.tokenizer.encode(text))
+        # The output grows with the square of the length (6 x 12 x n x n weights: 431 MB of JSON at
+        # the model's 512), so the command stops at a length whose answer is still a readable file.
+        require(n <= ATTENTION_MAX_TOKENS,
+                f"the text is {n} WordPiece tokens long with [CLS] and [SEP], but `attention minilm` takes at most "
+                f"{ATTENTION_MAX_TOKENS} (it prints {lm.cfg.n_layers} x {lm.cfg.n_heads} x n x n weights); "
+                f"lib.model.minilm reads up to {lm.cfg.n_ctx} in Python")
+        return lm.patterns(text)
     if model not in shipped_names():
         raise CourseError(f"unknown model {model!r}; known models: {', '.join(shipped_names() + [minilm.NAME])}")
     lm = load(model)
