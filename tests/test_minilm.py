@@ -4,8 +4,11 @@ The reference is `transformers` (a test dependency only): BertModel with eager a
 same package folder, and both of its BERT tokenizers (the Rust one and the legacy Python one) cut
 the same texts. The sentences are none the course shows: accents, punctuation, numbers, unknown
 and over-long words, CJK, control characters, a written [MASK], and a text of 64+ tokens.
-Tolerance: 1e-5 on every hidden state and attention pattern (float32 on any x86-64 processor:
-the two implementations differ by about 2e-6, summed in different orders).
+Tolerances. The math is compared in float64, where rounding is out of the way: every hidden state
+and attention pattern within 1e-9. As shipped, in float32, the two implementations sum in different
+orders (per head here, fused there), and six post-LN layers carry the rounding along: patterns within
+1e-5 (2e-6 measured on the machine this was written on) and hidden states within 3e-5 (7.7e-6
+measured), room for another x86-64 processor's kernels.
 """
 import os
 
@@ -21,7 +24,9 @@ if minilm.package_dir() is None:
     pytest.skip(f"{minilm.PACKAGE} is not installed (make install installs it)", allow_module_level=True)
 transformers = pytest.importorskip("transformers", reason="the reference implementation (requirements-test.txt)")
 
-TOL = 1e-5
+TOL = 1e-5                # float32: patterns, and anything not carried through the layers
+TOL_STATES = 3e-5         # float32: hidden states after up to six layers
+TOL_FLOAT64 = 1e-9
 
 UNSEEN = [
     "Zoë's café in Zürich served crème brûlée; naïve tourists paid €12.50 (cash-only!).",
@@ -97,16 +102,32 @@ def test_the_unseen_set_covers_what_it_claims(lm):
     assert max(map(len, tokens)) >= 64
 
 
-def test_hidden_states_and_patterns_match_bert_to_1e_5(lm, hf_runs):
+def _compare(lm, text, cache, r, tol_states, tol_patterns):
+    assert len(r.hidden_states) == lm.cfg.n_layers + 1
+    worst = (cache["blocks.0.resid_pre"] - r.hidden_states[0][0]).abs().max().item()
+    assert worst < tol_states, f"{text!r}: the normalised embedding differs by {worst:.2e}"
+    for L in range(lm.cfg.n_layers):
+        d = (cache[f"blocks.{L}.resid_post"] - r.hidden_states[L + 1][0]).abs().max().item()
+        assert d < tol_states, f"{text!r}: layer {L}'s output differs from BertModel's by {d:.2e}"
+        d = (cache[f"blocks.{L}.attn.pattern"] - r.attentions[L][0]).abs().max().item()
+        assert d < tol_patterns, f"{text!r}: layer {L}'s attention patterns differ from BertModel's by {d:.2e}"
+
+
+def test_hidden_states_and_patterns_match_bert_in_float32(lm, hf_runs):
     for text, ids, cache, r in hf_runs:
-        assert len(r.hidden_states) == lm.cfg.n_layers + 1
-        worst = (cache["blocks.0.resid_pre"] - r.hidden_states[0][0]).abs().max().item()
-        assert worst < TOL, f"{text!r}: the normalised embedding differs by {worst:.2e}"
-        for L in range(lm.cfg.n_layers):
-            d = (cache[f"blocks.{L}.resid_post"] - r.hidden_states[L + 1][0]).abs().max().item()
-            assert d < TOL, f"{text!r}: layer {L}'s output differs from BertModel's by {d:.2e}"
-            d = (cache[f"blocks.{L}.attn.pattern"] - r.attentions[L][0]).abs().max().item()
-            assert d < TOL, f"{text!r}: layer {L}'s attention patterns differ from BertModel's by {d:.2e}"
+        _compare(lm, text, cache, r, TOL_STATES, TOL)
+
+
+def test_the_math_matches_bert_in_float64(lm, reference):
+    import copy
+    ours, theirs = copy.deepcopy(lm.model).double(), copy.deepcopy(reference[0]).double()
+    for text in UNSEEN[::3]:
+        ids = lm.encode(text)
+        cache = minilm.ActivationCache()
+        with torch.no_grad():
+            ours(ids, cache=cache)
+            r = theirs(torch.tensor([ids]), output_hidden_states=True, output_attentions=True)
+        _compare(lm, text, cache, r, TOL_FLOAT64, TOL_FLOAT64)
 
 
 def test_a_padded_batch_matches_bert_with_its_attention_mask(lm, reference):
@@ -120,14 +141,14 @@ def test_a_padded_batch_matches_bert_with_its_attention_mask(lm, reference):
     for i in range(len(texts)):
         n = int(real[i].sum())
         d = (ours[i, :n] - r.last_hidden_state[i, :n]).abs().max().item()
-        assert d < TOL, f"sentence {i} in a padded batch differs by {d:.2e}"
+        assert d < TOL_STATES, f"sentence {i} in a padded batch differs by {d:.2e}"
         for L in range(lm.cfg.n_layers):
             pattern = cache[f"blocks.{L}.attn.pattern"][i]
             assert bool((pattern[:, :, n:] == 0).all()), "a padded key got attention"
             assert (pattern[:, :n, :n] - r.attentions[L][i, :, :n, :n]).abs().max().item() < TOL
         # Padding changes nothing for the real tokens: the sentence alone gives the same vectors.
         alone = lm.run_with_hooks(ids[i, :n], {})
-        assert (alone - ours[i, :n]).abs().max().item() < TOL
+        assert (alone - ours[i, :n]).abs().max().item() < TOL_STATES
 
 
 def test_the_cache_adds_up(lm, hf_runs):
