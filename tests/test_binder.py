@@ -57,6 +57,10 @@ def test_binder_installs_from_the_repository_root(tmp_path):
     # From another folder: the library is installed, not found by accident in the working directory.
     out = step(str(bin_ / "python"), "-c", "import lib; print(lib.load('calling-game').vocab.tokens[:2])", cwd=tmp_path)
     assert "<BOS>" in out or "<" in out
+    # The real model is installed too (as data, by postBuild), and runs with no download.
+    out = step(str(bin_ / "python"), "-c", "from lib.model import minilm; print(minilm.load().tokens('It was tired.'))",
+               cwd=tmp_path)
+    assert "'tired'" in out
     assert step(str(bin_ / "jupyter"), "lab", "--version").strip().startswith("4.")
     settings = json.loads(next((venv / "share" / "jupyter" / "lab" / "settings").glob("overrides.json")).read_text())
     assert settings["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"

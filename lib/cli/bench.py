@@ -129,6 +129,29 @@ def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     return out
 
 
+def minilm_costs(repeat: int = 20) -> list[tuple[str, float, float | None]]:
+    """all-MiniLM-L6-v2: loading it in a fresh process, and one sentence of 64 WordPiece tokens
+    through its 6 layers with the cache (wall clock; the CPU time beside it shows a busy machine)."""
+    from lib.model import minilm
+    if minilm.package_dir() is None:
+        return []
+    # torch's import is the budget of `import lib`; this is reading the files and building the model.
+    code = ("from lib.model import minilm; import time; t=time.perf_counter(); minilm.load(); "
+            "print(time.perf_counter()-t)")
+    loads = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  check=True).stdout) for _ in range(3)]
+    lm = minilm.load()
+    ids = lm.encode(" ".join(["the quick brown fox jumps over the lazy dog."] * 8))[:64]
+    lm.run_with_cache(ids)
+    cpu = time.process_time()
+    wall = _median_time(lambda: lm.run_with_cache(ids), repeat)
+    cpu = (time.process_time() - cpu) / repeat
+    return [("MiniLM: load in a fresh process (torch imported), median of 3", statistics.median(loads),
+             BUDGETS["minilm_load"]),
+            (f"MiniLM: run_with_cache, {len(ids)} tokens, median of {repeat}", wall, BUDGETS["minilm_sentence"]),
+            ("  of which CPU time (mean)", cpu, None)]
+
+
 def main(train_models: bool = True) -> int:
     print(f"python {sys.version.split()[0]}")
     code = "import time; t=time.perf_counter(); import lib, lib.model.transformer, lib.model.store; print(time.perf_counter()-t)"
@@ -155,6 +178,8 @@ def main(train_models: bool = True) -> int:
 
     for label, seconds in load_costs():
         print(_row(label, seconds, None))
+    for label, seconds, budget in minilm_costs():
+        print(_row(label, seconds, budget))
 
     from lib.analysis.maps import same_group_share
     from lib.analysis.maps.tsne import tsne_run

@@ -1,4 +1,4 @@
-"""The command line: `python -m lib models | predict | lens | train | check | bench | words`.
+"""The command line: `python -m lib models | predict | lens | attention | train | check | bench | words`.
 
 A stable contract (tests, instructors and scripts use it). Every mistake in the input ends with
 one line on stderr, `error: ...`, naming the problem and what is allowed, and exit status 2; no
@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from lib.errors import CourseError
+from lib.errors import CourseError, require
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,6 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
     ln.add_argument("--top", type=_number(int, "--top"), default=5,
                     help="tokens shown per stage (default 5; more than the vocabulary shows them all)")
     ln.add_argument("--json", action="store_true")
+
+    at = sub.add_parser("attention", help="every layer's and head's attention pattern for a text",
+                        description="Every layer's and head's attention pattern. MODEL is a shipped model "
+                                    "(its prompt: tokens separated by spaces) or minilm, the pretrained "
+                                    "all-MiniLM-L6-v2 (any English text, cut into WordPiece tokens between "
+                                    f"[CLS] and [SEP], at most {ATTENTION_MAX_TOKENS} of them here).")
+    at.add_argument("model")
+    at.add_argument("text")
+    at.add_argument("--json", action="store_true",
+                    help='print {"model", "tokens", "patterns"}, patterns indexed [layer][head][query][key]')
 
     tr = sub.add_parser("train", help="retrain a shipped model from scratch (deterministic)",
                         description="Retrain a shipped model from its preset. The new model goes to "
@@ -135,6 +145,53 @@ def cmd_lens(args) -> int:
     return 0
 
 
+ATTENTION_MAX_TOKENS = 128
+
+
+def attention_patterns(model: str, text: str) -> tuple[list[str], list]:
+    """The tokens of `text` and the patterns [layer, head, query, key] of a shipped model or minilm."""
+    import torch
+    from lib.model import minilm
+    from lib.model.store import load, shipped_names
+    if model == minilm.NAME:
+        lm = minilm.load()
+        n = len(lm.tokenizer.encode(text))
+        # The output grows with the square of the length (6 x 12 x n x n weights: 431 MB of JSON at
+        # the model's 512), so the command stops at a length whose answer is still a readable file.
+        require(n <= ATTENTION_MAX_TOKENS,
+                f"the text is {n} WordPiece tokens long with [CLS] and [SEP], but `attention minilm` takes at most "
+                f"{ATTENTION_MAX_TOKENS} (it prints {lm.cfg.n_layers} x {lm.cfg.n_heads} x n x n weights); "
+                f"lib.model.minilm reads up to {lm.cfg.n_ctx} in Python")
+        return lm.patterns(text)
+    if model not in shipped_names():
+        raise CourseError(f"unknown model {model!r}; known models: {', '.join(shipped_names() + [minilm.NAME])}")
+    lm = load(model)
+    ids = lm.encode(text)
+    _, cache = lm.model.run_with_cache(ids)
+    n_layers = lm.model.cfg.n_layers
+    patterns = (torch.stack([cache[f"blocks.{L}.attn.pattern"] for L in range(n_layers)]) if n_layers
+                else torch.zeros(0, 0, len(ids), len(ids)))
+    return lm.vocab.decode(ids), patterns
+
+
+def cmd_attention(args) -> int:
+    tokens, patterns = attention_patterns(args.model, args.text)
+    if args.json:
+        print(json.dumps({"model": args.model, "tokens": tokens, "patterns": patterns.tolist()}))
+        return 0
+    n_layers, n_heads = patterns.shape[:2]
+    print(f"{args.model}: {' '.join(tokens)}")
+    print(f"{n_layers} layers x {n_heads} heads; each line: every query token > the key it attends to most "
+          f"(its share of the attention)")
+    for L in range(n_layers):
+        for h in range(n_heads):
+            best = patterns[L, h].max(-1)
+            pairs = "  ".join(f"{tokens[q]}>{tokens[int(k)]} {float(w):.2f}"
+                              for q, (w, k) in enumerate(zip(best.values, best.indices)))
+            print(f"L{L} H{h:<2d} {pairs}")
+    return 0
+
+
 def cmd_train(args) -> int:
     from lib.shipped.retrain import train_preset
     meta = train_preset(args.model, seed=args.seed, out=args.out, replace_shipped=args.replace_shipped,
@@ -208,7 +265,8 @@ def cmd_tsne(args) -> int:
     return 0 if current == len(runs) else 1
 
 
-COMMANDS = {"models": cmd_models, "predict": cmd_predict, "lens": cmd_lens, "train": cmd_train,
+COMMANDS = {"models": cmd_models, "predict": cmd_predict, "lens": cmd_lens, "attention": cmd_attention,
+            "train": cmd_train,
             "check": cmd_check, "bench": cmd_bench,
             "words": cmd_words, "tsne": cmd_tsne}
 
