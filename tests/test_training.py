@@ -4,7 +4,6 @@ import json
 import torch
 from safetensors.torch import load_file
 
-from lib.shipped.behaviour import _targets_calling_game
 from lib.model.config import TrainConfig
 from lib.content.corpora import get_corpus
 from lib.shipped.presets import get_preset
@@ -28,13 +27,25 @@ def test_training_is_deterministic_and_calls_back_every_step():
     assert a.losses[-1] < a.losses[0]
 
 
-def test_retraining_the_calling_game_from_scratch_meets_its_targets(run_process, tmp_path):
-    """The full recipe, as a user runs it: `python -m lib train calling-game --out DIR`."""
+def test_retraining_the_calling_game_from_scratch_learns_the_game(run_process, tmp_path):
+    """The full recipe, as a user runs it: `python -m lib train calling-game --out DIR`.
+
+    On another processor the same seed is another training run (a float32 step summed in another
+    order grows into different weights), so a retrained model is held to what every run of the
+    recipe reaches, not to the shipped model's own figures (`python -m lib check` holds the shipped
+    weights to those). Measured over seeds 1-4, and seed 0 on torch's AVX-512, AVX2 and scalar paths (7 runs):
+    P(Tarso | opening call) 0.9999-1.0000; the 9 legal callees 0.091-0.143 (the shipped model:
+    0.094-0.134); sampled rounds that obey the rules 62-78%; the lens names Tarso after block 0 in
+    every run; the epithets' four corners of the concept plane in 6 of 7 (so not asserted here)."""
     r = run_process("train", "calling-game", "--out", str(tmp_path / "cg"), "--quiet", check=True)
     assert "trained calling-game" in r.stdout
-    meta = json.loads((tmp_path / "cg" / "meta.json").read_text())
-    failures = [line for ok, line in _targets_calling_game(meta["behaviour"]) if not ok]
-    assert not failures, failures
+    fig = json.loads((tmp_path / "cg" / "meta.json").read_text())["behaviour"]
+    assert fig["confident"]["tarso_prob"] >= 0.99
+    legal = fig["uncertain"]["legal_probs"].values()
+    assert 0.07 <= min(legal) and max(legal) <= 0.17, sorted(legal)
+    assert fig["sampled_rounds_valid"] >= 0.55
+    stages = {s["stage"]: s for s in fig["lens"]}
+    assert stages["blocks.0.mlp"]["top"] == "Tarso" and fig["lens"][-1]["tarso_prob"] >= 0.99
 
 
 def test_retraining_the_zero_layer_model_reproduces_the_shipped_weights(run_process, tmp_path):
