@@ -4,7 +4,7 @@ The independent implementation below runs the model from its weights in plain to
 precision, one head at a time), never through the model's modules or hooks, records every head's
 write, MLP output and residual stage, and patches one of them from a clean run into a corrupted one.
 The prompt pairs come from the game's generator with a seed no page uses, corrupted by swapping the
-last call's caller and callee."""
+last call's caller with a player of the other kind."""
 import math
 from types import SimpleNamespace
 
@@ -17,6 +17,7 @@ from lib.analysis.patching import patch, patch_one, swap_players
 from lib.content.prompt_sets import prompt_set
 from lib.errors import CourseError
 from lib.model.hooks import hook_names
+from lib.model.readout import prompt_logits
 from lib.model.store import load
 from lib.model.vocab import Vocabulary
 
@@ -109,17 +110,29 @@ def assert_agrees(lm, clean, corrupted, target=None, against=None, tolerance=1e-
 
 
 # ---------------------------------------------------------------- the tests
+def unshown_pairs():
+    """(clean, corrupted, target, against): prompts of three kinds, each corrupted by `swap_players`; the
+    target and the rival are the clean run's two most probable tokens (the corrupted run often keeps the
+    same first choice: a swapped prompt need not be a valid round)."""
+    lm = load("calling-game")
+    out = []
+    for kind in ("epithet-later-turn", "next-caller", "number-call"):
+        for p in prompt_set(kind, 3, seed=UNSHOWN_SEED):
+            first, second = prompt_logits(lm, p.text).argsort(descending=True)[:2].tolist()
+            out.append((p.text, swap_players(p.text), lm.vocab.tokens[first], lm.vocab.tokens[second]))
+    return out
+
+
 def test_patching_agrees_with_the_independent_implementation_on_unshown_pairs(lm):
-    pairs = [(p.text, swap_players(p.text)) for kind in ("epithet-later-turn", "next-caller", "number-call")
-             for p in prompt_set(kind, 2, seed=UNSHOWN_SEED)]
+    pairs = unshown_pairs()
     checked = 0
-    for clean, corrupted in pairs:
+    for pair in pairs:
         try:
-            assert_agrees(lm, clean, corrupted)
+            assert_agrees(lm, *pair)
             checked += 1
-        except CourseError as e:    # the pair leaves the difference unchanged, or both runs say the same token
-            assert "logit difference" in str(e), str(e)
-    assert checked >= 4, f"only {checked} of {len(pairs)} pairs could be patched"
+        except CourseError as e:        # the swap left the difference where it was
+            assert "nothing for a patch to recover" in str(e)
+    assert checked >= 6, f"only {checked} of {len(pairs)} pairs could be patched"
 
 
 def test_patching_agrees_on_a_random_model_with_layer_norm_and_gelu():
@@ -167,7 +180,10 @@ def test_bad_patching_input_gets_one_clear_message(lm, args, message):
 
 
 def test_swapping_players():
-    assert swap_players("<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo") == "<BOS> Pietro chiama Paolo <SEP> Paolo chiama 4"
+    assert swap_players("<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo") == "<BOS> 4 chiama Pietro <SEP> Pietro chiama Paolo"
+    assert swap_players("<BOS> Pietro chiama 4 <SEP> 4 chiama Pietro") == "<BOS> Pietro chiama Paolo <SEP> Paolo chiama Pietro"
+    assert swap_players("<BOS> Pietro chiama 1 <SEP> 1 chiama Paolo <SEP> Paolo chiama 1") == \
+        "<BOS> Pietro chiama 1 <SEP> 1 chiama 2 <SEP> 2 chiama 1"
     assert swap_players("<BOS> Pietro chiama Paolo", "Pietro", "7") == "<BOS> 7 chiama Paolo"
     with pytest.raises(CourseError, match="neither 5 nor 6 is in the prompt"):
         swap_players("<BOS> Pietro chiama Paolo", "5", "6")

@@ -1,7 +1,8 @@
 """Activation patching: which component, at which position, carries what makes two prompts differ?
 
-Two prompts of equal length: a clean one (`... 5 chiama Pietro`, the model says capo) and a corrupted
-one that differs in a few tokens (`... Pietro chiama 5`, the model says `<SEP>`). The question is
+Two prompts of equal length: a clean one (`<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo`, the model
+says vice) and a corrupted one that differs in a few tokens (`<BOS> 4 chiama Pietro <SEP> Pietro chiama
+Paolo`, the model says Tarso: the caller changed, the callee did not; `swap_players` makes it). The question is
 measured on one number, the logit difference between a target token and a rival at the last
 position. Run the corrupted prompt again, with one component's activation at one position taken
 from the clean run (a hook, `lib.model.hooks`), and see how much of the clean difference comes back:
@@ -84,18 +85,28 @@ class Patching:
                 for i, s in enumerate(self.stages) for p in range(self.resid.shape[1])]
 
 
+NAMED = ("Pietro", "Paolo")
+NUMBERS = tuple(str(n) for n in range(1, 9))
+
+
 def swap_players(prompt: str, a: str | None = None, b: str | None = None) -> str:
-    """The prompt with two players' names exchanged everywhere (same length: a corrupted prompt for
-    patching). By default the caller and the callee of the last call (`... 5 chiama Pietro` becomes
-    `... Pietro chiama 5`, and every earlier 5 and Pietro swap too)."""
+    """The prompt with two players' names exchanged everywhere: a corrupted prompt of the same length,
+    for patching. By default the last call's caller swaps with a player of the other kind (Pietro or
+    Paolo for a number, a number for Pietro or Paolo; the first in the order Pietro, Paolo, 1 to 8
+    that is not the callee), so the last call keeps its callee and changes its caller:
+    `<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo` (vice) becomes `<BOS> 4 chiama Pietro <SEP> Pietro
+    chiama Paolo` (Tarso)."""
     from lib.content.prompt_sets import places
 
     tokens = prompt.split() if isinstance(prompt, str) else list(prompt)
     if a is None and b is None:
         where = places(tokens)
-        a, b = tokens[where["the caller"]], tokens[where["the callee"]]
+        a, callee = tokens[where["the caller"]], tokens[where["the callee"]]
+        require(a in NAMED + NUMBERS, f"the last call's caller, {a}, is not a player, so there is no player to swap "
+                                      "him with: name the two players")
+        b = next(p for p in (NUMBERS if a in NAMED else NAMED) if p != callee)
     require(a is not None and b is not None, "name both players to swap, or neither (then the last call's "
-                                             "caller and callee swap)")
+                                             "caller swaps with a player of the other kind)")
     require(a != b, f"swapping {a} with itself changes nothing: name two different players")
     require(a in tokens or b in tokens, f"neither {a} nor {b} is in the prompt, so swapping them changes nothing")
     return " ".join(b if t == a else a if t == b else t for t in tokens)
