@@ -20,6 +20,7 @@ a cache pays one test per named tensor and nothing else.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable, Iterable, Sequence, Union
 
 import torch
@@ -37,24 +38,35 @@ POSITION_FIRST = ("q", "k", "v", "z", "head_out")
 
 def hook_names(cfg) -> list[str]:
     """Every hook point of a model of this configuration, in forward order (the cache's keys)."""
+    return list(_names(cfg.n_layers, cfg.layer_norm, cfg.has_mlp))
+
+
+@functools.lru_cache(maxsize=64)
+def _names(n_layers: int, layer_norm: bool, has_mlp: bool) -> tuple[str, ...]:
     names = ["embed", "pos_embed"]
-    for layer in range(cfg.n_layers):
+    for layer in range(n_layers):
         p = f"blocks.{layer}."
-        names += [p + "resid_pre"] + ([p + "ln1"] if cfg.layer_norm else [])
+        names += [p + "resid_pre"] + ([p + "ln1"] if layer_norm else [])
         names += [p + "attn." + n for n in ("q", "k", "v", "qk", "scores", "pattern", "z", "head_out")]
         names += [p + "attn_out", p + "resid_mid"]
-        if cfg.has_mlp:
-            names += ([p + "ln2"] if cfg.layer_norm else []) + [p + "mlp.pre", p + "mlp.post", p + "mlp_out"]
+        if has_mlp:
+            names += ([p + "ln2"] if layer_norm else []) + [p + "mlp.pre", p + "mlp.post", p + "mlp_out"]
         names += [p + "resid_post"]
-    names += ["resid_final"] + (["ln_final"] if cfg.layer_norm else []) + ["logits"]
-    return names
+    names += ["resid_final"] + (["ln_final"] if layer_norm else []) + ["logits"]
+    return tuple(names)
+
+
+@functools.lru_cache(maxsize=64)
+def _name_set(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(names)
 
 
 class Hooks:
     """The hooks of one run, checked against the model's hook points: name -> functions, in order."""
 
     def __init__(self, fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]], cfg):
-        known = hook_names(cfg)
+        known = _names(cfg.n_layers, cfg.layer_norm, cfg.has_mlp)
+        known_set = _name_set(known)
         self.by_name: dict[str, list[HookFn]] = {}
         for item in fwd_hooks:
             try:
@@ -63,7 +75,7 @@ class Hooks:
                 raise CourseError(f"a hook is a pair (name or predicate, function), got {item!r}") from None
             require(callable(fn), f"a hook's function must be callable, got {fn!r}")
             if isinstance(where, str):
-                require(where in known, f"the model has no hook point {where!r}; it has: {', '.join(known)}")
+                require(where in known_set, f"the model has no hook point {where!r}; it has: {', '.join(known)}")
                 matched = [where]
             elif callable(where):
                 matched = [name for name in known if where(name)]
