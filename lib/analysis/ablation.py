@@ -130,11 +130,7 @@ def ablation_hooks(lm, heads=(), mlps=(), kind: str = "zero", lengths=None, refe
     if kind == "mean":
         values = {name: ref.means[name][:longest] for name in ref.means}
     else:
-        rng = random.Random(seed)
-        picks = []
-        for n in lengths:
-            candidates = [i for i, r in enumerate(ref.rounds) if len(r) >= n]
-            picks.append(rng.choice(candidates))
+        picks = resample_picks(ref, lengths, seed)
         values = {name: ref.writes[name][picks, :longest] for name in ref.writes}
         if len(lengths) == 1:
             values = {name: v[0] for name, v in values.items()}
@@ -150,6 +146,20 @@ def ablation_hooks(lm, heads=(), mlps=(), kind: str = "zero", lengths=None, refe
     hooks += [(f"blocks.{layer}.mlp_out", (lambda v: lambda x, name: v(x))(of(f"blocks.{layer}.mlp_out")))
               for layer in mlps]
     return hooks
+
+
+def resample_picks(ref: Reference, lengths, seed: int = 0) -> list[int]:
+    """For each prompt length, the reference round resample ablation takes its writes from: the n-th
+    number of the seeded stream the die rolls use (`readout.Rolls`, which the page repeats) picks
+    among the rounds at least that long, in their order."""
+    from lib.model.readout import Rolls
+
+    rolls = Rolls(seed)
+    picks = []
+    for n in lengths:
+        candidates = [i for i, r in enumerate(ref.rounds) if len(r) >= n]
+        picks.append(candidates[int(rolls.next() * len(candidates))])
+    return picks
 
 
 def ablated_logits(lm, prompts, heads=(), mlps=(), kind: str = "zero", reference: Reference | None = None,
