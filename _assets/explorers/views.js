@@ -7,8 +7,9 @@
  * holds every function here to its Python twin.
  */
 import { pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
+import { zeroHooks } from "./model.js";
 import {
-  CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, softmax,
+  CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, softmax, uniform,
 } from "./readout.js";
 
 const headName = (l, h) => `L${l}H${h}`;
@@ -25,6 +26,55 @@ function switchedOff(model, v) {
   const out = [];
   for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) if (v[headName(l, h)]) out.push([l, h]);
   return out;
+}
+
+const ABLATION_KINDS = ["zero", "mean", "resample"];
+
+/** The round a resample takes its writes from, for a prompt of n tokens (lib.analysis.ablation.resample_picks):
+ *  the seed's first roll picks among the reference rounds at least n long, in their order. */
+function resamplePick(reference, n, seed = 0) {
+  const candidates = [];
+  reference.rounds.forEach((r, i) => { if (r.length >= n) candidates.push(i); });
+  return candidates[Math.floor(uniform(BigInt(seed), 0) * candidates.length)];
+}
+
+/** Hooks that switch heads and MLPs off the `kind` way, for a prompt of n tokens
+ *  (lib.analysis.ablation.ablation_hooks): zero writes nothing; mean the reference set's average write at
+ *  each position; resample what one reference round wrote there. */
+export function ablationHooks(model, heads, mlps, kind, n, seed = 0) {
+  require(ABLATION_KINDS.includes(kind), `unknown kind of ablation ${pyRepr(kind)}: choose one of ${ABLATION_KINDS.join(", ")}`);
+  if (kind === "zero") return zeroHooks(heads, mlps);
+  const ref = model.reference;
+  require(ref, `${model.name} has no reference set for ${kind} ablation`);
+  require(n <= ref.longest, `${kind} ablation needs the reference set's writes at every position, but its longest ` +
+    `round has ${ref.longest} tokens and the prompt ${n}: use a shorter prompt`);
+  const H = model.nHeads, D = model.cfg.d_model;
+  let source;       // hook point -> (position, head or -1) -> the value written there
+  if (kind === "mean") {
+    source = (name, p, h) => { const m = ref.means[name].data; return h < 0 ? m.subarray(p * D, (p + 1) * D) : m.subarray((p * H + h) * D, (p * H + h + 1) * D); };
+  } else {
+    const round = ref.rounds[resamplePick(ref, n, seed)].slice(0, n);
+    const seen = {};
+    const keep = (rows, name) => { seen[name] = rows.slice(); };
+    const record = {};
+    for (let l = 0; l < model.nLayers; l++) { record[`blocks.${l}.attn.head_out`] = [keep]; if (model.hasMlp) record[`blocks.${l}.mlp_out`] = [keep]; }
+    // Hooks that only read: the round's own pass, each head's write and each MLP's output kept.
+    model.forward(round, { hooks: record });
+    source = (name, p, h) => (h < 0 ? seen[name].subarray(p * D, (p + 1) * D) : seen[name].subarray((p * H + h) * D, (p * H + h + 1) * D));
+  }
+  const hooks = {};
+  const add = (name, fn) => { (hooks[name] = hooks[name] || []).push(fn); };
+  for (const [l, h] of heads) {
+    add(`blocks.${l}.attn.head_out`, (rows, name, info) => {
+      for (let r = 0; r < info.rows; r++) rows.set(source(name, info.from + r, h), (r * H + h) * D);
+    });
+  }
+  for (const l of mlps) {
+    add(`blocks.${l}.mlp_out`, (rows, name, info) => {
+      for (let r = 0; r < info.rows; r++) rows.set(source(name, info.from + r, -1), r * D);
+    });
+  }
+  return hooks;
 }
 
 const tokensOf = (model, ids) => ids.map((i) => model.vocab.tokens[i]);
@@ -172,16 +222,20 @@ export const VIEWS = {
   ablation({ model }, v) {
     const ids = model.encode(v.prompt);
     const off = switchedOff(model, v);
-    const run = model.run(ids, { heads: off }, "patterns");
-    const intact = off.length ? softmax(model.promptLogits(ids)) : softmax(run.logitsAt(ids.length - 1));
+    const mlps = [];
+    for (let l = 0; l < model.nLayers; l++) if (v[`MLP${l}`]) mlps.push(l);
+    const kind = v.kind === undefined ? "zero" : v.kind;
+    const hooks = off.length || mlps.length ? ablationHooks(model, off, mlps, kind, ids.length) : null;
+    const run = model.run(ids, hooks ? { hooks, key: `${kind}|${JSON.stringify(off)}|${mlps}` } : {}, "patterns");
+    const intact = hooks ? softmax(model.promptLogits(ids)) : softmax(run.logitsAt(ids.length - 1));
     const probs = softmax(run.logitsAt(ids.length - 1));
     const track = pyStrip(v.track);
     const trackId = track === "" ? greedy(intact) : model.vocab.id(track);
     const tokens = model.vocab.tokens, heads = [];
     for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) heads.push([l, h]);
     return {
-      tokens: tokensOf(model, ids), off: off.map(([l, h]) => headName(l, h)),
-      page: order(probs).slice(0, 8).map((i) => [tokens[i], probs[i]]),
+      tokens: tokensOf(model, ids), off: off.map(([l, h]) => headName(l, h)).concat(mlps.map((l) => `MLP ${l}`)),
+      kind, page: order(probs).slice(0, 8).map((i) => [tokens[i], probs[i]]),
       heads: heads.map(([l, h]) => headName(l, h)), patterns: heads.map(([l, h]) => run.patterns[l][h].map((r) => Array.from(r))),
       track: tokens[trackId], track_prob: probs[trackId], track_prob_intact: intact[trackId],
     };

@@ -99,23 +99,41 @@ def pattern_viewer(lm, prompts: Sequence[str], layer: int = 0, head: int = 0) ->
     return Explorer("pattern", rows, compute, lm.name)
 
 
-def ablation_explorer(lm, prompts: Sequence[str], track: str = "") -> Explorer:
-    """A switch for every head: switch any heads off and watch the results page and the patterns."""
-    from lib.analysis.ablation import ablation_view, all_heads, head_name
+ABLATION_KINDS = {"zero": "zero: write nothing", "mean": "mean: write the average over the reference rounds",
+                  "resample": "resample: write what another round wrote"}
+
+
+def ablation_explorer(lm, prompts: Sequence[str], track: str = "", kind: str = "zero") -> Explorer:
+    """A switch for every head and MLP, and how a switched-off component is replaced (zero, mean or
+    resample ablation): switch any off and watch the results page and the patterns."""
+    from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_name, reference_set
 
     cfg = lm.model.cfg
     rows = [[prompt_control(prompts),
              token_control("track", "follow the token", FOLLOW, track, placeholder="the intact model's answer")],
-            *head_toggles(cfg.n_layers, cfg.n_heads)]
+            [Control("kind", "switched off means", "zero: the component writes nothing; mean: its average write at "
+                     "that position over the reference rounds; resample: its write on one other round", "choice",
+                     kind, options=KINDS, shown=tuple(ABLATION_KINDS[k] for k in KINDS))],
+            *head_toggles(cfg.n_layers, cfg.n_heads),
+            [Control(f"MLP{layer}", f"MLP {layer}", f"switch block {layer}'s MLP off", "toggle", False)
+             for layer in range(cfg.n_layers) if cfg.has_mlp]]
+    rows = [r for r in rows if r]
 
     def compute(v):
-        view = ablation_view(lm, v["prompt"], switched_off(v, cfg.n_layers, cfg.n_heads), v["track"].strip() or None)
+        mlps = [layer for layer in range(cfg.n_layers) if v.get(f"MLP{layer}")]
+        view = ablation_view(lm, v["prompt"], switched_off(v, cfg.n_layers, cfg.n_heads), v["track"].strip() or None,
+                             mlps=mlps, kind=v["kind"])
         heads = all_heads(lm.model)
-        return {"tokens": view.tokens, "off": [head_name(h) for h in view.off], "page": _pairs(view.page),
+        return {"tokens": view.tokens, "off": [head_name(h) for h in view.off] + [f"MLP {m}" for m in view.mlps_off],
+                "kind": view.kind, "page": _pairs(view.page),
                 "heads": [head_name(h) for h in heads], "patterns": [view.patterns[h] for h in heads],
                 "track": view.track, "track_prob": view.track_prob, "track_prob_intact": view.track_prob_intact}
 
-    return Explorer("ablation", rows, compute, lm.name)
+    note = (f"Mean and resample ablation read the reference set: {reference_set(lm).label}. Mean ablation writes "
+            "a component's average write at each position over those rounds; resample ablation its write on one "
+            "of them (the first draw of seed 0 among the rounds at least as long as the prompt)."
+            if cfg.n_layers and lm.meta.get("corpus") else "")
+    return Explorer("ablation", rows, compute, lm.name, note=note)
 
 
 KV_SIZES = (("layers", "layers", "how many blocks, each with its own cache"),

@@ -197,3 +197,42 @@ def test_an_unknown_word_gets_the_command_lines_suggestions(page):
         got = page.evaluate("(w) => { try { window.models['calling-game'].encode('<BOS> ' + w); } "
                             "catch (e) { return e.message; } }", word)
         assert got == str(expected.value)
+
+
+JS_ABLATIONS = """async ([name, cases]) => {
+    const m = window.models[name], views = window.mods.views;
+    return cases.map((c) => {
+        const ids = m.encode(c.prompt);
+        try {
+            return Array.from(m.promptLogits(ids, {hooks: views.ablationHooks(m, c.heads, c.mlps, c.kind, ids.length)}));
+        } catch (e) { return {error: e.message}; }
+    });
+}"""
+
+
+@pytest.mark.parametrize("kind", ["zero", "mean", "resample"])
+def test_the_page_ablates_as_the_library_does(page, kind):
+    """Random prompts x random heads and MLPs switched off, the `kind` way: every logit equal to 1e-4
+    (logits reach 40; the page computes in doubles, the library in float32), and a prompt longer than
+    the reference rounds refused with the library's sentence."""
+    from lib.analysis.ablation import ablated_logits, reference_set
+
+    lm = lib.load("calling-game")
+    longest = reference_set(lm).longest
+    rng = random.Random(f"ablation {kind}")
+    cases = []
+    for i in range(60):
+        c = random_roll(rng, lm)
+        n = rng.randint(1, longest) if i < 55 else rng.randint(longest + 1, lm.model.cfg.n_ctx)
+        c["prompt"] = " ".join(c["prompt"].split()[:n] + ["Pietro"] * (n - len(c["prompt"].split())))
+        cases.append({"prompt": c["prompt"], "heads": c["heads"], "mlps": c["mlps"], "kind": kind})
+    got = page.evaluate(JS_ABLATIONS, ["calling-game", cases])
+    worst = 0.0
+    for c, g in zip(cases, got):
+        try:
+            want = ablated_logits(lm, [c["prompt"]], [tuple(h) for h in c["heads"]], c["mlps"], kind)[0]
+        except CourseError as e:
+            assert g == {"error": str(e)}, (c, g)
+            continue
+        worst = max(worst, float((want - torch.tensor(g, dtype=want.dtype)).abs().max()))
+    assert worst <= 1e-4, f"{kind}: largest logit difference {worst:.2e}"
