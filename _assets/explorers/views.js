@@ -6,7 +6,7 @@
  * the same messages for a bad value, checked in the same order. tests/browser/test_site_model.py
  * holds every function here to its Python twin.
  */
-import { pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
+import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
 import { zeroHooks } from "./model.js";
 import {
   CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, softmax, uniform,
@@ -172,6 +172,70 @@ const KV_SIZES = [["layers", "layers"], ["context", "context (tokens)"], ["heads
 
 // ----------------------------------------------------------------------------- the views
 
+const NAMED = ["Pietro", "Paolo"], NUMBERS = ["1", "2", "3", "4", "5", "6", "7", "8"];
+
+/** lib.analysis.patching.swap_players with its default pair: the last call's caller swaps, everywhere,
+ *  with the first player of the other kind that is not the callee. */
+export function swapPlayers(text) {
+  const tokens = pyStrip(text).split(/\s+/).filter((t) => t !== "");
+  const calls = [];
+  tokens.forEach((t, i) => { if (t === "chiama" && i > 0 && i < tokens.length - 1) calls.push(i); });
+  require(calls.length > 0, "the prompt has no call (caller chiama callee) to find the roles in");
+  const last = calls[calls.length - 1], a = tokens[last - 1], callee = tokens[last + 1];
+  require(NAMED.includes(a) || NUMBERS.includes(a), `the last call's caller, ${a}, is not a player, so there is no ` +
+    "player to swap him with: name the two players");
+  const b = (NAMED.includes(a) ? NUMBERS : NAMED).find((p) => p !== callee);
+  return tokens.map((t) => (t === a ? b : t === b ? a : t)).join(" ");
+}
+
+/** Reads every head's write and MLP output of a pass: hooks that keep copies in `into`. */
+function recordWrites(model, into) {
+  const hooks = {}, keep = (rows, name) => { into[name] = rows.slice(); };
+  for (let l = 0; l < model.nLayers; l++) {
+    hooks[`blocks.${l}.attn.head_out`] = [keep];
+    if (model.hasMlp) hooks[`blocks.${l}.mlp_out`] = [keep];
+  }
+  return hooks;
+}
+
+/** A hook that puts the clean run's value of one head's write (head >= 0) or MLP output at one position. */
+function patchHook(model, source, position, head) {
+  const H = model.nHeads, D = model.cfg.d_model;
+  return (rows, name, info) => {
+    const r = position - info.from;
+    if (r < 0) return;          // a lastOnly pass's last block: rows before the last reach nothing
+    if (head < 0) rows.set(source[name].subarray(position * D, (position + 1) * D), r * D);
+    else rows.set(source[name].subarray((position * H + head) * D, (position * H + head + 1) * D), (r * H + head) * D);
+  };
+}
+
+/** The patching grid (lib.analysis.patching.patch): rows are heads, then MLPs; a cell the fraction of the
+ *  logit difference its patch brings back. `onRow(i, row)`, if given, hears each row as it is done. */
+export function patchingGrid(model, cleanIds, corruptedIds, target, against, onRow = null) {
+  const T = cleanIds.length, H = model.nHeads, L = model.nLayers;
+  const source = {};
+  const clean = model.forward(cleanIds, { hooks: recordWrites(model, source) });
+  const corrupted = model.run(corruptedIds, {}, true);
+  const lc = clean.logitsAt(T - 1), lk = corrupted.logitsAt(T - 1);
+  const cleanDiff = lc[target] - lc[against], corruptedDiff = lk[target] - lk[against];
+  const components = [];
+  for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) components.push([`blocks.${l}.attn.head_out`, h, l]);
+  if (model.hasMlp) for (let l = 0; l < L; l++) components.push([`blocks.${l}.mlp_out`, -1, l]);
+  const grid = [];
+  components.forEach(([name, head, layer], i) => {
+    const row = new Array(T).fill(0);
+    for (let p = 0; p < T; p++) {
+      // In the last block, a write before the last position reaches nothing the last position reads.
+      if (layer === L - 1 && p < T - 1) continue;
+      const logits = model.forward(corruptedIds, { hooks: { [name]: [patchHook(model, source, p, head)] } }, true).logitsAt(T - 1);
+      row[p] = (logits[target] - logits[against] - corruptedDiff) / (cleanDiff - corruptedDiff);
+    }
+    grid.push(row);
+    if (onRow) onRow(i, row);
+  });
+  return { grid, cleanDiff, corruptedDiff, source };
+}
+
 export const VIEWS = {
   temperature({ model }, v, a) {
     const ids = model.encode(v.prompt);
@@ -239,6 +303,39 @@ export const VIEWS = {
       heads: heads.map(([l, h]) => headName(l, h)), patterns: heads.map(([l, h]) => run.patterns[l][h].map((r) => Array.from(r))),
       track: tokens[trackId], track_prob: probs[trackId], track_prob_intact: intact[trackId],
     };
+  },
+
+  patching({ model }, v) {
+    const corruptedText = v.swap ? swapPlayers(v.clean) : v.corrupted;
+    const a = model.encode(v.clean), b = model.encode(corruptedText);
+    require(a.length === b.length, `the clean prompt has ${a.length} tokens and the corrupted one ${b.length}: patching ` +
+      "puts a clean activation at the same position in the corrupted run, so the two must have the same length");
+    const lc = model.run(a, {}, true).logitsAt(a.length - 1), lk = model.run(b, {}, true).logitsAt(b.length - 1);
+    const target = pyStrip(v.target), against = pyStrip(v.against);
+    const t = target ? model.vocab.id(target) : greedy(lc), u = against ? model.vocab.id(against) : greedy(lk);
+    const tokens = model.vocab.tokens;
+    if (t === u) {
+      const said = !(target || against) ? "the clean run's top token and the corrupted run's are both"
+        : "the target and the rival are both";
+      throw new CourseError(`${said} ${pyRepr(tokens[t])}: a logit difference needs two different tokens ` +
+        "(name them with target and against)");
+    }
+    const cd = lc[t] - lc[u], kd = lk[t] - lk[u];
+    require(Math.abs(cd - kd) > 1e-6, `the logit difference ${tokens[t]} - ${tokens[u]} is ${formatG(cd, 6)} after both ` +
+      "prompts, so there is nothing for a patch to recover: choose prompts, or a target and a rival, whose difference " +
+      "changes between the runs");
+    const { grid, cleanDiff, corruptedDiff, source } = patchingGrid(model, a, b, t, u);
+    const T = a.length, position = parsePosition(v.position, T);
+    const rows = [];
+    for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) rows.push(headName(l, h));
+    if (model.hasMlp) for (let l = 0; l < model.nLayers; l++) rows.push(`MLP${l}`);
+    const i = rows.indexOf(v.cell);
+    const [name, head] = i < model.nLayers * model.nHeads
+      ? [`blocks.${Math.floor(i / model.nHeads)}.attn.head_out`, i % model.nHeads] : [`blocks.${v.cell.slice(3)}.mlp_out`, -1];
+    const probs = softmax(model.forward(b, { hooks: { [name]: [patchHook(model, source, position, head)] } }, true).logitsAt(T - 1));
+    return { clean: tokensOf(model, a), corrupted: tokensOf(model, b), target: tokens[t], against: tokens[u],
+      clean_diff: cleanDiff, corrupted_diff: corruptedDiff, rows, grid, cell: v.cell, position,
+      recovered: grid[i][position], page: order(probs).slice(0, 8).map((k) => [tokens[k], probs[k]]) };
   },
 
   kv_cache(_, v) {

@@ -136,6 +136,57 @@ def ablation_explorer(lm, prompts: Sequence[str], track: str = "", kind: str = "
     return Explorer("ablation", rows, compute, lm.name, note=note)
 
 
+def patching_explorer(lm, clean: str = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo", corrupted: str = "",
+                      swap: bool = True, prompts: Sequence[str] = (), target: str = "vice",
+                      against: str = "Tarso") -> Explorer:
+    """Activation patching: a clean and a corrupted prompt of equal length, the grid of the fraction of the
+    logit difference each head's write (and each MLP's output) at each position brings back into the
+    corrupted run, and the results page of one cell."""
+    from lib.analysis.ablation import all_heads, head_name
+    from lib.analysis.patching import double_model, patch, patch_one, swap_players
+
+    cfg = lm.model.cfg
+    components = [head_name(h) for h in all_heads(lm.model)] + [f"MLP{layer}" for layer in range(cfg.n_layers)
+                                                                 if cfg.has_mlp]
+    rows = [[prompt_control([clean, *prompts], "clean", "clean prompt")],
+            [Control("swap", "swap players", "make the corrupted prompt from the clean one: the last call's caller "
+                     "swaps places, everywhere, with a player of the other kind", "toggle", swap),
+             Control("corrupted", "corrupted prompt", "as many tokens as the clean one (used when the players are "
+                     "not swapped)", "text", corrupted or swap_players(clean), width=34)],
+            [token_control("target", "target", "the token whose logit leads; blank: the clean run's answer", target,
+                           placeholder="clean answer"),
+             token_control("against", "against", "the rival; blank: the corrupted run's answer", against,
+                           placeholder="corrupted answer")],
+            [Control("cell", "show", "which component's patch to show the results page of", "choice", components[0],
+                     options=tuple(components)),
+             Control("position", "at position", "which position's patch, counted from 0; blank: the last", "text",
+                     "", placeholder="last", width=5)]]
+
+    def compute(v):
+        corrupted_text = swap_players(v["clean"]) if v["swap"] else v["corrupted"]
+        r = patch(lm, v["clean"], corrupted_text, v["target"].strip() or None, v["against"].strip() or None)
+        T = len(r.clean)
+        position = views.parse_position(v["position"], T)
+        grid = [list(map(float, r.heads[layer, h])) for layer, h in all_heads(lm.model)]
+        grid += [list(map(float, r.mlps[layer])) for layer in range(r.mlps.shape[0])]
+        i = components.index(v["cell"])
+        name, head = ((f"blocks.{i // cfg.n_heads}.attn.head_out", i % cfg.n_heads) if i < len(all_heads(lm.model))
+                      else (f"blocks.{v['cell'][3:]}.mlp_out", None))
+        import torch
+        from lib.model.readout import softmax
+
+        model = double_model(lm.model)
+        _, source = model.run_with_cache(lm.encode(r.clean))
+        probs = softmax(patch_one(model, lm.encode(r.corrupted), source, name, position, head)[-1])
+        order = torch.argsort(probs, descending=True, stable=True)[:8].tolist()
+        return {"clean": r.clean, "corrupted": r.corrupted, "target": r.target, "against": r.against,
+                "clean_diff": r.clean_diff, "corrupted_diff": r.corrupted_diff, "rows": components, "grid": grid,
+                "cell": v["cell"], "position": position, "recovered": grid[i][position],
+                "page": [[lm.vocab.tokens[k], float(probs[k])] for k in order]}
+
+    return Explorer("patching", rows, compute, lm.name)
+
+
 KV_SIZES = (("layers", "layers", "how many blocks, each with its own cache"),
             ("context", "context (tokens)", "how many tokens the cache holds"),
             ("heads", "heads", "key-value heads per layer"),
