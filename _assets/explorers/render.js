@@ -440,11 +440,11 @@ const PICTURES = {
   },
 
   ablation(v, o) {
-    const names = v.off.join(", ") || "none";
-    const alt = `With heads switched off: ${names}. After ${words(v.tokens)} the model now gives ${v.track} ` +
+    const names = v.off.join(", ") || "none", kind = v.kind || "zero";
+    const alt = `Switched off (${kind} ablation): ${names}. After ${words(v.tokens)} the model now gives ${v.track} ` +
       `${fix(v.track_prob)} (intact: ${fix(v.track_prob_intact)}). Best next tokens: ${top(v.page)}.`;
     const page = barChart(v.page, alt, { highlight: v.track, width: o.width,
-      title: `heads off: ${names}  |  P(${v.track}) ${fix(v.track_prob)} (intact ${fix(v.track_prob_intact)})` });
+      title: `off (${kind}): ${names}  |  P(${v.track}) ${fix(v.track_prob)} (intact ${fix(v.track_prob_intact)})` });
     const layers = new Map();
     for (const name of v.heads) layers.set(name.slice(0, name.indexOf("H")), []);
     // A layer's heads side by side, as many to a line as the row's cells allow (explorers.css:
