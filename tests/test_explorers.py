@@ -29,7 +29,8 @@ def every_explorer(lm):
     return [catalogue.temperature_explorer(lm, [UNCERTAIN]), catalogue.sampling_explorer(lm, [UNCERTAIN]),
             catalogue.lens_explorer(lm, [CONFIDENT]), catalogue.pattern_viewer(lm, [CONFIDENT]),
             catalogue.ablation_explorer(lm, [CONFIDENT]), catalogue.kv_cache_calculator(),
-            catalogue.tsne_explorer(), catalogue.plane_builder(), catalogue.path_explorer(lm)]
+            catalogue.tsne_explorer(), catalogue.plane_builder(), catalogue.path_explorer(lm),
+            catalogue.patching_explorer(lm)]
 
 
 # ----------------------------------------------------------------------------- views
