@@ -306,7 +306,7 @@ export const VIEWS = {
   },
 
   patching({ model }, v) {
-    const corruptedText = v.swap ? swapPlayers(v.clean) : v.corrupted;
+    const corruptedText = v.swap ? swapPlayers(v.corrupted) : v.corrupted;
     const a = model.encode(v.clean), b = model.encode(corruptedText);
     require(a.length === b.length, `the clean prompt has ${a.length} tokens and the corrupted one ${b.length}: patching ` +
       "puts a clean activation at the same position in the corrupted run, so the two must have the same length");

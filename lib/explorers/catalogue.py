@@ -149,10 +149,10 @@ def patching_explorer(lm, clean: str = "<BOS> Pietro chiama 4 <SEP> 4 chiama Pao
     components = [head_name(h) for h in all_heads(lm.model)] + [f"MLP{layer}" for layer in range(cfg.n_layers)
                                                                  if cfg.has_mlp]
     rows = [[prompt_control([clean, *prompts], "clean", "clean prompt")],
-            [Control("swap", "swap players", "make the corrupted prompt from the clean one: the last call's caller "
-                     "swaps places, everywhere, with a player of the other kind", "toggle", swap),
-             Control("corrupted", "corrupted prompt", "as many tokens as the clean one (used when the players are "
-                     "not swapped)", "text", corrupted or swap_players(clean), width=34)],
+            [Control("corrupted", "corrupted prompt", "as many tokens as the clean one; by default the clean one, "
+                     "with its players swapped", "text", corrupted or clean, width=34),
+             Control("swap", "swap players", "swap the last call's caller, everywhere in the corrupted prompt, with a "
+                     "player of the other kind", "toggle", swap)],
             [token_control("target", "target", "the token whose logit leads; blank: the clean run's answer", target,
                            placeholder="clean answer"),
              token_control("against", "against", "the rival; blank: the corrupted run's answer", against,
@@ -163,7 +163,7 @@ def patching_explorer(lm, clean: str = "<BOS> Pietro chiama 4 <SEP> 4 chiama Pao
                      "", placeholder="last", width=5)]]
 
     def compute(v):
-        corrupted_text = swap_players(v["clean"]) if v["swap"] else v["corrupted"]
+        corrupted_text = swap_players(v["corrupted"]) if v["swap"] else v["corrupted"]
         r = patch(lm, v["clean"], corrupted_text, v["target"].strip() or None, v["against"].strip() or None)
         T = len(r.clean)
         position = views.parse_position(v["position"], T)

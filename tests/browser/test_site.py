@@ -102,6 +102,6 @@ def test_the_kv_cache_calculator_shows_the_notes_example(visit, site_url):
 def test_the_ablation_explorer_has_a_toggle_per_head(visit, site_url):
     v = visit(f"{site_url}/chapters/part1/ablation.html")
     v.page.wait_for_selector(".course-explorer .course-toggle", timeout=15000)
-    toggles = v.page.locator(".course-explorer .course-toggle")
+    toggles = v.page.locator(".course-explorer").first.locator(".course-toggle")
     assert toggles.count() == 10 and toggles.first.inner_text() == "L0H0"     # 8 heads, 2 MLPs
     assert toggles.first.get_attribute("aria-pressed") == "false"

@@ -13,7 +13,7 @@ import pytest
 PAGES = {
     "chapters/part1/circuits.html": 1,
     "chapters/part1/shapes-and-cache.html": 1,
-    "chapters/part1/ablation.html": 1,
+    "chapters/part1/ablation.html": 2,
     "chapters/part2/three-ways.html": 3,
     "chapters/part2/residual-path.html": 1,
     "chapters/part2/real-language.html": 1,
@@ -25,7 +25,8 @@ PAGES = {
 OTHER_TEXT = {"prompt": "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo Tarso <SEP> Paolo chiama", "top_k": "3",
               "top_p": "0.5", "seed": "5", "position": "1", "track": "vice", "toward": "Cefa", "against": "Pietro",
               "axis_1": "Tarso - Paolo", "axis_2": "capo", "layers": "12", "context": "1024", "heads": "8",
-              "d_head": "64", "bytes": "1"}
+              "d_head": "64", "bytes": "1", "clean": "<BOS> Pietro chiama 4 <SEP> 4 chiama Pietro",
+              "corrupted": "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo", "target": "capo"}
 
 
 def explorers_of(page):

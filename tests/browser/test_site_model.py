@@ -261,11 +261,11 @@ def test_the_page_patches_as_the_library_does(page):
     cases = [ex.defaults()]
     for p in prompt_set("epithet-later-turn", 4, seed=8807) + prompt_set("next-caller", 3, seed=8807):
         first, second = prompt_logits(lm, p.text).argsort(descending=True)[:2].tolist()
-        cases.append(dict(ex.defaults(), clean=p.text, target=lm.vocab.tokens[first], against=lm.vocab.tokens[second],
+        cases.append(dict(ex.defaults(), clean=p.text, corrupted=p.text, target=lm.vocab.tokens[first], against=lm.vocab.tokens[second],
                           cell=rng.choice(ex.rows[3][0].options), position=str(rng.randrange(len(p.tokens)))))
     cases += [dict(ex.defaults(), swap=False, corrupted="<BOS> Pietro chiama"),
               dict(ex.defaults(), target="", against=""), dict(ex.defaults(), target="vice", against="vice"),
-              dict(ex.defaults(), swap=False, corrupted=ex.defaults()["clean"])]
+              dict(ex.defaults(), swap=False)]
     got = page.evaluate(JS_PATCHING, cases)
     worst, compared = 0.0, 0
     for values, g in zip(cases, got):
