@@ -245,16 +245,25 @@ export class Model {
     require(T >= 1, "the prompt is empty: give at least one token");
     require(T <= cfg.n_ctx, `the prompt has ${T} tokens but the model's context holds at most ${cfg.n_ctx}`);
     const hooks = joinHooks(zeroHooks(heads, mlps), off.hooks);
-    let resid = new Float64Array(T * D);
-    for (let p = 0; p < T; p++) {
-      for (let d = 0; d < D; d++) {
-        resid[p * D + d] = w.W_E[ids[p] * D + d] + (this.positions ? w.W_pos[p * D + d] : 0);
+    // `off.start` = {layer, resid}: begin at that block's residual stream [T, d_model], given (patching:
+    // the blocks before it are what they were in a run already made).
+    const first = off.start ? off.start.layer : 0;
+    let resid;
+    if (off.start) {
+      resid = off.start.resid.slice();
+    } else {
+      resid = new Float64Array(T * D);
+      for (let p = 0; p < T; p++) {
+        for (let d = 0; d < D; d++) {
+          resid[p * D + d] = w.W_E[ids[p] * D + d] + (this.positions ? w.W_pos[p * D + d] : 0);
+        }
       }
     }
     const stages = { embed: rowsOf(resid, T, D) };
     const patterns = [];
     const scale = Math.sqrt(Dh);
-    for (let l = 0; l < this.nLayers; l++) {
+    for (let l = 0; l < first; l++) patterns.push(null);
+    for (let l = first; l < this.nLayers; l++) {
       const p = `blocks.${l}.`;
       if (hooks[p + "resid_pre"]) resid = runHooks(hooks, p + "resid_pre", resid, { from: 0, rows: T, d: D });
       const x = w[p + "ln1.w"] ? layerNorm(resid, T, D, w[p + "ln1.w"], w[p + "ln1.b"]) : resid;
@@ -322,12 +331,7 @@ export class Model {
       stages[p + "attn"] = rowsOf(resid, T, D);
       if (this.hasMlp) {
         {
-          const rows = resid.subarray(from * D);
-          const xin = w[p + "ln2.w"] ? layerNorm(rows, R, D, w[p + "ln2.w"], w[p + "ln2.b"]) : rows;
-          const post = matmul(xin, R, D, w[p + "mlp.W_in"], cfg.d_mlp, w[p + "mlp.b_in"]);
-          if (this.act === "relu") { for (let i = 0; i < post.length; i++) if (post[i] < 0) post[i] = 0; }
-          else for (let i = 0; i < post.length; i++) post[i] = ACTIVATIONS.gelu(post[i]);
-          let out = matmul(post, R, cfg.d_mlp, w[p + "mlp.W_out"], D, w[p + "mlp.b_out"]);
+          let out = this.mlpOut(l, resid.subarray(from * D), R);
           out = runHooks(hooks, p + "mlp_out", out, { from, rows: R, d: D });
           const next2 = resid.slice();
           for (let i = 0; i < R * D; i++) next2[from * D + i] += out[i];
@@ -341,6 +345,16 @@ export class Model {
       require(position >= firstRight, "this pass worked out the last position alone");
       return this.readOut(last.subarray(position * D, (position + 1) * D));
     } };
+  }
+
+  /** Block l's MLP (behind its LayerNorm, if any) on R rows of the residual stream [R, d_model]: its write. */
+  mlpOut(l, rows, R) {
+    const w = this.w, D = this.cfg.d_model, p = `blocks.${l}.`;
+    const xin = w[p + "ln2.w"] ? layerNorm(rows, R, D, w[p + "ln2.w"], w[p + "ln2.b"]) : rows;
+    const post = matmul(xin, R, D, w[p + "mlp.W_in"], this.cfg.d_mlp, w[p + "mlp.b_in"]);
+    if (this.act === "relu") { for (let i = 0; i < post.length; i++) if (post[i] < 0) post[i] = 0; }
+    else for (let i = 0; i < post.length; i++) post[i] = ACTIVATIONS.gelu(post[i]);
+    return matmul(post, R, this.cfg.d_mlp, w[p + "mlp.W_out"], D, w[p + "mlp.b_out"]);
   }
 
   /** The model's own last step on any residual vector: final LayerNorm (if any), unembedding, bias. */
