@@ -175,6 +175,15 @@ def replace_heads(heads: Sequence[int], value: Callable[[torch.Tensor], torch.Te
     return hook
 
 
+def _zero_heads(heads: list[int]) -> HookFn:
+    """`replace_heads(heads, torch.zeros_like)`, without building a tensor of zeros to copy from."""
+    def hook(x, name):
+        out = x.clone()
+        out[..., heads, :] = 0.0
+        return out
+    return hook
+
+
 def zero_hooks(cfg, heads: Iterable[Head] = (), mlps: Iterable[int] = ()) -> list[tuple[str, HookFn]]:
     """Zero ablation: the listed heads and MLPs write nothing into the residual stream. A head switched
     off still looks (its pattern is computed and cached); an MLP switched off still computes its
@@ -182,6 +191,6 @@ def zero_hooks(cfg, heads: Iterable[Head] = (), mlps: Iterable[int] = ()) -> lis
     per_layer: dict[int, list[int]] = {}
     for layer, head in check_heads(heads, cfg):
         per_layer.setdefault(layer, []).append(head)
-    hooks = [(f"blocks.{layer}.attn.head_out", replace_heads(hs, torch.zeros_like)) for layer, hs in per_layer.items()]
+    hooks = [(f"blocks.{layer}.attn.head_out", _zero_heads(hs)) for layer, hs in per_layer.items()]
     hooks += [(f"blocks.{layer}.mlp_out", lambda x, name: torch.zeros_like(x)) for layer in check_mlps(mlps, cfg)]
     return hooks
