@@ -82,6 +82,53 @@ def explorer_timings(browser, url: str) -> dict | None:
     return {"ready_ms": ready, **figures}
 
 
+PATCHING_MS = {"grid": 1000.0, "first_row": 100.0, "pick": 16.0}
+
+JS_PATCHING_BENCH = """async (n) => {
+    const base = new URL('_static/explorers/', document.baseURI).href;
+    const { loadModel } = await import(base + 'model.js');
+    const views = await import(base + 'views.js'), readout = await import(base + 'readout.js');
+    const m = await loadModel(base + 'models/', 'calling-game');
+    const players = ['Pietro', 'Paolo', '1', '2', '3', '4', '5', '6', '7', '8'];
+    const out = [];
+    for (let r = 0; r < 3; r++) {
+        // A prompt of n tokens (calls in a row), and its corrupted twin (every player renamed).
+        const words = ['<BOS>'];
+        for (let i = 0; words.length < n; i++) words.push(players[(i + r) % 10], 'chiama', players[(i + r + 1) % 10], '<SEP>');
+        const clean = words.slice(0, n);
+        const a = m.encode(clean.join(' ')), b = m.encode(clean.map((w) => (players.includes(w) ? players[(players.indexOf(w) + 5) % 10] : w)).join(' '));
+        const [t, u] = readout.order(m.promptLogits(a)).slice(0, 2);      // the clean run's two best tokens
+        const start = performance.now();
+        let first = null;
+        const grid = views.patchingGrid(m, a, b, t, u, () => { if (first === null) first = performance.now() - start; });
+        const whole = performance.now() - start;
+        const t0 = performance.now();
+        views.VIEWS.patching({model: m}, {clean: a.map((i) => m.vocab.tokens[i]).join(' '), swap: false,
+            corrupted: b.map((i) => m.vocab.tokens[i]).join(' '), target: m.vocab.tokens[t], against: m.vocab.tokens[u],
+            cell: 'L0H3', position: ''});
+        const view = performance.now() - t0;
+        const t1 = performance.now();     // a pick: another cell of the same grid
+        views.VIEWS.patching({model: m}, {clean: a.map((i) => m.vocab.tokens[i]).join(' '), swap: false,
+            corrupted: b.map((i) => m.vocab.tokens[i]).join(' '), target: m.vocab.tokens[t], against: m.vocab.tokens[u],
+            cell: 'MLP0', position: '3'});
+        out.push({whole, first, view, pick: performance.now() - t1});
+    }
+    return out;
+}"""
+
+
+def patching_timings(browser, url: str, n: int = 48) -> dict:
+    """The patching grid in the page on a prompt of `n` tokens: the whole grid (8 heads and 2 MLPs x n
+    positions), its first row, and one whole view (the grid and one picked cell's results page)."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{url}/index.html")
+    runs = page.evaluate(JS_PATCHING_BENCH, n)
+    context.close()
+    best = lambda k: sorted(r[k] for r in runs)[len(runs) // 2]
+    return {"grid_ms": best("whole"), "first_row_ms": best("first"), "view_ms": best("view"), "pick_ms": best("pick")}
+
+
 def serve(site: Path):
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -126,8 +173,13 @@ def main(argv=None) -> int:
                  f"{timing['draw_p95_ms']:6.2f} {timing['moves']:6d}" if timing else f"{'':9s} {'':12s} {'':16s} {'':6s}")
             print(f"{rel:42s} {weight['requests']:8d} {weight['raw'] / 1e3:8.0f} {weight['gzip'] / 1e3:8.0f} {t}"
                   + ("  OVER budget" if over else ""))
+        patching = patching_timings(browser, url)
         browser.close()
     server.shutdown()
+    print(f"patching grid in the page, 48 tokens (median of 3): whole {patching['grid_ms']:.0f} ms (budget "
+          f"{PATCHING_MS['grid']:g}), first row {patching['first_row_ms']:.0f} ms (budget {PATCHING_MS['first_row']:g}), "
+          f"the whole view with a picked cell {patching['view_ms']:.0f} ms, a pick of another cell "
+          f"{patching['pick_ms']:.1f} ms (budget {PATCHING_MS['pick']:g})")
     for kind, chosen in (("with explorers", [r for r in rows if r["explorer"]]),
                          ("without explorers", [r for r in rows if not r["explorer"]])):
         if chosen:

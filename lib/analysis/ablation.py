@@ -1,11 +1,22 @@
-"""Switching attention off: whole blocks, single heads, and what changes when you do.
+"""Switching components off: zero, mean and resample ablation, whole blocks, single heads, and what
+changes when you do.
 
-The library's model takes `ablate=[(layer, head), ...]`: an ablated head writes nothing into the
-residual stream (the per-head version of zeroing its slice of W_O). `ablation_view` is the pure
-function behind the head-ablation explorer; `head_effects` ablates each head alone and measures
-one token's probability; `without_attention` checks that switching every head off leaves a model
-whose prediction at a position no longer depends on the tokens before it, and `context_blindness`
-repeats that check over a set of prompts. (Counts over labelled prompt sets: `head_survey`.)
+Every kind is a hook on a component's write (`lib.model.hooks`): a head's slice of
+`blocks.L.attn.head_out`, or `blocks.L.mlp_out`. The three kinds differ in what the write becomes:
+
+- `zero`: nothing (the model's `ablate=[(layer, head), ...]` and `ablate_mlps=[...]` keywords). A
+  head's average write is not zero, so zeroing it also adds a signal the model never saw in training.
+- `mean`: the component's average write at that position over a stated reference set: `REFERENCE_ROUNDS`
+  rounds of the model's own corpus drawn with seed `REFERENCE_SEED` (`reference_set`). What the
+  component says on every prompt is kept; what it says about *this* prompt is removed.
+- `resample`: its write at that position on another round of the reference set (drawn with a seed,
+  one per prompt): a value the component really produces, about some other round.
+
+`ablated_logits` runs any of them over a batch of prompts; `ablation_view` is the pure function behind
+the head-ablation explorer; `head_effects` ablates each head alone and measures one token's
+probability; `without_attention` checks that switching every head off leaves a model whose prediction
+at a position no longer depends on the tokens before it, and `context_blindness` repeats that check
+over a set of prompts. (Counts over labelled prompt sets: `head_survey`.)
 """
 from __future__ import annotations
 
@@ -17,9 +28,16 @@ from typing import Iterable
 
 import torch
 
-from lib.errors import require
+from lib.errors import CourseError, require
+from lib.model.hooks import check_heads, check_mlps, replace_heads, zero_hooks
 from lib.model.readout import prompt_logits, softmax, token_prob
 from lib.model.transformer import Head
+
+KINDS = ("zero", "mean", "resample")
+# The reference set of mean and resample ablation: rounds of the model's own corpus. Its seed is one no
+# prompt set of the chapters uses, so a prompt is not part of the average it is ablated to.
+REFERENCE_ROUNDS = 200
+REFERENCE_SEED = 1000
 
 
 def all_heads(model) -> list[Head]:
@@ -31,29 +49,164 @@ def head_name(head: Head) -> str:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """The reference set of mean and resample ablation, and what the components write on it."""
+    label: str                        # stated in the chapters: how many rounds of what, which seed
+    rounds: tuple[tuple[int, ...], ...]  # token ids, each cut to the model's context
+    counts: torch.Tensor              # [n_ctx]: how many rounds reach each position
+    means: dict[str, torch.Tensor]    # write name -> [n_ctx, ...] average over the rounds reaching each position
+    writes: dict[str, torch.Tensor]   # write name -> [round, n_ctx, ...] (zero past a round's end)
+
+    @property
+    def longest(self) -> int:
+        return int((self.counts > 0).sum())
+
+
+_REFERENCES: dict = {}
+
+
+def write_names(cfg) -> list[str]:
+    """The hook points that mean and resample ablation replace: each layer's heads' writes and MLP output."""
+    return [f"blocks.{layer}.{n}" for layer in range(cfg.n_layers)
+            for n in (("attn.head_out", "mlp_out") if cfg.has_mlp else ("attn.head_out",))]
+
+
+def reference_set(lm, n: int = REFERENCE_ROUNDS, seed: int = REFERENCE_SEED) -> Reference:
+    """`n` rounds of the corpus `lm` was trained on (`meta["corpus"]`), drawn with `seed`, run once:
+    every head's write and MLP output at every position of every round, and their per-position means
+    (over the rounds long enough to reach the position). Kept per model, n and seed."""
+    from lib.content.corpora import get_corpus
+
+    key = (id(lm.model), lm.name, n, seed)
+    if key in _REFERENCES:
+        return _REFERENCES[key]
+    corpus_name = lm.meta.get("corpus") if getattr(lm, "meta", None) else None
+    require(corpus_name is not None, f"{lm.name} names no corpus to draw the reference rounds of mean and "
+                                     "resample ablation from")
+    corpus = get_corpus(corpus_name, lm.meta.get("train", {}).get("corpus_options"))
+    rng = random.Random(seed)
+    cfg = lm.model.cfg
+    rounds = tuple(tuple(lm.vocab.encode(corpus.sample(rng))[:cfg.n_ctx]) for _ in range(n))
+    width = max(len(r) for r in rounds)
+    pad = lm.vocab.id("<PAD>") if "<PAD>" in lm.vocab else 0
+    batch = torch.tensor([list(r) + [pad] * (width - len(r)) for r in rounds])
+    reach = torch.zeros(n, cfg.n_ctx)
+    for i, r in enumerate(rounds):
+        reach[i, :len(r)] = 1
+    _, cache = lm.model.run_with_cache(batch)
+    writes, means = {}, {}
+    counts = reach.sum(0)
+    for name in write_names(cfg):
+        x = cache[name]                                  # [round, width, ...]
+        full = torch.zeros((n, cfg.n_ctx) + tuple(x.shape[2:]), dtype=x.dtype)
+        full[:, :width] = x
+        mask = reach.view(n, cfg.n_ctx, *([1] * (x.dim() - 2))).to(x.dtype)
+        full = full * mask                               # nothing past a round's end
+        writes[name] = full
+        means[name] = full.sum(0) / counts.clamp(min=1).view(-1, *([1] * (x.dim() - 2))).to(x.dtype)
+    label = f"{n} rounds of the {corpus_name} corpus drawn with seed {seed}"
+    ref = Reference(label, rounds, counts, means, writes)
+    _REFERENCES[key] = ref
+    return ref
+
+
+def ablation_hooks(lm, heads=(), mlps=(), kind: str = "zero", lengths=None, reference: Reference | None = None,
+                   seed: int = 0) -> list:
+    """Hooks that switch the listed heads and MLPs off, the `kind` way, for a prompt (or a right-padded
+    batch of prompts) of `lengths` tokens each (needed by mean and resample ablation): zero writes
+    nothing; mean writes the reference set's average at each position; resample writes, for each prompt,
+    what a reference round drawn with `seed` (among those at least as long) wrote there."""
+    cfg = lm.model.cfg
+    require(kind in KINDS, f"unknown kind of ablation {kind!r}: choose one of {', '.join(KINDS)}")
+    if kind == "zero":
+        return zero_hooks(cfg, heads, mlps)
+    heads, mlps = check_heads(heads, cfg), check_mlps(mlps, cfg)
+    ref = reference_set(lm) if reference is None else reference
+    lengths = [int(n) for n in lengths]
+    longest = max(lengths)
+    if longest > ref.longest:
+        raise CourseError(f"{kind} ablation needs the reference set's writes at every position, but its longest "
+                          f"round has {ref.longest} tokens and the prompt {longest}: use a shorter prompt")
+    if kind == "mean":
+        values = {name: ref.means[name][:longest] for name in ref.means}
+    else:
+        picks = resample_picks(ref, lengths, seed)
+        values = {name: ref.writes[name][picks, :longest] for name in ref.writes}
+        if len(lengths) == 1:
+            values = {name: v[0] for name, v in values.items()}
+
+    def of(name):
+        return lambda x: values[name].to(x.dtype).expand_as(x)
+
+    per_layer: dict[int, list[int]] = {}
+    for layer, head in heads:
+        per_layer.setdefault(layer, []).append(head)
+    hooks = [(f"blocks.{layer}.attn.head_out", replace_heads(hs, of(f"blocks.{layer}.attn.head_out")))
+             for layer, hs in per_layer.items()]
+    hooks += [(f"blocks.{layer}.mlp_out", (lambda v: lambda x, name: v(x))(of(f"blocks.{layer}.mlp_out")))
+              for layer in mlps]
+    return hooks
+
+
+def resample_picks(ref: Reference, lengths, seed: int = 0) -> list[int]:
+    """For each prompt length, the reference round resample ablation takes its writes from: the n-th
+    number of the seeded stream the die rolls use (`readout.Rolls`, which the page repeats) picks
+    among the rounds at least that long, in their order."""
+    from lib.model.readout import Rolls
+
+    rolls = Rolls(seed)
+    picks = []
+    for n in lengths:
+        candidates = [i for i, r in enumerate(ref.rounds) if len(r) >= n]
+        picks.append(candidates[int(rolls.next() * len(candidates))])
+    return picks
+
+
+def ablated_logits(lm, prompts, heads=(), mlps=(), kind: str = "zero", reference: Reference | None = None,
+                   seed: int = 0) -> torch.Tensor:
+    """The logits for the token after each prompt, [prompt, vocab] (double precision), with the listed
+    heads ((layer, head) pairs) and MLPs (layers) switched off the `kind` way (see `ablation_hooks`),
+    in one right-padded batch (a causal model's last real position never sees the padding)."""
+    encoded = [lm.encode(getattr(p, "text", p)) for p in prompts]
+    require(len(encoded) > 0, "give at least one prompt")
+    width = max(len(ids) for ids in encoded)
+    pad = lm.vocab.id("<PAD>") if "<PAD>" in lm.vocab else 0
+    batch = torch.tensor([ids + [pad] * (width - len(ids)) for ids in encoded])
+    hooks = ablation_hooks(lm, heads, mlps, kind, [width] * len(encoded) if kind == "mean" else
+                           [len(ids) for ids in encoded], reference, seed)
+    logits = lm.model.run_with_hooks(batch, fwd_hooks=hooks)
+    return logits[torch.arange(len(encoded)), torch.tensor([len(ids) - 1 for ids in encoded])].double()
+
+
+@dataclass(frozen=True)
 class AblationView:
     tokens: list[str]
     off: tuple[Head, ...]
     page: list[tuple[str, float]]           # the best next tokens, best first
     patterns: dict[Head, list[list[float]]]  # every head's pattern [query, key] (ablated heads included:
-                                             # they still look, they just write nothing)
+                                             # they still look, they just write something else)
     track: str
     track_prob: float
     track_prob_intact: float
+    mlps_off: tuple[int, ...] = ()
+    kind: str = "zero"
 
 
-def ablation_view(lm, prompt: str, off: Iterable[Head] = (), track: str | None = None, k: int = 8) -> AblationView:
-    """What the head-ablation explorer shows for one prompt and one set of heads switched off."""
+def ablation_view(lm, prompt: str, off: Iterable[Head] = (), track: str | None = None, k: int = 8,
+                  mlps: Iterable[int] = (), kind: str = "zero", seed: int = 0) -> AblationView:
+    """What the ablation explorer shows for one prompt, some heads (and MLPs) switched off the `kind` way."""
     ids = lm.encode(prompt)
     off = tuple(sorted(set(off)))
+    mlps = tuple(sorted(set(mlps)))
     intact = softmax(prompt_logits(lm, prompt))
-    logits, cache = lm.model.run_with_cache(ids, ablate=off)
-    probs = softmax(logits[-1])
+    hooks = ablation_hooks(lm, off, mlps, kind, [len(ids)], seed=seed) if (off or mlps) else []
+    logits, cache = lm.model.run_with_cache(ids, fwd_hooks=hooks)
+    probs = softmax(logits[-1].double())
     track_id = int(torch.argmax(intact)) if not track else lm.vocab.id(track)
     order = torch.argsort(probs, descending=True, stable=True)[:k].tolist()
     patterns = {(layer, h): cache[f"blocks.{layer}.attn.pattern"][h].tolist() for layer, h in all_heads(lm.model)}
     return AblationView(lm.vocab.decode(ids), off, [(lm.vocab.tokens[i], float(probs[i])) for i in order], patterns,
-                        lm.vocab.tokens[track_id], float(probs[track_id]), float(intact[track_id]))
+                        lm.vocab.tokens[track_id], float(probs[track_id]), float(intact[track_id]), mlps, kind)
 
 
 def head_effects(lm, prompt: str, token: str, pairs: bool = False) -> dict[tuple[Head, ...], float]:

@@ -2,7 +2,8 @@
 
 One prompt is an example; a claim about a head is a count over a set of prompts of one kind
 (`lib.content.prompt_sets`). `ablation_survey` switches components off one group at a time and
-records, prompt by prompt, the probability of the token the rules fix; a prompt's answer is *lost*
+records, prompt by prompt, the probability of the token the rules fix (zero, mean or resample
+ablation: `lib.analysis.ablation`); a prompt's answer is *lost*
 when that probability falls below one half while the intact model held it above. `attention_survey`
 measures, for every head, how much of the last position's attention lands on a named place of
 each prompt (the caller, the callee just called, ...) and on how many prompts that place gets the
@@ -20,7 +21,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lib.analysis.ablation import all_heads, head_name
+from lib.analysis.ablation import ablated_logits, all_heads, head_name
 from lib.content.prompt_sets import LabelledPrompt, places
 from lib.errors import require
 from lib.model.readout import last_logits, softmax
@@ -84,24 +85,30 @@ class SetAblation:
         return Counter(w for w, gone in zip(self.winners[name], lost) if gone)
 
 
-def _target_probs(lm, prompts: Sequence[LabelledPrompt], switch: Switch) -> tuple[np.ndarray, tuple[str, ...]]:
-    probs = softmax(last_logits(lm, [p.text for p in prompts], ablate=switch.heads, ablate_mlps=switch.mlps))
+def _target_probs(lm, prompts: Sequence[LabelledPrompt], switch: Switch, kind: str = "zero",
+                  reference=None, seed: int = 0) -> tuple[np.ndarray, tuple[str, ...]]:
+    if not (switch.heads or switch.mlps):
+        probs = softmax(last_logits(lm, [p.text for p in prompts]))
+    else:
+        probs = softmax(ablated_logits(lm, prompts, switch.heads, switch.mlps, kind, reference, seed))
     ids = torch.tensor([lm.vocab.id(p.target) for p in prompts])
     chosen = probs[torch.arange(len(prompts)), ids].numpy()
     winners = tuple(lm.vocab.tokens[i] for i in probs.argmax(-1).tolist())
     return chosen, winners
 
 
-def ablation_survey(lm, prompts: Sequence[LabelledPrompt], switches: dict[str, Switch] | None = None) -> SetAblation:
+def ablation_survey(lm, prompts: Sequence[LabelledPrompt], switches: dict[str, Switch] | None = None,
+                    kind: str = "zero", reference=None, seed: int = 0) -> SetAblation:
     """P(the rules' next token) on every prompt, intact and with each switch off in turn
-    (by default each head alone)."""
+    (by default each head alone), switched off the `kind` way: zero, mean or resample ablation
+    (`lib.analysis.ablation.ablation_hooks`; `seed` draws the resampled rounds)."""
     prompts = tuple(prompts)
     require(len(prompts) > 0, "the prompt set is empty")
     switches = single_heads(lm.model) if switches is None else switches
     intact, _ = _target_probs(lm, prompts, Switch())
     off, winners = {}, {}
     for name, switch in switches.items():
-        off[name], winners[name] = _target_probs(lm, prompts, switch)
+        off[name], winners[name] = _target_probs(lm, prompts, switch, kind, reference, seed)
     return SetAblation(prompts, intact, off, winners)
 
 

@@ -176,6 +176,19 @@ def main(train_models: bool = True) -> int:
     print(_row("run_with_cache, calling-game", _median_time(lambda: lm.model.run_with_cache(ids), 50),
                BUDGETS["forward"]))
 
+    from lib.analysis.patching import patch
+    players = ["Pietro", "Paolo", *map(str, range(1, 9))]
+    words = ["<BOS>"]
+    while len(words) < lm.model.cfg.n_ctx:
+        i = len(words)
+        words += [players[i % 10], "chiama", players[(i + 1) % 10], "<SEP>"]
+    clean = words[:lm.model.cfg.n_ctx]
+    corrupted = [players[(players.index(w) + 5) % 10] if w in players else w for w in clean]
+    first, second = lm.model(lm.encode(clean))[-1].argsort(descending=True)[:2].tolist()
+    pair = (" ".join(clean), " ".join(corrupted), lm.vocab.tokens[first], lm.vocab.tokens[second])
+    print(_row(f"patching grid, every head and MLP x {len(clean)} positions, median of 5",
+               _median_time(lambda: patch(lm, *pair), 5), BUDGETS["patching_grid"]))
+
     for label, seconds in load_costs():
         print(_row(label, seconds, None))
     for label, seconds, budget in minilm_costs():

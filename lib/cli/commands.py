@@ -1,4 +1,4 @@
-"""The command line: `python -m lib models | predict | lens | attention | train | check | bench | words`.
+"""The command line: `python -m lib models | predict | lens | attention | patch | train | check | bench | words`.
 
 A stable contract (tests, instructors and scripts use it). Every mistake in the input ends with
 one line on stderr, `error: ...`, naming the problem and what is allowed, and exit status 2; no
@@ -70,6 +70,19 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--replace-shipped", action="store_true",
                     help="write over the shipped model in data/models/MODEL, which the book and `check` read")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    pt = sub.add_parser("patch", help="activation patching: how much of the answer each head, MLP and position brings back",
+                        description="Run CLEAN and CORRUPTED (prompts of equal length), then the corrupted prompt again "
+                                    "with one head's write (or one MLP's output) at one position taken from the clean "
+                                    "run, for every head, MLP and position: the fraction of the logit difference "
+                                    "TARGET - AGAINST at the last position that comes back, (patched - corrupted) / "
+                                    "(clean - corrupted).")
+    pt.add_argument("model")
+    pt.add_argument("clean", help='the clean prompt, e.g. "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"')
+    pt.add_argument("corrupted", help="the corrupted prompt, as many tokens as the clean one")
+    pt.add_argument("--target", default=None, help="default: the clean run's top token")
+    pt.add_argument("--against", default=None, help="default: the corrupted run's top token")
+    pt.add_argument("--json", action="store_true", help="print one JSON object")
 
     ck = sub.add_parser("check", help="verify shipped weights: checksum and behaviour targets")
     ck.add_argument("model", nargs="?", default=None, help="default: every shipped model")
@@ -189,6 +202,29 @@ def cmd_attention(args) -> int:
             pairs = "  ".join(f"{tokens[q]}>{tokens[int(k)]} {float(w):.2f}"
                               for q, (w, k) in enumerate(zip(best.values, best.indices)))
             print(f"L{L} H{h:<2d} {pairs}")
+
+
+def cmd_patch(args) -> int:
+    from lib.analysis.patching import patch
+    from lib.model.store import load
+    lm = load(args.model)
+    r = patch(lm, args.clean, args.corrupted, args.target, args.against)
+    mlps = [{"mlp": f"MLP{c['mlp']}", "position": c["position"], "recovered": c["recovered"]} for c in r.mlp_cells()]
+    if args.json:
+        print(json.dumps({"model": args.model, "clean": r.clean, "corrupted": r.corrupted, "target": r.target,
+                          "against": r.against, "clean_diff": r.clean_diff, "corrupted_diff": r.corrupted_diff,
+                          "heads": r.head_cells(), "mlps": mlps}))
+        return 0
+    print(f"{args.model}: logit({r.target}) - logit({r.against}) at the last position is {r.clean_diff:.3f} after the "
+          f"clean prompt, {r.corrupted_diff:.3f} after the corrupted one; the fraction each patch brings back:")
+    width = max(6, *(len(t) for t in r.clean + r.corrupted))
+    print(f"{'clean':>10s} " + " ".join(f"{t:>{width}s}" for t in r.clean))
+    print(f"{'corrupted':>10s} " + " ".join(f"{t:>{width}s}" for t in r.corrupted))
+    rows = [(f"L{layer}H{h}", r.heads[layer, h]) for layer in range(r.heads.shape[0]) for h in range(r.heads.shape[1])]
+    rows += [(f"MLP{layer}", r.mlps[layer]) for layer in range(r.mlps.shape[0])]
+    rows += [(s.replace("blocks.", "").replace(".resid_pre", " resid"), r.resid[i]) for i, s in enumerate(r.stages)]
+    for name, values in rows:
+        print(f"{name:>10s} " + " ".join(f"{v:>{width}.2f}" for v in values))
     return 0
 
 
@@ -266,8 +302,7 @@ def cmd_tsne(args) -> int:
 
 
 COMMANDS = {"models": cmd_models, "predict": cmd_predict, "lens": cmd_lens, "attention": cmd_attention,
-            "train": cmd_train,
-            "check": cmd_check, "bench": cmd_bench,
+            "patch": cmd_patch, "train": cmd_train, "check": cmd_check, "bench": cmd_bench,
             "words": cmd_words, "tsne": cmd_tsne}
 
 

@@ -121,24 +121,95 @@ def pattern_viewer(lm, prompts: Sequence[str], layer: int = 0, head: int = 0) ->
     return Explorer("pattern", rows, compute, lm.name)
 
 
-@registered("ablation", lambda: [ablation_explorer(_model(), [_prompts()["confident"]])])
-def ablation_explorer(lm, prompts: Sequence[str], track: str = "") -> Explorer:
-    """A switch for every head: switch any heads off and watch the results page and the patterns."""
-    from lib.analysis.ablation import ablation_view, all_heads, head_name
+ABLATION_KINDS = {"zero": "zero: write nothing", "mean": "mean: write the average over the reference rounds",
+                  "resample": "resample: write what another round wrote"}
+
+
+@registered("ablation", lambda: [ablation_explorer(_model(), [_prompts()["confident"]]),
+                              ablation_explorer(_model(), [_prompts()["confident"]], kind="mean")])
+def ablation_explorer(lm, prompts: Sequence[str], track: str = "", kind: str = "zero") -> Explorer:
+    """A switch for every head and MLP, and how a switched-off component is replaced (zero, mean or
+    resample ablation): switch any off and watch the results page and the patterns."""
+    from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_name, reference_set
 
     cfg = lm.model.cfg
     rows = [[prompt_control(prompts),
              token_control("track", "follow the token", FOLLOW, track, placeholder="the intact model's answer")],
-            *head_toggles(cfg.n_layers, cfg.n_heads)]
+            [Control("kind", "switched off means", "zero: the component writes nothing; mean: its average write at "
+                     "that position over the reference rounds; resample: its write on one other round", "choice",
+                     kind, options=KINDS, shown=tuple(ABLATION_KINDS[k] for k in KINDS))],
+            *head_toggles(cfg.n_layers, cfg.n_heads),
+            [Control(f"MLP{layer}", f"MLP {layer}", f"switch block {layer}'s MLP off", "toggle", False)
+             for layer in range(cfg.n_layers) if cfg.has_mlp]]
+    rows = [r for r in rows if r]
 
     def compute(v):
-        view = ablation_view(lm, v["prompt"], switched_off(v, cfg.n_layers, cfg.n_heads), v["track"].strip() or None)
+        mlps = [layer for layer in range(cfg.n_layers) if v.get(f"MLP{layer}")]
+        view = ablation_view(lm, v["prompt"], switched_off(v, cfg.n_layers, cfg.n_heads), v["track"].strip() or None,
+                             mlps=mlps, kind=v["kind"])
         heads = all_heads(lm.model)
-        return {"tokens": view.tokens, "off": [head_name(h) for h in view.off], "page": _pairs(view.page),
+        return {"tokens": view.tokens, "off": [head_name(h) for h in view.off] + [f"MLP {m}" for m in view.mlps_off],
+                "kind": view.kind, "page": _pairs(view.page),
                 "heads": [head_name(h) for h in heads], "patterns": [view.patterns[h] for h in heads],
                 "track": view.track, "track_prob": view.track_prob, "track_prob_intact": view.track_prob_intact}
 
-    return Explorer("ablation", rows, compute, lm.name)
+    note = (f"Mean and resample ablation read the reference set: {reference_set(lm).label}. Mean ablation writes "
+            "a component's average write at each position over those rounds; resample ablation its write on one "
+            "of them (the first draw of seed 0 among the rounds at least as long as the prompt)."
+            if cfg.n_layers and lm.meta.get("corpus") else "")
+    return Explorer("ablation", rows, compute, lm.name, note=note)
+
+
+@registered("patching", lambda: [patching_explorer(_model())])
+def patching_explorer(lm, clean: str = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo", corrupted: str = "",
+                      swap: bool = True, prompts: Sequence[str] = (), target: str = "vice",
+                      against: str = "Tarso") -> Explorer:
+    """Activation patching: a clean and a corrupted prompt of equal length, the grid of the fraction of the
+    logit difference each head's write (and each MLP's output) at each position brings back into the
+    corrupted run, and the results page of one cell."""
+    from lib.analysis.ablation import all_heads, head_name
+    from lib.analysis.patching import double_model, patch, patch_one, swap_players
+
+    cfg = lm.model.cfg
+    components = [head_name(h) for h in all_heads(lm.model)] + [f"MLP{layer}" for layer in range(cfg.n_layers)
+                                                                 if cfg.has_mlp]
+    rows = [[prompt_control([clean, *prompts], "clean", "clean prompt")],
+            [Control("corrupted", "corrupted prompt", "as many tokens as the clean one; by default the clean one, "
+                     "with its players swapped", "text", corrupted or clean, width=34),
+             Control("swap", "swap players", "swap the last call's caller, everywhere in the corrupted prompt, with a "
+                     "player of the other kind", "toggle", swap)],
+            [token_control("target", "target", "the token whose logit leads; blank: the clean run's answer", target,
+                           placeholder="clean answer"),
+             token_control("against", "against", "the rival; blank: the corrupted run's answer", against,
+                           placeholder="corrupted answer")],
+            [Control("cell", "show", "which component's patch to show the results page of", "choice", components[0],
+                     options=tuple(components)),
+             Control("position", "at position", "which position's patch, counted from 0; blank: the last", "text",
+                     "", placeholder="last", width=5)]]
+
+    def compute(v):
+        corrupted_text = swap_players(v["corrupted"]) if v["swap"] else v["corrupted"]
+        r = patch(lm, v["clean"], corrupted_text, v["target"].strip() or None, v["against"].strip() or None)
+        T = len(r.clean)
+        position = parse_position(v["position"], T)
+        grid = [list(map(float, r.heads[layer, h])) for layer, h in all_heads(lm.model)]
+        grid += [list(map(float, r.mlps[layer])) for layer in range(r.mlps.shape[0])]
+        i = components.index(v["cell"])
+        name, head = ((f"blocks.{i // cfg.n_heads}.attn.head_out", i % cfg.n_heads) if i < len(all_heads(lm.model))
+                      else (f"blocks.{v['cell'][3:]}.mlp_out", None))
+        import torch
+        from lib.model.readout import softmax
+
+        model = double_model(lm.model)
+        _, source = model.run_with_cache(lm.encode(r.clean))
+        probs = softmax(patch_one(model, lm.encode(r.corrupted), source, name, position, head)[-1])
+        order = torch.argsort(probs, descending=True, stable=True)[:8].tolist()
+        return {"clean": r.clean, "corrupted": r.corrupted, "target": r.target, "against": r.against,
+                "clean_diff": r.clean_diff, "corrupted_diff": r.corrupted_diff, "rows": components, "grid": grid,
+                "cell": v["cell"], "position": position, "recovered": grid[i][position],
+                "page": [[lm.vocab.tokens[k], float(probs[k])] for k in order]}
+
+    return Explorer("patching", rows, compute, lm.name)
 
 
 KV_SIZES = (("layers", "layers", "how many blocks, each with its own cache"),

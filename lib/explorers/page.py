@@ -7,7 +7,8 @@ empty figure that the book's build fills with the default picture, drawn by the 
 builds the controls from the declaration, runs the model in the page and redraws on every move.
 
 `export_site(folder)` writes what the whole site serves once, whichever pages use it: each
-shipped model (its weights as shipped, and its config and vocabulary) and the point sets of the
+shipped model (its weights as shipped, its config and vocabulary, and the reference set of mean and
+resample ablation with its means, computed here by the library) and the point sets of the
 maps that the page computes with (concept planes), as the book's build asks (`_ext/course_explorers.py`).
 """
 from __future__ import annotations
@@ -42,6 +43,21 @@ def _float32(array) -> dict:
     return {"shape": list(a.shape), "float32": base64.b64encode(a.tobytes()).decode()}
 
 
+def export_reference(name: str, models: Path) -> Path:
+    """The reference set of mean and resample ablation (`lib.analysis.ablation.reference_set`), computed
+    here, once, by the library, for the page: its label, its rounds (token ids: the page runs the one a
+    resample picks) and the per-position means of every head's write and MLP output (float32, as the
+    library holds them), up to the longest round."""
+    from lib.analysis.ablation import reference_set
+    from lib.model.store import load
+
+    ref = reference_set(load(name))
+    path = models / f"{name}.reference.json"
+    path.write_text(json.dumps({"label": ref.label, "longest": ref.longest, "rounds": [list(r) for r in ref.rounds],
+                                "means": {k: _float32(v[:ref.longest].numpy()) for k, v in ref.means.items()}}))
+    return path
+
+
 def export_site(folder: Path) -> list[Path]:
     """Write the shipped models and the point sets under `folder` (the site's _static/explorers)."""
     from lib.content.point_sets import WORD_SETS, point_set
@@ -57,6 +73,8 @@ def export_site(folder: Path) -> list[Path]:
                                                           "vocab": meta["vocab"]}))
         shutil.copyfile(source / WEIGHTS, models / f"{name}.safetensors")
         written += [models / f"{name}.json", models / f"{name}.safetensors"]
+        if meta["config"]["n_layers"] and meta.get("corpus"):
+            written.append(export_reference(name, models))
     points = folder / "points"
     points.mkdir(parents=True, exist_ok=True)
     for name in WORD_SETS:          # the sets the page computes with (the t-SNE layouts come in its grid)

@@ -5,10 +5,11 @@ stacks the blocks between an embedding and an unembedding. Nothing is fused: eve
 own `W_Q`, `W_K`, `W_V` [head, d_model, d_head] and `W_O` [head, d_head, d_model], so each head's
 query, pattern and write is a tensor a chapter can name and show (names as in TransformerLens).
 
-Whatever a reader asks of a forward pass is an argument of `Transformer.forward`: `ablate`, the
-(layer, head) pairs that write zero; `ablate_mlps`, the layers whose MLP writes zero; `cache`, an
-`ActivationCache` each module writes its tensors into (`run_with_cache` makes one); `kv`, the keys
-and values of earlier positions, for generating one token at a time (`forward_with_kv`).
+Every named tensor passes through a hook point (`lib.model.hooks`): `keep(name, x)` stores it in the
+`ActivationCache` when there is one (`run_with_cache`) and lets hooks read or replace it
+(`run_with_hooks`); every intervention is written on that one mechanism. `ablate` (the (layer, head)
+pairs that write zero) and `ablate_mlps` (the layers whose MLP writes zero) are zero ablation as hooks;
+`kv`, the keys and values of earlier positions, is for generating one token at a time (`forward_with_kv`).
 
 Architecture: learned token and position embeddings, pre-LayerNorm blocks (optional), causal
 self-attention without biases, a ReLU (or GELU) MLP with biases, a final LayerNorm (optional),
@@ -26,6 +27,7 @@ from torch.nn import functional as F
 
 from lib.errors import CourseError, require
 from lib.model.config import ModelConfig
+from lib.model.hooks import NOT_RECORDED, HookFn, Hooks, NameOrPredicate, Recorder, zero_hooks
 
 Head = tuple[int, int]  # (layer, head)
 
@@ -39,29 +41,6 @@ class ActivationCache(dict):
         except KeyError:
             known = ", ".join(sorted(self.keys()))
             raise CourseError(f"the cache has no entry {key!r}; it has: {known}") from None
-
-
-class Recorder:
-    """`keep(name, x)` stores x in the cache under the module's prefix and returns it unchanged;
-    without a cache it only returns it. A single prompt's tensors are stored without the batch axis."""
-
-    def __init__(self, cache: ActivationCache | None = None, prefix: str = "", single: bool = False):
-        self.cache, self.prefix, self.single = cache, prefix, single
-
-    def __call__(self, name: str, x: torch.Tensor, position_first: bool = False) -> torch.Tensor:
-        if self.cache is not None:
-            # Attention works in [batch, head, position, ...]; q, k, v, z and head_out are stored
-            # in TransformerLens's [batch, position, head, ...].
-            stored = x.transpose(1, 2) if position_first else x
-            # Detached: the cache is for reading, and .numpy() fails on a tensor that needs grad.
-            self.cache[self.prefix + name] = (stored[0] if self.single else stored).detach()
-        return x
-
-    def scope(self, name: str) -> "Recorder":
-        return Recorder(self.cache, f"{self.prefix}{name}.", self.single)
-
-
-NOT_RECORDED = Recorder()
 
 
 class LayerNorm(nn.Module):
@@ -97,7 +76,7 @@ class Attention(nn.Module):
         self.W_O = nn.Parameter(torch.empty(H, Dh, D))
         self.d_head = Dh
 
-    def forward(self, x: torch.Tensor, keep: Recorder = NOT_RECORDED, heads_off: frozenset[int] = frozenset(),
+    def forward(self, x: torch.Tensor, keep: Recorder = NOT_RECORDED,
                 past: tuple[torch.Tensor, torch.Tensor] | None = None):
         """x [batch, position, d_model] -> (the write [batch, position, d_model], (keys, values)).
 
@@ -114,21 +93,16 @@ class Attention(nn.Module):
             # Earlier positions' keys and values come from the cache; only the new rows are computed.
             k = torch.cat([past[0], k], dim=2)
             v = torch.cat([past[1], v], dim=2)
-        keep("k", k, position_first=True)
-        keep("v", v, position_first=True)
+        k = keep("k", k, position_first=True)
+        v = keep("v", v, position_first=True)
         qk = keep("qk", q @ k.transpose(2, 3))  # [batch, head, query, key]
         # Dividing by sqrt(d_head) keeps the scores' spread independent of the head's width.
         scaled = qk / math.sqrt(self.d_head)
         scores = keep("scores", scaled.masked_fill(_future(q.shape[2], k.shape[2]), float("-inf")))
         pattern = keep("pattern", torch.softmax(scores, dim=-1))
         z = keep("z", pattern @ v, position_first=True)  # each query's mix of values
-        head_out = torch.einsum("bhqe,hed->bhqd", z, self.W_O)
-        if heads_off:
-            # A head switched off still looks (its pattern stays in the cache) but writes zero.
-            on = torch.ones(head_out.shape[1])
-            on[sorted(heads_off)] = 0.0
-            head_out = head_out * on.view(1, -1, 1, 1)
-        keep("head_out", head_out, position_first=True)
+        # Each head's write, a hook point of its own: a hook that changes one head's slice changes the sum.
+        head_out = keep("head_out", torch.einsum("bhqe,hed->bhqd", z, self.W_O), position_first=True)
         return head_out.sum(dim=1), (k, v)
 
 
@@ -166,19 +140,15 @@ class Block(nn.Module):
         self.ln2 = LayerNorm(cfg.d_model) if (cfg.layer_norm and cfg.has_mlp) else None
         self.mlp = MLP(cfg) if cfg.has_mlp else None
 
-    def forward(self, resid: torch.Tensor, keep: Recorder = NOT_RECORDED, heads_off: frozenset[int] = frozenset(),
-                mlp_off: bool = False, past=None):
+    def forward(self, resid: torch.Tensor, keep: Recorder = NOT_RECORDED, past=None):
         """resid [batch, position, d_model] -> (the stream after this layer, the keys and values)."""
-        keep("resid_pre", resid)
+        resid = keep("resid_pre", resid)
         x = keep("ln1", self.ln1(resid)) if self.ln1 is not None else resid
-        attn_out, kv = self.attn(x, keep.scope("attn"), heads_off, past)
+        attn_out, kv = self.attn(x, keep.scope("attn"), past)
         resid = keep("resid_mid", resid + keep("attn_out", attn_out))
         if self.mlp is not None:
             x = keep("ln2", self.ln2(resid)) if self.ln2 is not None else resid
-            mlp_out = self.mlp(x, keep.scope("mlp"))
-            if mlp_off:
-                mlp_out = torch.zeros_like(mlp_out)  # computed all the same, so its activations can be read
-            resid = resid + keep("mlp_out", mlp_out)
+            resid = resid + keep("mlp_out", self.mlp(x, keep.scope("mlp")))
         return keep("resid_post", resid), kv
 
 
@@ -238,35 +208,42 @@ class Transformer(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
     def forward(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
-                cache: ActivationCache | None = None, kv: KVCache | None = None) -> torch.Tensor:
+                cache: ActivationCache | None = None, kv: KVCache | None = None,
+                fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
         """Logits for every position: `tokens` is [position] or [batch, position], the logits
-        add a vocabulary axis. A `kv` is extended in place: `tokens` continue from `kv.length`."""
+        add a vocabulary axis. A `kv` is extended in place: `tokens` continue from `kv.length`.
+
+        `fwd_hooks`: (hook point's name or a predicate over names, function) pairs that read or replace
+        named activations (see `lib.model.hooks`). `ablate` ((layer, head) pairs) and `ablate_mlps`
+        (layers) are zero ablation written as hooks (`hooks.zero_hooks`), run before `fwd_hooks`."""
         t, single = _as_batch(tokens, self.cfg.vocab_size)
         start = 0 if kv is None else kv.length
         end = start + t.shape[1]
         require(end <= self.cfg.n_ctx,
                 f"the prompt has {end} tokens but the model's context holds at most {self.cfg.n_ctx}")
-        heads_off = _heads_by_layer(ablate, self.cfg)
-        mlps_off = _check_layers(ablate_mlps, self.cfg)
-        keep = Recorder(cache, single=single)
+        hooks = None
+        if ablate or ablate_mlps or fwd_hooks:
+            hooks = Hooks([*zero_hooks(self.cfg, ablate, ablate_mlps), *fwd_hooks], self.cfg)
+        keep = Recorder(cache, single=single, hooks=hooks)
 
         resid = keep("embed", self.W_E[t]) + keep("pos_embed", self.W_pos[start:end].unsqueeze(0))
         for layer, block in enumerate(self.blocks):
             past = None if kv is None else kv.layers[layer]
-            resid, present = block(resid, keep.scope(f"blocks.{layer}"), heads_off[layer], layer in mlps_off, past)
+            resid, present = block(resid, keep.scope(f"blocks.{layer}"), past)
             if kv is not None:
                 kv.layers[layer] = present
         if kv is not None:
             kv.length = end
-        keep("resid_final", resid)
+        resid = keep("resid_final", resid)
         final = keep("ln_final", self.ln_final(resid)) if self.ln_final is not None else resid
         logits = keep("logits", final @ self.W_U + self.b_U)
         return logits[0] if single else logits
 
-    def run_with_cache(self, tokens, ablate: Iterable[Head] = (),
-                       ablate_mlps: Iterable[int] = ()) -> tuple[torch.Tensor, ActivationCache]:
-        """Logits and every intermediate tensor. Keys, with shapes for one prompt of T tokens (a
-        batch adds a leading axis; LayerNorm and MLP keys exist only where the model has them):
+    def run_with_cache(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
+                       fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> tuple[torch.Tensor, ActivationCache]:
+        """Logits and every intermediate tensor (after any hooks: what the pass used). Keys, with
+        shapes for one prompt of T tokens (a batch adds a leading axis; LayerNorm and MLP keys exist
+        only where the model has them); each key is also a hook point (`lib.model.hooks.hook_names`):
 
         `embed`, `pos_embed`, `blocks.L.resid_pre`, `blocks.L.ln1` [T, d_model];
         `blocks.L.attn.q|k|v|z` [T, head, d_head]; `blocks.L.attn.qk` (raw Q.K), `.scores` (scaled,
@@ -277,8 +254,15 @@ class Transformer(nn.Module):
         """
         cache = ActivationCache()
         with torch.no_grad():
-            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, cache=cache)
+            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, cache=cache, fwd_hooks=fwd_hooks)
         return logits, cache
+
+    def run_with_hooks(self, tokens, fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
+        """Logits of a pass in which each hook reads, and may replace, the activation it is attached
+        to: `fwd_hooks` is a list of (hook point's name, or a predicate over names; function
+        `fn(tensor, name) -> tensor | None`). The hooks last for this one pass."""
+        with torch.no_grad():
+            return self(tokens, fwd_hooks=fwd_hooks)
 
     def forward_with_kv(self, tokens, past_kv: KVCache | None = None, ablate: Iterable[Head] = (),
                         ablate_mlps: Iterable[int] = ()) -> tuple[torch.Tensor, KVCache]:
@@ -312,27 +296,3 @@ def _as_batch(tokens, vocab_size: int) -> tuple[torch.Tensor, bool]:
     require(t.shape[1] >= 1, "the prompt is empty: give at least one token")
     require(int(t.min()) >= 0 and int(t.max()) < vocab_size, f"token ids must lie in 0 to {vocab_size - 1}")
     return t, single
-
-
-def _heads_by_layer(heads: Iterable[Head], cfg: ModelConfig) -> list[frozenset[int]]:
-    """(layer, head) pairs, checked, as one set of head numbers per layer."""
-    per_layer = [set() for _ in range(cfg.n_layers)]
-    for item in heads:
-        try:
-            layer, head = (int(x) for x in item)
-        except (TypeError, ValueError):
-            raise CourseError(f"a head is named as (layer, head), got {item!r}") from None
-        require(0 <= layer < cfg.n_layers and 0 <= head < cfg.n_heads,
-                f"head ({layer}, {head}) does not exist: layers run 0 to {cfg.n_layers - 1}, "
-                f"heads 0 to {cfg.n_heads - 1}")
-        per_layer[layer].add(head)
-    return [frozenset(s) for s in per_layer]
-
-
-def _check_layers(layers: Iterable[int], cfg: ModelConfig) -> frozenset[int]:
-    out = set()
-    for layer in layers:
-        require(isinstance(layer, int) and 0 <= layer < cfg.n_layers,
-                f"layer {layer!r} does not exist: layers run 0 to {cfg.n_layers - 1}")
-        out.add(layer)
-    return frozenset(out)

@@ -38,7 +38,7 @@ def test_math_renders(visit, site_url):
     assert v.outside == []
 
 
-EXPLORER_PAGES = {"chapters/part1/ablation.html": "With heads switched off",
+EXPLORER_PAGES = {"chapters/part1/ablation.html": "Switched off (zero ablation)",
                   "chapters/part2/three-ways.html": "Concept plane with axis 1 = Paolo - Pietro",
                   "chapters/part2/residual-path.html": "on the plane (Tarso, Paolo orthogonalised)",
                   "chapters/part2/real-language.html": "t-SNE layout (perplexity 10, seed 0)",
@@ -102,8 +102,8 @@ def test_the_kv_cache_calculator_shows_the_notes_example(visit, site_url):
 def test_the_ablation_explorer_has_a_toggle_per_head(visit, site_url):
     v = visit(f"{site_url}/chapters/part1/ablation.html")
     v.page.wait_for_selector(".course-explorer .course-toggle", timeout=15000)
-    toggles = v.page.locator(".course-explorer .course-toggle")
-    assert toggles.count() == 8 and toggles.first.inner_text() == "L0H0"
+    toggles = v.page.locator(".course-explorer").first.locator(".course-toggle")
+    assert toggles.count() == 10 and toggles.first.inner_text() == "L0H0"     # 8 heads, 2 MLPs
     assert toggles.first.get_attribute("aria-pressed") == "false"
 
 

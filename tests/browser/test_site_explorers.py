@@ -43,7 +43,8 @@ def test_every_registered_explorer_is_on_a_page():
 OTHER_TEXT = {"prompt": "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo Tarso <SEP> Paolo chiama", "top_k": "3",
               "top_p": "0.5", "seed": "5", "position": "1", "track": "vice", "toward": "Cefa", "against": "Pietro",
               "axis_1": "Tarso - Paolo", "axis_2": "capo", "layers": "12", "context": "1024", "heads": "8",
-              "d_head": "64", "bytes": "1"}
+              "d_head": "64", "bytes": "1", "clean": "<BOS> Pietro chiama 4 <SEP> 4 chiama Pietro",
+              "corrupted": "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo", "target": "capo"}
 
 
 def explorers_of(page):

@@ -23,6 +23,7 @@ from lib.explorers.definition import every_example
 from lib.content.point_sets import POINT_SETS, point_set
 from lib.explorers.page import export_site
 from lib.shipped.presets import PRESETS
+from lib.content.prompt_sets import prompt_set
 from lib.model.readout import Rolls, prompt_logits, reshape, sample, splitmix64
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -193,3 +194,89 @@ def test_an_unknown_word_gets_the_command_lines_suggestions(page):
         got = page.evaluate("(w) => { try { window.models['calling-game'].encode('<BOS> ' + w); } "
                             "catch (e) { return e.message; } }", word)
         assert got == str(expected.value)
+
+
+JS_ABLATIONS = """async ([name, cases]) => {
+    const m = window.models[name], views = window.mods.views;
+    return cases.map((c) => {
+        const ids = m.encode(c.prompt);
+        try {
+            return Array.from(m.promptLogits(ids, {hooks: views.ablationHooks(m, c.heads, c.mlps, c.kind, ids.length)}));
+        } catch (e) { return {error: e.message}; }
+    });
+}"""
+
+
+@pytest.mark.parametrize("kind", ["zero", "mean", "resample"])
+def test_the_page_ablates_as_the_library_does(page, kind):
+    """Random prompts x random heads and MLPs switched off, the `kind` way: every logit equal to 1e-4
+    (logits reach 40; the page computes in doubles, the library in float32), and a prompt longer than
+    the reference rounds refused with the library's sentence."""
+    from lib.analysis.ablation import ablated_logits, reference_set
+
+    lm = lib.load("calling-game")
+    longest = reference_set(lm).longest
+    rng = random.Random(f"ablation {kind}")
+    cases = []
+    for i in range(60):
+        c = random_roll(rng, lm)
+        n = rng.randint(1, longest) if i < 55 else rng.randint(longest + 1, lm.model.cfg.n_ctx)
+        c["prompt"] = " ".join(c["prompt"].split()[:n] + ["Pietro"] * (n - len(c["prompt"].split())))
+        cases.append({"prompt": c["prompt"], "heads": c["heads"], "mlps": c["mlps"], "kind": kind})
+    got = page.evaluate(JS_ABLATIONS, ["calling-game", cases])
+    worst = 0.0
+    for c, g in zip(cases, got):
+        try:
+            want = ablated_logits(lm, [c["prompt"]], [tuple(h) for h in c["heads"]], c["mlps"], kind)[0]
+        except CourseError as e:
+            assert g == {"error": str(e)}, (c, g)
+            continue
+        worst = max(worst, float((want - torch.tensor(g, dtype=want.dtype)).abs().max()))
+    assert worst <= 1e-4, f"{kind}: largest logit difference {worst:.2e}"
+
+
+JS_PATCHING = """async (cases) => {
+    const m = window.models['calling-game'], views = window.mods.views;
+    return cases.map((values) => {
+        try {
+            const view = views.VIEWS.patching({model: m}, values);
+            window.mods.render.picture("patching", view);
+            return {view: JSON.parse(JSON.stringify(view))};
+        } catch (e) { return e instanceof window.mods.readout.CourseError ? {error: e.message} : {crash: String(e.stack)}; }
+    });
+}"""
+
+
+def test_the_page_patches_as_the_library_does(page):
+    """The patching explorer on prompt pairs the chapters never show (and its defaults, and bad input):
+    every recovered fraction equal to the library's to 1e-5, the same results page of the picked cell,
+    the same sentence for a pair the library refuses."""
+    lm = lib.load("calling-game")
+    ex = catalogue.patching_explorer(lm)
+    rng = random.Random("patching")
+    cases = [ex.defaults()]
+    for p in prompt_set("epithet-later-turn", 4, seed=8807) + prompt_set("next-caller", 3, seed=8807):
+        first, second = prompt_logits(lm, p.text).argsort(descending=True)[:2].tolist()
+        cases.append(dict(ex.defaults(), clean=p.text, corrupted=p.text, target=lm.vocab.tokens[first], against=lm.vocab.tokens[second],
+                          cell=rng.choice(ex.rows[3][0].options), position=str(rng.randrange(len(p.tokens)))))
+    cases += [dict(ex.defaults(), swap=False, corrupted="<BOS> Pietro chiama"),
+              dict(ex.defaults(), target="", against=""), dict(ex.defaults(), target="vice", against="vice"),
+              dict(ex.defaults(), swap=False)]
+    got = page.evaluate(JS_PATCHING, cases)
+    worst, compared = 0.0, 0
+    for values, g in zip(cases, got):
+        assert "crash" not in g, g
+        try:
+            want = ex.compute(values)
+        except CourseError as e:
+            assert g == {"error": str(e)}, (values, g)
+            continue
+        g = g["view"]
+        compared += 1
+        for key in ("clean", "corrupted", "target", "against", "rows", "cell", "position"):
+            assert g[key] == want[key], (key, g[key], want[key])
+        worst = max(worst, max(abs(a - b) for ra, rb in zip(want["grid"], g["grid"]) for a, b in zip(ra, rb)))
+        assert [t for t, _ in g["page"]][:3] == [t for t, _ in want["page"]][:3]
+        assert max(abs(a[1] - b[1]) for a, b in zip(g["page"], want["page"])) < 1e-5
+    assert worst <= 1e-5, f"largest recovered-fraction difference {worst:.2e}"
+    assert compared >= 6 and compared < len(cases), f"{compared} of {len(cases)} settings compared"

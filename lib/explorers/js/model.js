@@ -6,8 +6,13 @@
  * LayerNorm; an unembedding that is the embedding turned on its side when tied, plus its bias.
  * A model with no blocks (the zero-layer model) goes straight from the embedding to the read-out.
  *
- * Heads and MLPs switched off write zero into the residual stream (a switched-off head still
- * looks: its pattern is kept), exactly as the library's `ablate` and `ablate_mlps` do.
+ * Interventions are hooks by name, as in lib/model/hooks.py: `off.hooks` maps a hook point's name
+ * to functions `fn(rows, name, info)` that may change the rows in place (or return new ones).
+ * The page's hook points: `blocks.L.resid_pre` [T, d_model], `blocks.L.attn.head_out` [R, head,
+ * d_model] and `blocks.L.mlp_out` [R, d_model], flat Float64Arrays whose row r is position info.from + r
+ * (R = T - info.from: a lastOnly pass works out the last block's last position alone). Heads and MLPs
+ * switched off (`off.heads`, `off.mlps`) are zero hooks (`zeroHooks`), exactly as the library's
+ * `ablate` and `ablate_mlps`; mean and resample ablation and patching are other hooks (views.js).
  * Weights are float32 as shipped; the arithmetic is in doubles.
  */
 import { CourseError, require } from "./readout.js";
@@ -100,6 +105,38 @@ function rowsOf(X, rows, d) {
   return Array.from({ length: rows }, (_, r) => X.subarray(r * d, (r + 1) * d));
 }
 
+/** Hooks that make the listed heads ([layer, head]) and MLPs (layers) write zero. */
+export function zeroHooks(heads = [], mlps = []) {
+  const hooks = {};
+  const add = (name, fn) => { (hooks[name] = hooks[name] || []).push(fn); };
+  for (const [l, h] of heads) {
+    add(`blocks.${l}.attn.head_out`, (rows, name, info) => {
+      for (let r = 0; r < info.rows; r++) rows.fill(0, (r * info.heads + h) * info.d, (r * info.heads + h + 1) * info.d);
+    });
+  }
+  for (const l of mlps) add(`blocks.${l}.mlp_out`, (rows) => { rows.fill(0); });
+  return hooks;
+}
+
+/** Two sets of hooks as one: on a shared name, the first set's functions run first. */
+export function joinHooks(a, b) {
+  const out = {};
+  for (const set of [a, b]) for (const [name, fns] of Object.entries(set || {})) {
+    out[name] = (out[name] || []).concat(Array.isArray(fns) ? fns : [fns]);
+  }
+  return out;
+}
+
+function runHooks(hooks, name, rows, info) {
+  const fns = hooks[name];
+  if (!fns) return rows;
+  for (const fn of fns) {
+    const out = fn(rows, name, info);
+    if (out !== undefined) rows = out;
+  }
+  return rows;
+}
+
 export class Model {
   /** `meta`: {name, config, vocab} as in the model's meta.json; `tensors`: from readSafetensors. */
   constructor(meta, tensors) {
@@ -172,7 +209,9 @@ export class Model {
   /** The forward pass, remembered: moving a slider that does not change the prompt or the
    *  components switched off (temperature, top-k, a seed) reuses the last passes. */
   run(ids, off = {}, lastOnly = false) {
-    const key = `${ids.join(",")}|${JSON.stringify(off.heads || [])}|${JSON.stringify(off.mlps || [])}|${lastOnly}`;
+    // Hooks are functions: a pass with hooks is remembered only under the key its caller names.
+    if (off.hooks && off.key === undefined) return this.forward(ids, off, lastOnly);
+    const key = `${ids.join(",")}|${JSON.stringify(off.heads || [])}|${JSON.stringify(off.mlps || [])}|${off.key || ""}|${lastOnly}`;
     this.memo = this.memo || new Map();
     if (this.memo.has(key)) {
       const hit = this.memo.get(key);
@@ -187,7 +226,7 @@ export class Model {
   }
 
   /**
-   * The forward pass of one prompt. `off`: {heads: [[layer, head], ...], mlps: [layer, ...]}.
+   * The forward pass of one prompt. `off`: {heads: [[layer, head], ...], mlps: [layer, ...], hooks: {name: fn | [fn]}}.
    * Returns {ids, stages: {name: [position] -> residual [d_model]} in forward order,
    * patterns: [layer][head][query] -> [key], logitsAt(position)}.
    *
@@ -205,18 +244,28 @@ export class Model {
     const cfg = this.cfg, w = this.w, T = ids.length, D = cfg.d_model, Dh = cfg.d_head, H = cfg.n_heads;
     require(T >= 1, "the prompt is empty: give at least one token");
     require(T <= cfg.n_ctx, `the prompt has ${T} tokens but the model's context holds at most ${cfg.n_ctx}`);
-    const silenced = new Set(heads.map(([l, h]) => `${l},${h}`));
-    let resid = new Float64Array(T * D);
-    for (let p = 0; p < T; p++) {
-      for (let d = 0; d < D; d++) {
-        resid[p * D + d] = w.W_E[ids[p] * D + d] + (this.positions ? w.W_pos[p * D + d] : 0);
+    const hooks = joinHooks(zeroHooks(heads, mlps), off.hooks);
+    // `off.start` = {layer, resid}: begin at that block's residual stream [T, d_model], given (patching:
+    // the blocks before it are what they were in a run already made).
+    const first = off.start ? off.start.layer : 0;
+    let resid;
+    if (off.start) {
+      resid = off.start.resid.slice();
+    } else {
+      resid = new Float64Array(T * D);
+      for (let p = 0; p < T; p++) {
+        for (let d = 0; d < D; d++) {
+          resid[p * D + d] = w.W_E[ids[p] * D + d] + (this.positions ? w.W_pos[p * D + d] : 0);
+        }
       }
     }
     const stages = { embed: rowsOf(resid, T, D) };
     const patterns = [];
     const scale = Math.sqrt(Dh);
-    for (let l = 0; l < this.nLayers; l++) {
+    for (let l = 0; l < first; l++) patterns.push(null);
+    for (let l = first; l < this.nLayers; l++) {
       const p = `blocks.${l}.`;
+      if (hooks[p + "resid_pre"]) resid = runHooks(hooks, p + "resid_pre", resid, { from: 0, rows: T, d: D });
       const x = w[p + "ln1.w"] ? layerNorm(resid, T, D, w[p + "ln1.w"], w[p + "ln1.b"]) : resid;
       const W = this.layers[l], HD = H * Dh;
       // The rows this block works out: all, or in the last block of a lastOnly pass the last; the
@@ -245,7 +294,6 @@ export class Model {
           for (let j = 0; j <= i; j++) pattern[r * T + j] /= sum;
         }
         layerPatterns.push(qFrom ? null : rowsOf(pattern, T, T));
-        if (silenced.has(`${l},${h}`)) continue;      // it looks, but writes nothing
         for (let r = 0; r < R; r++) {
           const pr = (from - qFrom + r) * T;          // this row's place among the pattern's rows
           for (let j = 0; j <= from + r; j++) {
@@ -254,20 +302,37 @@ export class Model {
           }
         }
       }
-      const attnOut = matmul(z, R, HD, W.O, D);
+      let attnOut;
+      if (hooks[p + "attn.head_out"]) {
+        // Each head's write on its own (z_h @ W_O[h]), a hook point; the layer's write is their sum.
+        let perHead = new Float64Array(R * H * D);
+        for (let r = 0; r < R; r++) for (let h = 0; h < H; h++) {
+          const o = (r * H + h) * D;
+          for (let e = 0; e < Dh; e++) {
+            const ze = z[r * HD + h * Dh + e];
+            if (ze === 0) continue;
+            const wo = (h * Dh + e) * D;
+            for (let d = 0; d < D; d++) perHead[o + d] += ze * W.O[wo + d];
+          }
+        }
+        perHead = runHooks(hooks, p + "attn.head_out", perHead, { from, rows: R, heads: H, d: D });
+        attnOut = new Float64Array(R * D);
+        for (let r = 0; r < R; r++) for (let h = 0; h < H; h++) {
+          const o = (r * H + h) * D;
+          for (let d = 0; d < D; d++) attnOut[r * D + d] += perHead[o + d];
+        }
+      } else {
+        attnOut = matmul(z, R, HD, W.O, D);
+      }
       const next = resid.slice();
       for (let i = 0; i < R * D; i++) next[from * D + i] += attnOut[i];
       patterns.push(layerPatterns);
       resid = next;
       stages[p + "attn"] = rowsOf(resid, T, D);
       if (this.hasMlp) {
-        if (!mlps.includes(l)) {
-          const rows = resid.subarray(from * D);
-          const xin = w[p + "ln2.w"] ? layerNorm(rows, R, D, w[p + "ln2.w"], w[p + "ln2.b"]) : rows;
-          const post = matmul(xin, R, D, w[p + "mlp.W_in"], cfg.d_mlp, w[p + "mlp.b_in"]);
-          if (this.act === "relu") { for (let i = 0; i < post.length; i++) if (post[i] < 0) post[i] = 0; }
-          else for (let i = 0; i < post.length; i++) post[i] = ACTIVATIONS.gelu(post[i]);
-          const out = matmul(post, R, cfg.d_mlp, w[p + "mlp.W_out"], D, w[p + "mlp.b_out"]);
+        {
+          let out = this.mlpOut(l, resid.subarray(from * D), R);
+          out = runHooks(hooks, p + "mlp_out", out, { from, rows: R, d: D });
           const next2 = resid.slice();
           for (let i = 0; i < R * D; i++) next2[from * D + i] += out[i];
           resid = next2;
@@ -280,6 +345,16 @@ export class Model {
       require(position >= firstRight, "this pass worked out the last position alone");
       return this.readOut(last.subarray(position * D, (position + 1) * D));
     } };
+  }
+
+  /** Block l's MLP (behind its LayerNorm, if any) on R rows of the residual stream [R, d_model]: its write. */
+  mlpOut(l, rows, R) {
+    const w = this.w, D = this.cfg.d_model, p = `blocks.${l}.`;
+    const xin = w[p + "ln2.w"] ? layerNorm(rows, R, D, w[p + "ln2.w"], w[p + "ln2.b"]) : rows;
+    const post = matmul(xin, R, D, w[p + "mlp.W_in"], this.cfg.d_mlp, w[p + "mlp.b_in"]);
+    if (this.act === "relu") { for (let i = 0; i < post.length; i++) if (post[i] < 0) post[i] = 0; }
+    else for (let i = 0; i < post.length; i++) post[i] = ACTIVATIONS.gelu(post[i]);
+    return matmul(post, R, this.cfg.d_mlp, w[p + "mlp.W_out"], D, w[p + "mlp.b_out"]);
   }
 
   /** The model's own last step on any residual vector: final LayerNorm (if any), unembedding, bias. */
@@ -295,17 +370,36 @@ export class Model {
   }
 }
 
+/** A float32 matrix shipped as base64 of its little-endian bytes (lib.explorers.page._float32), as doubles. */
+function float32Of({ shape, float32 }) {
+  const bytes = Uint8Array.from(atob(float32), (c) => c.charCodeAt(0));
+  const dv = new DataView(bytes.buffer), out = new Float64Array(bytes.length / 4);
+  for (let i = 0; i < out.length; i++) out[i] = dv.getFloat32(4 * i, true);
+  return { shape, data: out };
+}
+
+/** The reference set of mean and resample ablation as the library computed it at build time
+ *  (lib.analysis.ablation.reference_set): {label, longest, rounds, means: {hook point: {shape, data}}}. */
+function readReference(json) {
+  return { label: json.label, longest: json.longest, rounds: json.rounds,
+    means: Object.fromEntries(Object.entries(json.means).map(([k, v]) => [k, float32Of(v)])) };
+}
+
 const LOADED = new Map();
 
-/** A shipped model, fetched once per page from the site's models folder (`base` ends with "/"). */
+/** A shipped model, fetched once per page from the site's models folder (`base` ends with "/"), with its
+ *  reference set of mean and resample ablation where it has one. */
 export function loadModel(base, name) {
   if (!LOADED.has(name)) {
     LOADED.set(name, (async () => {
-      const [meta, weights] = await Promise.all([
+      const [meta, weights, reference] = await Promise.all([
         fetch(`${base}${name}.json`).then((r) => { if (!r.ok) throw new CourseError(`model ${name} not found`); return r.json(); }),
         fetch(`${base}${name}.safetensors`).then((r) => r.arrayBuffer()),
+        fetch(`${base}${name}.reference.json`).then((r) => (r.ok ? r.json() : null)).catch(() => null),
       ]);
-      return new Model(meta, readSafetensors(weights));
+      const model = new Model(meta, readSafetensors(weights));
+      model.reference = reference ? readReference(reference) : null;
+      return model;
     })());
   }
   return LOADED.get(name);

@@ -437,11 +437,11 @@ const PICTURES = {
   },
 
   ablation(v, o) {
-    const names = v.off.join(", ") || "none";
-    const alt = `With heads switched off: ${names}. After ${words(v.tokens)} the model now gives ${v.track} ` +
+    const names = v.off.join(", ") || "none", kind = v.kind || "zero";
+    const alt = `Switched off (${kind} ablation): ${names}. After ${words(v.tokens)} the model now gives ${v.track} ` +
       `${fix(v.track_prob)} (intact: ${fix(v.track_prob_intact)}). Best next tokens: ${top(v.page)}.`;
     const page = barChart(v.page, alt, { highlight: v.track, width: o.width,
-      title: `heads off: ${names}  |  P(${v.track}) ${fix(v.track_prob)} (intact ${fix(v.track_prob_intact)})` });
+      title: `off (${kind}): ${names}  |  P(${v.track}) ${fix(v.track_prob)} (intact ${fix(v.track_prob_intact)})` });
     const layers = new Map();
     for (const name of v.heads) layers.set(name.slice(0, name.indexOf("H")), []);
     // A layer's heads side by side, as many to a line as the row's cells allow (explorers.css:
@@ -456,6 +456,38 @@ const PICTURES = {
       layers.get(layer).push(svg(Math.max(w, 80) + 8, ht + 8, headAlt, [h("g", { transform: "translate(4,4)", opacity: off && "0.35" }, body)]));
     });
     return figure([page, [...layers.values()].map((cells) => row(cells, 120))], alt);
+  },
+
+  patching(v, o) {
+    const T = v.clean.length, n = v.rows.length;
+    const best = v.rows.map((name, i) => [name, v.grid[i].reduce((m, x, p) => (x > v.grid[i][m] ? p : m), 0)])
+      .sort((x, y) => v.grid[v.rows.indexOf(y[0])][y[1]] - v.grid[v.rows.indexOf(x[0])][x[1]]).slice(0, 3)
+      .map(([name, p]) => `${name} at ${p} (${v.clean[p]}) ${fix(v.grid[v.rows.indexOf(name)][p], 2)}`).join(", ");
+    const alt = `Activation patching: clean ${words(v.clean)}, corrupted ${words(v.corrupted)}. logit(${v.target}) - ` +
+      `logit(${v.against}) is ${fix(v.clean_diff, 2)} clean and ${fix(v.corrupted_diff, 2)} corrupted. The patches that ` +
+      `bring most of it back: ${best}. ${v.cell} at position ${v.position} brings back ${fix(v.recovered, 2)}; the ` +
+      `patched run's best next tokens: ${top(v.page)}.`;
+    const labelW = 56, cell = Math.max(8, Math.min(44, Math.floor((room(o) - labelW - 12) / T))), named = cell >= 26;
+    const body = [];
+    v.grid.forEach((row, i) => {
+      body.push(text(labelW - 6, 20 + i * cell + cell / 2, v.rows[i], { anchor: "end", size: 11 }));
+      row.forEach((x, p) => {
+        const picked = v.rows[i] === v.cell && p === v.position;
+        body.push(rect(labelW + p * cell, 20 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
+          picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}));
+        if (named) body.push(text(labelW + p * cell + cell / 2, 20 + i * cell + cell / 2, fix(x, 2),
+          { anchor: "middle", size: 9, fill: x > 0.6 ? "white" : "#222" }));
+      });
+    });
+    body.push(text(labelW, 12, `fraction of logit(${v.target}) - logit(${v.against}) each patch brings back`, { size: 12 }));
+    if (cell >= 10) {
+      body.push(h("g", { transform: `translate(0,${22 + n * cell})` }, v.clean.map((t, p) =>
+        text(labelW + p * cell + cell / 2, 6, `${t}/${v.corrupted[p]}`, { anchor: "end", size: 10, rotate: -45 }))));
+    }
+    const grid = svg(labelW + T * cell + 12, 30 + n * cell + 90, alt, body);
+    const page = barChart(v.page, alt, { highlight: v.target, width: o.width,
+      title: `${v.cell} at position ${v.position} patched: recovered ${fix(v.recovered, 2)}` });
+    return figure([grid, page], alt);
   },
 
   kv_cache(v) {

@@ -7,9 +7,10 @@
  * holds every function here to its Python twin.
  */
 import { MAX_COUNT } from "./constants.js";
-import { pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
+import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
+import { zeroHooks } from "./model.js";
 import {
-  CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax,
+  CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax, uniform,
 } from "./readout.js";
 
 const headName = (l, h) => `L${l}H${h}`;
@@ -26,6 +27,55 @@ function switchedOff(model, v) {
   const out = [];
   for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) if (v[headName(l, h)]) out.push([l, h]);
   return out;
+}
+
+const ABLATION_KINDS = ["zero", "mean", "resample"];
+
+/** The round a resample takes its writes from, for a prompt of n tokens (lib.analysis.ablation.resample_picks):
+ *  the seed's first roll picks among the reference rounds at least n long, in their order. */
+function resamplePick(reference, n, seed = 0) {
+  const candidates = [];
+  reference.rounds.forEach((r, i) => { if (r.length >= n) candidates.push(i); });
+  return candidates[Math.floor(uniform(BigInt(seed), 0) * candidates.length)];
+}
+
+/** Hooks that switch heads and MLPs off the `kind` way, for a prompt of n tokens
+ *  (lib.analysis.ablation.ablation_hooks): zero writes nothing; mean the reference set's average write at
+ *  each position; resample what one reference round wrote there. */
+export function ablationHooks(model, heads, mlps, kind, n, seed = 0) {
+  require(ABLATION_KINDS.includes(kind), `unknown kind of ablation ${pyRepr(kind)}: choose one of ${ABLATION_KINDS.join(", ")}`);
+  if (kind === "zero") return zeroHooks(heads, mlps);
+  const ref = model.reference;
+  require(ref, `${model.name} has no reference set for ${kind} ablation`);
+  require(n <= ref.longest, `${kind} ablation needs the reference set's writes at every position, but its longest ` +
+    `round has ${ref.longest} tokens and the prompt ${n}: use a shorter prompt`);
+  const H = model.nHeads, D = model.cfg.d_model;
+  let source;       // hook point -> (position, head or -1) -> the value written there
+  if (kind === "mean") {
+    source = (name, p, h) => { const m = ref.means[name].data; return h < 0 ? m.subarray(p * D, (p + 1) * D) : m.subarray((p * H + h) * D, (p * H + h + 1) * D); };
+  } else {
+    const round = ref.rounds[resamplePick(ref, n, seed)].slice(0, n);
+    const seen = {};
+    const keep = (rows, name) => { seen[name] = rows.slice(); };
+    const record = {};
+    for (let l = 0; l < model.nLayers; l++) { record[`blocks.${l}.attn.head_out`] = [keep]; if (model.hasMlp) record[`blocks.${l}.mlp_out`] = [keep]; }
+    // Hooks that only read: the round's own pass, each head's write and each MLP's output kept.
+    model.forward(round, { hooks: record });
+    source = (name, p, h) => (h < 0 ? seen[name].subarray(p * D, (p + 1) * D) : seen[name].subarray((p * H + h) * D, (p * H + h + 1) * D));
+  }
+  const hooks = {};
+  const add = (name, fn) => { (hooks[name] = hooks[name] || []).push(fn); };
+  for (const [l, h] of heads) {
+    add(`blocks.${l}.attn.head_out`, (rows, name, info) => {
+      for (let r = 0; r < info.rows; r++) rows.set(source(name, info.from + r, h), (r * H + h) * D);
+    });
+  }
+  for (const l of mlps) {
+    add(`blocks.${l}.mlp_out`, (rows, name, info) => {
+      for (let r = 0; r < info.rows; r++) rows.set(source(name, info.from + r, -1), r * D);
+    });
+  }
+  return hooks;
 }
 
 const tokensOf = (model, ids) => ids.map((i) => model.vocab.tokens[i]);
@@ -120,6 +170,107 @@ const KV_SIZES = [["layers", "layers"], ["context", "context (tokens)"], ["heads
 
 // ----------------------------------------------------------------------------- the views
 
+const NAMED = ["Pietro", "Paolo"], NUMBERS = ["1", "2", "3", "4", "5", "6", "7", "8"];
+
+/** lib.analysis.patching.swap_players with its default pair: the last call's caller swaps, everywhere,
+ *  with the first player of the other kind that is not the callee. */
+export function swapPlayers(text) {
+  const tokens = pyStrip(text).split(/\s+/).filter((t) => t !== "");
+  const calls = [];
+  tokens.forEach((t, i) => { if (t === "chiama" && i > 0 && i < tokens.length - 1) calls.push(i); });
+  require(calls.length > 0, "the prompt has no call (caller chiama callee) to find the roles in");
+  const last = calls[calls.length - 1], a = tokens[last - 1], callee = tokens[last + 1];
+  require(NAMED.includes(a) || NUMBERS.includes(a), `the last call's caller, ${a}, is not a player, so there is no ` +
+    "player to swap him with: name the two players");
+  const b = (NAMED.includes(a) ? NUMBERS : NAMED).find((p) => p !== callee);
+  return tokens.map((t) => (t === a ? b : t === b ? a : t)).join(" ");
+}
+
+/** Reads every head's write and MLP output of a pass: hooks that keep copies in `into`. */
+function recordWrites(model, into) {
+  const hooks = {}, keep = (rows, name) => { into[name] = rows.slice(); };
+  for (let l = 0; l < model.nLayers; l++) {
+    hooks[`blocks.${l}.attn.head_out`] = [keep];
+    if (model.hasMlp) hooks[`blocks.${l}.mlp_out`] = [keep];
+  }
+  return hooks;
+}
+
+/** A hook that puts the clean run's value of one head's write (head >= 0) or MLP output at one position. */
+function patchHook(model, source, position, head) {
+  const H = model.nHeads, D = model.cfg.d_model;
+  return (rows, name, info) => {
+    const r = position - info.from;
+    if (r < 0) return;          // a lastOnly pass's last block: rows before the last reach nothing
+    if (head < 0) rows.set(source[name].subarray(position * D, (position + 1) * D), r * D);
+    else rows.set(source[name].subarray((position * H + head) * D, (position * H + head + 1) * D), (r * H + head) * D);
+  };
+}
+
+/** The patching grid (lib.analysis.patching.patch): rows are heads, then MLPs; a cell the fraction of the
+ *  logit difference its patch brings back. `onRow(i, row)`, if given, hears each row as it is done.
+ *
+ *  The same runs as the library's, made cheaper by where a patch can reach: a write patched into block l
+ *  at position p changes block l's output at p alone (attention reads the stream before the block's
+ *  writes; the MLP works row by row), so a patched run is the corrupted run's stream after block l with
+ *  that one row worked out again, carried through the later blocks; in the last block only the last
+ *  position reaches the answer. */
+export function patchingGrid(model, cleanIds, corruptedIds, target, against, onRow = null) {
+  const T = cleanIds.length, H = model.nHeads, L = model.nLayers, D = model.cfg.d_model;
+  const source = {}, seen = {};
+  const clean = model.forward(cleanIds, { hooks: recordWrites(model, source) });
+  const hooks = recordWrites(model, seen), keep = (rows, name) => { seen[name] = rows.slice(); };
+  for (let l = 0; l < L; l++) hooks[`blocks.${l}.resid_pre`] = [keep];
+  const corrupted = model.forward(corruptedIds, { hooks });
+  const lc = clean.logitsAt(T - 1), lk = corrupted.logitsAt(T - 1);
+  const cleanDiff = lc[target] - lc[against], corruptedDiff = lk[target] - lk[against];
+  // The corrupted run's stream after each block's attention: before the block plus every head's write.
+  const mid = [];
+  for (let l = 0; l < L; l++) {
+    const m = seen[`blocks.${l}.resid_pre`].slice(), heads = seen[`blocks.${l}.attn.head_out`];
+    for (let p = 0; p < T; p++) for (let h = 0; h < H; h++) for (let d = 0; d < D; d++) m[p * D + d] += heads[(p * H + h) * D + d];
+    mid.push(m);
+  }
+  const after = (l) => (l + 1 < L ? seen[`blocks.${l + 1}.resid_pre`] : null);
+  /** The logit difference when block l's output at position p is `row` (the rest as in the corrupted run). */
+  const diffWith = (l, p, row) => {
+    let logits;
+    if (l === L - 1) {
+      logits = model.readOut(row);
+    } else {
+      const resid = after(l).slice();
+      resid.set(row, p * D);
+      logits = model.forward(corruptedIds, { start: { layer: l + 1, resid } }, true).logitsAt(T - 1);
+    }
+    return (logits[target] - logits[against] - corruptedDiff) / (cleanDiff - corruptedDiff);
+  };
+  const components = [];
+  for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) components.push([`blocks.${l}.attn.head_out`, h, l]);
+  if (model.hasMlp) for (let l = 0; l < L; l++) components.push([`blocks.${l}.mlp_out`, -1, l]);
+  const grid = [];
+  components.forEach(([name, head, l], i) => {
+    const row = new Array(T).fill(0);
+    for (let p = l === L - 1 ? T - 1 : 0; p < T; p++) {
+      const m = mid[l].slice(p * D, (p + 1) * D);
+      if (head >= 0) {
+        // Block l's stream at p after attention, with head h's write the clean one, then its MLP.
+        const o = (p * H + head) * D;
+        for (let d = 0; d < D; d++) m[d] += source[name][o + d] - seen[name][o + d];
+        if (model.hasMlp) { const out = model.mlpOut(l, m, 1); for (let d = 0; d < D; d++) m[d] += out[d]; }
+      } else {
+        for (let d = 0; d < D; d++) m[d] += source[name][p * D + d];
+      }
+      row[p] = diffWith(l, p, m);
+    }
+    grid.push(row);
+    if (onRow) onRow(i, row);
+  });
+  return { grid, cleanDiff, corruptedDiff, source };
+}
+
+
+const PATCHED = new Map();
+
 export const VIEWS = {
   temperature({ model }, v, a) {
     const ids = model.encode(v.prompt);
@@ -170,19 +321,62 @@ export const VIEWS = {
   ablation({ model }, v) {
     const ids = model.encode(v.prompt);
     const off = switchedOff(model, v);
-    const run = model.run(ids, { heads: off }, "patterns");
-    const intact = off.length ? softmax(model.promptLogits(ids)) : softmax(run.logitsAt(ids.length - 1));
+    const mlps = [];
+    for (let l = 0; l < model.nLayers; l++) if (v[`MLP${l}`]) mlps.push(l);
+    const kind = v.kind === undefined ? "zero" : v.kind;
+    const hooks = off.length || mlps.length ? ablationHooks(model, off, mlps, kind, ids.length) : null;
+    const run = model.run(ids, hooks ? { hooks, key: `${kind}|${JSON.stringify(off)}|${mlps}` } : {}, "patterns");
+    const intact = hooks ? softmax(model.promptLogits(ids)) : softmax(run.logitsAt(ids.length - 1));
     const probs = softmax(run.logitsAt(ids.length - 1));
     const track = pyStrip(v.track);
     const trackId = track === "" ? greedy(intact) : model.vocab.id(track);
     const tokens = model.vocab.tokens, heads = [];
     for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) heads.push([l, h]);
     return {
-      tokens: tokensOf(model, ids), off: off.map(([l, h]) => headName(l, h)),
-      page: order(probs).slice(0, 8).map((i) => [tokens[i], probs[i]]),
+      tokens: tokensOf(model, ids), off: off.map(([l, h]) => headName(l, h)).concat(mlps.map((l) => `MLP ${l}`)),
+      kind, page: order(probs).slice(0, 8).map((i) => [tokens[i], probs[i]]),
       heads: heads.map(([l, h]) => headName(l, h)), patterns: heads.map(([l, h]) => run.patterns[l][h].map((r) => Array.from(r))),
       track: tokens[trackId], track_prob: probs[trackId], track_prob_intact: intact[trackId],
     };
+  },
+
+  patching({ model }, v) {
+    const corruptedText = v.swap ? swapPlayers(v.corrupted) : v.corrupted;
+    const a = model.encode(v.clean), b = model.encode(corruptedText);
+    require(a.length === b.length, `the clean prompt has ${a.length} tokens and the corrupted one ${b.length}: patching ` +
+      "puts a clean activation at the same position in the corrupted run, so the two must have the same length");
+    const lc = model.run(a, {}, true).logitsAt(a.length - 1), lk = model.run(b, {}, true).logitsAt(b.length - 1);
+    const target = pyStrip(v.target), against = pyStrip(v.against);
+    const t = target ? model.vocab.id(target) : greedy(lc), u = against ? model.vocab.id(against) : greedy(lk);
+    const tokens = model.vocab.tokens;
+    if (t === u) {
+      const said = !(target || against) ? "the clean run's top token and the corrupted run's are both"
+        : "the target and the rival are both";
+      throw new CourseError(`${said} ${pyRepr(tokens[t])}: a logit difference needs two different tokens ` +
+        "(name them with target and against)");
+    }
+    const cd = lc[t] - lc[u], kd = lk[t] - lk[u];
+    require(Math.abs(cd - kd) > 1e-6, `the logit difference ${tokens[t]} - ${tokens[u]} is ${formatG(cd, 6)} after both ` +
+      "prompts, so there is nothing for a patch to recover: choose prompts, or a target and a rival, whose difference " +
+      "changes between the runs");
+    // Picking another cell reuses the grid: only the picked run's results page is new.
+    const key = `${model.name}|${a}|${b}|${t}|${u}`;
+    if (!PATCHED.has(key)) {
+      PATCHED.set(key, patchingGrid(model, a, b, t, u));
+      if (PATCHED.size > 4) PATCHED.delete(PATCHED.keys().next().value);
+    }
+    const { grid, cleanDiff, corruptedDiff, source } = PATCHED.get(key);
+    const T = a.length, position = parsePosition(v.position, T);
+    const rows = [];
+    for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) rows.push(headName(l, h));
+    if (model.hasMlp) for (let l = 0; l < model.nLayers; l++) rows.push(`MLP${l}`);
+    const i = rows.indexOf(v.cell);
+    const [name, head] = i < model.nLayers * model.nHeads
+      ? [`blocks.${Math.floor(i / model.nHeads)}.attn.head_out`, i % model.nHeads] : [`blocks.${v.cell.slice(3)}.mlp_out`, -1];
+    const probs = softmax(model.forward(b, { hooks: { [name]: [patchHook(model, source, position, head)] } }, true).logitsAt(T - 1));
+    return { clean: tokensOf(model, a), corrupted: tokensOf(model, b), target: tokens[t], against: tokens[u],
+      clean_diff: cleanDiff, corrupted_diff: corruptedDiff, rows, grid, cell: v.cell, position,
+      recovered: grid[i][position], page: order(probs).slice(0, 8).map((k) => [tokens[k], probs[k]]) };
   },
 
   kv_cache(_, v) {

@@ -1,0 +1,228 @@
+"""Activation patching: which component, at which position, carries what makes two prompts differ?
+
+Two prompts of equal length: a clean one (`<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo`, the model
+says vice) and a corrupted one that differs in a few tokens (`<BOS> 4 chiama Pietro <SEP> Pietro chiama
+Paolo`, the model says Tarso: the caller changed, the callee did not; `swap_players` makes it). The question is
+measured on one number, the logit difference between a target token and a rival at the last
+position. Run the corrupted prompt again, with one component's activation at one position taken
+from the clean run (a hook, `lib.model.hooks`), and see how much of the clean difference comes back:
+
+    recovered = (patched - corrupted) / (clean - corrupted)
+
+1 means that activation alone carries the whole difference between the runs; 0, that it carries none
+of it (a negative value: it pushes the other way). The components: every head's write
+(`blocks.L.attn.head_out`, one head's slice), every MLP's output (`blocks.L.mlp_out`), and the
+residual stream itself before each block and after the last (`blocks.L.resid_pre`, `resid_final`),
+each at every position. (TransformerLens and ARENA patch a head's `z`; its write is `z @ W_O`, so
+patching either gives the same logits.)
+
+All the patched runs go through the model at once, as one batch, in double precision (a copy of the
+float32 weights widened exactly), so the fractions do not depend on float32 rounding in the
+difference of two nearly equal numbers.
+"""
+from __future__ import annotations
+
+import copy
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from lib.errors import CourseError, require
+from lib.model.hooks import Hooks, Recorder
+
+# The logit difference must move between the runs by more than this for a fraction of it to mean anything.
+MIN_CHANGE = 1e-6
+
+# Hook points shaped [head, query, key]; the others put the position first.
+HEAD_FIRST = ("attn.qk", "attn.scores", "attn.pattern")
+
+_DOUBLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def double_model(model):
+    """The model with its weights widened to float64 (exactly: every float32 is a double), kept per model."""
+    twin = _DOUBLES.get(model)
+    if twin is None:
+        twin = copy.deepcopy(model).double()
+        twin.requires_grad_(False)
+        twin.eval()
+        _DOUBLES[model] = twin
+    return twin
+
+
+def resid_stages(cfg) -> list[str]:
+    """The residual stream's patchable stages: before each block, and after the last."""
+    return [f"blocks.{layer}.resid_pre" for layer in range(cfg.n_layers)] + ["resid_final"]
+
+
+@dataclass(frozen=True)
+class Patching:
+    clean: list[str]
+    corrupted: list[str]
+    target: str
+    against: str
+    clean_diff: float        # logit(target) - logit(against) after the clean prompt
+    corrupted_diff: float    # the same after the corrupted prompt
+    heads: np.ndarray        # recovered fraction [layer, head, position]: one head's write patched
+    mlps: np.ndarray         # [layer, position]: one MLP's output patched (no rows if the model has none)
+    resid: np.ndarray        # [stage, position]: the residual stream patched (stages: `resid_stages`)
+    stages: list[str]
+
+    def head_cells(self) -> list[dict]:
+        from lib.analysis.ablation import head_name
+        L, H, T = self.heads.shape
+        return [{"head": head_name((layer, h)), "position": p, "recovered": float(self.heads[layer, h, p])}
+                for layer in range(L) for h in range(H) for p in range(T)]
+
+    def mlp_cells(self) -> list[dict]:
+        return [{"mlp": layer, "position": p, "recovered": float(self.mlps[layer, p])}
+                for layer in range(self.mlps.shape[0]) for p in range(self.mlps.shape[1])]
+
+    def resid_cells(self) -> list[dict]:
+        return [{"stage": s, "position": p, "recovered": float(self.resid[i, p])}
+                for i, s in enumerate(self.stages) for p in range(self.resid.shape[1])]
+
+
+NAMED = ("Pietro", "Paolo")
+NUMBERS = tuple(str(n) for n in range(1, 9))
+
+
+def swap_players(prompt: str, a: str | None = None, b: str | None = None) -> str:
+    """The prompt with two players' names exchanged everywhere: a corrupted prompt of the same length,
+    for patching. By default the last call's caller swaps with a player of the other kind (Pietro or
+    Paolo for a number, a number for Pietro or Paolo; the first in the order Pietro, Paolo, 1 to 8
+    that is not the callee), so the last call keeps its callee and changes its caller:
+    `<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo` (vice) becomes `<BOS> 4 chiama Pietro <SEP> Pietro
+    chiama Paolo` (Tarso)."""
+    from lib.content.prompt_sets import places
+
+    tokens = prompt.split() if isinstance(prompt, str) else list(prompt)
+    if a is None and b is None:
+        where = places(tokens)
+        a, callee = tokens[where["the caller"]], tokens[where["the callee"]]
+        require(a in NAMED + NUMBERS, f"the last call's caller, {a}, is not a player, so there is no player to swap "
+                                      "him with: name the two players")
+        b = next(p for p in (NUMBERS if a in NAMED else NAMED) if p != callee)
+    require(a is not None and b is not None, "name both players to swap, or neither (then the last call's "
+                                             "caller swaps with a player of the other kind)")
+    require(a != b, f"swapping {a} with itself changes nothing: name two different players")
+    require(a in tokens or b in tokens, f"neither {a} nor {b} is in the prompt, so swapping them changes nothing")
+    return " ".join(b if t == a else a if t == b else t for t in tokens)
+
+
+def _diff(logits: torch.Tensor, target: int, against: int) -> torch.Tensor:
+    return logits[..., -1, target] - logits[..., -1, against]
+
+
+def patch(lm, clean: str, corrupted: str, target: str | None = None, against: str | None = None) -> Patching:
+    """Every head's write, every MLP's output and the residual stream, at every position, patched one
+    at a time from the clean run into the corrupted one: the fraction of the logit difference
+    (target minus against, at the last position) each brings back. By default the target is the
+    clean run's top token and the rival the corrupted run's."""
+    model = double_model(lm.model)
+    cfg = model.cfg
+    a, b = lm.encode(clean), lm.encode(corrupted)
+    require(len(a) == len(b), f"the clean prompt has {len(a)} tokens and the corrupted one {len(b)}: patching "
+                              "puts a clean activation at the same position in the corrupted run, so the two "
+                              "must have the same length")
+    clean_logits, cache = model.run_with_cache(a)
+    with torch.no_grad():
+        corrupted_logits = model(b)
+    t = lm.vocab.id(target) if target else int(clean_logits[-1].argmax())
+    u = lm.vocab.id(against) if against else int(corrupted_logits[-1].argmax())
+    if t == u:
+        said = ("the clean run's top token and the corrupted run's are both" if not (target or against)
+                else "the target and the rival are both")
+        raise CourseError(f"{said} {lm.vocab.tokens[t]!r}: a logit difference needs two different tokens "
+                          "(name them with target and against)")
+    clean_diff, corrupted_diff = float(_diff(clean_logits, t, u)), float(_diff(corrupted_logits, t, u))
+    require(abs(clean_diff - corrupted_diff) > MIN_CHANGE,
+            f"the logit difference {lm.vocab.tokens[t]} - {lm.vocab.tokens[u]} is {clean_diff:.6g} after both "
+            "prompts, so there is nothing for a patch to recover: choose prompts, or a target and a rival, "
+            "whose difference changes between the runs")
+
+    T, L, H = len(a), cfg.n_layers, cfg.n_heads
+    stages = resid_stages(cfg)
+    _, corrupted_cache = model.run_with_cache(b)
+    heads, mlps, resid = np.zeros((L, H, T)), np.zeros((L if cfg.has_mlp else 0, T)), np.zeros((len(stages), T))
+
+    def fraction(last_logits):
+        return ((last_logits[:, t] - last_logits[:, u] - corrupted_diff) / (clean_diff - corrupted_diff)).numpy()
+
+    # A patch in block L leaves blocks 0 to L-1 as they were in the corrupted run: start there.
+    for layer in range(L):
+        runs = [(f"blocks.{layer}.attn.head_out", h, p) for h in range(H) for p in range(T)]
+        runs += [(f"blocks.{layer}.mlp_out", None, p) for p in range(T)] if cfg.has_mlp else []
+        runs += [(f"blocks.{layer}.resid_pre", None, p) for p in range(T)]
+        got = fraction(run_patches(model, corrupted_cache, cache, runs, layer))
+        heads[layer] = got[:H * T].reshape(H, T)
+        if cfg.has_mlp:
+            mlps[layer] = got[H * T:(H + 1) * T]
+        resid[layer] = got[-T:]
+    resid[L] = fraction(run_patches(model, corrupted_cache, cache, [("resid_final", None, p) for p in range(T)], L))
+    return Patching(lm.vocab.decode(a), lm.vocab.decode(b), lm.vocab.tokens[t], lm.vocab.tokens[u], clean_diff,
+                    corrupted_diff, heads, mlps, resid, stages)
+
+
+def patch_hooks(runs: list[tuple[str, int | None, int]], source, single: bool = False) -> list:
+    """Hooks for a batch whose row i is a run with activation runs[i] = (hook point, head or None,
+    position) taken from `source` (a cache of one prompt: name -> tensor without a batch axis).
+    `single`: one run of one prompt, no batch axis."""
+    by_name: dict[str, tuple[list[int], list[int | None], list[int]]] = {}
+    for row, (name, head, position) in enumerate(runs):
+        rows, heads, positions = by_name.setdefault(name, ([], [], []))
+        rows.append(row)
+        heads.append(head)
+        positions.append(position)
+
+    def make(name, rows, heads, positions):
+        value = source[name]
+        if name.endswith(HEAD_FIRST):
+            # [head, query, key]: a position is a query row; without a head, every head's row.
+            if heads[0] is None:
+                n = value.shape[0]
+                rows, positions = [r for r in rows for _ in range(n)], [p for p in positions for _ in range(n)]
+                heads = list(range(n)) * (len(rows) // n)
+            where = (torch.tensor(heads), torch.tensor(positions))
+        elif heads[0] is None:
+            where = (torch.tensor(positions),)
+        else:
+            where = (torch.tensor(positions), torch.tensor(heads))
+        target = where if single else (torch.tensor(rows), *where)
+
+        def hook(x, _):
+            out = x.clone()
+            out[target] = value[where].to(x.dtype)
+            return out
+        return hook
+    return [(name, make(name, *spec)) for name, spec in by_name.items()]
+
+
+def run_patches(model, start, source, runs: list[tuple[str, int | None, int]], layer: int = 0) -> torch.Tensor:
+    """The last position's logits [run, vocab] of one prompt run once per patch in `runs` (see
+    `patch_hooks`), every patch at or after block `layer`: the run starts from `start` (the cache of
+    the prompt's own run), at the residual stream before that block, and goes through the rest with
+    the patching hooks at their hook points (`lib.model.hooks`)."""
+    cfg = model.cfg
+    name = f"blocks.{layer}.resid_pre" if layer < cfg.n_layers else "resid_final"
+    resid = start[name].unsqueeze(0).expand(len(runs), -1, -1)
+    keep = Recorder(hooks=Hooks(patch_hooks(runs, source), cfg))
+    with torch.no_grad():
+        if layer == cfg.n_layers:
+            resid = keep("resid_final", resid)
+        for i in range(layer, cfg.n_layers):
+            resid, _ = model.blocks[i](resid, keep.scope(f"blocks.{i}"))
+        last = resid[:, -1]
+        if layer < cfg.n_layers:
+            last = keep("resid_final", resid)[:, -1]
+        if model.ln_final is not None:
+            last = model.ln_final(last)
+        return last @ model.W_U + model.b_U
+
+
+def patch_one(model, tokens: list[int], source, name: str, position: int, head: int | None = None) -> torch.Tensor:
+    """The logits [position, vocab] of `tokens` with one activation (one head's slice if `head`) at one
+    position taken from `source`: the results page of one cell of the patching grid."""
+    return model.run_with_hooks(tokens, fwd_hooks=patch_hooks([(name, head, position)], source, single=True))
