@@ -202,6 +202,7 @@ def cmd_attention(args) -> int:
             pairs = "  ".join(f"{tokens[q]}>{tokens[int(k)]} {float(w):.2f}"
                               for q, (w, k) in enumerate(zip(best.values, best.indices)))
             print(f"L{L} H{h:<2d} {pairs}")
+    return 0
 
 
 def cmd_patch(args) -> int:
