@@ -64,15 +64,20 @@ class Vocabulary:
         return [self.id(w) for w in words]
 
     def decode(self, ids: Iterable[int]) -> list[str]:
-        out = []
-        for i in ids:
-            i = int(i)
-            require(0 <= i < len(self.tokens), f"token id {i} is outside the vocabulary (0 to {len(self.tokens) - 1})")
-            out.append(self.tokens[i])
-        return out
+        return decode_ids(self.tokens, ids)
 
     def to_text(self, ids: Iterable[int]) -> str:
         return " ".join(self.decode(ids))
 
     def to_list(self) -> list[str]:
         return list(self.tokens)
+
+
+def decode_ids(tokens: list[str], ids: Iterable[int]) -> list[str]:
+    """The tokens of `ids` in a vocabulary listed as `tokens` (any tokenizer's), each id checked."""
+    out = []
+    for i in ids:
+        i = int(i)
+        require(0 <= i < len(tokens), f"token id {i} is outside the vocabulary (0 to {len(tokens) - 1})")
+        out.append(tokens[i])
+    return out

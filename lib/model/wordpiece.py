@@ -158,9 +158,5 @@ class WordPiece:
         return ids
 
     def decode(self, ids) -> list[str]:
-        out = []
-        for i in ids:
-            i = int(i)
-            require(0 <= i < len(self.tokens), f"token id {i} is outside the vocabulary (0 to {len(self.tokens) - 1})")
-            out.append(self.tokens[i])
-        return out
+        from lib.model.vocab import decode_ids
+        return decode_ids(self.tokens, ids)
