@@ -143,38 +143,31 @@ def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = False) -> tuple
     return len(todo), time.perf_counter() - start
 
 
-# What a reader's kernel installs (the packages a chapter can import; data-only packages installed
+# What a reader's kernel installs, pinned (the packages a chapter imports; data-only packages installed
 # without their dependencies in the second file).
 READER_REQUIREMENTS = (ROOT / "requirements.txt", ROOT / "requirements-nodeps.txt")
+# Beside those pins, the libraries a figure's digits depend on that come unpinned, as dependencies.
+NUMERICAL_DEPENDENCIES = ("scipy", "threadpoolctl")
 
 
 def installed_versions() -> list[str]:
-    """name==version of the packages a chapter's kernel can import: those requirements.txt names and
-    everything they depend on (a new torch or numpy can move a figure). The packages only the build
-    or the tests use are left out, so an environment with the reader's packages alone (Binder, a
-    hub's image) finds the same cache as the developers' one."""
+    """name==version of the packages whose change can move a chapter's output: those the reader's
+    requirements pin (a new torch or numpy can move a figure) and the numerical libraries they bring.
+    Not every installed package: the build's and the tests' own (Sphinx, pytest) change nothing a
+    chapter computes, and they are resolved differently where they are absent, so an environment with
+    the reader's packages alone (Binder, a hub's image) would never find the developers' cache."""
     from importlib import metadata
 
-    def name_of(requirement: str) -> str:
-        return re.split(r"[\s=<>!~;\[(]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
-
-    todo = [name_of(line) for path in READER_REQUIREMENTS if path.exists() for line in path.read_text().splitlines()
-            if line.strip() and not line.lstrip().startswith(("#", "-"))]
-    found: dict[str, str] = {}
-    seen = set()
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
+    names = [re.split(r"[\s=<>!~;\[(]", line.strip(), maxsplit=1)[0]
+             for path in READER_REQUIREMENTS if path.exists() for line in path.read_text().splitlines()
+             if line.strip() and not line.lstrip().startswith(("#", "-"))]
+    found = []
+    for name in sorted({n.lower().replace("_", "-") for n in names} | set(NUMERICAL_DEPENDENCIES)):
         try:
-            dist = metadata.distribution(name)
+            found.append(f"{name}=={metadata.version(name)}")
         except metadata.PackageNotFoundError:
-            continue                     # an optional dependency that is not installed
-        found[name] = dist.version
-        # Every dependency, whatever its marker, except those that only an extra asks for.
-        todo += [name_of(r) for r in (dist.requires or []) if "extra ==" not in r]
-    return sorted(f"{name}=={version}" for name, version in found.items())
+            found.append(f"{name} not installed")
+    return found
 
 
 def library_key(root: Path = ROOT, versions: list[str] | None = None) -> str:
