@@ -64,6 +64,16 @@ def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = N
             values[c.name] = rng.choice(c.options)
         elif c.kind == "toggle":
             values[c.name] = rng.random() < 0.3
+        elif c.name == "corrupted":
+            # The patching explorer's second prompt: the clean one with two of its words swapped (as
+            # long as the clean one), now and then another prompt (most likely of another length).
+            words = values.get("clean", "").split()
+            if len(words) >= 2 and rng.random() < 0.8:
+                i, j = rng.sample(range(len(words)), 2)
+                words[i], words[j] = words[j], words[i]
+                values[c.name] = " ".join(words)
+            else:
+                values[c.name] = random_prompt(rng, tokens, n_ctx)
         else:
             n = len(values.get("prompt", "").split()) if "prompt" in values else 5
             words = (labels or {}).get(values.get("points"), ())

@@ -18,7 +18,7 @@ import torch
 
 import lib
 from lib.errors import CourseError
-from lib.explorers import web
+from lib.explorers import catalogue, web
 from lib.explorers.definition import every_example
 from lib.content.point_sets import POINT_SETS, point_set
 from lib.explorers.page import export_site
