@@ -2,3 +2,178 @@
 from __future__ import annotations
 
 from lib.claims.registry import claim
+
+import functools
+import random
+
+import numpy as np
+import torch
+
+# ----------------------------------------------------------------------------- hallucination
+HALLUCINATION_ROUNDS = 800
+SURE = 0.95   # a top probability at or above this is a "sure" answer
+
+
+@functools.lru_cache(maxsize=None)
+def judged_cuts(seed: int, rounds: int = HALLUCINATION_ROUNDS) -> list[tuple[str, str, float, bool]]:
+    """Every distinct prompt cut from `rounds` seeded rounds where the rules fix the next token (the
+    five labelled kinds), as (kind, text, the model's top probability, whether its top word breaks the
+    rules). One forward pass per round reads every cut in it (the model is causal)."""
+    import lib
+    from lib.content.corpora.calling_game import GameOptions, next_token_distribution, sample_round
+    from lib.content.prompt_sets import KINDS, _cuts
+
+    lm = lib.load("calling-game")
+    n_ctx = lm.model.cfg.n_ctx
+    rng = random.Random(seed)
+    seen, out = set(), []
+    for _ in range(rounds):
+        tokens = sample_round(rng, GameOptions())[:n_ctx]
+        cuts = [(prefix, kind) for prefix, kind, _, _ in _cuts(tokens) if kind in KINDS and len(prefix) <= n_ctx]
+        wrong = [prefix for prefix, kind in cuts if kind == "wrong-call"]
+        if wrong:   # the rest of the round is fixed too: <SEP>, the loser's name, perde, <EOS>
+            cuts += [(tokens[:j], "after-wrong-call") for j in range(len(wrong[0]) + 1, len(tokens))]
+        if not cuts:
+            continue
+        with torch.no_grad():
+            probs = torch.softmax(lm.model(lm.encode(" ".join(tokens))).double(), -1)
+        for prefix, kind in cuts:
+            text = " ".join(prefix)
+            if text in seen:
+                continue
+            seen.add(text)
+            p = probs[len(prefix) - 1]
+            top = int(p.argmax())
+            rules = next_token_distribution(prefix)
+            out.append((kind, text, float(p[top]), rules.get(lm.vocab.tokens[top], 0) == 0))
+    return out
+
+
+def _mistake_numbers(seed):
+    cuts = judged_cuts(seed)
+    fixed = [c for c in cuts if c[0] != "after-wrong-call"]
+    mistakes = [p for _, _, p, wrong in fixed if wrong]
+    right = [p for _, _, p, wrong in fixed if not wrong]
+    after_wrong = [wrong for kind, _, _, wrong in cuts if kind == "after-wrong-call"]
+    at_wrong = [wrong for kind, _, _, wrong in cuts if kind == "wrong-call"]
+    return {"n": len(fixed), "rounds": HALLUCINATION_ROUNDS, "mistakes": len(mistakes),
+            "mistakes_unsure": sum(p < SURE for p in mistakes),
+            "share_mistakes_unsure": float(np.mean([p < SURE for p in mistakes])) if mistakes else 0.0,
+            "share_right_unsure": float(np.mean([p < SURE for p in right])),
+            "median_mistake": float(np.median(mistakes)) if mistakes else 1.0,
+            "median_right": float(np.median(right)), "sure": SURE,
+            "n_at_wrong": len(at_wrong), "wrong_at_wrong": sum(at_wrong),
+            "n_after_wrong": len(after_wrong), "wrong_after_wrong": sum(after_wrong),
+            "share_wrong_after_wrong": float(np.mean(after_wrong)) if after_wrong else 0.0}
+
+
+claim("hallucination.mistakes-rare", "hallucination",
+      "Over every prompt cut from {rounds:,.0f} fresh rounds where the rules fix the next word "
+      "({n:,.0f} distinct prompts), the model's top word breaks the rules on {mistakes:.0f}",
+      holds=lambda x: x["mistakes"] / x["n"] < 0.02,
+      note="top word against the rules on under 2% of prompts of the five fixed kinds")(_mistake_numbers)
+
+claim("hallucination.mistakes-unsure", "hallucination",
+      "Its mistakes do not look like its right answers: {mistakes_unsure:.0f} of the {mistakes:.0f} mistakes "
+      "({share_mistakes_unsure:.0%}) come with a top probability below {sure:.2f}, against "
+      "{share_right_unsure:.0%} of its right answers; the median top probability is {median_mistake:.2f} "
+      "on a mistake and {median_right:.4f} on a right answer",
+      holds=lambda x: x["mistakes"] >= 10 and x["share_mistakes_unsure"] > 3 * x["share_right_unsure"],
+      note="share of mistakes with top probability < 0.95 exceeds three times that of right answers")(
+    _mistake_numbers)
+
+claim("hallucination.after-wrong-call", "hallucination",
+      "Right after a wrong call its top word breaks the rules on {wrong_at_wrong:.0f} of {n_at_wrong:.0f} "
+      "prompts; on the positions that follow it, where the rules fix the rest of the round (the <SEP>, the "
+      "loser's name, perde, <EOS>), on {wrong_after_wrong:.0f} of {n_after_wrong:,.0f} "
+      "({share_wrong_after_wrong:.1%}), several times its rate elsewhere",
+      holds=lambda x: x["share_wrong_after_wrong"] > 2 * x["mistakes"] / x["n"],
+      note="the mistake rate on the fixed positions after a wrong call exceeds twice the rate at the five kinds")(
+    _mistake_numbers)
+
+# ----------------------------------------------------------------------------- results page
+ROUNDS_SAMPLED = 200
+
+
+@functools.lru_cache(maxsize=None)
+def _sampled_rounds(seed: int, temperature: float = 1.0, n: int = ROUNDS_SAMPLED) -> list[tuple[bool, str]]:
+    import lib
+    from lib.content.corpora.calling_game import check_round
+    from lib.model.generate import sample_many
+
+    lm = lib.load("calling-game")
+    eos = lm.vocab.id("<EOS>")
+    with torch.no_grad():
+        rounds = sample_many(lm.model, lm.encode("<BOS>"), n, lm.model.cfg.n_ctx, seed=seed,
+                             temperature=temperature, stop=eos)
+    return [check_round(lm.vocab.decode(r)) for r in rounds]
+
+
+def _broken_numbers(seed):
+    judged = _sampled_rounds(seed)
+    broken = [why for ok, why in judged if not ok]
+    after_wrong = [why for why in broken if "after a wrong call" in why]
+    return {"n": len(judged), "broken": len(broken), "share": len(broken) / len(judged),
+            "after_wrong": len(after_wrong), "share_after_wrong": len(after_wrong) / max(1, len(broken))}
+
+
+claim("results-page.broken-rounds", "results-page",
+      "Sampled at temperature 1 from <BOS>, {broken:.0f} of {n:.0f} whole rounds ({share:.0%}) break the "
+      "rules somewhere; {after_wrong:.0f} of those break them after a wrong call, by ending the round "
+      "other than <SEP>, the caller's name, perde, <EOS>",
+      holds=lambda x: 0.1 <= x["share"] <= 0.4 and x["share_after_wrong"] > 0.5,
+      note="10-40% of 200 sampled rounds break the rules, most of them in the ending after a wrong call")(
+    _broken_numbers)
+
+PAGE_ROUND_START = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama"
+PAGE_ROUND_SEED = 3
+
+
+@claim("results-page.page-round", "results-page",
+       "The round this page generates (temperature 1, seed {seed:.0f}) breaks the rules; the rules checker "
+       "says: {why}", holds=lambda x: x["ok"] == 0, seeded=False,
+       note="the page's own generated round is one check_round rejects")
+def _page_round(seed):
+    import lib
+    from lib.content.corpora.calling_game import check_round
+    from lib.model.generate import generate
+
+    lm = lib.load("calling-game")
+    out = generate(lm.model, lm.encode(PAGE_ROUND_START), lm.model.cfg.n_ctx, use_cache=True, do_sample=True,
+                   seed=PAGE_ROUND_SEED, stop=[lm.vocab.id("<EOS>")])
+    ok, why = check_round(lm.vocab.decode(out.tokens))
+    return {"seed": PAGE_ROUND_SEED, "ok": int(ok), "why": why, "text": lm.vocab.to_text(out.tokens)}
+
+
+# ----------------------------------------------------------------------------- mechanism: a final LayerNorm
+HW_PROMPTS = 200
+
+
+@functools.lru_cache(maxsize=None)
+def _length_numbers(seed):
+    import lib
+    from lib.analysis.query_length import length_and_confidence
+    from lib.content.prompt_sets import hand_wired_prompts
+
+    hw = lib.load("hand-wired")
+    stats = length_and_confidence(hw, hand_wired_prompts(HW_PROMPTS, seed))
+    return {"n": len(stats.top_probs), "corr_len": stats.correlation_with("query_lengths"),
+            "corr_raw": stats.correlation_with("raw_lengths"), "corr_align": stats.correlation_with("alignments"),
+            "len_ratio": float(stats.query_lengths.max() / stats.query_lengths.min()),
+            "raw_ratio": float(stats.raw_lengths.max() / stats.raw_lengths.min())}
+
+
+claim("mechanism.layernorm-length", "mechanism",
+      "Behind the hand-wired model's final LayerNorm the query's length still varies (by a factor of "
+      "{len_ratio:.2f} over {n:.0f} prompts cut from its sentences, against {raw_ratio:.1f} before it) and still "
+      "tracks confidence: the top probability's rank correlation with the length is {corr_len:+.2f}, with the "
+      "query's alignment to the top word's column {corr_align:+.2f}",
+      holds=lambda x: x["corr_len"] > 0.5,
+      note="rank correlation of top probability with query length behind the final LayerNorm above 0.5")(
+    _length_numbers)
+
+claim("mechanism.length-over-alignment", "mechanism",
+      "Squeezed as it is, the length follows confidence more closely than the alignment does "
+      "({corr_len:+.2f} against {corr_align:+.2f})",
+      holds=lambda x: x["corr_len"] > x["corr_align"],
+      note="behind the final LayerNorm, rank correlation with length exceeds that with alignment")(_length_numbers)
