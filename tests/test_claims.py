@@ -17,9 +17,9 @@ def test_fresh_seeds_are_not_the_pages():
 
 
 def test_every_claim_holds_on_three_fresh_seeds(run_in_process):
-    start = time.perf_counter()
+    start = time.process_time()
     code, out, err = run_in_process("claims", "--seeds", ",".join(map(str, FRESH)), "--json")
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     data = json.loads(out)
     assert data["seeds"] == list(FRESH)
     failing = [c["id"] for c in data["claims"] if not all(c["holds"].values())]
@@ -29,8 +29,9 @@ def test_every_claim_holds_on_three_fresh_seeds(run_in_process):
         assert set(c) == {"id", "chapter", "statement", "holds"}
         assert list(c["holds"]) == [str(s) for s in FRESH]
         assert c["statement"] and "{" not in c["statement"]
-    # Every claim on three seeds took about 100 s of one core on the course's machine.
-    assert seconds < 600, f"{seconds:.0f} s"
+    # Every claim on three seeds takes about two minutes of processor time on the course's machine
+    # (processor time, not wall-clock time: a loaded machine stretches the latter).
+    assert seconds < 480, f"{seconds:.0f} s of processor time"
 
 
 def test_every_chapter_with_claims_has_at_least_one_and_ids_are_unique():

@@ -177,3 +177,89 @@ claim("mechanism.length-over-alignment", "mechanism",
       "({corr_len:+.2f} against {corr_align:+.2f})",
       holds=lambda x: x["corr_len"] > x["corr_align"],
       note="behind the final LayerNorm, rank correlation with length exceeds that with alignment")(_length_numbers)
+
+
+# ----------------------------------------------------------------------------- mechanism: the calling-game model
+PER_KIND = 40
+
+
+@functools.lru_cache(maxsize=None)
+def _mechanism_sets(seed):
+    import lib
+    from lib.content.prompt_sets import KINDS, OPEN_KINDS, prompt_set
+
+    lm = lib.load("calling-game")
+    n_ctx = lm.model.cfg.n_ctx
+    fixed = [p.text for kind in KINDS for p in prompt_set(kind, PER_KIND, seed, max_tokens=n_ctx)]
+    open_ = [p.text for kind in OPEN_KINDS for p in prompt_set(kind, PER_KIND, seed, max_tokens=n_ctx)]
+    return lm, fixed, open_
+
+
+@functools.lru_cache(maxsize=None)
+def _flip_numbers(seed):
+    from lib.analysis.query_length import SCALES, winner_flips
+
+    lm, fixed, open_ = _mechanism_sets(seed)
+    return {"n_fixed": len(fixed), "n_open": len(open_), "lo": float(min(SCALES)), "hi": float(max(SCALES)),
+            "flips_open": winner_flips(lm, open_), "flips_fixed": winner_flips(lm, fixed),
+            "flips_open_nobias": winner_flips(lm, open_, bias=False),
+            "flips_fixed_nobias": winner_flips(lm, fixed, bias=False)}
+
+
+claim("mechanism.direction-picks", "mechanism",
+      "Scaling the query between {lo:.2f} and {hi:.0f} times its length, with the bias set to zero, changes the "
+      "winner on {flips_open_nobias:.0f} of {n_open:.0f} prompts where the rules leave the callee open and on "
+      "{flips_fixed_nobias:.0f} of {n_fixed:.0f} where they fix the next word",
+      holds=lambda x: x["flips_open_nobias"] == 0 and x["flips_fixed_nobias"] == 0,
+      note="without the bias, scaling the query never changes the winner (labelled prompts of the seed)")(_flip_numbers)
+
+claim("mechanism.bias-settles-ties", "mechanism",
+      "With the bias, the same scaling changes the winner on {flips_open:.0f} of the {n_open:.0f} open prompts "
+      "and on {flips_fixed:.0f} of the {n_fixed:.0f} fixed ones",
+      holds=lambda x: x["flips_open"] > 0 and x["flips_fixed"] <= 0.02 * x["n_fixed"],
+      note="with the bias, the length settles some near-ties where the callee is open, almost none elsewhere")(
+    _flip_numbers)
+
+
+@functools.lru_cache(maxsize=None)
+def _cg_length_numbers(seed):
+    from lib.analysis.query_length import length_and_confidence
+
+    lm, fixed, open_ = _mechanism_sets(seed)
+    stats = length_and_confidence(lm, fixed + open_)
+    return {"n": len(stats.top_probs), "corr_len": stats.correlation_with("query_lengths"),
+            "corr_align": stats.correlation_with("alignments")}
+
+
+claim("mechanism.cg-length", "mechanism",
+      "In the calling-game model, which has no final LayerNorm, the top probability's rank correlation with "
+      "the query's length over {n:.0f} labelled prompts is {corr_len:+.2f}, with its alignment {corr_align:+.2f}",
+      holds=lambda x: x["corr_len"] > 0.5,
+      note="calling-game: rank correlation of top probability with query length above 0.5")(_cg_length_numbers)
+
+
+# ----------------------------------------------------------------------------- hallucination: the flatness flag
+@functools.lru_cache(maxsize=None)
+def _flag_numbers(seed):
+    import lib
+    from lib.analysis.flatness import detector_report, labelled_signs
+
+    lm = lib.load("calling-game")
+    groups = labelled_signs(lm, n=40, seed=seed, n_random=500)
+    one, half = detector_report(groups, 1.0), detector_report(groups, 0.5)
+    imp = groups["impossible"]
+    sure = [s for s in imp if s.top_prob > 0.9]
+    return {"n_imp": one.impossible.total, "imp_flagged": one.impossible.flagged, "imp_share": one.impossible.share,
+            "imp_flagged_half": half.impossible.flagged, "open_flagged": one.legal_open.flagged,
+            "open_total": one.legal_open.total, "fixed_flagged": one.legal_fixed.flagged,
+            "fixed_total": one.legal_fixed.total, "n_sure": len(sure), "share_sure": len(sure) / len(imp)}
+
+
+claim("hallucination.flag-weak", "hallucination",
+      "A page flatter than one bit flags {imp_flagged:.0f} of {n_imp:.0f} random impossible prompts "
+      "({imp_share:.0%}; at half a bit, {imp_flagged_half:.0f}), and {open_flagged:.0f} of the {open_total:.0f} "
+      "legal prompts where the caller may choose; {n_sure:.0f} of the impossible prompts ({share_sure:.0%}) get a "
+      "top word above 0.9",
+      holds=lambda x: x["imp_share"] < 0.5 and x["open_flagged"] >= 0.9 * x["open_total"] and x["share_sure"] > 0.3,
+      note="the one-bit flag misses most impossible prompts, flags nearly every open legal one, and many "
+           "impossible prompts get a sure top word")(_flag_numbers)
