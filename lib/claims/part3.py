@@ -263,3 +263,39 @@ claim("hallucination.flag-weak", "hallucination",
       holds=lambda x: x["imp_share"] < 0.5 and x["open_flagged"] >= 0.9 * x["open_total"] and x["share_sure"] > 0.3,
       note="the one-bit flag misses most impossible prompts, flags nearly every open legal one, and many "
            "impossible prompts get a sure top word")(_flag_numbers)
+
+
+# ----------------------------------------------------------------------------- lever: what each stage writes
+@functools.lru_cache(maxsize=None)
+def _lever_numbers(seed):
+    import lib
+    from lib.analysis.logit_difference import difference_view, summarise
+    from lib.content.prompt_sets import prompt_set
+
+    lm = lib.load("calling-game")
+    later = [difference_view(lm, p.text, p.target)
+             for p in prompt_set("epithet-later-turn", PER_KIND, seed, max_tokens=lm.model.cfg.n_ctx)]
+    summary = summarise(later)
+    block0_end = later[0].stages.index("blocks.0.mlp")
+    return {"n": summary.n, "on_top0": summary.on_top[block0_end], "on_top_final": summary.on_top[-1],
+            "p0": float(summary.median_prob[block0_end]), "d0": float(summary.median_difference[block0_end]),
+            "dfinal": float(summary.median_difference[-1]), "mlp1_largest": summary.largest["blocks.1.mlp"],
+            "mlp1_share": float(summary.median_share["blocks.1.mlp"]),
+            "mlp0_share": float(summary.median_share["blocks.0.mlp"])}
+
+
+claim("lever.block0-ranks", "lever",
+      "Read through the logit lens after block 0, the right epithet already comes first on {on_top0:.0f} of "
+      "{n:.0f} later turns, with a median probability of only {p0:.2f}; by the end it is first on "
+      "{on_top_final:.0f} of them, with a median lead of {dfinal:.1f} logits over the rival epithet",
+      holds=lambda x: x["on_top0"] >= 0.75 * x["n"] and x["on_top_final"] >= 0.95 * x["n"] and x["p0"] < 0.9,
+      note="logit lens on later-turn epithet prompts: first after block 0 on most, nearly all at the end")(
+    _lever_numbers)
+
+claim("lever.mlp1-writes", "lever",
+      "Of the final lead, MLP 1 writes the largest share on {mlp1_largest:.0f} of the {n:.0f} later turns "
+      "(median share {mlp1_share:.0%}; MLP 0, {mlp0_share:.0%}): what it writes, which is not the same as "
+      "what the answer needs",
+      holds=lambda x: x["mlp1_largest"] > x["n"] / 2,
+      note="direct attribution: MLP 1 writes the largest share of the final logit lead on most later turns")(
+    _lever_numbers)
