@@ -86,3 +86,27 @@ def test_a_claim_cannot_be_registered_twice():
 
 def test_glue_name_is_a_plain_identifier():
     assert claims.glue_name("real-language.analogy-no-win") == "claim_real_language__analogy_no_win"
+
+
+def _chapter_texts():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / "chapters"
+    return {p: p.read_text(encoding="utf-8") for p in sorted(root.glob("*/*.md"))}
+
+
+def test_every_glued_claim_is_registered_and_glued_where_the_page_prints_it():
+    import re
+    ids = set(claims.get(c.id).id for c in claims.claims())
+    for path, text in _chapter_texts().items():
+        glued = re.findall(r'glue_claim\("([^"]+)"\)', text)
+        assert set(glued) <= ids, (path, set(glued) - ids)
+        printed = set(re.findall(r"\{glue:text\}`(claim_[A-Za-z0-9_]+)", text))
+        assert printed <= {claims.glue_name(i) for i in glued}, (path, printed)
+
+
+def test_no_page_speaks_of_its_own_earlier_editions():
+    import re
+    pattern = re.compile(r"earlier edition|previous edition|this edition|used to (say|end|claim)|chapter once said",
+                         re.IGNORECASE)
+    for path, text in _chapter_texts().items():
+        assert not pattern.search(text), (path, pattern.search(text).group(0))

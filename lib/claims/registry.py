@@ -143,7 +143,8 @@ def glue_claim(id: str, seeds: Iterable[int] = PAGE_SEEDS, *, check: bool = True
     seeds = list(seeds) if c.seeded else [0]
     if check:
         failing = [s for s in seeds if not holds(id, s)]
-        require(not failing, f"claim {id!r} does not hold on seed(s) {failing}: {measure(id, failing[0])}")
+        if failing:
+            raise CourseError(f"claim {id!r} does not hold on seed(s) {failing}: {measure(id, failing[0])}")
     text = statement(id, seeds)
     glue(glue_name(id), text, display=False)
     return text
