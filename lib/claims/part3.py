@@ -326,3 +326,29 @@ claim("practice.context-decides", "practice",
       holds=lambda x: x["peer_right"] >= 0.9 * x["peer_n"] and x["number_right"] >= 0.9 * x["number_n"],
       note="who is calling, read from the context, decides the epithet on at least 90% of each set")(
     _context_numbers)
+
+
+# ----------------------------------------------------------------------------- results page: open choices
+@functools.lru_cache(maxsize=None)
+def _open_page_numbers(seed):
+    from lib.content.corpora.calling_game import next_token_distribution
+    from lib.content.prompt_sets import prompt_set
+
+    lm, _, _ = _mechanism_sets(seed)
+    tvs, rules_top = [], 0
+    for p in prompt_set("callee-choice", PER_KIND, seed, max_tokens=lm.model.cfg.n_ctx):
+        with torch.no_grad():
+            probs = torch.softmax(lm.model(lm.encode(p.text))[-1].double(), -1).numpy()
+        rules = next_token_distribution(p.tokens)
+        want = np.array([rules.get(t, 0.0) for t in lm.vocab.tokens])
+        tvs.append(0.5 * float(np.abs(probs - want).sum()))
+        rules_top += want[int(probs.argmax())] > 0
+    return {"n": len(tvs), "median_tv": float(np.median(tvs)), "max_tv": float(max(tvs)), "legal_top": int(rules_top)}
+
+
+claim("results-page.open-pages-follow-rules", "results-page",
+      "Where the rules leave the callee open ({n:.0f} prompts cut right after chiama), the model's page stays "
+      "close to the rules' own: the total variation between the two is {median_tv:.3f} at the median and at "
+      "most {max_tv:.3f}, and the top word is one the rules allow on {legal_top:.0f} of them",
+      holds=lambda x: x["median_tv"] < 0.1 and x["legal_top"] >= 0.95 * x["n"],
+      note="callee-choice pages: median total variation from the rules' page below 0.1")(_open_page_numbers)

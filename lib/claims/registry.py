@@ -22,6 +22,7 @@ measures every claim again on any seeds, and says on which it holds.
 from __future__ import annotations
 
 import math
+import numbers
 import string
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -110,7 +111,9 @@ def numbers_over(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> dict:
     out = {}
     for key in per_seed[0]:
         vals = [m[key] for m in per_seed]
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) and type(v).__name__ != "bool_"
+               for v in vals):
+            vals = [float(v) if not isinstance(v, numbers.Integral) else int(v) for v in vals]
             out[key] = Span(min(vals), max(vals), tuple(vals))
         else:
             distinct = list(dict.fromkeys(str(v) for v in vals))
