@@ -352,3 +352,29 @@ claim("results-page.open-pages-follow-rules", "results-page",
       "most {max_tv:.3f}, and the top word is one the rules allow on {legal_top:.0f} of them",
       holds=lambda x: x["median_tv"] < 0.1 and x["legal_top"] >= 0.95 * x["n"],
       note="callee-choice pages: median total variation from the rules' page below 0.1")(_open_page_numbers)
+
+
+# ----------------------------------------------------------------------------- tools: the referee
+REFEREE_ROUNDS = 30
+
+
+@functools.lru_cache(maxsize=None)
+def _referee_numbers(seed):
+    import lib
+    from lib.content.conveyor import referee, run_belt
+    from lib.content.corpora.calling_game import check_round
+
+    lm = lib.load("calling-game")
+    valid = 0
+    for k in range(REFEREE_ROUNDS):
+        belt = run_belt(lm, "<BOS>", referee(seed=seed * REFEREE_ROUNDS + k))
+        valid += check_round(belt.words())[0]
+    return {"n": REFEREE_ROUNDS, "valid": valid}
+
+
+claim("tools.referee-valid", "tools",
+      "With the referee as its tool, greedy decoding plays {valid:.0f} of {n:.0f} rounds by the rules (each "
+      "round with its own referee seed)",
+      holds=lambda x: x["valid"] >= 0.9 * x["n"],
+      note="greedy play with the referee tool gives a valid round on at least 90% of referee seeds")(
+    _referee_numbers)
