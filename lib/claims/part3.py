@@ -378,3 +378,27 @@ claim("tools.referee-valid", "tools",
       holds=lambda x: x["valid"] >= 0.9 * x["n"],
       note="greedy play with the referee tool gives a valid round on at least 90% of referee seeds")(
     _referee_numbers)
+
+
+# ----------------------------------------------------------------------------- search by hand: long when sure
+@functools.lru_cache(maxsize=None)
+def _query_length_numbers(seed):
+    from lib.analysis.search import model_query
+
+    lm, fixed, open_ = _mechanism_sets(seed)
+    fixed_len = np.array([np.linalg.norm(model_query(lm, p)) for p in fixed])
+    open_len = np.array([np.linalg.norm(model_query(lm, p)) for p in open_])
+    return {"n_fixed": len(fixed), "n_open": len(open_), "fixed_median": float(np.median(fixed_len)),
+            "open_median": float(np.median(open_len)), "open_hi": float(open_len.max()),
+            "fixed_above": int((fixed_len > open_len.max()).sum())}
+
+
+claim("search-by-hand.long-when-sure", "search-by-hand",
+      "Over labelled prompts, the query is longer where the rules fix the next word (median length "
+      "{fixed_median:.1f} over {n_fixed:.0f} prompts) than where they leave the callee open (median "
+      "{open_median:.1f} over {n_open:.0f}); {fixed_above:.0f} of the {n_fixed:.0f} fixed prompts have a query "
+      "longer than the longest open one",
+      holds=lambda x: x["fixed_median"] > 3 * x["open_median"] and x["fixed_above"] >= 0.9 * x["n_fixed"],
+      note="median query length on fixed-word prompts exceeds 3 times that on open-choice prompts, and 90% "
+           "of fixed prompts exceed the longest open one")(
+    _query_length_numbers)
