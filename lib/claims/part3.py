@@ -87,8 +87,9 @@ claim("hallucination.after-wrong-call", "hallucination",
       "prompts; on the positions that follow it, where the rules fix the rest of the round (the <SEP>, the "
       "loser's name, perde, <EOS>), on {wrong_after_wrong:.0f} of {n_after_wrong:,.0f} "
       "({share_wrong_after_wrong:.1%}), several times its rate elsewhere",
-      holds=lambda x: x["share_wrong_after_wrong"] > 2 * x["mistakes"] / x["n"],
-      note="the mistake rate on the fixed positions after a wrong call exceeds twice the rate at the five kinds")(
+      holds=lambda x: x["share_wrong_after_wrong"] > 3 * x["mistakes"] / x["n"],
+      note="the mistake rate on the fixed positions after a wrong call exceeds three times the rate at the "
+           "five kinds")(
     _mistake_numbers)
 
 # ----------------------------------------------------------------------------- results page
