@@ -137,8 +137,9 @@ def glue_name(id: str) -> str:
     return "claim_" + id.replace("-", "_").replace(".", "__")
 
 
-def glue_claim(id: str, seeds: Iterable[int] = PAGE_SEEDS, *, check: bool = True) -> str:
-    """Glue the claim's statement (over the page's seeds) under `glue_name(id)` and return it. With `check`, a claim that
+def glue_claim(id: str, seeds: Iterable[int] = PAGE_SEEDS, *, check: bool = True) -> None:
+    """Glue the claim's statement (over the page's seeds) under `glue_name(id)`. It returns nothing, so
+    that a call ending a figure's cell adds no second output (and no second figure) to the page. With `check`, a claim that
     fails on one of the seeds stops the page: the page must not print it."""
     from myst_nb import glue
 
@@ -150,7 +151,6 @@ def glue_claim(id: str, seeds: Iterable[int] = PAGE_SEEDS, *, check: bool = True
             raise CourseError(f"claim {id!r} does not hold on seed(s) {failing}: {measure(id, failing[0])}")
     text = statement(id, seeds)
     glue(glue_name(id), text, display=False)
-    return text
 
 
 def is_close(a: float, b: float, tol: float = 1e-9) -> bool:
