@@ -1,5 +1,6 @@
 """The claims registry and `python -m lib claims`: every claim re-measured on seeds the pages never use."""
 import json
+import os
 import time
 
 import pytest
@@ -16,22 +17,39 @@ def test_fresh_seeds_are_not_the_pages():
     assert not set(FRESH) & set(PAGE_SEEDS)
 
 
-def test_every_claim_holds_on_three_fresh_seeds(run_in_process):
-    start = time.process_time()
-    code, out, err = run_in_process("claims", "--seeds", ",".join(map(str, FRESH)), "--json")
-    seconds = time.process_time() - start
+# Every claim on three seeds takes about 150 s of processor time on the course's 2-core machine (2.5 min);
+# the suite runs the chapters whose claims are quick (about 30 s), and every claim with COURSE_ALL_CLAIMS=1.
+QUICK_CHAPTERS = ("real-language", "three-ways", "hand-wired", "results-page", "lever")
+
+
+def _check_run(code, out, chapter=None):
     data = json.loads(out)
     assert data["seeds"] == list(FRESH)
     failing = [c["id"] for c in data["claims"] if not all(c["holds"].values())]
     assert code == 0 and not failing, failing
-    assert {c["id"] for c in data["claims"]} == set(REGISTRY)
+    expected = {c.id for c in claims.claims(chapter)}
+    assert {c["id"] for c in data["claims"]} == expected
     for c in data["claims"]:
         assert set(c) == {"id", "chapter", "statement", "holds"}
         assert list(c["holds"]) == [str(s) for s in FRESH]
         assert c["statement"] and "{" not in c["statement"]
-    # Every claim on three seeds takes about two minutes of processor time on the course's machine
-    # (processor time, not wall-clock time: a loaded machine stretches the latter).
-    assert seconds < 480, f"{seconds:.0f} s of processor time"
+
+
+@pytest.mark.parametrize("chapter", QUICK_CHAPTERS)
+def test_the_quick_chapters_claims_hold_on_three_fresh_seeds(run_in_process, chapter):
+    start = time.process_time()
+    code, out, err = run_in_process("claims", "--seeds", ",".join(map(str, FRESH)), "--chapter", chapter, "--json")
+    _check_run(code, out, chapter)
+    # processor time, not wall-clock time: a loaded machine stretches the latter
+    assert time.process_time() - start < 60
+
+
+@pytest.mark.skipif(not os.environ.get("COURSE_ALL_CLAIMS"), reason="every claim: set COURSE_ALL_CLAIMS=1 (2.5 min)")
+def test_every_claim_holds_on_three_fresh_seeds(run_in_process):
+    start = time.process_time()
+    code, out, err = run_in_process("claims", "--seeds", ",".join(map(str, FRESH)), "--json")
+    _check_run(code, out)
+    assert time.process_time() - start < 480
 
 
 def test_every_chapter_with_claims_has_at_least_one_and_ids_are_unique():
