@@ -403,3 +403,44 @@ claim("search-by-hand.long-when-sure", "search-by-hand",
       note="median query length on fixed-word prompts exceeds 3 times that on open-choice prompts, and 90% "
            "of fixed prompts exceed the longest open one")(
     _query_length_numbers)
+
+
+def _temperature_numbers(seed):
+    one = _sampled_rounds(seed, 1.0)
+    two = _sampled_rounds(seed, 2.0)
+    return {"n": len(one), "broken_1": sum(not ok for ok, _ in one), "broken_2": sum(not ok for ok, _ in two)}
+
+
+claim("results-page.hotter-breaks-more", "results-page",
+      "Of {n:.0f} whole rounds sampled from <BOS>, {broken_1:.0f} break the rules at temperature 1 and "
+      "{broken_2:.0f} at temperature 2",
+      holds=lambda x: x["broken_2"] > x["broken_1"],
+      note="heating the page from temperature 1 to 2 breaks more whole rounds (not always many more)")(
+    _temperature_numbers)
+
+
+@functools.lru_cache(maxsize=None)
+def _angle_numbers(seed):
+    from lib.analysis.search import model_dictionary, model_query
+
+    lm, fixed, open_ = _mechanism_sets(seed)
+    words, cols = zip(*model_dictionary(lm).items())
+    cols = np.array(cols)
+
+    def agree(prompt):
+        h = model_query(lm, prompt)
+        cos = cols @ h / (np.linalg.norm(cols, axis=1) * np.linalg.norm(h))
+        with torch.no_grad():
+            logits = lm.model(lm.encode(prompt))[-1]
+        return words[int(np.argmax(cos))] == lm.vocab.tokens[int(logits.argmax())]
+
+    return {"n_fixed": len(fixed), "n_open": len(open_), "agree_fixed": sum(agree(p) for p in fixed),
+            "agree_open": sum(agree(p) for p in open_)}
+
+
+claim("mechanism.angle-vs-dot", "mechanism",
+      "Ranked by angle alone, the first word is the model's own first word on {agree_fixed:.0f} of {n_fixed:.0f} "
+      "prompts where the rules fix the next word, and on only {agree_open:.0f} of {n_open:.0f} where they leave "
+      "the callee open",
+      holds=lambda x: x["agree_fixed"] >= 0.95 * x["n_fixed"] and x["agree_open"] < 0.8 * x["n_open"],
+      note="cosine ranking agrees with the model's top word on fixed prompts, much less on open ones")(_angle_numbers)
