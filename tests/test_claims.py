@@ -1,6 +1,5 @@
 """The claims registry and `python -m lib claims`: every claim re-measured on seeds the pages never use."""
 import json
-import os
 import time
 
 import pytest
@@ -17,11 +16,6 @@ def test_fresh_seeds_are_not_the_pages():
     assert not set(FRESH) & set(PAGE_SEEDS)
 
 
-# Every claim on three seeds takes about 150 s of processor time on the course's 2-core machine (2.5 min);
-# the suite runs the chapters whose claims are quick (about 30 s), and every claim with COURSE_ALL_CLAIMS=1.
-QUICK_CHAPTERS = ("real-language", "three-ways", "hand-wired", "results-page", "lever")
-
-
 def _check_run(code, out, chapter=None):
     data = json.loads(out)
     assert data["seeds"] == list(FRESH)
@@ -35,21 +29,19 @@ def _check_run(code, out, chapter=None):
         assert c["statement"] and "{" not in c["statement"]
 
 
-@pytest.mark.parametrize("chapter", QUICK_CHAPTERS)
-def test_the_quick_chapters_claims_hold_on_three_fresh_seeds(run_in_process, chapter):
-    start = time.process_time()
-    code, out, err = run_in_process("claims", "--seeds", ",".join(map(str, FRESH)), "--chapter", chapter, "--json")
-    _check_run(code, out, chapter)
-    # processor time, not wall-clock time: a loaded machine stretches the latter
-    assert time.process_time() - start < 60
-
-
-@pytest.mark.skipif(not os.environ.get("COURSE_ALL_CLAIMS"), reason="every claim: set COURSE_ALL_CLAIMS=1 (2.5 min)")
 def test_every_claim_holds_on_three_fresh_seeds(run_in_process):
+    # About 17 s on the course's idle 2-core machine (28 s of processor time); a machine loaded by
+    # other work stretched it to 2.5 minutes. The bound is on processor time, not wall-clock time.
     start = time.process_time()
     code, out, err = run_in_process("claims", "--seeds", ",".join(map(str, FRESH)), "--json")
     _check_run(code, out)
     assert time.process_time() - start < 480
+
+
+def test_one_chapters_claims_alone(run_in_process):
+    code, out, err = run_in_process("claims", "--seeds", ",".join(map(str, FRESH)), "--chapter", "hand-wired",
+                                    "--json")
+    _check_run(code, out, "hand-wired")
 
 
 def test_every_chapter_with_claims_has_at_least_one_and_ids_are_unique():
