@@ -1,4 +1,5 @@
-"""The command line: `python -m lib models | predict | lens | attention | patch | train | check | bench | words`.
+"""The command line: `python -m lib models | predict | lens | attention | patch | train | check | bench | words | tsne
+| claims`.
 
 A stable contract (tests, instructors and scripts use it). Every mistake in the input ends with
 one line on stderr, `error: ...`, naming the problem and what is allowed, and exit status 2; no
@@ -96,7 +97,57 @@ def build_parser() -> argparse.ArgumentParser:
     ts.add_argument("--rebuild", action="store_true",
                     help="run every t-SNE layout the course shows (to convergence, or to its iteration stop) "
                          "and write data/tsne/runs.json")
+    cl = sub.add_parser("claims", help="measure every registered claim again, on any prompt-set seeds",
+                        description="Measure each claim the chapters state on each seed and say whether it "
+                                    "holds. Exit status 0 when every claim holds on every seed, 1 when one fails.")
+    cl.add_argument("--seeds", default=None,
+                    help="prompt-set seeds, whole numbers separated by commas (default: the pages' own, 0,1,2)")
+    cl.add_argument("--chapter", default=None, help="only this chapter's claims (its file name, e.g. real-language)")
+    cl.add_argument("--json", action="store_true", help="print one JSON object")
     return p
+
+
+def _seeds(text):
+    from lib.claims import PAGE_SEEDS
+    if text is None:
+        return list(PAGE_SEEDS)
+    seeds = []
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            seed = int(part)
+        except ValueError:
+            raise CourseError(f"--seeds must be whole numbers of at least 0 separated by commas, got {part!r}") from None
+        if seed < 0:
+            raise CourseError(f"--seeds must be whole numbers of at least 0 separated by commas, got {part!r}")
+        seeds.append(seed)
+    return list(dict.fromkeys(seeds))
+
+
+def cmd_claims(args) -> int:
+    from lib import claims as registry
+    seeds = _seeds(args.seeds)
+    chapter = args.chapter
+    if chapter is not None:
+        chapter = chapter.strip().removesuffix(".md").rsplit("/", 1)[-1]
+        if chapter not in registry.chapters():
+            raise CourseError(f"no claims for chapter {args.chapter!r}; chapters with claims: "
+                              f"{', '.join(registry.chapters())}")
+    rows = []
+    for c in registry.claims(chapter):
+        verdicts = {str(s): registry.holds(c.id, s) for s in seeds}
+        rows.append({"id": c.id, "chapter": c.chapter, "statement": registry.statement(c.id, seeds),
+                     "holds": verdicts})
+        if not args.json:
+            marks = "  ".join(f"{s}:{'holds' if ok else 'FAILS'}" for s, ok in verdicts.items())
+            print(f"{c.id}  [{marks}]\n    {rows[-1]['statement']}")
+    ok = all(all(r["holds"].values()) for r in rows)
+    if args.json:
+        print(json.dumps({"seeds": seeds, "claims": rows}))
+    else:
+        failing = sum(not all(r["holds"].values()) for r in rows)
+        print(f"{len(rows) - failing} of {len(rows)} claims hold on every seed ({', '.join(map(str, seeds))})")
+    return 0 if ok else 1
 
 
 def cmd_models(args) -> int:
@@ -304,7 +355,7 @@ def cmd_tsne(args) -> int:
 
 COMMANDS = {"models": cmd_models, "predict": cmd_predict, "lens": cmd_lens, "attention": cmd_attention,
             "patch": cmd_patch, "train": cmd_train, "check": cmd_check, "bench": cmd_bench,
-            "words": cmd_words, "tsne": cmd_tsne}
+            "words": cmd_words, "tsne": cmd_tsne, "claims": cmd_claims}
 
 
 # The exit status of a command whose reader stopped reading, as for a tool killed by SIGPIPE.

@@ -1,0 +1,9 @@
+"""Claims as code: every conclusion a chapter states, registered with its measurement.
+
+See `lib.claims.registry` for the API; `python -m lib claims` re-measures them on any seeds.
+"""
+from lib.claims.registry import (PAGE_SEEDS, Claim, Span, chapters, claim, claims, get, glue_claim, glue_name,
+                                 holds, measure, numbers_over, statement)
+
+__all__ = ["PAGE_SEEDS", "Claim", "Span", "chapters", "claim", "claims", "get", "glue_claim", "glue_name", "holds",
+           "measure", "numbers_over", "statement"]

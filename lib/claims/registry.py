@@ -1,0 +1,168 @@
+"""The registry of claims: every conclusion a chapter states, as code.
+
+A claim is registered once, where its measurement is defined, with the `claim` decorator:
+
+    @claim("real-language.analogies-vs-baselines", "real-language",
+           "The offset method gets {offset} of {n}; ...",
+           holds=lambda x: x["offset"] > x["best_baseline"])
+    def _(seed):
+        return {"offset": ..., "n": ..., "best_baseline": ...}
+
+- `statement` is the sentence as the page prints it, a `str.format` template whose fields are the
+  measurement's numbers (a format spec such as `{share:.0%}` applies to each number).
+- `measure(seed) -> dict` returns the numbers. `seed` is the prompt-set seed (or the seed of the
+  sampled rounds) that the measurement draws its evidence with. A claim about something fixed (a
+  word list, the shipped weights read without sampling) says `seeded=False` and ignores the seed.
+- `holds(numbers) -> bool` is the condition under which the statement is true.
+
+A page prints a claim over its own seeds (`PAGE_SEEDS`): where a number differs between seeds,
+the statement gives its range ("from 3 to 5"), never one seed's value. `python -m lib claims`
+measures every claim again on any seeds, and says on which it holds.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import string
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from lib.errors import CourseError, require
+
+# The prompt-set seeds the pages print their claims over.
+PAGE_SEEDS = (0, 1, 2)
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    chapter: str                              # the chapter's file name without .md, e.g. "real-language"
+    statement: str                            # a template filled from the numbers
+    measure: Callable[[int], dict]            # seed -> {name: number or text}
+    holds: Callable[[dict], bool]             # numbers -> whether the statement is true
+    seeded: bool = True                       # False: the numbers do not depend on the seed
+    note: str = ""                            # what is measured, how, over what (for the command's listing)
+
+
+REGISTRY: dict[str, Claim] = {}
+_CACHE: dict[tuple[str, int], dict] = {}
+
+
+def claim(id: str, chapter: str, statement: str, holds: Callable[[dict], bool], *, seeded: bool = True,
+          note: str = ""):
+    """Register the decorated function as the measurement of a claim; returns it unchanged."""
+    def register(measure):
+        require(id not in REGISTRY, f"claim {id!r} is registered twice")
+        REGISTRY[id] = Claim(id, chapter, statement, measure, holds, seeded, note or (measure.__doc__ or "").strip())
+        return measure
+    return register
+
+
+def get(id: str) -> Claim:
+    _load()
+    require(id in REGISTRY, f"unknown claim {id!r}; the claims are listed by `python -m lib claims --list`")
+    return REGISTRY[id]
+
+
+def claims(chapter: str | None = None) -> list[Claim]:
+    """Every registered claim (of one chapter), in the order they were registered."""
+    _load()
+    found = [c for c in REGISTRY.values() if chapter is None or c.chapter == chapter]
+    if chapter is not None and not found:
+        raise CourseError(f"no claims for chapter {chapter!r}; chapters with claims: {', '.join(chapters())}")
+    return found
+
+
+def chapters() -> list[str]:
+    _load()
+    return list(dict.fromkeys(c.chapter for c in REGISTRY.values()))
+
+
+def measure(id: str, seed: int = 0) -> dict:
+    """The claim's numbers on one seed (measured once per process)."""
+    c = get(id)
+    key = (id, seed if c.seeded else 0)
+    if key not in _CACHE:
+        _CACHE[key] = dict(c.measure(seed if c.seeded else 0))
+    return _CACHE[key]
+
+
+def holds(id: str, seed: int = 0) -> bool:
+    return bool(get(id).holds(measure(id, seed)))
+
+
+@dataclass(frozen=True)
+class Span:
+    """One number over several seeds: its lowest and highest value."""
+    lo: float
+    hi: float
+    values: tuple = field(default=())
+
+    def __format__(self, spec: str) -> str:
+        lo, hi = format(self.lo, spec), format(self.hi, spec)
+        return lo if lo == hi else f"{lo} to {hi}"
+
+
+def numbers_over(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> dict:
+    """Each number of the claim over `seeds`: a `Span` for numbers, the common value for text
+    (text that differs between seeds is joined with ' / ')."""
+    seeds = list(seeds)
+    per_seed = [measure(id, s) for s in seeds]
+    out = {}
+    for key in per_seed[0]:
+        vals = [m[key] for m in per_seed]
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) and type(v).__name__ != "bool_"
+               for v in vals):
+            vals = [float(v) if not isinstance(v, numbers.Integral) else int(v) for v in vals]
+            out[key] = Span(min(vals), max(vals), tuple(vals))
+        else:
+            distinct = list(dict.fromkeys(str(v) for v in vals))
+            out[key] = " / ".join(distinct)
+    return out
+
+
+class _Formatter(string.Formatter):
+    def format_field(self, value, spec):
+        return format(value, spec)
+
+
+def statement(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> str:
+    """The claim's statement with its numbers over `seeds` (ranges where they differ)."""
+    c = get(id)
+    seeds = list(seeds) if c.seeded else [0]
+    return _Formatter().format(c.statement, **numbers_over(id, seeds))
+
+
+def glue_name(id: str) -> str:
+    return "claim_" + id.replace("-", "_").replace(".", "__")
+
+
+def glue_claim(id: str, seeds: Iterable[int] = PAGE_SEEDS, *, check: bool = True) -> None:
+    """Glue the claim's statement (over the page's seeds) under `glue_name(id)`. It returns nothing, so
+    that a call ending a figure's cell adds no second output (and no second figure) to the page. With `check`, a claim that
+    fails on one of the seeds stops the page: the page must not print it."""
+    from myst_nb import glue
+
+    c = get(id)
+    seeds = list(seeds) if c.seeded else [0]
+    if check:
+        failing = [s for s in seeds if not holds(id, s)]
+        if failing:
+            raise CourseError(f"claim {id!r} does not hold on seed(s) {failing}: {measure(id, failing[0])}")
+    text = statement(id, seeds)
+    glue(glue_name(id), text, display=False)
+
+
+def is_close(a: float, b: float, tol: float = 1e-9) -> bool:
+    return math.isclose(a, b, abs_tol=tol)
+
+
+_LOADED = False
+
+
+def _load():
+    """Import the modules that register claims (once)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        from lib.claims import part2, part3  # noqa: F401
