@@ -14,6 +14,9 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 ASSETS := _assets/vendor/mathjax/tex-chtml.js
 PORT ?= 8000
+# Test files run two at a time (pytest-xdist; a file's tests stay together, so its fixtures are made
+# once): the machine has two cores, and many tests wait on a kernel, a browser or a subprocess.
+TEST_JOBS ?= 2
 # fold: solutions folded under each exercise (the default); hide: left out of the site (a class site).
 SOLUTIONS ?= fold
 # JupyterLab's settings for a reader (no news prompt, no update check), as binder/postBuild installs them.
@@ -54,7 +57,7 @@ chromium:
 # configuration or an installed package changes, so a chapter runs again only when its output may.
 test: install $(TEST_STAMP) chromium
 	$(PY) scripts/book.py build
-	$(PY) -m pytest -q -p no:cacheprovider --durations=30 $(PYTEST_ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --durations=30 $(PYTEST_ARGS)
 
 serve:
 	@test -f _build/html/index.html || $(MAKE) book

@@ -85,7 +85,7 @@ def _rank_corr(x, y) -> float:
 def _pc1_numbers(seed: int) -> dict:
     from lib.analysis.maps import pca
     from lib.content.corpora import calling_game as cg
-    from lib.explorers.map_views import point_set
+    from lib.content.point_sets import point_set
 
     ps = point_set("calling-game")
     p = pca(ps.vectors)
@@ -121,7 +121,7 @@ def _share_vs_random(name: str, seed: int, draws: int = 200) -> dict:
     """The top two components' share of the rows' variance, against points with no structure: the
     same number of points in as many dimensions, each coordinate drawn independently (Gaussian)."""
     from lib.analysis.maps import pca
-    from lib.explorers.map_views import point_set
+    from lib.content.point_sets import point_set
 
     X = point_set(name).vectors
     real = pca(X).cumulative(2)
