@@ -26,6 +26,28 @@ MESSAGES: dict[str, str] = {
     "empty_prompt": "the prompt is empty: give at least one token, for example '<BOS> Pietro chiama'",
     "unknown_token": "unknown token {token}{hint} Known tokens: {known}",
     "did_you_mean": "; did you mean {close}?",
+    "empty_ids": "the prompt is empty: give at least one token",
+    "reads_at_most": "the prompt has {n} tokens but {model} reads at most {n_ctx}",
+    "context_holds": "the prompt has {n} tokens but the model's context holds at most {n_ctx}",
+    # what is switched off or patched (lib.model.hooks, lib.analysis.ablation and patching; the page's
+    # model.js and views.js)
+    "no_head": "head ({layer}, {head}) does not exist: layers run 0 to {last_layer}, heads 0 to {last_head}",
+    "no_layer": "layer {layer} does not exist: layers run 0 to {last_layer}",
+    "ablation_kind": "unknown kind of ablation {kind}: choose one of {kinds}",
+    "reference_too_short": "{kind} ablation needs the reference set's writes at every position, but its longest "
+                           "round has {longest} tokens and the prompt {n}: use a shorter prompt",
+    "no_call": "the prompt has no call (caller chiama callee) to find the roles in",
+    "not_a_player": "the last call's caller, {caller}, is not a player, so there is no player to swap him with: "
+                    "name the two players",
+    "patch_lengths": "the clean prompt has {clean} tokens and the corrupted one {corrupted}: patching puts a clean "
+                     "activation at the same position in the corrupted run, so the two must have the same length",
+    "patch_same_token": "{said} {token}: a logit difference needs two different tokens (name them with target and "
+                        "against)",
+    "patch_no_change": "the logit difference {target} - {against} is {diff} after both prompts, so there is nothing "
+                       "for a patch to recover: choose prompts, or a target and a rival, whose difference changes "
+                       "between the runs",
+    "direction_in_span": "direction {i} lies (almost) in the span of the earlier ones; choose another",
+    "not_a_stop": "{name} {value} is not one of this set's stops: {stops}",
     # the explorers' boxes (lib.explorers.boxes, lib.analysis.maps.views, inventory; the page's views.js)
     "position": "position must be a whole number from 0 to {last} (the prompt has {n} tokens), or blank for the "
                 "last; got {got}",

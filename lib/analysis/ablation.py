@@ -28,6 +28,7 @@ from typing import Iterable
 
 import torch
 
+from lib.messages import say
 from lib.errors import CourseError, require
 from lib.model.hooks import check_heads, check_mlps, replace_heads, zero_hooks
 from lib.model.readout import prompt_logits, softmax, token_prob
@@ -117,7 +118,7 @@ def ablation_hooks(lm, heads=(), mlps=(), kind: str = "zero", lengths=None, refe
     nothing; mean writes the reference set's average at each position; resample writes, for each prompt,
     what a reference round drawn with `seed` (among those at least as long) wrote there."""
     cfg = lm.model.cfg
-    require(kind in KINDS, f"unknown kind of ablation {kind!r}: choose one of {', '.join(KINDS)}")
+    require(kind in KINDS, say("ablation_kind", kind=repr(kind), kinds=", ".join(KINDS)))
     if kind == "zero":
         return zero_hooks(cfg, heads, mlps)
     heads, mlps = check_heads(heads, cfg), check_mlps(mlps, cfg)
@@ -125,8 +126,7 @@ def ablation_hooks(lm, heads=(), mlps=(), kind: str = "zero", lengths=None, refe
     lengths = [int(n) for n in lengths]
     longest = max(lengths)
     if longest > ref.longest:
-        raise CourseError(f"{kind} ablation needs the reference set's writes at every position, but its longest "
-                          f"round has {ref.longest} tokens and the prompt {longest}: use a shorter prompt")
+        raise CourseError(say("reference_too_short", kind=kind, longest=ref.longest, n=longest))
     if kind == "mean":
         values = {name: ref.means[name][:longest] for name in ref.means}
     else:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from lib.messages import say
 from lib.errors import CourseError, require
 from lib.model.hooks import Hooks, Recorder
 
@@ -102,8 +103,7 @@ def swap_players(prompt: str, a: str | None = None, b: str | None = None) -> str
     if a is None and b is None:
         where = places(tokens)
         a, callee = tokens[where["the caller"]], tokens[where["the callee"]]
-        require(a in NAMED + NUMBERS, f"the last call's caller, {a}, is not a player, so there is no player to swap "
-                                      "him with: name the two players")
+        require(a in NAMED + NUMBERS, say("not_a_player", caller=a))
         b = next(p for p in (NUMBERS if a in NAMED else NAMED) if p != callee)
     require(a is not None and b is not None, "name both players to swap, or neither (then the last call's "
                                              "caller swaps with a player of the other kind)")
@@ -124,9 +124,7 @@ def patch(lm, clean: str, corrupted: str, target: str | None = None, against: st
     model = double_model(lm.model)
     cfg = model.cfg
     a, b = lm.encode(clean), lm.encode(corrupted)
-    require(len(a) == len(b), f"the clean prompt has {len(a)} tokens and the corrupted one {len(b)}: patching "
-                              "puts a clean activation at the same position in the corrupted run, so the two "
-                              "must have the same length")
+    require(len(a) == len(b), say("patch_lengths", clean=len(a), corrupted=len(b)))
     clean_logits, cache = model.run_with_cache(a)
     with torch.no_grad():
         corrupted_logits = model(b)
@@ -135,13 +133,10 @@ def patch(lm, clean: str, corrupted: str, target: str | None = None, against: st
     if t == u:
         said = ("the clean run's top token and the corrupted run's are both" if not (target or against)
                 else "the target and the rival are both")
-        raise CourseError(f"{said} {lm.vocab.tokens[t]!r}: a logit difference needs two different tokens "
-                          "(name them with target and against)")
+        raise CourseError(say("patch_same_token", said=said, token=repr(lm.vocab.tokens[t])))
     clean_diff, corrupted_diff = float(_diff(clean_logits, t, u)), float(_diff(corrupted_logits, t, u))
     require(abs(clean_diff - corrupted_diff) > MIN_CHANGE,
-            f"the logit difference {lm.vocab.tokens[t]} - {lm.vocab.tokens[u]} is {clean_diff:.6g} after both "
-            "prompts, so there is nothing for a patch to recover: choose prompts, or a target and a rival, "
-            "whose difference changes between the runs")
+            say("patch_no_change", target=lm.vocab.tokens[t], against=lm.vocab.tokens[u], diff=f"{clean_diff:.6g}"))
 
     T, L, H = len(a), cfg.n_layers, cfg.n_heads
     stages = resid_stages(cfg)

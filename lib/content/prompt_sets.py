@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from lib.content.corpora.calling_game import (EPITHETS, GameOptions, legal_callees, next_token_distribution,
                                               sample_round)
+from lib.messages import say
 from lib.errors import require
 from lib.model.vocab import SEP
 
@@ -63,7 +64,7 @@ def places(prompt: LabelledPrompt | list[str]) -> dict[str, int]:
     """
     tokens = prompt.tokens if isinstance(prompt, LabelledPrompt) else list(prompt)
     calls = [i for i, t in enumerate(tokens) if t == "chiama" and 0 < i < len(tokens) - 1]
-    require(len(calls) > 0, "the prompt has no call (caller chiama callee) to find the roles in")
+    require(len(calls) > 0, say("no_call"))
     last = calls[-1]
     found = {"<BOS>": 0, "the caller": last - 1, "chiama": last, "the callee": last + 1}
     if last + 2 < len(tokens) and tokens[last + 2] in EPITHETS:

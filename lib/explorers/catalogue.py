@@ -273,7 +273,7 @@ def tsne_explorer(points: str = "calling-game", perplexity: float | None = None,
         perplexity = 5 if 5 in allowed else allowed[0]
 
     def check(name, value, options, shown):
-        require(value in options, f"{name} {value} is not one of this set's stops: {', '.join(map(shown, options))}")
+        require(value in options, say("not_a_stop", name=name, value=value, stops=", ".join(map(shown, options))))
 
     check("perplexity", perplexity, allowed, lambda p: f"{p:g}")
     check("iterations", steps, stops, str)

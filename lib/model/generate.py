@@ -12,6 +12,7 @@ from typing import Iterable
 
 import torch
 
+from lib.messages import say
 from lib.errors import require
 from lib.model.transformer import Head, KVCache, Transformer
 from lib.model.readout import Rolls, check_seed, check_temperature, check_top_k, check_top_p, greedy, sample, softmax
@@ -35,12 +36,12 @@ def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, 
     rolls the n-th number of the seed's stream (`lib.model.readout.Rolls`, the website's too).
     """
     tokens = [int(t) for t in prompt]
-    require(len(tokens) >= 1, "the prompt is empty: give at least one token")
+    require(len(tokens) >= 1, say("empty_ids"))
     require(max_new_tokens >= 0, f"max_new_tokens must be 0 or more, got {max_new_tokens}")
     check_temperature(temperature), check_top_k(top_k), check_top_p(top_p)
     max_new_tokens = min(max_new_tokens, model.cfg.n_ctx - len(tokens))
     require(len(tokens) <= model.cfg.n_ctx,
-            f"the prompt has {len(tokens)} tokens but the model's context holds at most {model.cfg.n_ctx}")
+            say("context_holds", n=len(tokens), n_ctx=model.cfg.n_ctx))
     stop = set(int(s) for s in stop)
     rolls = Rolls(seed)
     out = Generation(list(tokens))

@@ -25,6 +25,7 @@ from typing import Callable, Iterable, Sequence, Union
 
 import torch
 
+from lib.messages import say
 from lib.errors import CourseError, require
 
 HookFn = Callable[[torch.Tensor, str], Union[torch.Tensor, None]]
@@ -146,8 +147,7 @@ def check_heads(heads: Iterable[Head], cfg) -> list[Head]:
         except (TypeError, ValueError):
             raise CourseError(f"a head is named as (layer, head), got {item!r}") from None
         require(0 <= layer < cfg.n_layers and 0 <= head < cfg.n_heads,
-                f"head ({layer}, {head}) does not exist: layers run 0 to {cfg.n_layers - 1}, "
-                f"heads 0 to {cfg.n_heads - 1}")
+                say("no_head", layer=layer, head=head, last_layer=cfg.n_layers - 1, last_head=cfg.n_heads - 1))
         out.add((layer, head))
     return sorted(out)
 
@@ -157,7 +157,7 @@ def check_mlps(layers: Iterable[int], cfg) -> list[int]:
     out = set()
     for layer in layers:
         require(isinstance(layer, int) and not isinstance(layer, bool) and 0 <= layer < cfg.n_layers,
-                f"layer {layer!r} does not exist: layers run 0 to {cfg.n_layers - 1}")
+                say("no_layer", layer=repr(layer), last_layer=cfg.n_layers - 1))
         require(cfg.has_mlp, "this model has no MLPs to switch off")
         out.add(layer)
     return sorted(out)

@@ -27,6 +27,7 @@ from safetensors.torch import load as tensors_from_bytes
 from safetensors.torch import save_file
 
 from lib.model.config import ModelConfig
+from lib.messages import say
 from lib.errors import CourseError, require
 from lib.model.transformer import Transformer
 from lib.model.vocab import Vocabulary
@@ -67,7 +68,7 @@ class LoadedModel:
     def encode(self, text) -> list[int]:
         ids = self.vocab.encode(text)
         require(len(ids) <= self.model.cfg.n_ctx,
-                f"the prompt has {len(ids)} tokens but {self.name} reads at most {self.model.cfg.n_ctx}")
+                say("reads_at_most", n=len(ids), model=self.name, n_ctx=self.model.cfg.n_ctx))
         return ids
 
 

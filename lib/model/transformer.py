@@ -25,6 +25,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from lib.messages import say
 from lib.errors import CourseError, require
 from lib.model.config import ModelConfig
 from lib.model.hooks import NOT_RECORDED, HookFn, Hooks, NameOrPredicate, Recorder, zero_hooks
@@ -220,7 +221,7 @@ class Transformer(nn.Module):
         start = 0 if kv is None else kv.length
         end = start + t.shape[1]
         require(end <= self.cfg.n_ctx,
-                f"the prompt has {end} tokens but the model's context holds at most {self.cfg.n_ctx}")
+                say("context_holds", n=end, n_ctx=self.cfg.n_ctx))
         hooks = None
         if ablate or ablate_mlps or fwd_hooks:
             hooks = Hooks([*zero_hooks(self.cfg, ablate, ablate_mlps), *fwd_hooks], self.cfg)
@@ -293,6 +294,6 @@ def _as_batch(tokens, vocab_size: int) -> tuple[torch.Tensor, bool]:
     if single:
         t = t.unsqueeze(0)
     require(t.dim() == 2, f"tokens must be shaped [position] or [batch, position], got {tuple(t.shape)}")
-    require(t.shape[1] >= 1, "the prompt is empty: give at least one token")
+    require(t.shape[1] >= 1, say("empty_ids"))
     require(int(t.min()) >= 0 and int(t.max()) < vocab_size, f"token ids must lie in 0 to {vocab_size - 1}")
     return t, single

@@ -60,7 +60,7 @@ class Vocabulary:
         require(isinstance(text, (str, list, tuple)),
                 f"a prompt is a string of tokens separated by spaces (or a list of tokens), got {type(text).__name__}")
         words = self.split(text) if isinstance(text, str) else list(text)
-        require(len(words) > 0, "the prompt is empty: give at least one token")
+        require(len(words) > 0, say("empty_ids"))
         return [self.id(w) for w in words]
 
     def decode(self, ids: Iterable[int]) -> list[str]:

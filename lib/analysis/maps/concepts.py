@@ -6,6 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
+from lib.messages import say
 from lib.errors import require
 
 
@@ -28,7 +29,7 @@ def gram_schmidt(directions: Sequence[np.ndarray], tol: float = 1e-10) -> np.nda
         for e in axes:
             v -= (v @ e) * e
         n = np.linalg.norm(v)
-        require(n > tol, f"direction {i + 1} lies (almost) in the span of the earlier ones; choose another")
+        require(n > tol, say("direction_in_span", i=i + 1))
         axes.append(v / n)
     return np.array(axes)
 

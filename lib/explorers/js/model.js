@@ -15,7 +15,7 @@
  * `ablate` and `ablate_mlps`; mean and resample ablation and patching are other hooks (views.js).
  * Weights are float32 as shipped; the arithmetic is in doubles.
  */
-import { CourseError, require } from "./readout.js";
+import { CourseError, require, say } from "./readout.js";
 import { Vocabulary } from "./vocab.js";
 
 /** The tensors of a .safetensors file: an 8-byte header length, a JSON header, raw little-endian data. */
@@ -185,7 +185,7 @@ export class Model {
   encode(text) {
     const ids = this.vocab.encode(text);
     require(ids.length <= this.cfg.n_ctx,
-      `the prompt has ${ids.length} tokens but ${this.name} reads at most ${this.cfg.n_ctx}`);
+      say("reads_at_most", { n: ids.length, model: this.name, n_ctx: this.cfg.n_ctx }));
     return ids;
   }
 
@@ -202,7 +202,7 @@ export class Model {
   checkHeads(heads) {
     for (const [l, h] of heads) {
       require(Number.isInteger(l) && Number.isInteger(h) && l >= 0 && l < this.nLayers && h >= 0 && h < this.nHeads,
-        `head (${l}, ${h}) does not exist: layers run 0 to ${this.nLayers - 1}, heads 0 to ${this.nHeads - 1}`);
+        say("no_head", { layer: l, head: h, last_layer: this.nLayers - 1, last_head: this.nHeads - 1 }));
     }
   }
 
@@ -240,10 +240,10 @@ export class Model {
     const heads = off.heads || [], mlps = off.mlps || [];
     this.checkHeads(heads);
     for (const l of mlps) require(Number.isInteger(l) && l >= 0 && l < this.nLayers,
-      `layer ${l} does not exist: layers run 0 to ${this.nLayers - 1}`);
+      say("no_layer", { layer: l, last_layer: this.nLayers - 1 }));
     const cfg = this.cfg, w = this.w, T = ids.length, D = cfg.d_model, Dh = cfg.d_head, H = cfg.n_heads;
-    require(T >= 1, "the prompt is empty: give at least one token");
-    require(T <= cfg.n_ctx, `the prompt has ${T} tokens but the model's context holds at most ${cfg.n_ctx}`);
+    require(T >= 1, say("empty_ids"));
+    require(T <= cfg.n_ctx, say("context_holds", { n: T, n_ctx: cfg.n_ctx }));
     const hooks = joinHooks(zeroHooks(heads, mlps), off.hooks);
     // `off.start` = {layer, resid}: begin at that block's residual stream [T, d_model], given (patching:
     // the blocks before it are what they were in a run already made).

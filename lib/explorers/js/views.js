@@ -6,7 +6,7 @@
  * the same messages for a bad value, checked in the same order. tests/browser/test_site_model.py
  * holds every function here to its Python twin.
  */
-import { MAX_COUNT } from "./constants.js";
+import { MAX_COUNT, PATCH_MIN_CHANGE } from "./constants.js";
 import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
 import { zeroHooks } from "./model.js";
 import {
@@ -43,12 +43,11 @@ function resamplePick(reference, n, seed = 0) {
  *  (lib.analysis.ablation.ablation_hooks): zero writes nothing; mean the reference set's average write at
  *  each position; resample what one reference round wrote there. */
 export function ablationHooks(model, heads, mlps, kind, n, seed = 0) {
-  require(ABLATION_KINDS.includes(kind), `unknown kind of ablation ${pyRepr(kind)}: choose one of ${ABLATION_KINDS.join(", ")}`);
+  require(ABLATION_KINDS.includes(kind), say("ablation_kind", { kind: pyRepr(kind), kinds: ABLATION_KINDS.join(", ") }));
   if (kind === "zero") return zeroHooks(heads, mlps);
   const ref = model.reference;
   require(ref, `${model.name} has no reference set for ${kind} ablation`);
-  require(n <= ref.longest, `${kind} ablation needs the reference set's writes at every position, but its longest ` +
-    `round has ${ref.longest} tokens and the prompt ${n}: use a shorter prompt`);
+  require(n <= ref.longest, say("reference_too_short", { kind, longest: ref.longest, n }));
   const H = model.nHeads, D = model.cfg.d_model;
   let source;       // hook point -> (position, head or -1) -> the value written there
   if (kind === "mean") {
@@ -95,7 +94,7 @@ function gramSchmidt(directions, tol = 1e-10) {
       v = v.map((x, j) => x - c * e[j]);
     }
     const n = norm(v);
-    require(n > tol, `direction ${i + 1} lies (almost) in the span of the earlier ones; choose another`);
+    require(n > tol, say("direction_in_span", { i: i + 1 }));
     axes.push(v.map((x) => x / n));
   });
   return axes;
@@ -178,10 +177,9 @@ export function swapPlayers(text) {
   const tokens = pyStrip(text).split(/\s+/).filter((t) => t !== "");
   const calls = [];
   tokens.forEach((t, i) => { if (t === "chiama" && i > 0 && i < tokens.length - 1) calls.push(i); });
-  require(calls.length > 0, "the prompt has no call (caller chiama callee) to find the roles in");
+  require(calls.length > 0, say("no_call"));
   const last = calls[calls.length - 1], a = tokens[last - 1], callee = tokens[last + 1];
-  require(NAMED.includes(a) || NUMBERS.includes(a), `the last call's caller, ${a}, is not a player, so there is no ` +
-    "player to swap him with: name the two players");
+  require(NAMED.includes(a) || NUMBERS.includes(a), say("not_a_player", { caller: a }));
   const b = (NAMED.includes(a) ? NUMBERS : NAMED).find((p) => p !== callee);
   return tokens.map((t) => (t === a ? b : t === b ? a : t)).join(" ");
 }
@@ -343,8 +341,7 @@ export const VIEWS = {
   patching({ model }, v) {
     const corruptedText = v.swap ? swapPlayers(v.corrupted) : v.corrupted;
     const a = model.encode(v.clean), b = model.encode(corruptedText);
-    require(a.length === b.length, `the clean prompt has ${a.length} tokens and the corrupted one ${b.length}: patching ` +
-      "puts a clean activation at the same position in the corrupted run, so the two must have the same length");
+    require(a.length === b.length, say("patch_lengths", { clean: a.length, corrupted: b.length }));
     const lc = model.run(a, {}, true).logitsAt(a.length - 1), lk = model.run(b, {}, true).logitsAt(b.length - 1);
     const target = pyStrip(v.target), against = pyStrip(v.against);
     const t = target ? model.vocab.id(target) : greedy(lc), u = against ? model.vocab.id(against) : greedy(lk);
@@ -352,13 +349,10 @@ export const VIEWS = {
     if (t === u) {
       const said = !(target || against) ? "the clean run's top token and the corrupted run's are both"
         : "the target and the rival are both";
-      throw new CourseError(`${said} ${pyRepr(tokens[t])}: a logit difference needs two different tokens ` +
-        "(name them with target and against)");
+      throw new CourseError(say("patch_same_token", { said, token: pyRepr(tokens[t]) }));
     }
     const cd = lc[t] - lc[u], kd = lk[t] - lk[u];
-    require(Math.abs(cd - kd) > 1e-6, `the logit difference ${tokens[t]} - ${tokens[u]} is ${formatG(cd, 6)} after both ` +
-      "prompts, so there is nothing for a patch to recover: choose prompts, or a target and a rival, whose difference " +
-      "changes between the runs");
+    require(Math.abs(cd - kd) > PATCH_MIN_CHANGE, say("patch_no_change", { target: tokens[t], against: tokens[u], diff: formatG(cd, 6) }));
     // Picking another cell reuses the grid: only the picked run's results page is new.
     const key = `${model.name}|${a}|${b}|${t}|${u}`;
     if (!PATCHED.has(key)) {
@@ -403,7 +397,7 @@ export const VIEWS = {
   tsne(_, v, a) {
     // Every layout was computed in advance (lib.explorers.map_views.tsne_grid): a step looks one up.
     const stops = a.stops, steps = v.steps === undefined ? stops[stops.length - 1] : v.steps;
-    require(stops.includes(steps), `iterations ${steps} is not one of this set's stops: ${stops.join(", ")}`);
+    require(stops.includes(steps), say("not_a_stop", { name: "iterations", value: steps, stops: stops.join(", ") }));
     const cells = ["left", "right"].map((side) => a.grid[`${v.perplexity}|${v[side]}|${steps}`]);
     return { points: a.points, points_label: a.points_label, labels: a.labels, labelled: a.labelled, groups: a.groups,
       perplexity: v.perplexity, seeds: [v.left, v.right], steps, layouts: cells.map((c) => c.layout),
