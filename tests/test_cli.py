@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-CONFIDENT = "<BOS> Pietro chiama Paolo"
+from lib.content.prompts import CONFIDENT
 
 
 def test_models_lists_every_shipped_model(run_cli):

@@ -262,7 +262,7 @@ def test_the_book_shows_every_solution_as_correct():
 
 
 # ------------------------------------------------------------------ Part 3's self-checks
-from lib.shipped.behaviour import CONFIDENT, UNCERTAIN  # noqa: E402
+from lib.content.prompts import CONFIDENT, UNCERTAIN  # noqa: E402
 from lib.exercises import hallucination, lever, mechanism, practice, results_page, scale, tools  # noqa: E402
 
 

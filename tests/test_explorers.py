@@ -19,7 +19,7 @@ from lib.explorers.definition import TEMPERATURES, Control, every_example, log_s
 from lib.model.readout import prompt_logits, softmax
 from lib.model.store import load
 
-UNCERTAIN, CONFIDENT = "<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"
+from lib.content.prompts import CONFIDENT, UNCERTAIN
 
 
 @pytest.fixture(scope="module")

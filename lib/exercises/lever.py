@@ -11,7 +11,7 @@ import torch
 from lib.analysis.lens import read_out
 from lib.model.transformer import LayerNorm
 from lib.exercises.writing import Case, Mistake, WriteCheck
-from lib.shipped.behaviour import CONFIDENT
+from lib.content.prompts import CONFIDENT
 from lib.analysis.lens import lens_view
 from lib.analysis.trajectory import residual_trajectory
 from lib.exercises import Feedback, check_choice, check_number

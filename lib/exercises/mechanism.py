@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.shipped.behaviour import CONFIDENT, UNCERTAIN
+from lib.content.prompts import CONFIDENT, UNCERTAIN
 from lib.analysis.search import model_dictionary, model_query
 from lib.model.readout import prompt_logits
 from lib.exercises import Feedback, check_choice, check_number

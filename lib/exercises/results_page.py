@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from lib.content.corpora.calling_game import check_round
-from lib.shipped.behaviour import CONFIDENT, UNCERTAIN
+from lib.content.prompts import CONFIDENT, UNCERTAIN
 from lib.model.generate import generate
 from lib.model.readout import prompt_logits, softmax, truncation_mask
 from lib.exercises import Feedback, as_number, check_number, check_whole_number, per_model

@@ -92,7 +92,7 @@ def _cosines(query, dictionary):
 def _search_cases() -> list[Case]:
     from lib.analysis.search import model_dictionary, model_query
     from lib.model.store import load
-    from lib.shipped.behaviour import UNCERTAIN
+    from lib.content.prompts import UNCERTAIN
 
     lm = load("calling-game")
     words = list(SEARCH_DICTIONARY)

@@ -41,7 +41,7 @@ def _model(name: str = "calling-game"):
 
 
 def _prompts() -> dict[str, str]:
-    from lib.shipped.behaviour import CONFIDENT, UNCERTAIN
+    from lib.content.prompts import CONFIDENT, UNCERTAIN
     return {"confident": CONFIDENT, "uncertain": UNCERTAIN}
 
 

@@ -16,15 +16,13 @@ import torch
 
 from lib.content.corpora import calling_game, hand_wired
 from lib.content.corpora.calling_game import check_round
+from lib.content.prompts import CONFIDENT, LEGAL_OPENING, UNCERTAIN
 from lib.model.generate import sample_many
 from lib.analysis.lens import direct_logit_attribution, group_by_block, logit_lens
 from lib.analysis.maps import analogy, best_probe, concept_plane, direction, pca
 from lib.model.readout import next_distribution
 from lib.model.store import LoadedModel, load, model_folder, sha256, WEIGHTS
 
-CONFIDENT = "<BOS> Pietro chiama Paolo"
-UNCERTAIN = "<BOS> Pietro chiama"
-LEGAL_OPENING = [p for p in calling_game.PLAYERS if p != "Pietro"]
 # The epithets' roles: which player they name (x axis: Paolo +, Pietro -) and their kind
 # (y axis: peer +, subordinate -).
 EPITHET_CORNERS = {"Tarso": (+1, +1), "Cefa": (-1, +1), "vice": (+1, -1), "capo": (-1, -1)}
