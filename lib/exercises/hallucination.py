@@ -30,7 +30,7 @@ def confident_impossible(lm, answer, threshold: float = 0.9) -> Feedback:
     return Feedback(True, f"impossible in the game, yet the model gives {signs.top} {signs.top_prob:.3f}.")
 
 
-def entropy_sure_page(lm, answer, top: float = 0.9, tol: float = 0.02) -> Feedback:
+def entropy_sure_page(lm, answer, top: float = 0.9, tol: float = 0.005) -> Feedback:
     """Predict: the entropy, in bits, of a page whose top word holds `top` and whose other words share
     the rest equally (over the model's whole vocabulary). Is a page that sure above the one-bit flag?"""
     rest = len(lm.vocab) - 1

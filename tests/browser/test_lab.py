@@ -128,7 +128,15 @@ def _website_numbers(notebook: str) -> list[str]:
     """The glued values the website's page of this chapter shows in its prose (not its solutions)."""
     page = (ROOT / "_build" / "html" / notebook.replace(".ipynb", ".html")).read_text()
     page = re.sub(r'<div class="solution.*?</section>\s*</div>', "", page, flags=re.S)
-    return [html.unescape(v) for v in re.findall(r'<span class="pasted-text">([^<]+)</span>', page)]
+    # The website curls quotes (Sphinx's smart quotes); the notebook keeps them straight.
+    return [straight_quotes(html.unescape(v)) for v in re.findall(r'<span class="pasted-text">([^<]+)</span>', page)]
+
+
+def straight_quotes(text: str) -> str:
+    return text.translate(CURLY)
+
+
+CURLY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
 def _wait_for_the_run(page, seconds=300):
@@ -171,7 +179,7 @@ def _reads_like_the_website(page, notebook):
     assert "No renderer could be found" not in visible
     numbers = _website_numbers(notebook)
     assert numbers, "the website page glues numbers into its prose"
-    missing = [n for n in numbers if n not in prose]
+    missing = [n for n in numbers if n not in straight_quotes(prose)]
     assert not missing, f"{notebook}: the website shows {missing[:5]}, the notebook's prose does not"
     # Each solution: its heading shown and folded, everything under it hidden until the next exercise.
     solutions = [i for i, c in enumerate(cells) if c["role"] == "solution"]
