@@ -651,6 +651,35 @@ def test_bigram_unseen_pair_check():
         assert not fb.ok and fb.message
 
 
+def test_the_ways_of_switching_off_and_the_patch_checks(lm):
+    """The two investigates of the three ways and of patching: the library's own answer is right,
+    the same counts in another order, one count off, a wrong head and a wrong position are named."""
+    from lib.analysis.ablation import KINDS
+    from lib.analysis.head_survey import ablation_survey
+    from lib.analysis.patching import patch, swap_players
+    from lib.content.prompt_sets import epithet_sets
+    from lib.exercises import ablation
+
+    group = epithet_sets(40, ablation.KIND_SET_SEED, max_tokens=lm.model.cfg.n_ctx)[ablation.KIND_EPITHET]
+    lost = tuple(ablation_survey(lm, group, kind=k, seed=ablation.KIND_SET_SEED).lost(ablation.KIND_HEAD)
+                 for k in KINDS)
+    assert len(set(lost)) == 3, "the three ways must disagree on this set, or the exercise teaches nothing"
+    assert ablation.lost_each_way(lm, lost) and ablation.lost_each_way(lm, list(lost))
+    assert "order" in ablation.lost_each_way(lm, lost[::-1]).message
+    off = (lost[0], lost[1] + 1, lost[2])
+    assert "mean" in ablation.lost_each_way(lm, off).message and str(lost[1]) not in ablation.lost_each_way(lm, off).message
+    assert "three whole numbers" in ablation.lost_each_way(lm, (1.5, 2, 3)).message
+    r = patch(lm, ablation.PATCH_CLEAN, swap_players(ablation.PATCH_CLEAN), ablation.PATCH_TARGET, ablation.PATCH_AGAINST)
+    ranked = sorted(r.head_cells(), key=lambda c: -c["recovered"])
+    assert ranked[0]["recovered"] - ranked[1]["recovered"] > 0.05, "a clear best cell"
+    best = (ranked[0]["head"], ranked[0]["position"])
+    assert ablation.best_patch(lm, best) and ablation.best_patch(lm, list(best))
+    other_head = next(c["head"] for c in ranked if c["head"] != best[0])
+    assert "another head" in ablation.best_patch(lm, (other_head, best[1])).message
+    assert "too" in ablation.best_patch(lm, (best[0], best[1] + 1)).message
+    assert "a pair" in ablation.best_patch(lm, "L0H3").message
+
+
 def test_ablation_and_circuits_value_checks(lm):
     from lib.analysis.ablation import ablation_view, all_heads
     from lib.exercises import ablation, circuits

@@ -35,3 +35,78 @@ def every_head_off_top(lm, answer) -> Feedback:
                         right=f"with attention off the model cannot see who calls, and falls back on {answer}.",
                         wrong="not that one: think of what the last position knows on its own, its token and "
                               "where it stands, and which caller the model then assumes.")
+
+
+# ------------------------------------------------------------------ investigate: the three ways, on a set the page never shows
+KIND_SET_SEED = 5          # the page's sets use seeds 0 to 2
+KIND_EPITHET = "Cefa"
+KIND_HEAD = "L0H3"
+
+
+@per_model
+def _lost_each_way(lm) -> tuple[int, int, int]:
+    from lib.analysis.ablation import KINDS
+    from lib.analysis.head_survey import ablation_survey
+    from lib.content.prompt_sets import epithet_sets
+
+    group = epithet_sets(40, KIND_SET_SEED, max_tokens=lm.model.cfg.n_ctx)[KIND_EPITHET]
+    return tuple(ablation_survey(lm, group, kind=kind, seed=KIND_SET_SEED).lost(KIND_HEAD) for kind in KINDS)
+
+
+def lost_each_way(lm, answer) -> Feedback:
+    """Investigate: answers KIND_HEAD loses on the KIND_EPITHET set of seed KIND_SET_SEED, switched off by
+    zero, mean and resample ablation, as three whole numbers in that order."""
+    from lib.analysis.ablation import KINDS
+    from lib.exercises import as_number
+
+    if unanswered(answer):
+        return Feedback(False, NOT_ANSWERED, answered=False)
+    try:
+        values = [as_number(v) for v in answer]
+    except TypeError:
+        values = []
+    if len(values) != len(KINDS) or any(v is None or v != int(v) for v in values):
+        return Feedback(False, f"give three whole numbers, in the order {', '.join(KINDS)}: "
+                               "(lost to zero ablation, lost to mean ablation, lost to resample ablation).")
+    expected = _lost_each_way(lm)
+    if list(map(int, values)) == list(expected):
+        return Feedback(True, f"{KIND_HEAD} costs {expected[0]} answers zeroed, {expected[1]} replaced by its "
+                              f"mean and {expected[2]} replaced by another round's write.")
+    wrong = [kind for kind, v, e in zip(KINDS, values, expected) if int(v) != e]
+    if sorted(map(int, values)) == sorted(expected):
+        return Feedback(False, "the three counts are right but not in the order asked: zero, mean, resample.")
+    return Feedback(False, f"the count for {' and '.join(wrong)} ablation is not what the library finds on that set: "
+                           f"use the {KIND_EPITHET} set of epithet_sets(40, {KIND_SET_SEED}, ...), and pass the same "
+                           "seed to ablation_survey.")
+
+
+# ------------------------------------------------------------------ investigate: which write carries the caller
+PATCH_CLEAN = "<BOS> Paolo chiama 7 <SEP> 7 chiama Pietro"
+PATCH_TARGET, PATCH_AGAINST = "capo", "Cefa"
+
+
+@per_model
+def _best_patch(lm) -> tuple[str, int]:
+    from lib.analysis.patching import patch, swap_players
+
+    r = patch(lm, PATCH_CLEAN, swap_players(PATCH_CLEAN), PATCH_TARGET, PATCH_AGAINST)
+    best = max(r.head_cells(), key=lambda c: c["recovered"])
+    return best["head"], int(best["position"])
+
+
+def best_patch(lm, answer) -> Feedback:
+    """Investigate: the head and position whose write, patched from PATCH_CLEAN into its swapped twin,
+    brings back the largest fraction of the capo-Cefa logit difference."""
+    if unanswered(answer):
+        return Feedback(False, NOT_ANSWERED, answered=False)
+    if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
+        return Feedback(False, 'give a pair: the head\'s name and the position, such as ("L1H2", 3).')
+    head, position = answer
+    best_head, best_position = _best_patch(lm)
+    names = [head_name(h) for h in all_heads(lm.model)]
+    fb = check_choice(head, names, best_head, right="", wrong="another head's write brings back more of the "
+                      "difference; read the heads' rows of the grid, not the MLPs'.")
+    if not fb:
+        return fb
+    from lib.exercises import check_whole_number
+    return check_whole_number(position, best_position, what="The position")
