@@ -1,4 +1,4 @@
-"""`python -m lib patch`: the contract of DESIGN.md (JSON keys, defaults, one clear line on bad input)."""
+"""`python -m lib patch`: the contract of the README (JSON keys, defaults, one clear line on bad input)."""
 import json
 import subprocess
 import sys

@@ -132,7 +132,7 @@ function parsePosition(text, n) {
   return p;
 }
 
-/** lib.explorers.map_views.parse_axis: "Paolo - Pietro" -> [plus words, minus words]. */
+/** lib.analysis.maps.views.parse_axis: "Paolo - Pietro" -> [plus words, minus words]. */
 function parseAxis(text, labels) {
   const pieces = String(text || "").match(/[+-]|[^\s+-]+/g) || [];
   const plus = [], minus = [];
