@@ -664,6 +664,9 @@ def test_the_ways_of_switching_off_and_the_patch_checks(lm):
     lost = tuple(ablation_survey(lm, group, kind=k, seed=ablation.KIND_SET_SEED).lost(ablation.KIND_HEAD)
                  for k in KINDS)
     assert len(set(lost)) == 3, "the three ways must disagree on this set, or the exercise teaches nothing"
+    # What the solution says of them: mean ablation costs the fewest, zero the most, resample close behind.
+    zero, mean, resample = (lost[KINDS.index(k)] for k in ("zero", "mean", "resample"))
+    assert mean < resample < zero and zero - resample < resample - mean, lost
     assert ablation.lost_each_way(lm, lost) and ablation.lost_each_way(lm, list(lost))
     assert "order" in ablation.lost_each_way(lm, lost[::-1]).message
     off = (lost[0], lost[1] + 1, lost[2])
@@ -673,6 +676,9 @@ def test_the_ways_of_switching_off_and_the_patch_checks(lm):
     ranked = sorted(r.head_cells(), key=lambda c: -c["recovered"])
     assert ranked[0]["recovered"] - ranked[1]["recovered"] > 0.05, "a clear best cell"
     best = (ranked[0]["head"], ranked[0]["position"])
+    # What the solution says of it: a first-layer head, at the position where the swapped player first stands.
+    swapped = [i for i, (x, y) in enumerate(zip(r.clean, r.corrupted)) if x != y]
+    assert best[0].startswith("L0") and best[1] == swapped[0] and best[1] < len(r.clean) - 1, (best, swapped)
     assert ablation.best_patch(lm, best) and ablation.best_patch(lm, list(best))
     other_head = next(c["head"] for c in ranked if c["head"] != best[0])
     assert "another head" in ablation.best_patch(lm, (other_head, best[1])).message
