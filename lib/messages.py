@@ -48,6 +48,23 @@ MESSAGES: dict[str, str] = {
                        "between the runs",
     "direction_in_span": "direction {i} lies (almost) in the span of the earlier ones; choose another",
     "not_a_stop": "{name} {value} is not one of this set's stops: {stops}",
+    # the calling game's rules checker (lib.content.corpora.calling_game.read_round; the page's game.js)
+    "game_start": "position 0: a round starts with <BOS>, got {got}",
+    "game_caller": "position {position}: {got} speaks, but it is {caller}'s turn",
+    "game_chiama": "position {position}: expected 'CALLER chiama CALLEE': after the caller comes chiama, got {got}",
+    "game_callee": "position {position}: {got} is not a callee: a caller calls a player (or, in a wrong call, "
+                   "himself, the one who called him, or an absurd word)",
+    "game_opening": "position {position}: the opening call cannot be wrong: Pietro calls one of the other nine "
+                    "players, not {got}",
+    "game_epithet": "position {position}: {caller} calling {callee} must say {epithet}, got {got}",
+    "game_loser": "position {position}: after a wrong call the round ends '<SEP> {caller} perde <EOS>', got {got}",
+    "game_separator": "position {position}: turns are separated by <SEP>, got {got}",
+    "game_full": "position {position}: after {calls} legal calls the round ends with <EOS>, got {got}",
+    "game_over": "position {position}: the round is over at the <EOS> before it; nothing comes after it, got {got}",
+    "game_unfinished": "the round keeps the rules so far but stops before it ends: position {position} would be "
+                       "one of {allowed}",
+    "game_valid": "valid",
+    "game_valid_wrong": "valid (ends with a wrong call)",
     # the explorers' boxes (lib.explorers.boxes, lib.analysis.maps.views, inventory; the page's views.js)
     "position": "position must be a whole number from 0 to {last} (the prompt has {n} tokens), or blank for the "
                 "last; got {got}",

@@ -30,6 +30,7 @@ def constants() -> dict:
     """Every value the page shares with the library, by the name the page's modules import."""
     from lib.analysis.inventory import MAX_COUNT
     from lib.analysis.patching import MIN_CHANGE
+    from lib.content.corpora.calling_game import page_constants as game
     from lib.messages import MESSAGES
     from lib.model.readout import MAX_SEED, MIN_TEMPERATURE, TOP_P_FLOOR
     from lib.pictures import colours
@@ -38,7 +39,8 @@ def constants() -> dict:
             "BLUE_LOW": list(colours.BLUE_LOW), "BLUE_HIGH": list(colours.BLUE_HIGH),
             "BLUE_SHADES": colours.BLUE_SHADES, "MASKED": list(colours.MASKED),
             "MIN_TEMPERATURE": MIN_TEMPERATURE, "MAX_SEED": MAX_SEED, "TOP_P_FLOOR": TOP_P_FLOOR,
-            "MAX_COUNT": MAX_COUNT, "PATCH_MIN_CHANGE": MIN_CHANGE, "MESSAGES": MESSAGES}
+            "MAX_COUNT": MAX_COUNT, "PATCH_MIN_CHANGE": MIN_CHANGE, "MESSAGES": MESSAGES,
+            "GAME": game()}
 
 
 def _literal(value) -> str:

@@ -23,6 +23,7 @@ import random
 from dataclasses import dataclass
 
 from lib.errors import CourseError, require
+from lib.messages import say
 from lib.model.vocab import BOS, EOS, PAD, SEP, SPECIALS
 
 PLAYERS = ("Pietro", "Paolo", "1", "2", "3", "4", "5", "6", "7", "8")
@@ -94,41 +95,136 @@ def sample_round(rng: random.Random, options: GameOptions = GameOptions()) -> li
     return tokens + [EOS]
 
 
-def check_round(tokens: list[str]) -> tuple[bool, str]:
-    """Whether `tokens` is a complete, valid round; if not, the first thing that breaks the rules."""
-    if not tokens or tokens[0] != BOS:
-        return False, "a round starts with <BOS>"
+# The rules as the course states them (the game chapter prints them; a broken round names one).
+RULES = {
+    "start": "A round starts with <BOS>.",
+    "opens": "Pietro opens; after that, each caller is the player the previous turn called.",
+    "turn": "A turn is CALLER chiama CALLEE, and turns are separated by <SEP>.",
+    "callee": "A legal callee is any of the 10 players except the caller and the player who just called him "
+              "(no call-back).",
+    "epithet": "The epithet is fixed by who calls whom and spoken right after the callee: Pietro calling Paolo "
+               "says Tarso, Paolo calling Pietro says Cefa (peer epithets); anyone else calling Pietro says "
+               "capo, calling Paolo says vice (subordinate epithets). Numbers get none.",
+    "wrong": "From the second turn on, a caller may err: call himself, call back, or call an absurd word. "
+             "The round then ends <SEP> CALLER perde <EOS>.",
+    "end": "Otherwise the round ends with <EOS> after 8 legal calls.",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The rules checker's reading of a round: `status` is "valid", "unfinished" (the tokens keep the
+    rules but stop before the end) or "broken"; `position` is where it first breaks or stops (None
+    when valid), `rule` the key of `RULES` it breaks, `message` says why, `allowed` the tokens the
+    rules allow at that position (in vocabulary order), `turns` where each turn starts."""
+    status: str
+    position: int | None
+    rule: str | None
+    message: str
+    allowed: tuple[str, ...]
+    turns: tuple[int, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "valid"
+
+
+def _in_order(tokens) -> tuple[str, ...]:
+    chosen = set(tokens)
+    return tuple(t for t in TOKENS if t in chosen)
+
+
+def _shown(tokens) -> str:
+    return ", ".join(tokens) if tokens else "nothing"
+
+
+def read_round(tokens: list[str]) -> Verdict:
+    """Read `tokens` against the rules, token by token: the first one that breaks a rule, and why.
+
+    The checker of the course (`check_round` is its yes or no); the page's twin is
+    lib/explorers/js/game.js, with the same sentences (lib/messages.py)."""
+    tokens = list(tokens)
+    n, turns = len(tokens), []
+
+    def stop(i: int, rule: str, allowed, message: str) -> Verdict:
+        allowed = _in_order(allowed)
+        if i >= n:
+            return Verdict("unfinished", n, rule, say("game_unfinished", position=str(n), allowed=_shown(allowed)),
+                           allowed, tuple(turns))
+        return Verdict("broken", i, rule, message, allowed, tuple(turns))
+
+    def want(i: int, expected: str, rule: str, message: str, **fields):
+        if i < n and tokens[i] == expected:
+            return None
+        got = repr(tokens[i]) if i < n else ""
+        return stop(i, rule, [expected], say(message, position=str(i), got=got, **fields))
+
+    if n == 0 or tokens[0] != BOS:
+        return stop(0, "start", [BOS], say("game_start", got=repr(tokens[0]) if n else ""))
     i, caller, previous, legal = 1, "Pietro", None, 0
     while True:
-        turn = tokens[i:i + 3]
-        if len(turn) < 3 or turn[1] != "chiama":
-            return False, f"position {i}: expected 'CALLER chiama CALLEE'"
-        if turn[0] != caller:
-            return False, f"position {i}: {turn[0]!r} speaks, but it is {caller!r}'s turn"
-        callee = turn[2]
-        i += 3
+        turns.append(i)
+        if i < n and tokens[i] != caller:
+            return stop(i, "opens", [caller], say("game_caller", position=str(i), got=repr(tokens[i]),
+                                                  caller=repr(caller)))
+        if i >= n:
+            return stop(i, "opens", [caller], "")
+        broken = want(i + 1, "chiama", "turn", "game_chiama")
+        if broken:
+            return broken
+        i += 2
+        legal_list = legal_callees(caller, previous)
+        wrong_list = [] if legal == 0 else [caller, previous, *ABSURD]
+        allowed = legal_list + wrong_list
+        if i >= n:
+            return stop(i, "callee", allowed, "")
+        callee = tokens[i]
+        if callee not in allowed:
+            if legal == 0 and (callee == caller or callee in ABSURD):
+                return stop(i, "wrong", allowed, say("game_opening", position=str(i), got=repr(callee)))
+            return stop(i, "callee", allowed, say("game_callee", position=str(i), got=repr(callee)))
+        i += 1
         e = epithet(caller, callee)
         if e is not None:
-            if i >= len(tokens) or tokens[i] != e:
-                return False, f"position {i}: {caller} calling {callee} must say {e!r}"
+            broken = want(i, e, "epithet", "game_epithet", caller=caller, callee=callee, epithet=repr(e))
+            if broken:
+                return broken
             i += 1
-        wrong = callee not in legal_callees(caller, previous)
-        if wrong:
-            if legal == 0:
-                return False, f"position {i - 3}: the opening call cannot be wrong"
-            ending = [SEP, caller, "perde", EOS]
-            if tokens[i:] != ending:
-                return False, f"position {i}: after a wrong call the round ends '{' '.join(ending)}'"
-            return True, "valid (ends with a wrong call)"
+        if callee not in legal_list:
+            for k, expected in enumerate([SEP, caller, "perde", EOS]):
+                broken = want(i + k, expected, "wrong", "game_loser", caller=caller)
+                if broken:
+                    return broken
+            i += 4
+            if i < n:
+                return stop(i, "wrong", [], say("game_over", position=str(i), got=repr(tokens[i])))
+            return Verdict("valid", None, None, say("game_valid_wrong"), (), tuple(turns))
         legal += 1
         if legal == LEGAL_CALLS:
-            if tokens[i:] != [EOS]:
-                return False, f"position {i}: after {LEGAL_CALLS} legal calls the round ends with <EOS>"
-            return True, "valid"
-        if i >= len(tokens) or tokens[i] != SEP:
-            return False, f"position {i}: turns are separated by <SEP>"
+            broken = want(i, EOS, "end", "game_full", calls=str(LEGAL_CALLS))
+            if broken:
+                return broken
+            if i + 1 < n:
+                return stop(i + 1, "end", [], say("game_over", position=str(i + 1), got=repr(tokens[i + 1])))
+            return Verdict("valid", None, None, say("game_valid"), (), tuple(turns))
+        broken = want(i, SEP, "turn", "game_separator")
+        if broken:
+            return broken
         i += 1
         caller, previous = callee, caller
+
+
+def check_round(tokens: list[str]) -> tuple[bool, str]:
+    """Whether `tokens` is a complete, valid round; if not, the first thing that breaks the rules."""
+    verdict = read_round(tokens)
+    return verdict.ok, verdict.message
+
+
+def page_constants() -> dict:
+    """What the page's twin of the checker (lib/explorers/js/game.js) reads, written here once."""
+    return {"tokens": list(TOKENS), "players": list(PLAYERS), "absurd": list(ABSURD), "legal_calls": LEGAL_CALLS,
+            "epithets": {f"{a}|{b}": epithet(a, b) for a in PLAYERS for b in ("Pietro", "Paolo")},
+            "roles": ROLES, "rules": RULES}
 
 
 def next_token_distribution(prefix: list[str], options: GameOptions = GameOptions()) -> dict[str, float]:
@@ -192,4 +288,4 @@ def next_token_distribution(prefix: list[str], options: GameOptions = GameOption
 
 
 __all__ = ["TOKENS", "ROLES", "PLAYERS", "EPITHETS", "VERBS", "ABSURD", "PAD", "epithet",
-           "legal_callees", "sample_round", "check_round", "next_token_distribution", "GameOptions"]
+           "legal_callees", "sample_round", "check_round", "read_round", "Verdict", "RULES", "next_token_distribution", "GameOptions"]

@@ -1,0 +1,97 @@
+/* The calling game's rules checker in the page: the twin of lib.content.corpora.calling_game.read_round.
+ *
+ * The same walk through a round, token by token, the same verdict (valid, unfinished or broken; where;
+ * which rule; the tokens the rules allow there) and the same sentences, which come from the library
+ * (lib/messages.py, through constants.js), as do the players, the absurd words, the epithets and the
+ * rules themselves (calling_game.page_constants). tests/test_game_checker.py holds the two equal on
+ * thousands of rounds, valid, broken and random.
+ */
+import { GAME } from "./constants.js";
+import { pyRepr } from "./python.js";
+import { say } from "./readout.js";
+
+const BOS = "<BOS>", EOS = "<EOS>", SEP = "<SEP>";
+const ORDER = new Map(GAME.tokens.map((t, i) => [t, i]));
+
+/** The word spoken after `callee` when `caller` calls him, or null (calling_game.epithet). */
+export function epithet(caller, callee) {
+  const key = `${caller}|${callee}`;
+  return key in GAME.epithets ? GAME.epithets[key] : null;
+}
+
+function legalCallees(caller, previous) {
+  return GAME.players.filter((p) => p !== caller && p !== previous);
+}
+
+const inOrder = (tokens) => [...new Set(tokens)].filter((t) => ORDER.has(t)).sort((a, b) => ORDER.get(a) - ORDER.get(b));
+const shown = (tokens) => (tokens.length ? tokens.join(", ") : "nothing");
+
+/** {status, position, rule, message, allowed, turns}, as read_round's Verdict. */
+export function readRound(tokens) {
+  const n = tokens.length, turns = [];
+  const stop = (i, rule, allowed, message) => {
+    allowed = inOrder(allowed);
+    if (i >= n) return { status: "unfinished", position: n, rule, message: say("game_unfinished", { position: String(n), allowed: shown(allowed) }), allowed, turns: turns.slice() };
+    return { status: "broken", position: i, rule, message, allowed, turns: turns.slice() };
+  };
+  const want = (i, expected, rule, message, fields = {}) => {
+    if (i < n && tokens[i] === expected) return null;
+    const got = i < n ? pyRepr(tokens[i]) : "";
+    return stop(i, rule, [expected], say(message, { position: String(i), got, ...fields }));
+  };
+  const valid = (message) => ({ status: "valid", position: null, rule: null, message: say(message), allowed: [], turns: turns.slice() });
+
+  if (n === 0 || tokens[0] !== BOS) return stop(0, "start", [BOS], say("game_start", { got: n ? pyRepr(tokens[0]) : "" }));
+  let i = 1, caller = "Pietro", previous = null, legal = 0;
+  for (;;) {
+    turns.push(i);
+    if (i < n && tokens[i] !== caller) {
+      return stop(i, "opens", [caller], say("game_caller", { position: String(i), got: pyRepr(tokens[i]), caller: pyRepr(caller) }));
+    }
+    if (i >= n) return stop(i, "opens", [caller], "");
+    let broken = want(i + 1, "chiama", "turn", "game_chiama");
+    if (broken) return broken;
+    i += 2;
+    const legalList = legalCallees(caller, previous);
+    const wrongList = legal === 0 ? [] : [caller, previous, ...GAME.absurd];
+    const allowed = legalList.concat(wrongList);
+    if (i >= n) return stop(i, "callee", allowed, "");
+    const callee = tokens[i];
+    if (!allowed.includes(callee)) {
+      if (legal === 0 && (callee === caller || GAME.absurd.includes(callee))) {
+        return stop(i, "wrong", allowed, say("game_opening", { position: String(i), got: pyRepr(callee) }));
+      }
+      return stop(i, "callee", allowed, say("game_callee", { position: String(i), got: pyRepr(callee) }));
+    }
+    i += 1;
+    const e = epithet(caller, callee);
+    if (e !== null) {
+      broken = want(i, e, "epithet", "game_epithet", { caller, callee, epithet: pyRepr(e) });
+      if (broken) return broken;
+      i += 1;
+    }
+    if (!legalList.includes(callee)) {
+      const ending = [SEP, caller, "perde", EOS];
+      for (let k = 0; k < ending.length; k++) {
+        broken = want(i + k, ending[k], "wrong", "game_loser", { caller });
+        if (broken) return broken;
+      }
+      i += 4;
+      if (i < n) return stop(i, "wrong", [], say("game_over", { position: String(i), got: pyRepr(tokens[i]) }));
+      return valid("game_valid_wrong");
+    }
+    legal += 1;
+    if (legal === GAME.legal_calls) {
+      broken = want(i, EOS, "end", "game_full", { calls: String(GAME.legal_calls) });
+      if (broken) return broken;
+      if (i + 1 < n) return stop(i + 1, "end", [], say("game_over", { position: String(i + 1), got: pyRepr(tokens[i + 1]) }));
+      return valid("game_valid");
+    }
+    broken = want(i, SEP, "turn", "game_separator");
+    if (broken) return broken;
+    i += 1;
+    [caller, previous] = [callee, caller];
+  }
+}
+
+export { GAME };
