@@ -367,3 +367,6 @@ def path_explorer(lm, prompt: str = "<BOS> Pietro chiama Paolo", toward: str = "
                 "prob_intact": view.prob_intact}
 
     return Explorer("path", rows, compute, lm.name)
+
+# Part 1's map (the game's rules checker, the whole machine) registers its explorers where it is defined.
+from lib.explorers import machine  # noqa: E402,F401

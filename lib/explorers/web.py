@@ -20,7 +20,8 @@ from pathlib import Path
 JS = Path(__file__).resolve().parent / "js"
 CONSTANTS = "constants.js"
 # The modules page.js imports, directly or not (fetched together instead of one layer at a time).
-MODULES = ("model.js", "readout.js", "render.js", "views.js", "vocab.js", "python.js", CONSTANTS)
+MODULES = ("model.js", "readout.js", "render.js", "views.js", "vocab.js", "python.js", "machine.js", "machine-render.js",
+           "game.js", CONSTANTS)
 _IMPORT_CONSTANTS = re.compile(r'^import \{[^}]*\} from "\./constants\.js";\n', re.M)
 # Beyond this a JavaScript Number is no longer exact: such a whole number is written as a BigInt.
 _SAFE_INTEGER = 2**53 - 1
@@ -57,12 +58,27 @@ def constants_module() -> str:
     return "\n".join(lines) + "\n"
 
 
+# Pictures render.js adds to its own, each from a file that imports only the constants: in the
+# kernel's single module they are written in front of it, without their imports and exports.
+PICTURE_FILES = ("machine-render.js",)
+_IMPORT_PICTURES = re.compile(r'^import \{[^}]*\} from "\./(?:' + "|".join(re.escape(f) for f in PICTURE_FILES)
+                              + r')";\n', re.M)
+
+
 def kernel_renderer() -> str:
-    """The renderer as one module for the kernel's widget: the constants, then render.js without its import."""
+    """The renderer as one module for the kernel's widget: the constants, the picture files render.js
+    imports, then render.js, without their imports."""
     body, n = _IMPORT_CONSTANTS.subn("", (JS / "render.js").read_text())
     if n != 1:
         raise RuntimeError("render.js must import its constants in one line from ./constants.js")
-    return constants_module().replace("export const", "const") + body
+    body, n = _IMPORT_PICTURES.subn("", body)
+    if n != len(PICTURE_FILES):
+        raise RuntimeError(f"render.js must import each of {', '.join(PICTURE_FILES)} in one line")
+    extra = ""
+    for name in PICTURE_FILES:
+        text, n = _IMPORT_CONSTANTS.subn("", (JS / name).read_text())
+        extra += re.sub(r"^export (function|const) ", r"\1 ", text, flags=re.M)
+    return constants_module().replace("export const", "const") + extra + body
 
 
 def install(folder: Path) -> list[Path]:

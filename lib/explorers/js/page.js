@@ -81,7 +81,8 @@ function buildControl(c, uid, model, onChange) {
     }
     const select = el("select", described, c.options.map((o, i) => el("option", { value: i, selected: i === at, text: c.shown[i] })));
     select.addEventListener("change", onChange);
-    return { node: label(select), read: () => c.options[select.selectedIndex] };
+    const set = (value) => { select.selectedIndex = c.options.map(String).indexOf(value); };
+    return { node: label(select), read: () => c.options[select.selectedIndex], set };
   }
 
   // Text of some kind: a prompt, a token, or a value the view parses.
@@ -149,6 +150,13 @@ async function start(root) {
     }
   }
 
+  // A part of a picture marked data-choose="control=value" (the machine's map) sets that menu when clicked.
+  figure.addEventListener("click", (event) => {
+    const target = event.target.closest && event.target.closest("[data-choose]");
+    if (!target) return;
+    const [name, value] = target.getAttribute("data-choose").split("=");
+    if (controls[name] && controls[name].set) { controls[name].set(value); update(); }
+  });
   const rows = spec.rows.map((row) => el("div", { class: "course-controls" }, row.map((c) => {
     controls[c.name] = buildControl(c, uid, model, update);
     return controls[c.name].node;

@@ -20,6 +20,7 @@
  * front of this file and loads it as one module (lib.explorers.web.kernel_renderer).
  */
 import { BLUE_HIGH, BLUE_LOW, BLUE_SHADES, GROUP_COLOURS, MASKED, PALETTE } from "./constants.js";
+import { machinePictures } from "./machine-render.js";
 
 const INK = "var(--course-ink, #222)";
 const SOFT = "var(--course-soft-ink, #555)";
@@ -551,6 +552,10 @@ export function picture(name, view, options = {}) {
 export function draw(el, name, view, options = {}) {
   patchChildren(el, elements(name, view, options), false);
 }
+
+// Part 1's map (the rules checker, the whole machine), drawn in machine-render.js with this kit.
+Object.assign(PICTURES, machinePictures({ h, svg, text, rect, line, fix, signed, words, room, heatmapBody, heatmapFit,
+  barChart, INK, SOFT, LINE }));
 
 export const VIEWS = Object.keys(PICTURES);
 

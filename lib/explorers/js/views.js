@@ -9,6 +9,7 @@
 import { MAX_COUNT, PATCH_MIN_CHANGE } from "./constants.js";
 import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
 import { zeroHooks } from "./model.js";
+import { MACHINE_VIEWS } from "./machine.js";
 import {
   CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax, uniform,
 } from "./readout.js";
@@ -123,7 +124,7 @@ function embeddingRow(model, id) {
 // ----------------------------------------------------------------------------- parsers shared with the library
 
 /** lib.explorers.views.parse_position */
-function parsePosition(text, n) {
+export function parsePosition(text, n) {
   const s = pyStrip(text);
   if (["", "last"].includes(s.toLowerCase())) return n - 1;
   const value = pyInt(s);
@@ -442,3 +443,6 @@ export const VIEWS = {
     };
   },
 };
+
+// Part 1's map (the rules checker, the whole machine): their twins live in machine.js.
+Object.assign(VIEWS, MACHINE_VIEWS);

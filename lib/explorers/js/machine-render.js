@@ -1,0 +1,165 @@
+/* The pictures of Part 1's map (lib/explorers/machine.py): a round read by the rules checker, and the
+ * whole machine at a glance. The renderer (render.js) adds them to its pictures, handing over its
+ * drawing kit; in a kernel this file is written in front of render.js as one module
+ * (lib.explorers.web.kernel_renderer), so it imports nothing but the constants.
+ */
+import { GROUP_COLOURS, PALETTE } from "./constants.js";
+
+const ROLES = ["special", "player", "epithet", "verb", "absurd"];
+
+export function machinePictures(k) {
+  const { h, svg, text, rect, line, fix, signed, words, room, heatmapBody, heatmapFit, barChart, INK, SOFT, LINE } = k;
+  const roleColour = (role) => GROUP_COLOURS[Math.max(0, ROLES.indexOf(role)) % GROUP_COLOURS.length];
+  const charW = 7.2;
+
+  function rules(v, o) {
+    const W = Math.max(300, Math.min(room(o), 640));
+    const body = [], rowH = 54, chipH = 22, gap = 5;
+    const chips = v.tokens.map((t) => Math.max(26, 10 + charW * t.length));
+    if (v.status === "unfinished") chips.push(30);
+    let x = 4, y = 4;
+    const at = [];
+    chips.forEach((w) => {
+      if (x + w > W - 4 && x > 4) { x = 4; y += rowH; }
+      at.push([x, y]);
+      x += w + gap;
+    });
+    const turnStart = new Map(v.turns.map((p, i) => [p, i + 1]));
+    v.tokens.forEach((t, i) => {
+      const [cx, cy] = at[i], w = chips[i];
+      const bad = v.status === "broken" && i === v.position;
+      const after = v.status === "broken" && i > v.position;
+      if (turnStart.has(i)) body.push(text(cx, cy + 7, `turn ${turnStart.get(i)}`, { size: 10, fill: SOFT }));
+      body.push(rect(f(cx), cy + 14, f(w), chipH, "none", { rx: 4, style: `stroke:${bad ? PALETTE.accent : roleColour(v.roles[i])}`,
+        "stroke-width": bad ? 3 : 1.5, "stroke-dasharray": after ? "3 3" : null }));
+      body.push(text(cx + w / 2, cy + 14 + chipH / 2, t, { anchor: "middle", bold: bad, fill: after ? SOFT : null }));
+      body.push(text(cx + w / 2, cy + 14 + chipH + 9, bad ? `${i} ✗` : String(i), { anchor: "middle", size: 10,
+        fill: bad ? null : SOFT, bold: bad }));
+    });
+    if (v.status === "unfinished") {
+      const [cx, cy] = at[at.length - 1];
+      body.push(rect(f(cx), cy + 14, 30, chipH, "none", { rx: 4, style: `stroke:${PALETTE.accent}`, "stroke-dasharray": "4 3" }));
+      body.push(text(cx + 15, cy + 14 + chipH / 2, "?", { anchor: "middle", bold: true }));
+      body.push(text(cx + 15, cy + 14 + chipH + 9, String(v.position), { anchor: "middle", size: 10, fill: SOFT }));
+    }
+    let ly = y + rowH + 6, lx = 4;
+    for (const role of ROLES) {
+      const w = 22 + charW * role.length;
+      if (lx + w > W - 4) { lx = 4; ly += 18; }
+      body.push(rect(lx, ly - 6, 12, 12, "none", { rx: 2, style: `stroke:${roleColour(role)}`, "stroke-width": 2 }));
+      body.push(text(lx + 16, ly, role, { size: 11 }));
+      lx += w + 8;
+    }
+    const verdict = v.status === "valid" ? "keeps every rule" : v.status === "unfinished" ? "keeps the rules so far, unfinished" : "breaks a rule";
+    const alt = `A round of ${v.tokens.length} tokens, ${words(v.tokens)}: it ${verdict}. ${v.message}.` +
+      (v.rule_text ? ` The rule: ${v.rule_text}` : "") + (v.status !== "valid" ? ` Allowed at position ${v.position}: ${v.allowed.join(", ") || "nothing (the round is over)"}.` : "");
+    const chart = svg(W, ly + 14, alt, body);
+    const lines = [h("p", { class: "course-verdict" }, h("strong", {}, v.status === "valid" ? "Valid. " : v.status === "broken" ? "Broken. " : "Not finished. "), v.message)];
+    if (v.rule_text) lines.push(h("p", { class: "course-note" }, `The rule: ${v.rule_text}`));
+    if (v.status !== "valid") lines.push(h("p", { class: "course-note" }, `Allowed at position ${v.position}: ${v.allowed.join(", ") || "nothing: the round is over"}`));
+    return [chart, lines];
+  }
+
+  const f = (x) => x.toFixed(1);
+
+  function machine(v, o) {
+    const W = Math.max(320, Math.min(room(o), 640));
+    const names = v.parts, label = (n) => (n === "embed" ? "embedding + positions" : n.startsWith("MLP") ? `MLP ${n.slice(3)}` : n);
+    const biggest = Math.max(1e-9, ...v.dla.map(Math.abs));
+    const left = 30, right = W - 4, stream = 14, body = [];
+    const token = v.tokens[v.position];
+    body.push(text(4, 10, `position ${v.position} (${token}): the answer ${v.answer}`, { size: 12, bold: true }));
+    let y = 24;
+    const streamTop = y;
+    const box = (n, x, yy, w, hh) => {
+      const i = names.indexOf(n), off = v.off.includes(n), chosen = v.detail.part === n;
+      const d = v.dla[i];
+      const g = [rect(f(x), f(yy), f(w), hh, "transparent", { rx: 4, style: `stroke:${chosen ? PALETTE.main : LINE}`,
+        "stroke-width": chosen ? 3 : 1, "stroke-dasharray": off ? "4 3" : null })];
+      g.push(text(x + 5, yy + 11, label(n), { size: 11, bold: chosen }));
+      g.push(text(x + 5, yy + 26, off ? "off" : signed(d), { size: 11, fill: off ? SOFT : null }));
+      const bw = off ? 0 : Math.max(1, (w - 10) * Math.abs(d) / biggest);
+      g.push(rect(f(x + 5), f(yy + hh - 8), f(bw), 4, d >= 0 ? PALETTE.main : PALETTE.accent));
+      g.push(line(stream, yy + hh / 2, x, yy + hh / 2));
+      return h("g", { "data-choose": `part=${n}`, style: "cursor:pointer" }, h("title", {}, `${label(n)}: writes ${signed(d)} toward ${v.answer}, length ${fix(v.norm[i], 2)}${off ? " (switched off)" : ""}; click for its values`), g);
+    };
+    body.push(box("embed", left, y, right - left, 38));
+    y += 46;
+    const layers = new Set(names.filter((n) => n !== "embed").map((n) => (n.startsWith("MLP") ? n.slice(3) : n[1])));
+    for (const l of layers) {
+      body.push(text(left, y + 6, `block ${l}: attention heads, then the MLP`, { size: 10, fill: SOFT }));
+      y += 14;
+      const heads = names.filter((n) => n.startsWith(`L${l}H`));
+      const hw = (right - left - 6 * (heads.length - 1)) / heads.length;
+      heads.forEach((n, i) => body.push(box(n, left + i * (hw + 6), y, hw, 38)));
+      y += 46;
+      if (names.includes(`MLP${l}`)) { body.push(box(`MLP${l}`, left, y, right - left, 38)); y += 46; }
+    }
+    const sum = v.dla.reduce((a, b) => a + b, 0);
+    const chosenOut = v.detail.part === "readout";
+    body.push(h("g", { "data-choose": "part=readout", style: "cursor:pointer" }, h("title", {}, "the read-out: click for the results page"),
+      rect(left, f(y), f(right - left), 38, "transparent", { rx: 4, style: `stroke:${chosenOut ? PALETTE.main : LINE}`, "stroke-width": chosenOut ? 3 : 1 }),
+      text(left + 5, y + 11, "read-out: the stream times the unembedding", { size: 11, bold: chosenOut }),
+      text(left + 5, y + 27, `logit ${v.answer}: ${fix(sum, 2)} + bias ${fix(v.bias, 2)} = ${fix(v.logit, 2)}`, { size: 11 }),
+      line(stream, y + 19, left, y + 19)));
+    body.push(line(stream, streamTop, stream, y + 19));
+    body.push(text(stream - 10, streamTop - 4, "stream", { size: 10, fill: SOFT }));
+    y += 48;
+    body.push(text(4, y, "results page", { size: 11, bold: true }));
+    y += 14;
+    const pw = right - left - 110;
+    v.page.slice(0, 5).forEach(([t, p]) => {
+      body.push(text(left + 60, y, t, { anchor: "end", size: 11 }));
+      body.push(rect(left + 66, f(y - 5), f(Math.max(1, pw * p)), 10, t === v.answer ? PALETTE.main : PALETTE.muted));
+      body.push(text(left + 70 + pw * p, y, fix(p, 3), { size: 10 }));
+      y += 16;
+    });
+    const writes = names.map((n, i) => `${label(n)} ${v.off.includes(n) ? "off" : signed(v.dla[i])}`).join(", ");
+    const alt = `The whole model reading ${words(v.tokens)}, at position ${v.position} (${token}). Each part's write toward ` +
+      `the answer ${v.answer}: ${writes}; their sum ${fix(sum, 2)} plus the bias ${fix(v.bias, 2)} is its logit ${fix(v.logit, 2)}. ` +
+      `Results page: ${v.page.slice(0, 5).map(([t, p]) => `${t} ${fix(p, 3)}`).join(", ")}.` + (v.off.length ? ` Switched off: ${v.off.join(", ")}.` : "");
+    const map = svg(W, y + 4, alt, body);
+    return [map, detail(v, W)];
+  }
+
+  function detail(v, W) {
+    const d = v.detail, n = d.part;
+    const name = n === "embed" ? "the embedding + positions" : n === "readout" ? "the read-out" : n.startsWith("MLP") ? `MLP ${n.slice(3)}` : `head ${n}`;
+    if (n === "readout") {
+      return barChart(v.page, `The results page at position ${v.position}: ${v.page.map(([t, p]) => `${t} ${fix(p, 3)}`).join(", ")}.`,
+        { width: W, title: `the read-out: the results page at position ${v.position}`, highlight: v.answer });
+    }
+    const body = [text(4, 10, `${name}, in detail`, { size: 12, bold: true })];
+    let y = 22;
+    if (d.pattern) {
+      const [hm, , ht] = heatmapBody(4, y, d.pattern, v.tokens, heatmapFit(v.tokens, W - 12, 26),
+        { title: `where ${n} looks (rows: queries)` });
+      body.push(hm);
+      y += ht + 10;
+    }
+    body.push(text(4, y + 6, `its write at each position, toward ${v.answer} (and its length)`, { size: 11 }));
+    y += 18;
+    const biggest = Math.max(1e-9, ...d.dla.map(Math.abs));
+    const labelW = 8 + charW * Math.max(...v.tokens.map((t) => t.length)), mid = labelW + (W - labelW - 90) / 2, half = (W - labelW - 90) / 2;
+    d.dla.forEach((x, i) => {
+      const yy = y + i * 15, here = i === v.position;
+      body.push(text(labelW - 4, yy + 6, `${i} ${v.tokens[i]}`, { anchor: "end", size: 10, bold: here }));
+      const bw = half * Math.abs(x) / biggest;
+      body.push(rect(f(x >= 0 ? mid : mid - bw), yy + 1, f(Math.max(bw, 0.5)), 10, x >= 0 ? PALETTE.main : PALETTE.accent));
+      body.push(text(labelW + 2 * half + 4, yy + 6, `${signed(x)} (${fix(d.norm[i], 1)})`, { size: 10, bold: here }));
+    });
+    y += 15 * d.dla.length + 4;
+    body.push(line(mid, y - 15 * d.dla.length - 4, mid, y - 2, LINE));
+    body.push(text(4, y + 8, `logit lens after ${d.stage}, position ${v.position}:`, { size: 11 }));
+    y += 22;
+    d.lens.forEach(([t, p], i) => { body.push(text(14, y + 14 * i, `${i + 1}. ${t} ${fix(p, 3)}`, { size: 11 })); });
+    y += 14 * d.lens.length;
+    const alt = `${name} reading ${words(v.tokens)}. Its write toward ${v.answer} at each position: ` +
+      d.dla.map((x, i) => `${v.tokens[i]} ${signed(x)}`).join(", ") + `. The logit lens after ${d.stage} at position ${v.position}: ` +
+      d.lens.map(([t, p]) => `${t} ${fix(p, 3)}`).join(", ") + "." + (d.pattern ? ` Its pattern at position ${v.position} looks at: ` +
+      d.pattern[v.position].map((p, j) => [v.tokens[j], p]).filter(([, p], j) => j <= v.position && p >= 0.1).map(([t, p]) => `${t} ${fix(p, 2)}`).join(", ") + "." : "");
+    return svg(W, y + 4, alt, body);
+  }
+
+  return { rules, machine };
+}
