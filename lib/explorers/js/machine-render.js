@@ -6,10 +6,12 @@
 import { GROUP_COLOURS, PALETTE } from "./constants.js";
 
 const ROLES = ["special", "player", "epithet", "verb", "absurd"];
+// Each kind of word's colour: the group colours, leaving out the accent (which marks a broken token).
+const ROLE_COLOURS = [6, 0, 2, 3, 4];
 
 export function machinePictures(k) {
   const { h, svg, text, rect, line, fix, signed, words, room, heatmapBody, heatmapFit, barChart, INK, SOFT, LINE } = k;
-  const roleColour = (role) => GROUP_COLOURS[Math.max(0, ROLES.indexOf(role)) % GROUP_COLOURS.length];
+  const roleColour = (role) => GROUP_COLOURS[ROLE_COLOURS[Math.max(0, ROLES.indexOf(role))] % GROUP_COLOURS.length];
   const charW = 7.2;
 
   function rules(v, o) {
@@ -80,7 +82,8 @@ export function machinePictures(k) {
       g.push(text(x + 5, yy + 26, off ? "off" : signed(d), { size: 11, fill: off ? SOFT : null }));
       const bw = off ? 0 : Math.max(1, (w - 10) * Math.abs(d) / biggest);
       g.push(rect(f(x + 5), f(yy + hh - 8), f(bw), 4, d >= 0 ? PALETTE.main : PALETTE.accent));
-      g.push(line(stream, yy + hh / 2, x, yy + hh / 2));
+      // Joined to the stream at the row's left edge (a line to a later box would cross the ones before it).
+      g.push(line(stream, yy + hh / 2, left, yy + hh / 2));
       return h("g", { "data-choose": `part=${n}`, style: "cursor:pointer" }, h("title", {}, `${label(n)}: writes ${signed(d)} toward ${v.answer}, length ${fix(v.norm[i], 2)}${off ? " (switched off)" : ""}; click for its values`), g);
     };
     body.push(box("embed", left, y, right - left, 38));
@@ -140,7 +143,7 @@ export function machinePictures(k) {
     body.push(text(4, y + 6, `its write at each position, toward ${v.answer} (and its length)`, { size: 11 }));
     y += 18;
     const biggest = Math.max(1e-9, ...d.dla.map(Math.abs));
-    const labelW = 8 + charW * Math.max(...v.tokens.map((t) => t.length)), mid = labelW + (W - labelW - 90) / 2, half = (W - labelW - 90) / 2;
+    const labelW = 8 + charW * Math.max(...v.tokens.map((t, i) => `${i} ${t}`.length)), mid = labelW + (W - labelW - 90) / 2, half = (W - labelW - 90) / 2;
     d.dla.forEach((x, i) => {
       const yy = y + i * 15, here = i === v.position;
       body.push(text(labelW - 4, yy + 6, `${i} ${v.tokens[i]}`, { anchor: "end", size: 10, bold: here }));
