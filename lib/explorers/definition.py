@@ -104,8 +104,10 @@ class Explorer:
 
     def spec(self) -> dict:
         """The declaration as the page reads it."""
+        from lib.explorers.machine import where_it_sits
+
         return {"view": self.view, "model": self.model, "args": self.args, "note": self.note,
-                "rows": [[c.spec() for c in row] for row in self.rows]}
+                "where": where_it_sits(self.view), "rows": [[c.spec() for c in row] for row in self.rows]}
 
 
 # ----------------------------------------------------------------------------- controls the explorers share

@@ -93,6 +93,12 @@ def widget(explorer):
     update()
     rows = [W.HBox([controls[c.name] for c in row], layout=W.Layout(flex_flow="row wrap")) for row in explorer.rows]
     notes = [W.HTML(f'<p class="course-note">{html.escape(explorer.note)}</p>')] if explorer.note else []
+    from lib.explorers.machine import where_it_sits
+
+    where = where_it_sits(explorer.view)
+    if where:
+        notes.append(W.HTML(f'<p class="course-note">Where this sits on the machine (Part 1\'s map): '
+                            f'{html.escape(where)}</p>'))
     box = ExplorerBox(rows + notes + [message, figure])
     box.add_class("course-explorer")
     box.controls, box.message, box.figure = controls, message, figure

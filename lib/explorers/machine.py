@@ -138,3 +138,30 @@ def machine_explorer(lm, prompts: Sequence[str], part: str = "L0H0") -> Explorer
 
     return Explorer("machine", [r for r in rows if r], compute, lm.name,
                     note="A switch makes its part write nothing (zero ablation through the model's hook points).")
+
+
+# ----------------------------------------------------------------------------- where each explorer sits on the map
+# Every other explorer names the part of the machine it shows (a line under its controls, linking to
+# the map); a view without an entry shows none.
+WHERE = {
+    "temperature": "the bottom of the machine: the read-out's logits, divided by the temperature before the softmax "
+                   "makes the results page.",
+    "sampling": "after the read-out: the results page reshaped (temperature, top-k, top-p) and one token drawn "
+                "from it.",
+    "lens": "the residual stream, read out after each stage as if the machine stopped there (the logit lens of "
+            "the map's detail).",
+    "pattern": "one head inside a block's attention: where it looks, the pattern the map shows for a head.",
+    "ablation": "every head and MLP of both blocks, switched off as the map's switches do, with a choice of what "
+                "they write instead.",
+    "patching": "one head's or MLP's write at one position, taken from another prompt's run.",
+    "kv_cache": "inside each block's attention: the keys and values every head keeps for the earlier positions.",
+    "tsne": "the top of the machine: the embedding table, its rows laid out flat.",
+    "plane": "the top of the machine: the embedding table, its rows on a plane of two directions.",
+    "path": "one position's residual stream, the line down the map's left, followed from the embedding past "
+            "every block.",
+}
+
+
+def where_it_sits(view: str) -> str:
+    """The sentence saying where an explorer of this view sits on the machine's map, or ""."""
+    return WHERE.get(view, "")
