@@ -280,3 +280,35 @@ def test_the_page_patches_as_the_library_does(page):
         assert max(abs(a[1] - b[1]) for a, b in zip(g["page"], want["page"])) < 1e-5
     assert worst <= 1e-5, f"largest recovered-fraction difference {worst:.2e}"
     assert compared >= 6 and compared < len(cases), f"{compared} of {len(cases)} settings compared"
+
+
+def test_the_machine_is_the_library_with_any_part_switched_off(page):
+    """The whole-model explorer (each registered example of view "machine"): valid prompts of every
+    length, any part shown, any position, any heads and MLPs switched off; every number of the view
+    (each part's write toward the answer and its length, the logit, the results page, the pattern,
+    the logit lens) equal to the library's to 1e-5 (relative beyond 1)."""
+    from explorer_cases import TOL
+
+    rng = random.Random("machine")
+    cases, expected = [], []
+    for ex in [e for e in explorers() if e.view == "machine"]:
+        lm = lib.load(ex.model)
+        cfg = lm.model.cfg
+        parts = ex.rows[1][0].options
+        for _ in range(30):
+            words = ["<BOS>"] + [rng.choice(lm.vocab.tokens) for _ in range(rng.randint(0, cfg.n_ctx - 1))]
+            values = dict(ex.defaults(), prompt=" ".join(words), part=rng.choice(parts),
+                          position=rng.choice(["", str(rng.randrange(len(words)))]))
+            for c in ex.controls:
+                if c.kind == "toggle":
+                    values[c.name] = rng.random() < 0.35
+            cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args})
+            expected.append(json.loads(json.dumps(ex.compute(values))))
+    got = page.evaluate(JS_VIEWS, cases)
+    problems, switched = [], 0
+    for case, e, g in zip(cases, expected, got):
+        assert "view" in g, (case["values"], g)
+        problems += [f"{case['values']}: {d}" for d in differences(e, g["view"])[:3]]
+        switched += bool(e["off"])
+    assert not problems, "\n".join(problems[:10])
+    assert TOL == 1e-5 and switched > len(cases) / 2, f"{switched} of {len(cases)} settings switched a part off"
