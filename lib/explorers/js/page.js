@@ -179,6 +179,12 @@ async function start(root) {
   panel.append(message);
   root.insertBefore(panel, figure);
   root.classList.add("course-live-ready");
+  // The build drew the starting picture for 640 px; in less room (a phone) it would be shrunk until its
+  // words are specks, so it is drawn again, once, at the width it has (read here, at the start).
+  const room = figure.clientWidth;
+  if (spec.default && room && room < 600) {
+    try { draw(figure, spec.view, spec.default, { width: room }); } catch (e) { /* the build's picture stays */ }
+  }
   // The other point sets a control can choose are fetched after the start, not at the reader's move.
   for (const c of spec.rows.flat()) if (c.name === "points") c.options.forEach((name) => points(name).catch(() => {}));
   const explorer = { root, spec, update, controls, timing: null };
