@@ -82,9 +82,9 @@ export function machinePictures(k) {
       g.push(text(x + 5, yy + 26, off ? "off" : signed(d), { size: 11, fill: off ? SOFT : null }));
       const bw = off ? 0 : Math.max(1, (w - 10) * Math.abs(d) / biggest);
       g.push(rect(f(x + 5), f(yy + hh - 8), f(bw), 4, d >= 0 ? PALETTE.main : PALETTE.accent));
-      // Joined to the stream at the row's left edge (a line to a later box would cross the ones before it).
-      g.push(line(stream, yy + hh / 2, left, yy + hh / 2));
-      return h("g", { "data-choose": `part=${n}`, style: "cursor:pointer" }, h("title", {}, `${label(n)}: writes ${signed(d)} toward ${v.answer}, length ${fix(v.norm[i], 2)}${off ? " (switched off)" : ""}; click for its values`), g);
+      // Joined to the stream at the row's left edge (a line to a later box would cross the ones before it),
+      // outside the clickable group (which is clicked at its middle).
+      return [line(stream, yy + hh / 2, left, yy + hh / 2), h("g", { "data-choose": `part=${n}`, style: "cursor:pointer" }, h("title", {}, `${label(n)}: writes ${signed(d)} toward ${v.answer}, length ${fix(v.norm[i], 2)}${off ? " (switched off)" : ""}; click for its values`), g)];
     };
     body.push(box("embed", left, y, right - left, 38));
     y += 46;
@@ -103,8 +103,8 @@ export function machinePictures(k) {
     body.push(h("g", { "data-choose": "part=readout", style: "cursor:pointer" }, h("title", {}, "the read-out: click for the results page"),
       rect(left, f(y), f(right - left), 38, "transparent", { rx: 4, style: `stroke:${chosenOut ? PALETTE.main : LINE}`, "stroke-width": chosenOut ? 3 : 1 }),
       text(left + 5, y + 11, "read-out: the stream times the unembedding", { size: 11, bold: chosenOut }),
-      text(left + 5, y + 27, `logit ${v.answer}: ${fix(sum, 2)} + bias ${fix(v.bias, 2)} = ${fix(v.logit, 2)}`, { size: 11 }),
-      line(stream, y + 19, left, y + 19)));
+      text(left + 5, y + 27, `logit ${v.answer}: ${fix(sum, 2)} + bias ${fix(v.bias, 2)} = ${fix(v.logit, 2)}`, { size: 11 })),
+      line(stream, y + 19, left, y + 19));
     body.push(line(stream, streamTop, stream, y + 19));
     body.push(text(stream - 10, streamTop - 4, "stream", { size: 10, fill: SOFT }));
     y += 48;
