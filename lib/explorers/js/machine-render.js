@@ -10,7 +10,7 @@ const ROLES = ["special", "player", "epithet", "verb", "absurd"];
 const ROLE_COLOURS = [6, 0, 2, 3, 4];
 
 export function machinePictures(k) {
-  const { h, svg, text, rect, line, fix, signed, words, room, heatmapBody, heatmapFit, barChart, INK, SOFT, LINE } = k;
+  const { h, svg, text, rect, line, fix, signed, words, room, heatmapBody, heatmapFit, barChart, figure, SOFT, LINE } = k;
   const roleColour = (role) => GROUP_COLOURS[ROLE_COLOURS[Math.max(0, ROLES.indexOf(role))] % GROUP_COLOURS.length];
   const charW = 7.2;
 
@@ -59,7 +59,7 @@ export function machinePictures(k) {
     const lines = [h("p", { class: "course-verdict" }, h("strong", {}, v.status === "valid" ? "Valid. " : v.status === "broken" ? "Broken. " : "Not finished. "), v.message)];
     if (v.rule_text) lines.push(h("p", { class: "course-note" }, `The rule: ${v.rule_text}`));
     if (v.status !== "valid") lines.push(h("p", { class: "course-note" }, `Allowed at position ${v.position}: ${v.allowed.join(", ") || "nothing: the round is over"}`));
-    return [chart, lines];
+    return figure([chart, lines], alt);
   }
 
   const f = (x) => x.toFixed(1);
@@ -122,15 +122,17 @@ export function machinePictures(k) {
       `the answer ${v.answer}: ${writes}; their sum ${fix(sum, 2)} plus the bias ${fix(v.bias, 2)} is its logit ${fix(v.logit, 2)}. ` +
       `Results page: ${v.page.slice(0, 5).map(([t, p]) => `${t} ${fix(p, 3)}`).join(", ")}.` + (v.off.length ? ` Switched off: ${v.off.join(", ")}.` : "");
     const map = svg(W, y + 4, alt, body);
-    return [map, detail(v, W)];
+    const [more, moreWords] = detail(v, W);
+    return figure([map, more], `${alt} ${moreWords}`);
   }
 
   function detail(v, W) {
     const d = v.detail, n = d.part;
     const name = n === "embed" ? "the embedding + positions" : n === "readout" ? "the read-out" : n.startsWith("MLP") ? `MLP ${n.slice(3)}` : `head ${n}`;
     if (n === "readout") {
-      return barChart(v.page, `The results page at position ${v.position}: ${v.page.map(([t, p]) => `${t} ${fix(p, 3)}`).join(", ")}.`,
-        { width: W, title: `the read-out: the results page at position ${v.position}`, highlight: v.answer });
+      const said = `The results page at position ${v.position}: ${v.page.map(([t, p]) => `${t} ${fix(p, 3)}`).join(", ")}.`;
+      return [barChart(v.page, said, { width: W, title: `the read-out: the results page at position ${v.position}`,
+        highlight: v.answer }), said];
     }
     const body = [text(4, 10, `${name}, in detail`, { size: 12, bold: true })];
     let y = 22;
@@ -161,7 +163,7 @@ export function machinePictures(k) {
       d.dla.map((x, i) => `${v.tokens[i]} ${signed(x)}`).join(", ") + `. The logit lens after ${d.stage} at position ${v.position}: ` +
       d.lens.map(([t, p]) => `${t} ${fix(p, 3)}`).join(", ") + "." + (d.pattern ? ` Its pattern at position ${v.position} looks at: ` +
       d.pattern[v.position].map((p, j) => [v.tokens[j], p]).filter(([, p], j) => j <= v.position && p >= 0.1).map(([t, p]) => `${t} ${fix(p, 2)}`).join(", ") + "." : "");
-    return svg(W, y + 4, alt, body);
+    return [svg(W, y + 4, alt, body), alt];
   }
 
   return { rules, machine };

@@ -555,7 +555,7 @@ export function draw(el, name, view, options = {}) {
 
 // Part 1's map (the rules checker, the whole machine), drawn in machine-render.js with this kit.
 Object.assign(PICTURES, machinePictures({ h, svg, text, rect, line, fix, signed, words, room, heatmapBody, heatmapFit,
-  barChart, INK, SOFT, LINE }));
+  barChart, figure, SOFT, LINE }));
 
 export const VIEWS = Object.keys(PICTURES);
 
