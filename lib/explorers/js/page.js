@@ -172,7 +172,7 @@ async function start(root) {
   const panel = el("div", { class: "course-panel" }, [...rows]);
   if (spec.note) panel.append(el("p", { class: "course-note", text: spec.note }));
   if (spec.where) {
-    panel.append(el("p", { class: "course-note course-where" }, [
+    panel.append(el("p", { class: "course-where" }, [
       el("a", { href: new URL("../../chapters/part1/index.html#the-machine-at-a-glance", BASE).href, text: "Where this sits" }),
       ` on the machine: ${spec.where}`]));
   }
