@@ -8,6 +8,8 @@ import { GROUP_COLOURS, PALETTE } from "./constants.js";
 const ROLES = ["special", "player", "epithet", "verb", "absurd"];
 // Each kind of word's colour: the group colours, leaving out the accent (which marks a broken token).
 const ROLE_COLOURS = [6, 0, 2, 3, 4];
+// The rows of a part's write the detail draws: the chosen position and those just before it.
+const SHOWN_ROWS = 8;
 
 export function machinePictures(k) {
   const { h, svg, text, rect, line, fix, signed, words, room, heatmapBody, heatmapFit, barChart, figure, SOFT, LINE } = k;
@@ -142,19 +144,22 @@ export function machinePictures(k) {
       body.push(hm);
       y += ht + 10;
     }
-    body.push(text(4, y + 6, `its write at each position, toward ${v.answer} (and its length)`, { size: 11 }));
+    // The write at the chosen position and the ones just before it (every position's is in the words):
+    // a long prompt's forty-eight rows would cost more to draw than the model takes to run.
+    const first = Math.max(0, v.position - SHOWN_ROWS + 1), shown = d.dla.slice(first, v.position + 1);
+    body.push(text(4, y + 6, `its write toward ${v.answer} (and its length), positions ${first} to ${v.position}`, { size: 11 }));
     y += 18;
-    const biggest = Math.max(1e-9, ...d.dla.map(Math.abs));
-    const labelW = 8 + charW * Math.max(...v.tokens.map((t, i) => `${i} ${t}`.length)), mid = labelW + (W - labelW - 90) / 2, half = (W - labelW - 90) / 2;
-    d.dla.forEach((x, i) => {
-      const yy = y + i * 15, here = i === v.position;
+    const biggest = Math.max(1e-9, ...shown.map(Math.abs));
+    const labelW = 8 + charW * Math.max(...v.tokens.map((t, i) => `${i} ${t}`.length)), half = (W - labelW - 90) / 2, mid = labelW + half;
+    shown.forEach((x, k) => {
+      const i = first + k, yy = y + k * 15, here = i === v.position;
       body.push(text(labelW - 4, yy + 6, `${i} ${v.tokens[i]}`, { anchor: "end", size: 10, bold: here }));
       const bw = half * Math.abs(x) / biggest;
       body.push(rect(f(x >= 0 ? mid : mid - bw), yy + 1, f(Math.max(bw, 0.5)), 10, x >= 0 ? PALETTE.main : PALETTE.accent));
       body.push(text(labelW + 2 * half + 4, yy + 6, `${signed(x)} (${fix(d.norm[i], 1)})`, { size: 10, bold: here }));
     });
-    y += 15 * d.dla.length + 4;
-    body.push(line(mid, y - 15 * d.dla.length - 4, mid, y - 2, LINE));
+    y += 15 * shown.length + 4;
+    body.push(line(mid, y - 15 * shown.length - 4, mid, y - 2, LINE));
     body.push(text(4, y + 8, `logit lens after ${d.stage}, position ${v.position}:`, { size: 11 }));
     y += 22;
     d.lens.forEach(([t, p], i) => { body.push(text(14, y + 14 * i, `${i + 1}. ${t} ${fix(p, 3)}`, { size: 11 })); });
