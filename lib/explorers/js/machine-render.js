@@ -58,7 +58,10 @@ export function machinePictures(k) {
     const alt = `A round of ${v.tokens.length} tokens, ${words(v.tokens)}: it ${verdict}. ${v.message}.` +
       (v.rule_text ? ` The rule: ${v.rule_text}` : "") + (v.status !== "valid" ? ` Allowed at position ${v.position}: ${v.allowed.join(", ") || "nothing (the round is over)"}.` : "");
     const chart = svg(W, ly + 14, alt, body);
-    const lines = [h("p", { class: "course-verdict" }, h("strong", {}, v.status === "valid" ? "Valid. " : v.status === "broken" ? "Broken. " : "Not finished. "), v.message)];
+    // The library's "valid (ends with a wrong call)" reads "Valid (ends with a wrong call)."; the others as they come.
+    const lines = [h("p", { class: "course-verdict" }, v.status === "valid"
+      ? [h("strong", {}, "Valid"), `${v.message.slice("valid".length)}: every token keeps the rules.`]
+      : [h("strong", {}, v.status === "broken" ? "Broken. " : "Not finished. "), v.message])];
     if (v.rule_text) lines.push(h("p", { class: "course-note" }, `The rule: ${v.rule_text}`));
     if (v.status !== "valid") lines.push(h("p", { class: "course-note" }, `Allowed at position ${v.position}: ${v.allowed.join(", ") || "nothing: the round is over"}`));
     return figure([chart, lines], alt);
