@@ -367,3 +367,7 @@ def path_explorer(lm, prompt: str = "<BOS> Pietro chiama Paolo", toward: str = "
                 "prob_intact": view.prob_intact}
 
     return Explorer("path", rows, compute, lm.name)
+
+
+# The hand-worked chapters' explorers live in a module of their own; importing it registers them.
+from lib.explorers import hand_worked  # noqa: E402,F401

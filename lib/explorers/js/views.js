@@ -9,6 +9,7 @@
 import { MAX_COUNT, PATCH_MIN_CHANGE } from "./constants.js";
 import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
 import { zeroHooks } from "./model.js";
+import { HAND_VIEWS } from "./views_hand.js";
 import {
   CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax, uniform,
 } from "./readout.js";
@@ -122,8 +123,8 @@ function embeddingRow(model, id) {
 
 // ----------------------------------------------------------------------------- parsers shared with the library
 
-/** lib.explorers.views.parse_position */
-function parsePosition(text, n) {
+/** lib.explorers.boxes.parse_position */
+export function parsePosition(text, n) {
   const s = pyStrip(text);
   if (["", "last"].includes(s.toLowerCase())) return n - 1;
   const value = pyInt(s);
@@ -442,3 +443,6 @@ export const VIEWS = {
     };
   },
 };
+
+// The hand-worked chapters' views (views_hand.js).
+Object.assign(VIEWS, HAND_VIEWS);
