@@ -11,11 +11,34 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_site_explorers import PAGES, explorers_of, move, seen, spec_of, wait_for_change  # noqa: E402
+from test_site_explorers import PAGES, explorers_of, move, seen, spec_of  # noqa: E402
 
 
 def shared(page) -> dict:
     return {k: json.loads(v[0]) for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+# Waits until the explorer has answered every move made since it had answered `before` moves.
+ANSWERED = "([root, before]) => window.courseExplorers.explorers.find((e) => e.root === root).settled > before"
+SETTLED = "(root) => window.courseExplorers.explorers.find((e) => e.root === root).settled"
+# True once the page's address holds what the explorer's controls hold now (written once the moves pause).
+SHARE = "async () => { window.courseShare = await import(new URL('../../_static/explorers/share.js', location.href)); }"
+WRITTEN = """(root) => {
+    const ex = window.courseExplorers.explorers.find((e) => e.root === root);
+    const { changedValues } = window.courseShare;
+    const values = Object.fromEntries(Object.entries(ex.controls).map(([k, c]) => [k, c.read()]));
+    const changed = changedValues(ex.spec.rows.flat(), values);
+    const held = new URLSearchParams(location.search).get(ex.id);
+    return Object.keys(changed).length ? held === JSON.stringify(changed) : held === null;
+}"""
+
+
+def answered(explorer, move_it):
+    """Makes a move and waits until the explorer has answered it (with a picture or a message)."""
+    before = explorer.evaluate(SETTLED)
+    result = move_it()
+    explorer.page.wait_for_function(ANSWERED, arg=[explorer.element_handle(), before], timeout=15000)
+    return result
 
 
 @pytest.mark.parametrize("path", sorted(PAGES))
@@ -24,26 +47,18 @@ def test_a_link_reopens_the_same_pictures(visit, site_url, path):
     sets every control back where it was and draws the same pictures."""
     v = visit(f"{site_url}/{path}")
     explorers = explorers_of(v.page)
+    v.page.evaluate(SHARE)
     moved = {}
     for e in range(explorers.count()):
         explorer = explorers.nth(e)
         for c in [c for row in spec_of(explorer)["rows"] for c in row]:
-            before = seen(explorer)
-            back = move(explorer, c)
-            try:        # after earlier moves a control may change nothing (a seed, once greedy is on)
-                wait_for_change(explorer, before, f"{path}: moving {c['label']}", timeout=1500)
-            except AssertionError:
-                continue
-            refused = seen(explorer)
-            if refused[1]:                  # refused (the plane's axes on another point set): put back
-                back()
-                wait_for_change(explorer, refused, f"{path}: {c['label']} back")
+            back = answered(explorer, lambda: move(explorer, c))
+            if seen(explorer)[1]:           # refused (the plane's axes on another point set): put back
+                answered(explorer, back)
         moved[e] = seen(explorer)
         assert moved[e][1] == "", f"{path}: {moved[e][1]}"
-    # The address is written once the moves pause.
+        v.page.wait_for_function(WRITTEN, arg=explorer.element_handle(), timeout=5000)
     ids = v.page.evaluate("() => window.courseExplorers.explorers.map((e) => e.id)")
-    v.page.wait_for_function("(ids) => ids.every((id) => new URLSearchParams(location.search).has(id))", arg=ids,
-                             timeout=5000)
     state = shared(v.page)
     assert set(state) == set(ids), (state, ids)
     again = visit(v.page.url)

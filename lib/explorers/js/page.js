@@ -159,7 +159,7 @@ async function start(root, id) {
       else message.textContent = e.message;
     } finally {
       busy = false;
-      if (pending) { pending = null; update(); }
+      if (pending) { pending = null; update(); } else explorer.settled += 1;     // every move answered
     }
   }
 
@@ -188,7 +188,7 @@ async function start(root, id) {
   root.classList.add("course-live-ready");
   // The other point sets a control can choose are fetched after the start, not at the reader's move.
   for (const c of spec.rows.flat()) if (c.name === "points") c.options.forEach((name) => points(name).catch(() => {}));
-  const explorer = { root, spec, id, update, controls, timing: null };
+  const explorer = { root, spec, id, update, controls, timing: null, settled: 0 };
   if (Object.keys(restored).length) await update();     // the shared picture, drawn over the built one
   return explorer;
 }

@@ -32,10 +32,16 @@ export function readState(id, controls, search = location.search) {
   return Object.fromEntries(Object.entries(state).filter(([name]) => names.has(name)));
 }
 
-/** Writes explorer `id`'s values into the page's address (only the ones that differ from the defaults). */
-export function writeState(id, controls, values) {
+/** The values that differ from the declared defaults, in the declaration's order. */
+export function changedValues(controls, values) {
   const changed = {};
   for (const c of controls) if (JSON.stringify(values[c.name]) !== JSON.stringify(c.default)) changed[c.name] = values[c.name];
+  return changed;
+}
+
+/** Writes explorer `id`'s values into the page's address (only the ones that differ from the defaults). */
+export function writeState(id, controls, values) {
+  const changed = changedValues(controls, values);
   const url = new URL(location.href);
   if (Object.keys(changed).length) url.searchParams.set(id, JSON.stringify(changed));
   else url.searchParams.delete(id);
