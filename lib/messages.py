@@ -79,6 +79,7 @@ MESSAGES: dict[str, str] = {
     "box_number": "bytes per number must be a number, got {got}",
     "bytes_per_element": "bytes per element must be a positive number, at most {maximum} (4 for float32, 2 for "
                          "float16), got {got}",
+    "vector_numbers": "{name} must be {n} numbers from -{limit} to {limit}, separated by spaces; got {got}",
     "cache_overflow": "the cache would need more bytes than a number can count (over 1.8e308); choose smaller sizes",
 }
 

@@ -41,6 +41,10 @@ def random_text(rng: random.Random, name: str, n_tokens: int, vocab_size: int, l
         return rng.choice(["two", "0", "-4", "1.5", "9" * 400]) if bad else str(rng.randint(1, 200000))
     if name == "bytes":
         return rng.choice(["two", "0", "-1", "nan", "inf"]) if bad else rng.choice(["0.5", "1", "2", "4", "1e300"])
+    if name.startswith("embed_"):
+        if bad:
+            return rng.choice(["1 2 3 4", "1 2 3 4 5 6", "a b c d e", "1 2 3 4 nan", "0 0 0 0 11", "", "1;2;3;4;5"])
+        return rng.choice([" ", ", "]).join(f"{rng.uniform(-3, 3):.{rng.randint(0, 3)}f}" for _ in range(5))
     if name.startswith("axis"):
         if bad:
             w = rng.choice(labels)

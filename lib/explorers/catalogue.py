@@ -370,3 +370,6 @@ def path_explorer(lm, prompt: str = "<BOS> Pietro chiama Paolo", toward: str = "
 
 # Part 1's map (the game's rules checker, the whole machine) registers its explorers where it is defined.
 from lib.explorers import machine  # noqa: E402,F401
+
+# The hand-worked chapters' explorers live in a module of their own; importing it registers them.
+from lib.explorers import hand_worked  # noqa: E402,F401

@@ -69,11 +69,13 @@ def export_site(folder: Path) -> list[Path]:
     for name in shipped_names():
         source = model_folder(name)
         meta = json.loads((source / META).read_text())
+        # Mean and resample ablation's reference set, where the model has one (the page asks only then).
+        reference = bool(meta["config"]["n_layers"] and meta.get("corpus"))
         (models / f"{name}.json").write_text(json.dumps({"name": name, "config": meta["config"],
-                                                          "vocab": meta["vocab"]}))
+                                                          "vocab": meta["vocab"], "reference": reference}))
         shutil.copyfile(source / WEIGHTS, models / f"{name}.safetensors")
         written += [models / f"{name}.json", models / f"{name}.safetensors"]
-        if meta["config"]["n_layers"] and meta.get("corpus"):
+        if reference:
             written.append(export_reference(name, models))
     points = folder / "points"
     points.mkdir(parents=True, exist_ok=True)

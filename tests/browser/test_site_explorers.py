@@ -44,7 +44,8 @@ OTHER_TEXT = {"prompt": "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo Tarso <SEP> 
               "top_p": "0.5", "seed": "5", "position": "1", "track": "vice", "toward": "Cefa", "against": "Pietro",
               "axis_1": "Tarso - Paolo", "axis_2": "capo", "layers": "12", "context": "1024", "heads": "8",
               "d_head": "64", "bytes": "1", "clean": "<BOS> Pietro chiama 4 <SEP> 4 chiama Pietro",
-              "corrupted": "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo", "target": "capo"}
+              "corrupted": "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo", "target": "capo",
+              "embed_the": "1 0 0 0 0", "embed_cat": "0 2 0 1 0", "embed_sat": "0.5 0.5 0.5 0.5 0.5"}
 
 
 def explorers_of(page):

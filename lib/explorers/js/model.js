@@ -392,11 +392,13 @@ const LOADED = new Map();
 export function loadModel(base, name) {
   if (!LOADED.has(name)) {
     LOADED.set(name, (async () => {
-      const [meta, weights, reference] = await Promise.all([
-        fetch(`${base}${name}.json`).then((r) => { if (!r.ok) throw new CourseError(`model ${name} not found`); return r.json(); }),
-        fetch(`${base}${name}.safetensors`).then((r) => r.arrayBuffer()),
-        fetch(`${base}${name}.reference.json`).then((r) => (r.ok ? r.json() : null)).catch(() => null),
-      ]);
+      const weighed = fetch(`${base}${name}.safetensors`).then((r) => r.arrayBuffer());
+      weighed.catch(() => {});         // met again below
+      const meta = await fetch(`${base}${name}.json`)
+        .then((r) => { if (!r.ok) throw new CourseError(`model ${name} not found`); return r.json(); });
+      // Only a model the site ships a reference set for asks for one (no request the server must refuse).
+      const [weights, reference] = await Promise.all([weighed, meta.reference
+        ? fetch(`${base}${name}.reference.json`).then((r) => (r.ok ? r.json() : null)).catch(() => null) : null]);
       const model = new Model(meta, readSafetensors(weights));
       model.reference = reference ? readReference(reference) : null;
       return model;

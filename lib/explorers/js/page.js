@@ -12,6 +12,7 @@ import { loadModel } from "./model.js";
 import { CourseError } from "./readout.js";
 import { draw, picture } from "./render.js";
 import { VIEWS } from "./views.js";
+import { explorerIds, readState, shareBar, writeState } from "./share.js";
 
 const BASE = new URL("./", import.meta.url);
 let counter = 0;
@@ -63,7 +64,8 @@ function buildControl(c, uid, model, onChange) {
       button.setAttribute("aria-pressed", button.getAttribute("aria-pressed") === "true" ? "false" : "true");
       onChange();
     });
-    return { node: button, read: () => button.getAttribute("aria-pressed") === "true" };
+    return { node: button, read: () => button.getAttribute("aria-pressed") === "true",
+      set: (v) => button.setAttribute("aria-pressed", String(v === true)) };
   }
 
   if (c.kind === "choice") {
@@ -77,11 +79,22 @@ function buildControl(c, uid, model, onChange) {
         input.setAttribute("aria-valuetext", c.shown[+input.value]);
         onChange();
       });
-      return { node: label(input, [out]), read: () => c.options[+input.value] };
+      const set = (v) => {
+        const i = c.options.findIndex((o) => JSON.stringify(o) === JSON.stringify(v));
+        if (i < 0) return;
+        input.value = i;
+        out.textContent = c.shown[i];
+        input.setAttribute("aria-valuetext", c.shown[i]);
+      };
+      return { node: label(input, [out]), read: () => c.options[+input.value], set };
     }
     const select = el("select", described, c.options.map((o, i) => el("option", { value: i, selected: i === at, text: c.shown[i] })));
     select.addEventListener("change", onChange);
-    const set = (value) => { select.selectedIndex = c.options.map(String).indexOf(value); };
+    // A value from the address (JSON) or from a click on the machine's map (its option's text).
+    const set = (v) => {
+      const i = c.options.findIndex((o) => JSON.stringify(o) === JSON.stringify(v) || String(o) === String(v));
+      if (i >= 0) select.selectedIndex = i;
+    };
     return { node: label(select), read: () => c.options[select.selectedIndex], set };
   }
 
@@ -89,6 +102,7 @@ function buildControl(c, uid, model, onChange) {
   const input = el("input", { type: "text", value: c.default, placeholder: c.placeholder || null, spellcheck: "false",
     autocomplete: "off", autocapitalize: "off", size: c.width || (c.kind === "prompt" ? 34 : 12), ...described });
   input.addEventListener("input", onChange);
+  const set = (v) => { input.value = typeof v === "string" ? v : input.value; };
   const extra = [];
   const suggestions = c.kind === "token" && model ? model.vocab.tokens : c.options || [];
   if (suggestions.length) {
@@ -108,14 +122,14 @@ function buildControl(c, uid, model, onChange) {
       return b;
     });
     const palette = el("details", { class: "course-palette" }, [el("summary", { text: "add a token" }), back, ...buttons]);
-    return { node: el("div", { class: "course-prompt" }, [node, palette]), read: () => input.value };
+    return { node: el("div", { class: "course-prompt" }, [node, palette]), read: () => input.value, set };
   }
-  return { node, read: () => input.value };
+  return { node, read: () => input.value, set };
 }
 
 // ----------------------------------------------------------------------------- one explorer
 
-async function start(root) {
+async function start(root, id) {
   const spec = JSON.parse(root.querySelector("script.course-explorer-spec").textContent);
   const uid = `cx${++counter}`;
   const model = spec.model ? await loadModel(new URL("models/", BASE).href, spec.model) : null;
@@ -141,12 +155,15 @@ async function start(root) {
       message.textContent = "";
       explorer.timing = [t1 - t0, performance.now() - t1];
       explorer.drawn = { view, width };               // what the figure shows (the tests redraw it afresh)
+      // The address follows the picture, once the moves pause (a slider's drag writes it once).
+      clearTimeout(explorer.sharing);
+      explorer.sharing = setTimeout(() => { writeState(id, declared, values); share.refresh(); }, 200);
     } catch (e) {
       if (!(e instanceof CourseError)) { console.error(e); message.textContent = `This explorer failed: ${e.message}`; }
       else message.textContent = e.message;
     } finally {
       busy = false;
-      if (pending) { pending = null; update(); }
+      if (pending) { pending = null; update(); } else explorer.settled += 1;     // every move answered
     }
   }
 
@@ -163,7 +180,11 @@ async function start(root) {
   })));
   // One computation of the starting view, not drawn (the build drew it): the data it needs (a point
   // set) is fetched and the code is warm before the reader's first move.
-  const defaults = Object.fromEntries(spec.rows.flat().map((c) => [c.name, c.default]));
+  const declared = spec.rows.flat();
+  // Settings the page's address holds for this explorer (a shared link) replace the defaults.
+  const restored = readState(id, declared);
+  for (const [name, value] of Object.entries(restored)) controls[name].set(value);
+  const defaults = Object.fromEntries(declared.map((c) => [c.name, c.default]));
   try {
     await VIEWS[spec.view]({ model, points }, defaults, spec.args);
   } catch (e) {
@@ -178,6 +199,8 @@ async function start(root) {
   }
   panel.append(message);
   root.insertBefore(panel, figure);
+  const share = shareBar(figure, id, el);
+  figure.after(share.bar);
   root.classList.add("course-live-ready");
   // The build drew the starting picture for 640 px; in less room (a phone) it would be shrunk until its
   // words are specks, so it is drawn again, once, at the width it has (read here, at the start).
@@ -187,7 +210,8 @@ async function start(root) {
   }
   // The other point sets a control can choose are fetched after the start, not at the reader's move.
   for (const c of spec.rows.flat()) if (c.name === "points") c.options.forEach((name) => points(name).catch(() => {}));
-  const explorer = { root, spec, update, controls, timing: null };
+  const explorer = { root, spec, id, update, controls, timing: null, settled: 0 };
+  if (Object.keys(restored).length) await update();     // the shared picture, drawn over the built one
   return explorer;
 }
 
@@ -245,7 +269,8 @@ state.bench = async function bench(rounds = 3) {
 
 async function startAll() {
   const roots = [...document.querySelectorAll(".course-explorer.course-live")];
-  const started = await Promise.all(roots.map((root) => start(root).catch((e) => {
+  const ids = explorerIds(roots.map((root) => ({ view: root.dataset.view })));
+  const started = await Promise.all(roots.map((root, i) => start(root, ids[i]).catch((e) => {
     console.error("course explorer not started:", e);
     return null;
   })));

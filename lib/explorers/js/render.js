@@ -536,6 +536,76 @@ const PICTURES = {
   },
 };
 
+// ----------------------------------------------------------------------------- the hand-worked chapters' pictures
+
+/** Heatmaps side by side, each drawn for its share of the room: [[title, matrix, alt, faded], ...]. */
+function heatmapRow(maps, tokens, o, largest = 22) {
+  const perLine = Math.max(1, Math.min(maps.length, Math.floor((room(o) + 8) / 128)));
+  const fit = heatmapFit(tokens, (room(o) - 8 * (perLine - 1)) / perLine - 8, largest);
+  return row(maps.map(([title, matrix, alt]) => {
+    const [body, w, ht] = heatmapBody(0, 0, matrix, tokens, fit, { title });
+    return svg(Math.max(w, 80) + 8, ht + 8, alt, [h("g", { transform: "translate(4,4)" }, body)]);
+  }), 120);
+}
+
+const HAND_PICTURES = {
+  window(v, o) {
+    const n = v.tokens.length, first = Math.max(0, n - v.width), name = `L${v.layer}H${v.head}`;
+    const reads = v.pattern[n - 1][v.head_best];
+    const alt = `On ${words(v.tokens)}: at the last position (${v.tokens[n - 1]}) a box filter of width ${v.width} ` +
+      `reads positions ${first} to ${n - 1} (${words(v.tokens.slice(first))}), ${fix(1 / v.width)} each, whatever the ` +
+      `words are; head ${name} puts most weight on position ${v.head_best} (${v.tokens[v.head_best]}, ` +
+      `${fix(reads)}), and ${fix(v.outside)} of its weight falls before the filter's window.`;
+    return figure(heatmapRow([[`filter, width ${v.width}`, v.window, `Box filter of width ${v.width}. ${alt}`],
+      [`head ${name}`, v.pattern, `Attention pattern of head ${name}. ${alt}`]], v.tokens, o, 34), alt);
+  },
+
+  bigram(v, o) {
+    const seen = v.pairs > 0;
+    const rows = v.rows.map((r) => `${r.token} ${fix(r.model)} (table ${fix(r.table)})`).join(", ");
+    const alt = `After ${v.last} (position ${v.position} of ${words(v.tokens)}), ` + (seen
+      ? `the counted table's followers and the zero-layer model's probabilities: ${rows}. Largest gap over the ` +
+        `whole row: ${fix(v.gap)}.`
+      : `the counted rounds never show ${v.last} followed by anything; the zero-layer model's best next tokens: ${rows}.`);
+    const title = `after ${v.last} (position ${v.position}): ` + (seen ? `largest gap ${fix(v.gap)}` : "never followed in the rounds");
+    return figure(barChart(v.rows.map((r) => [r.token, r.model]), alt, { title, width: o.width,
+      ghost: v.rows.map((r) => r.table), labels: v.rows.map((r) => `${fix(r.model)} (${fix(r.table)})`),
+      legend: [[PALETTE.muted, "counted table"], [PALETTE.main, "zero-layer model"]] }), alt);
+  },
+
+  cat_sat(v, o) {
+    const n = v.words.length, last = v.words[n - 1], vec = (xs) => xs.map((x) => fix(x, 2)).join(", ");
+    const how = v.scaled ? "divided by √d_head" : "not divided";
+    const alt = `The head on ${words(v.words)}, scores ${how}. ${last} scores ` +
+      v.words.map((w, j) => `${w} ${fix(v.scores[n - 1][j])}`).join(", ") + "; so it takes " +
+      v.words.map((w, j) => `${w} ${fix(v.pattern[n - 1][j])}`).join(", ") + `. The head writes (${vec(v.write)}) ` +
+      `for ${last}; its stream becomes (${vec(v.stream)}).`;
+    const [body, w, ht] = heatmapBody(4, 4, v.pattern, v.words, heatmapFit(v.words, Math.min(room(o), 420) - 12, 48),
+      { title: `who attends to whom (scores ${how})`, values: true });
+    const lines = [`scores of ${last}: ${v.words.map((x, j) => `${x} ${fix(v.scores[n - 1][j], 2)}`).join(", ")}`,
+      `head writes for ${last}: (${vec(v.write)})`, `stream of ${last} after: (${vec(v.stream)})`];
+    lines.forEach((t, i) => body.push(text(4, ht + 18 + 18 * i, t, { size: 12 })));
+    const width = Math.max(w + 12, Math.min(room(o), 7 * Math.max(...lines.map((t) => t.length)) + 12));
+    return figure(svg(width, ht + 18 * lines.length + 20, alt, body), alt);
+  },
+
+  heads(v, o) {
+    const n = v.tokens.length, where = v.positions ? "with its position embeddings" : "with its position embeddings off";
+    const reads = v.heads.map((name, i) => `${name} ${v.tokens[v.best[i]]} (position ${v.best[i]}, ` +
+      `${fix(v.patterns[i][n - 1][v.best[i]], 2)})`).join("; ");
+    const alt = `Layer ${v.layer}'s heads on ${words(v.tokens)}, the model ${where}. From the last position ` +
+      `(${v.tokens[n - 1]}) each reads most: ${reads}. Mean total-variation distance between two heads' rows there: ` +
+      `${fix(v.spread, 2)}.`;
+    const maps = v.heads.map((name, i) => [`${name} → ${v.tokens[v.best[i]]}`, v.patterns[i],
+      `Attention pattern of head ${name} on ${words(v.tokens)}, ${where}; the last position reads most ` +
+      `${v.tokens[v.best[i]]} at position ${v.best[i]}.`]);
+    const head = h("p", { class: "course-pick" }, `From ${v.tokens[n - 1]}, the heads' rows differ by `,
+      h("b", {}, fix(v.spread, 2)), ` on average (0: they read alike; 1: they share nothing)`);
+    return figure(heatmapRow(maps, v.tokens, o), alt, head);
+  },
+};
+Object.assign(PICTURES, HAND_PICTURES);
+
 /** The elements of a view's picture. `options.width`: the room it has, in pixels. */
 function elements(name, view, options) {
   const make = PICTURES[name];

@@ -10,6 +10,7 @@ import { MAX_COUNT, PATCH_MIN_CHANGE } from "./constants.js";
 import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
 import { zeroHooks } from "./model.js";
 import { MACHINE_VIEWS } from "./machine.js";
+import { HAND_VIEWS } from "./views_hand.js";
 import {
   CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax, uniform,
 } from "./readout.js";
@@ -123,7 +124,7 @@ function embeddingRow(model, id) {
 
 // ----------------------------------------------------------------------------- parsers shared with the library
 
-/** lib.explorers.views.parse_position */
+/** lib.explorers.boxes.parse_position */
 export function parsePosition(text, n) {
   const s = pyStrip(text);
   if (["", "last"].includes(s.toLowerCase())) return n - 1;
@@ -446,3 +447,5 @@ export const VIEWS = {
 
 // Part 1's map (the rules checker, the whole machine): their twins live in machine.js.
 Object.assign(VIEWS, MACHINE_VIEWS);
+// The hand-worked chapters' views (views_hand.js).
+Object.assign(VIEWS, HAND_VIEWS);
