@@ -62,6 +62,10 @@ MESSAGES: dict[str, str] = {
     "box_number": "bytes per number must be a number, got {got}",
     "bytes_per_element": "bytes per element must be a positive number, at most {maximum} (4 for float32, 2 for "
                          "float16), got {got}",
+    # the real model's attention explorer (lib.explorers.real_attention; the page's real.js)
+    "query": "the query must be a position from 0 to {last} or one of the sentence's tokens ({tokens}); got {got}",
+    "not_precomputed": "the website holds the real model's attention for the {n} sentences of this menu only; in a "
+                       "kernel (launch or download this page) the explorer runs the model on any sentence",
     "cache_overflow": "the cache would need more bytes than a number can count (over 1.8e308); choose smaller sizes",
 }
 

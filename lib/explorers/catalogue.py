@@ -367,3 +367,7 @@ def path_explorer(lm, prompt: str = "<BOS> Pietro chiama Paolo", toward: str = "
                 "prob_intact": view.prob_intact}
 
     return Explorer("path", rows, compute, lm.name)
+
+
+# ----------------------------------------------------------------------------- explorers defined in their own modules
+from lib.explorers import real_attention  # noqa: E402,F401  (registers the real model's attention explorer)

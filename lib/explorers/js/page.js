@@ -84,6 +84,14 @@ function buildControl(c, uid, model, onChange) {
     return { node: label(select), read: () => c.options[select.selectedIndex] };
   }
 
+  if (c.precomputed) {
+    // What the site's build computed, as a menu (in a kernel the same control takes any text).
+    const at = Math.max(0, c.options.indexOf(c.default));
+    const select = el("select", described, c.options.map((o, i) => el("option", { value: i, selected: i === at, text: o })));
+    select.addEventListener("change", onChange);
+    return { node: label(select), read: () => c.options[select.selectedIndex] };
+  }
+
   // Text of some kind: a prompt, a token, or a value the view parses.
   const input = el("input", { type: "text", value: c.default, placeholder: c.placeholder || null, spellcheck: "false",
     autocomplete: "off", autocapitalize: "off", size: c.width || (c.kind === "prompt" ? 34 : 12), ...described });

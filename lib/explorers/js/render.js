@@ -250,7 +250,8 @@ function heatmapFit(tokens, room, largest) {
   return { cell: Math.max(2, Math.min(largest, Math.floor(room / tokens.length))), labelW: 0, named: false };
 }
 
-/** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells grey.
+/** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells grey (none with
+ *  `o.masked` false: an encoder's head reads every position).
  *  The tokens' names sit in two groups (rows, columns), so a longer prompt adds names at the end
  *  of each instead of shifting every later name into another's place. Returns [elements, width, height]. */
 function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
@@ -258,7 +259,7 @@ function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
   const top0 = o.title ? 18 : 0, ht = top0 + n * cell;
   const body = o.title ? [text(x0 + labelW, y0 + 10, o.title, { bold: true })] : [];
   body.push(h("image", { x: x0 + labelW, y: y0 + top0, width: n * cell, height: n * cell,
-    preserveAspectRatio: "none", style: "image-rendering:pixelated", href: heatImage(matrix, true) }));
+    preserveAspectRatio: "none", style: "image-rendering:pixelated", href: heatImage(matrix, o.masked !== false) }));
   if (!named) return [body, n * cell, ht];
   body.push(h("g", {}, tokens.map((r, i) => text(x0 + labelW - 4, y0 + top0 + i * cell + cell / 2, r, { anchor: "end", size: 11 }))));
   // The numbers themselves where a cell is big enough to hold them.
@@ -266,6 +267,9 @@ function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
     body.push(h("g", {}, tokens.map((_, i) => tokens.slice(0, i + 1).map((__, j) =>
       text(x0 + labelW + j * cell + cell / 2, y0 + top0 + i * cell + cell / 2, fix(matrix[i][j], 2),
         { anchor: "middle", size: 9, fill: matrix[i][j] > 0.6 ? "white" : "#222" })))));
+  }
+  if (o.mark !== undefined) {
+    body.push(rect(x0 + labelW, y0 + top0 + o.mark * cell, n * cell, cell, "none", { style: `stroke:${PALETTE.accent};stroke-width:2` }));
   }
   body.push(h("g", { transform: `translate(0,${ht})` }, tokens.map((c, j) =>
     text(x0 + labelW + j * cell + cell / 2, y0 + 6, c, { anchor: "end", size: 10, rotate: -45 }))));
@@ -488,6 +492,55 @@ const PICTURES = {
     const page = barChart(v.page, alt, { highlight: v.target, width: o.width,
       title: `${v.cell} at position ${v.position} patched: recovered ${fix(v.recovered, 2)}` });
     return figure([grid, page], alt);
+  },
+
+  real_attention(v, o) {
+    const T = v.tokens.length, q = v.query, L = v.rows.length, H = v.rows[0].length, W = Math.min(room(o), 640);
+    const who = `“${v.tokens[q]}” (position ${q})`;
+    // Each head's strongest word for the query: not [CLS], [SEP], punctuation or the query itself.
+    const strongest = (row) => row.reduce((b, p, j) => (v.special[j] || j === q || (b >= 0 && row[b] >= p) ? b : j), -1);
+    const parked = (row) => row.reduce((t, p, j) => t + (v.special[j] ? p : 0), 0);
+    const row = v.rows[v.layer][v.head], best = strongest(row);
+    const bestWord = best >= 0 ? `${v.tokens[best]} ${fix(row[best], 2)}` : "no word";
+    const perLayer = v.rows.map((hs, l) => `layer ${l}: ${hs.map((r) => { const b = strongest(r); return b >= 0 ? v.tokens[b] : "-"; }).join(", ")}`);
+    const alt = `MiniLM layer ${v.layer}, head ${v.head} on ${words(v.tokens)}: ${who} gives ${pct(parked(row))} of its ` +
+      `attention to [CLS], [SEP] and punctuation; among the words it looks hardest at ${bestWord}. Each head's strongest ` +
+      `word for ${v.tokens[q]}, ${perLayer.join("; ")}.`;
+    // 1. Every head at a glance: its strongest word for the query, shaded by the weight on it.
+    const labelW = 26, cw = Math.max(14, Math.min(52, Math.floor((W - labelW - 8) / H))), ch = 22, top0 = 46;
+    const chars = Math.floor((cw - 2) / 5.6);
+    const grid = [text(2, 10, `each head's strongest word for ${who}`, { size: 12 }),
+      text(2, 24, "(not [CLS], [SEP], punctuation or itself); shade: its weight", { size: 10, fill: SOFT })];
+    for (let h0 = 0; h0 < H; h0++) grid.push(text(labelW + h0 * cw + cw / 2, top0 - 7, cw >= 24 ? `H${h0}` : String(h0), { anchor: "middle", size: 9 }));
+    v.rows.forEach((hs, l) => {
+      grid.push(text(labelW - 4, top0 + l * ch + ch / 2, `L${l}`, { anchor: "end", size: 10 }));
+      hs.forEach((r, h0) => {
+        const b = strongest(r), p = b >= 0 ? r[b] : 0, x = labelW + h0 * cw, y = top0 + l * ch;
+        const picked = l === v.layer && h0 === v.head;
+        grid.push(h("rect", { x, y, width: cw - 1, height: ch - 1, fill: blue(p),
+          style: picked ? `stroke:${PALETTE.accent};stroke-width:2` : null },
+        h("title", {}, `L${l}H${h0}: ${b >= 0 ? `${v.tokens[b]} ${fix(p, 2)}` : "no word"}; [CLS], [SEP] and punctuation ${fix(parked(r), 2)}`)));
+        if (b >= 0 && chars >= 2) grid.push(text(x + cw / 2, y + ch / 2, v.tokens[b].slice(0, chars), { anchor: "middle", size: 9, fill: p > 0.6 ? "white" : "#222" }));
+      });
+    });
+    const overview = svg(labelW + H * cw + 8, top0 + L * ch + 6, alt, grid);
+    // 2. The chosen head: the query's attention on every key.
+    const rowH = 17, keyW = 20 + 7 * Math.max(...v.tokens.map((t) => t.length)), plotW = Math.max(80, W - keyW - 50);
+    const bars = [text(2, 10, `layer ${v.layer}, head ${v.head}: where ${who} looks`, { size: 12 })];
+    v.tokens.forEach((t, j) => {
+      const y = 20 + j * rowH, colour = j === best ? PALETTE.accent : v.special[j] ? PALETTE.muted : PALETTE.main;
+      bars.push(text(keyW - 6, y + rowH / 2, `${j} ${t}`, { anchor: "end", size: 11, bold: j === q }));
+      bars.push(rect(keyW, y + 3, f1(plotW * row[j]), rowH - 6, colour));
+      bars.push(text(keyW + plotW * row[j] + 4, y + rowH / 2, fix(row[j], 2), { size: 10 }));
+    });
+    bars.push(text(keyW, 28 + T * rowH, "grey: [CLS], [SEP], punctuation; red: the strongest word", { size: 10, fill: SOFT }));
+    const barSvg = svg(keyW + plotW + 40, 38 + T * rowH, alt, bars);
+    // 3. The chosen head's whole pattern, the query's row outlined.
+    const fit = heatmapFit(v.tokens, W - 12, 22);
+    const title = `L${v.layer}H${v.head}: every query (rows), every key`;
+    const [body, w, ht] = heatmapBody(4, 4, v.pattern, v.tokens, fit, { title, masked: false, mark: q });
+    const heat = svg(Math.min(Math.max(w, 7.5 * title.length), W - 4) + 12, ht + 12, alt, body);
+    return figure([overview, barSvg, heat], alt);
   },
 
   kv_cache(v) {

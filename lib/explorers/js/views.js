@@ -9,6 +9,7 @@
 import { MAX_COUNT, PATCH_MIN_CHANGE } from "./constants.js";
 import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python.js";
 import { zeroHooks } from "./model.js";
+import { realAttention } from "./real.js";
 import {
   CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax, uniform,
 } from "./readout.js";
@@ -419,6 +420,8 @@ export const VIEWS = {
     return { points: v.points, points_label: a.labels[v.points], axes: [t1, t2], labels: ps.labels, groups: ps.groups,
       coords: plane.coords, spread: plane.spread, raw_overlap: plane.rawOverlap };
   },
+
+  real_attention: realAttention,      // the real model's stored patterns (real.js)
 
   path({ model }, v) {
     const ids = model.encode(v.prompt);
