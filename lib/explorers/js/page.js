@@ -135,19 +135,30 @@ async function start(root) {
   let width;
   new ResizeObserver(() => { width = figure.clientWidth; }).observe(figure);   // laid out already: no cost
 
+  let generation = 0;
   async function update() {
-    // Moves that arrive while the page is computing collapse into one more update.
-    if (busy) { pending = true; return; }
+    // Moves that arrive while the page is computing collapse into one more update; a view computed
+    // in steps (the patching grid) stops at its next step, its picture now stale.
+    if (busy) { pending = true; generation++; return; }
     busy = true;
     const values = Object.fromEntries(Object.entries(controls).map(([name, c]) => [name, c.read()]));
+    const mine = generation;
     try {
       const t0 = performance.now();
-      const view = await VIEWS[spec.view]({ model, points }, values, spec.args);
+      // A view computed in steps draws each partial view as it comes (`progress`).
+      const progress = (partial) => {
+        draw(figure, spec.view, partial, { width });
+        message.textContent = "";
+        if (explorer.firstDrawn === null) explorer.firstDrawn = performance.now();
+      };
+      const view = await VIEWS[spec.view]({ model, points, progress, stale: () => generation !== mine }, values, spec.args);
       const t1 = performance.now();
-      draw(figure, spec.view, view, { width });      // before the first resize report: the build's width
-      message.textContent = "";
-      explorer.timing = [t1 - t0, performance.now() - t1];
-      explorer.drawn = { view, width };               // what the figure shows (the tests redraw it afresh)
+      if (view !== null) {
+        draw(figure, spec.view, view, { width });      // before the first resize report: the build's width
+        message.textContent = "";
+        explorer.timing = [t1 - t0, performance.now() - t1];
+        explorer.drawn = { view, width };               // what the figure shows (the tests redraw it afresh)
+      }
     } catch (e) {
       if (!(e instanceof CourseError)) { console.error(e); message.textContent = `This explorer failed: ${e.message}`; }
       else message.textContent = e.message;
@@ -176,7 +187,7 @@ async function start(root) {
   root.classList.add("course-live-ready");
   // The other point sets a control can choose are fetched after the start, not at the reader's move.
   for (const c of spec.rows.flat()) if (c.name === "points") c.options.forEach((name) => points(name).catch(() => {}));
-  const explorer = { root, spec, update, controls, timing: null };
+  const explorer = { root, spec, update, controls, timing: null, firstDrawn: null };
   return explorer;
 }
 

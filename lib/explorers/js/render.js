@@ -464,18 +464,26 @@ const PICTURES = {
 
   patching(v, o) {
     const T = v.clean.length, n = v.rows.length;
-    const best = v.rows.map((name, i) => [name, v.grid[i].reduce((m, x, p) => (x > v.grid[i][m] ? p : m), 0)])
+    // The page draws the grid as its rows are computed: a row not done yet is null, drawn blank.
+    const done = v.rows.map((_, i) => i).filter((i) => v.grid[i] && !v.grid[i].includes(null));
+    const best = done.map((i) => [v.rows[i], v.grid[i].reduce((m, x, p) => (x > v.grid[i][m] ? p : m), 0)])
       .sort((x, y) => v.grid[v.rows.indexOf(y[0])][y[1]] - v.grid[v.rows.indexOf(x[0])][x[1]]).slice(0, 3)
       .map(([name, p]) => `${name} at ${p} (${v.clean[p]}) ${fix(v.grid[v.rows.indexOf(name)][p], 2)}`).join(", ");
     const alt = `Activation patching: clean ${words(v.clean)}, corrupted ${words(v.corrupted)}. logit(${v.target}) - ` +
-      `logit(${v.against}) is ${fix(v.clean_diff, 2)} clean and ${fix(v.corrupted_diff, 2)} corrupted. The patches that ` +
-      `bring most of it back: ${best}. ${v.cell} at position ${v.position} brings back ${fix(v.recovered, 2)}; the ` +
-      `patched run's best next tokens: ${top(v.page)}.`;
+      `logit(${v.against}) is ${fix(v.clean_diff, 2)} clean and ${fix(v.corrupted_diff, 2)} corrupted. ` +
+      (done.length < n ? `Computing the grid: ${done.length} of ${n} rows done. ` : "") +
+      `The patches that bring most of it back${done.length < n ? " so far" : ""}: ${best || "none yet"}. ${v.cell} at ` +
+      `position ${v.position} brings back ${fix(v.recovered, 2)}; the patched run's best next tokens: ${top(v.page)}.`;
     const labelW = 56, cell = Math.max(8, Math.min(44, Math.floor((room(o) - labelW - 12) / T))), named = cell >= 26;
     const body = [];
     v.grid.forEach((row, i) => {
       body.push(text(labelW - 6, 20 + i * cell + cell / 2, v.rows[i], { anchor: "end", size: 11 }));
+      if (!row) {
+        body.push(rect(labelW, 20 + i * cell, T * cell - 1, cell - 1, "none", { style: `stroke:${GRID};stroke-dasharray:3 3` }));
+        return;
+      }
       row.forEach((x, p) => {
+        if (x === null) return;
         const picked = v.rows[i] === v.cell && p === v.position;
         body.push(rect(labelW + p * cell, 20 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
           picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}));

@@ -215,6 +215,20 @@ function patchHook(model, source, position, head) {
  *  that one row worked out again, carried through the later blocks; in the last block only the last
  *  position reaches the answer. */
 export function patchingGrid(model, cleanIds, corruptedIds, target, against, onRow = null) {
+  const steps = patchingSteps(model, cleanIds, corruptedIds, target, against);
+  let step, heard = 0;
+  while (!(step = steps.next()).done) {
+    const { grid } = step.value;
+    for (; onRow && heard < grid.length - 1; heard++) onRow(heard, grid[heard]);
+  }
+  for (; onRow && heard < step.value.grid.length; heard++) onRow(heard, step.value.grid[heard]);
+  return step.value;
+}
+
+/** The grid's work in steps, for a page that draws it as it comes: yields {grid, cleanDiff,
+ *  corruptedDiff, source, components} once after the clean and corrupted runs, then after each cell
+ *  (the rows begun so far; a cell not computed yet is null); returns the whole. */
+export function* patchingSteps(model, cleanIds, corruptedIds, target, against) {
   const T = cleanIds.length, H = model.nHeads, L = model.nLayers, D = model.cfg.d_model;
   const source = {}, seen = {};
   const clean = model.forward(cleanIds, { hooks: recordWrites(model, source) });
@@ -246,9 +260,12 @@ export function patchingGrid(model, cleanIds, corruptedIds, target, against, onR
   const components = [];
   for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) components.push([`blocks.${l}.attn.head_out`, h, l]);
   if (model.hasMlp) for (let l = 0; l < L; l++) components.push([`blocks.${l}.mlp_out`, -1, l]);
-  const grid = [];
-  components.forEach(([name, head, l], i) => {
-    const row = new Array(T).fill(0);
+  const grid = [], done = { grid, cleanDiff, corruptedDiff, source, components: components.length };
+  yield done;
+  for (const [name, head, l] of components) {
+    const row = new Array(T).fill(null);
+    if (l === L - 1) row.fill(0, 0, T - 1);     // in the last block only the last position reaches the answer
+    grid.push(row);
     for (let p = l === L - 1 ? T - 1 : 0; p < T; p++) {
       const m = mid[l].slice(p * D, (p + 1) * D);
       if (head >= 0) {
@@ -260,15 +277,15 @@ export function patchingGrid(model, cleanIds, corruptedIds, target, against, onR
         for (let d = 0; d < D; d++) m[d] += source[name][p * D + d];
       }
       row[p] = diffWith(l, p, m);
+      yield done;
     }
-    grid.push(row);
-    if (onRow) onRow(i, row);
-  });
-  return { grid, cleanDiff, corruptedDiff, source };
+  }
+  return done;
 }
 
 
 const PATCHED = new Map();
+const DRAW_EVERY = 50;      // ms of the patching grid's work between two drawings of it in the page
 
 export const VIEWS = {
   temperature({ model }, v, a) {
@@ -339,7 +356,13 @@ export const VIEWS = {
     };
   },
 
-  patching({ model }, v) {
+  /** With `progress` in the context (the page), a grid not computed before is computed a row at a
+   *  few cells at a time, yielding to the browser between: `progress(view)` hears each partial view (the
+   *  cells not computed yet are null, the rows not begun null) and `stale()`, when true, stops the work
+   *  (a control moved since). Without it
+   *  (the tests, a pick of another cell), the whole view at once. */
+  patching(context, v) {
+    const { model } = context;
     const corruptedText = v.swap ? swapPlayers(v.corrupted) : v.corrupted;
     const a = model.encode(v.clean), b = model.encode(corruptedText);
     require(a.length === b.length, say("patch_lengths", { clean: a.length, corrupted: b.length }));
@@ -354,13 +377,6 @@ export const VIEWS = {
     }
     const cd = lc[t] - lc[u], kd = lk[t] - lk[u];
     require(Math.abs(cd - kd) > PATCH_MIN_CHANGE, say("patch_no_change", { target: tokens[t], against: tokens[u], diff: formatG(cd, 6) }));
-    // Picking another cell reuses the grid: only the picked run's results page is new.
-    const key = `${model.name}|${a}|${b}|${t}|${u}`;
-    if (!PATCHED.has(key)) {
-      PATCHED.set(key, patchingGrid(model, a, b, t, u));
-      if (PATCHED.size > 4) PATCHED.delete(PATCHED.keys().next().value);
-    }
-    const { grid, cleanDiff, corruptedDiff, source } = PATCHED.get(key);
     const T = a.length, position = parsePosition(v.position, T);
     const rows = [];
     for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) rows.push(headName(l, h));
@@ -368,10 +384,40 @@ export const VIEWS = {
     const i = rows.indexOf(v.cell);
     const [name, head] = i < model.nLayers * model.nHeads
       ? [`blocks.${Math.floor(i / model.nHeads)}.attn.head_out`, i % model.nHeads] : [`blocks.${v.cell.slice(3)}.mlp_out`, -1];
-    const probs = softmax(model.forward(b, { hooks: { [name]: [patchHook(model, source, position, head)] } }, true).logitsAt(T - 1));
-    return { clean: tokensOf(model, a), corrupted: tokensOf(model, b), target: tokens[t], against: tokens[u],
-      clean_diff: cleanDiff, corrupted_diff: corruptedDiff, rows, grid, cell: v.cell, position,
-      recovered: grid[i][position], page: order(probs).slice(0, 8).map((k) => [tokens[k], probs[k]]) };
+    let picked = null;      // the picked cell's patched run: one per call (its source is the clean run's)
+    const view = ({ grid, cleanDiff, corruptedDiff, source }) => {
+      const logits = picked ||= model.forward(b, { hooks: { [name]: [patchHook(model, source, position, head)] } }, true).logitsAt(T - 1);
+      const probs = softmax(logits);
+      // Until its row is done, the picked cell's fraction is read from its own run (the same number).
+      const recovered = grid[i] && grid[i][position] !== null ? grid[i][position]
+        : (logits[t] - logits[u] - corruptedDiff) / (cleanDiff - corruptedDiff);
+      return { clean: tokensOf(model, a), corrupted: tokensOf(model, b), target: tokens[t], against: tokens[u],
+        clean_diff: cleanDiff, corrupted_diff: corruptedDiff, rows, grid: rows.map((_, k) => grid[k] || null), cell: v.cell,
+        position, recovered, page: order(probs).slice(0, 8).map((k) => [tokens[k], probs[k]]) };
+    };
+    // Picking another cell reuses the grid: only the picked run's results page is new.
+    const key = `${model.name}|${a}|${b}|${t}|${u}`;
+    const keep = (done) => {
+      PATCHED.set(key, done);
+      if (PATCHED.size > 4) PATCHED.delete(PATCHED.keys().next().value);
+      return done;
+    };
+    if (PATCHED.has(key)) return view(PATCHED.get(key));
+    if (!context.progress) return view(keep(patchingGrid(model, a, b, t, u)));
+    return (async () => {
+      const steps = patchingSteps(model, a, b, t, u);
+      // Drawn at its first cell, then every DRAW_EVERY ms of work: each drawing lets the browser paint
+      // and hear the reader (a move makes this grid stale and stops it there).
+      let step = steps.next(), drawn = null;
+      while (!(step = steps.next()).done) {
+        if (drawn !== null && performance.now() - drawn < DRAW_EVERY) continue;
+        context.progress(view(step.value));
+        await new Promise((go) => setTimeout(go, 0));
+        if (context.stale && context.stale()) return null;
+        drawn = performance.now();
+      }
+      return view(keep(step.value));
+    })();
   },
 
   kv_cache(_, v) {
