@@ -10,6 +10,7 @@
  */
 import { loadModel } from "./model.js";
 import { CourseError } from "./readout.js";
+import { realPatterns } from "./real.js";
 import { draw, picture } from "./render.js";
 import { VIEWS } from "./views.js";
 
@@ -129,11 +130,23 @@ async function start(root) {
   const figure = root.querySelector(".course-figure");
   const message = el("p", { class: "course-message", role: "alert" });
   const controls = {};
-  let pending = null, busy = false;
+  let pending = null, busy = false, explorer = null;
   // The room the picture has, as the browser last laid it out: read on a resize, never in a move
   // (asking for it there would make the browser lay the page out before drawing).
-  let width;
-  new ResizeObserver(() => { width = figure.clientWidth; }).observe(figure);   // laid out already: no cost
+  // The starting picture was drawn by the build for 640 px: when the room the figure has differs (a
+  // phone, a wide screen), or changes (a phone turned), the picture on show is drawn again for it.
+  let width, drawnAt = 640;
+  new ResizeObserver(() => {                      // laid out already: reading the width costs nothing
+    width = figure.clientWidth;
+    if (!width || Math.abs(width - drawnAt) < 8 || busy) return;
+    const shown = explorer && explorer.drawn ? explorer.drawn.view : spec.default;   // explorer: null until started
+    if (!shown) return;
+    try {
+      draw(figure, spec.view, shown, { width });
+      drawnAt = width;
+      if (explorer) explorer.drawn = { view: shown, width };
+    } catch (e) { console.error(e); }
+  }).observe(figure);
 
   let generation = 0;
   async function update() {
@@ -155,6 +168,7 @@ async function start(root) {
       const t1 = performance.now();
       if (view !== null) {
         draw(figure, spec.view, view, { width });      // before the first resize report: the build's width
+        if (width) drawnAt = width;
         message.textContent = "";
         explorer.timing = [t1 - t0, performance.now() - t1];
         explorer.drawn = { view, width };               // what the figure shows (the tests redraw it afresh)
@@ -187,7 +201,7 @@ async function start(root) {
   root.classList.add("course-live-ready");
   // The other point sets a control can choose are fetched after the start, not at the reader's move.
   for (const c of spec.rows.flat()) if (c.name === "points") c.options.forEach((name) => points(name).catch(() => {}));
-  const explorer = { root, spec, update, controls, timing: null, firstDrawn: null };
+  explorer = { root, spec, update, controls, timing: null, firstDrawn: null };
   return explorer;
 }
 
@@ -268,6 +282,8 @@ const preloaded = (ext) => [...document.querySelectorAll(`link[rel="preload"][hr
 });
 for (const [, name] of preloaded("safetensors")) loadModel(new URL("models/", BASE).href, name).catch(() => {});
 for (const [folder, name] of preloaded("json")) if (folder === "points") points(name).catch(() => {});
+// The real model's stored patterns too (lib.explorers.real_attention): read before the theme's scripts.
+for (const [folder, name] of preloaded("bin")) realPatterns(`${folder}/${name}`).catch(() => {});
 
 // Loaded async: start as soon as the document is parsed, not after the theme's deferred scripts.
 if (document.readyState === "loading") {

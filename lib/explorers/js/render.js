@@ -174,15 +174,30 @@ function row(cells, basis = 320) {
 
 // ----------------------------------------------------------------------------- charts
 
+/** A title cut into lines that fit `width` px (about 0.6 em a character), at spaces: a long prompt
+ *  wraps instead of running off the picture. */
+function titleLines(title, width, size = 13) {
+  const most = Math.max(12, Math.floor(width / (0.6 * size)));
+  const lines = [];
+  let line = "";
+  for (const word of String(title).split(" ")) {
+    if (line && (line + " " + word).length > most) { lines.push(line); line = word; } else line = line ? `${line} ${word}` : word;
+  }
+  if (line || !lines.length) lines.push(line);
+  return lines;
+}
+
 /** Horizontal bars, first row on top: a results page. `ghost` draws pale bars behind (the page
  *  before truncation), `labels` replace the printed numbers, `legend` is [[colour, label], ...]. */
 function barChart(rows, alt, o = {}) {
   const width = Math.max(320, Math.min(o.width || 600, 640));
-  const labelW = 100, plotW = width - labelW - 60, rowH = 22, top0 = o.title ? 30 : 10;
-  const height = top0 + rowH * rows.length + 44 + (o.legend ? 18 : 0);
+  const titled = o.title ? titleLines(o.title, width - 8) : [];
+  const labelW = 100, plotW = width - labelW - 60, rowH = 22, top0 = o.title ? 14 + 16 * titled.length : 10;
+  const legendRows = o.legend ? legendLayout(o.legend, labelW, width).rows : 0;
+  const height = top0 + rowH * rows.length + 44 + 18 * legendRows;
   const x = (v) => labelW + plotW * Math.min(Math.max(v, 0), 1);
   const body = [];
-  if (o.title) body.push(text(4, 14, o.title, { size: 13 }));
+  titled.forEach((t, i) => body.push(text(4, 14 + 16 * i, t, { size: 13 })));
   rows.forEach(([token, value], i) => {
     const y = top0 + i * rowH;
     if (o.ghost) body.push(rect(labelW, y + 2, f1(x(o.ghost[i]) - labelW), rowH - 4, PALETTE.muted, { "fill-opacity": "0.35" }));
@@ -199,13 +214,29 @@ function barChart(rows, alt, o = {}) {
     body.push(text(x(k / 5), axisY + 14, String(k / 5), { anchor: "middle", size: 11 }));
   }
   body.push(text(labelW + plotW / 2, axisY + 32, "probability", { anchor: "middle" }));
-  let lx = labelW;
-  for (const [colour, label] of o.legend || []) {
-    body.push(rect(lx, axisY + 43, 12, 10, colour));
-    body.push(text(lx + 16, axisY + 48, label, { size: 11 }));
-    lx += 30 + 6.5 * label.length;
+  if (o.legend) {
+    for (const [colour, label, lx, row] of legendLayout(o.legend, labelW, width).items) {
+      body.push(rect(lx, axisY + 43 + 18 * row, 12, 10, colour));
+      body.push(text(lx + 16, axisY + 48 + 18 * row, label, { size: 11 }));
+    }
   }
   return svg(width, height, alt, body);
+}
+
+/** A legend's entries placed in lines, a new line when the next entry would pass `width`. */
+function legendLayout(legend, left, width) {
+  // From the plot's left edge when the whole legend fits there, else from the picture's.
+  const total = legend.reduce((t, [, label]) => t + 30 + 6.5 * label.length, 0);
+  if (left + total > width) left = 4;
+  let lx = left, row = 0;
+  const items = [];
+  for (const [colour, label] of legend) {
+    const w = 30 + 6.5 * label.length;
+    if (lx > left && lx + w > width) { lx = 4; row++; }
+    items.push([colour, label, lx, row]);
+    lx += w;
+  }
+  return { items, rows: row + 1 };
 }
 
 /** A light-to-dark blue ramp (close to matplotlib's "Blues") in 51 shades, each [r, g, b]. */
@@ -348,10 +379,11 @@ function nearestOnPage(points, labels, n = 8) {
 function pathChart(paths, stages, alt, o = {}) {
   const width = Math.max(340, Math.min(o.width || 640, 640)), height = 400;
   const all = paths.flatMap((p) => p[1]);
-  const top0 = o.title ? 26 : 8, bottom = 48, left = 40, right = 20;
+  const titled = o.title ? titleLines(o.title, width - 8) : [];
+  const top0 = o.title ? 10 + 16 * titled.length : 8, bottom = 48, left = 40, right = 20;
   const pw = width - left - right, ph = height - top0 - bottom;
   const { sx, sy } = planeScale(all, left, top0, pw, ph, true);
-  const body = o.title ? [text(4, 13, o.title, { size: 13 })] : [];
+  const body = titled.map((t, i) => text(4, 13 + 16 * i, t, { size: 13 }));
   body.push(line(sx(0), top0, sx(0), top0 + ph, GRID), line(left, sy(0), left + pw, sy(0), GRID));
   body.push(text(left + pw / 2, top0 + ph + 14, o.xlabel || "", { anchor: "middle", size: 11 }));
   body.push(text(12, top0 + ph / 2, o.ylabel || "", { anchor: "middle", size: 11, rotate: -90 }));
@@ -385,12 +417,19 @@ const PICTURES = {
     const kept = v.rows.filter((r) => r.final > 0).map((r) => [r.token, r.final]);
     const how = v.greedy ? "Greedy decoding" : `The roll with seed ${v.seed}`;
     const pick = `${how} picks ${v.chosen} (p = ${fix(v.chosen_prob)})`;
+    // Truncation cuts only when top-k or top-p (below 1) is set; a probability that is 0 after the
+    // temperature alone underflowed (too small for a number to hold), it was not cut.
+    const truncating = v.top_k !== null || (v.top_p !== null && v.top_p < 1);
+    const n = `${v.survivors} ${v.survivors === 1 ? "token" : "tokens"}`;
+    const kept_words = truncating ? `${n} ${v.survivors === 1 ? "survives" : "survive"} truncation`
+      : `${n} ${v.survivors === 1 ? "has" : "have"} a probability above 0`;
     const alt = `${pick}. Bar chart of the next-token page after ${words(v.tokens)} at temperature ${shownT(v.temperature)}` +
-      `${v.top_k !== null ? `, top-k ${v.top_k}` : ""}${v.top_p !== null ? `, top-p ${v.top_p}` : ""}. ` +
-      `${v.survivors} tokens survive truncation. Distribution rolled on: ${top(kept)}.`;
+      `${v.top_k !== null ? `, top-k ${v.top_k}` : ""}${v.top_p !== null ? `, top-p ${v.top_p}${truncating ? "" : " (off)"}` : ""}. ` +
+      `${kept_words}. Distribution rolled on: ${top(kept)}.`;
     const chart = barChart(v.rows.map((r) => [r.token, r.final]), alt, {
-      title: `${words(v.tokens)}: ${v.survivors} tokens survive truncation`, width: o.width,
-      ghost: v.rows.map((r) => r.heated), labels: v.rows.map((r) => (r.final > 0 ? fix(r.final) : "cut")),
+      title: `${words(v.tokens)}: ${kept_words}`, width: o.width,
+      ghost: v.rows.map((r) => r.heated),
+      labels: v.rows.map((r) => (r.final > 0 ? fix(r.final) : r.heated > 0 ? "cut" : "0 (underflow)")),
       legend: [[PALETTE.muted, "after temperature"], [PALETTE.main, "rolled on (after truncation)"]],
       highlight: v.chosen,
     });
@@ -400,23 +439,33 @@ const PICTURES = {
   },
 
   lens(v, o) {
-    const n = v.stages.length, k = v.top[0].length;
-    const cellW = Math.max(62, Math.min(86, Math.floor(((o.width || 760) - 200) / n))), cellH = 40, left = 30, top0 = 10;
-    const gridW = left + n * cellW;
-    const body = [];
+    const n = v.stages.length, k = v.top[0].length, W = o.width || 760, left = 30, cellH = 40, top0 = 30;
+    // The climb of the followed token beside the grid when both fit, under it when not (a phone).
+    let cellW = Math.max(62, Math.min(86, Math.floor((W - 300) / n)));
+    const beside = left + n * cellW + 270 <= W;
+    if (!beside) cellW = Math.max(40, Math.min(86, Math.floor((W - left - 8) / n)));
+    const gridW = left + n * cellW, small = cellW < 62;
+    const at = `position ${v.position} (${v.tokens[v.position]})`;
+    const body = titleLines(`reading ${at} of ${words(v.tokens)}`, W - 8).map((t, i) => text(4, 12 + 16 * i, t, { size: 12 }));
+    const shift = 16 * (body.length - 1);
+    const y0 = top0 + shift;
     v.top.forEach((col, j) => {
       col.forEach(([tok, p], i) => {
-        const x = left + j * cellW, y = top0 + i * cellH;
+        const x = left + j * cellW, y = y0 + i * cellH;
         const ink = p > 0.6 ? "white" : "#222", bold = tok === v.track;
         body.push(rect(x, y, cellW - 2, cellH - 2, blue(p)));
-        body.push(text(x + cellW / 2, y + 13, tok, { anchor: "middle", fill: ink, bold }));
-        body.push(text(x + cellW / 2, y + 28, fix(p), { anchor: "middle", size: 11, fill: ink, bold }));
+        body.push(text(x + cellW / 2, y + 13, tok, { anchor: "middle", fill: ink, bold, size: small ? 10 : undefined }));
+        body.push(text(x + cellW / 2, y + 28, fix(p), { anchor: "middle", size: small ? 9 : 11, fill: ink, bold }));
       });
-      body.push(text(left + j * cellW + cellW / 2, top0 + k * cellH + 10, v.stages[j], { anchor: "middle", size: 10 }));
+      // A narrow column's stage name on two lines ("L0" over "attn").
+      const [first, ...rest] = small ? v.stages[j].split(" ") : [v.stages[j]];
+      body.push(text(left + j * cellW + cellW / 2, y0 + k * cellH + 10, first, { anchor: "middle", size: small ? 9 : 10 }));
+      if (rest.length) body.push(text(left + j * cellW + cellW / 2, y0 + k * cellH + 21, rest.join(" "), { anchor: "middle", size: 9 }));
     });
-    for (let i = 0; i < k; i++) body.push(text(left - 6, top0 + i * cellH + cellH / 2, `#${i + 1}`, { anchor: "end", size: 11 }));
-    // The followed token's climb, on the right.
-    const px = gridW + 50, pw = Math.max(120, 200), ph = k * cellH - 10, py = top0 + 6;
+    for (let i = 0; i < k; i++) body.push(text(left - 6, y0 + i * cellH + cellH / 2, `#${i + 1}`, { anchor: "end", size: 11 }));
+    // The followed token's climb: on the right, or under the grid.
+    const px = beside ? gridW + 50 : left + 10, pw = beside ? 200 : Math.max(120, Math.min(300, W - left - 40));
+    const ph = beside ? k * cellH - 10 : 110, py = beside ? y0 + 6 : y0 + k * cellH + 46;
     body.push(line(px, py + ph, px + pw, py + ph), line(px, py, px, py + ph));
     for (const t of [0, 0.5, 1]) body.push(text(px - 4, py + ph * (1 - t), String(t), { anchor: "end", size: 10 }));
     const pts = v.track_probs.map((p, j) => [px + (pw * j) / Math.max(n - 1, 1), py + ph * (1 - p)]);
@@ -427,11 +476,12 @@ const PICTURES = {
       body.push(text(a, b - 9, `${fix(v.track_probs[j], 2)} #${v.track_ranks[j]}`, { anchor: "middle", size: 9 }));
     });
     body.push(text(px + pw / 2, py + ph + 16, `P(${v.track}) after each stage`, { anchor: "middle", size: 11 }));
-    const at = `position ${v.position} (${v.tokens[v.position]})`;
     const alt = `Logit lens on ${words(v.tokens)} at ${at}. Top token ` +
       v.stages.map((s, j) => `after ${s}: ${v.top[j][0][0]} ${fix(v.top[j][0][1])}`).join("; ") +
       `. Probability of ${v.track} stage by stage: ${v.track_probs.map((p) => fix(p)).join(", ")}.`;
-    return figure(svg(px + pw + 20, top0 + k * cellH + 40, alt, body), alt);
+    const width = beside ? px + pw + 20 : Math.max(gridW + 8, px + pw + 20);
+    const height = beside ? y0 + k * cellH + 40 : py + ph + 26;
+    return figure(svg(width, height, alt, body), alt);
   },
 
   pattern(v, o) {

@@ -206,7 +206,8 @@ function patchHook(model, source, position, head) {
   };
 }
 
-/** The patching grid (lib.analysis.patching.patch): rows are heads, then MLPs; a cell the fraction of the
+/** The patching grid (lib.analysis.patching.patch): rows are heads, then MLPs, then the residual stream
+ *  before each block and after the last; a cell the fraction of the
  *  logit difference its patch brings back. `onRow(i, row)`, if given, hears each row as it is done.
  *
  *  The same runs as the library's, made cheaper by where a patch can reach: a write patched into block l
@@ -231,10 +232,14 @@ export function patchingGrid(model, cleanIds, corruptedIds, target, against, onR
 export function* patchingSteps(model, cleanIds, corruptedIds, target, against) {
   const T = cleanIds.length, H = model.nHeads, L = model.nLayers, D = model.cfg.d_model;
   const source = {}, seen = {};
-  const clean = model.forward(cleanIds, { hooks: recordWrites(model, source) });
-  const hooks = recordWrites(model, seen), keep = (rows, name) => { seen[name] = rows.slice(); };
-  for (let l = 0; l < L; l++) hooks[`blocks.${l}.resid_pre`] = [keep];
-  const corrupted = model.forward(corruptedIds, { hooks });
+  // Each run's head writes, MLP outputs and residual stream before each block, kept.
+  const record = (into) => {
+    const hooks = recordWrites(model, into), keep = (rows, name) => { into[name] = rows.slice(); };
+    for (let l = 0; l < L; l++) hooks[`blocks.${l}.resid_pre`] = [keep];
+    return hooks;
+  };
+  const clean = model.forward(cleanIds, { hooks: record(source) });
+  const corrupted = model.forward(corruptedIds, { hooks: record(seen) });
   const lc = clean.logitsAt(T - 1), lk = corrupted.logitsAt(T - 1);
   const cleanDiff = lc[target] - lc[against], corruptedDiff = lk[target] - lk[against];
   // The corrupted run's stream after each block's attention: before the block plus every head's write.
@@ -260,12 +265,33 @@ export function* patchingSteps(model, cleanIds, corruptedIds, target, against) {
   const components = [];
   for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) components.push([`blocks.${l}.attn.head_out`, h, l]);
   if (model.hasMlp) for (let l = 0; l < L; l++) components.push([`blocks.${l}.mlp_out`, -1, l]);
+  // The residual stream before each block, and after the last (head -2: the whole stream at a position).
+  for (let l = 0; l <= L; l++) components.push([l < L ? `blocks.${l}.resid_pre` : "resid_final", -2, l]);
   const grid = [], done = { grid, cleanDiff, corruptedDiff, source, components: components.length };
   yield done;
   for (const [name, head, l] of components) {
     const row = new Array(T).fill(null);
-    if (l === L - 1) row.fill(0, 0, T - 1);     // in the last block only the last position reaches the answer
     grid.push(row);
+    if (head === -2) {
+      if (l === L) {
+        // The stream after the last block, patched at the last position, is the clean run's: all of
+        // the difference comes back; at any other position nothing reaches the answer.
+        row.fill(0, 0, T - 1);
+        row[T - 1] = 1;
+        yield done;
+        continue;
+      }
+      for (let p = 0; p < T; p++) {
+        // The corrupted run from block l on, its stream at p the clean one.
+        const resid = seen[name].slice();
+        resid.set(source[name].subarray(p * D, (p + 1) * D), p * D);
+        const logits = model.forward(corruptedIds, { start: { layer: l, resid } }, true).logitsAt(T - 1);
+        row[p] = (logits[target] - logits[against] - corruptedDiff) / (cleanDiff - corruptedDiff);
+        yield done;
+      }
+      continue;
+    }
+    if (l === L - 1) row.fill(0, 0, T - 1);     // in the last block only the last position reaches the answer
     for (let p = l === L - 1 ? T - 1 : 0; p < T; p++) {
       const m = mid[l].slice(p * D, (p + 1) * D);
       if (head >= 0) {
@@ -378,15 +404,21 @@ export const VIEWS = {
     const cd = lc[t] - lc[u], kd = lk[t] - lk[u];
     require(Math.abs(cd - kd) > PATCH_MIN_CHANGE, say("patch_no_change", { target: tokens[t], against: tokens[u], diff: formatG(cd, 6) }));
     const T = a.length, position = parsePosition(v.position, T);
-    const rows = [];
-    for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) rows.push(headName(l, h));
-    if (model.hasMlp) for (let l = 0; l < model.nLayers; l++) rows.push(`MLP${l}`);
+    const rows = [], L = model.nLayers;
+    for (let l = 0; l < L; l++) for (let h = 0; h < model.nHeads; h++) rows.push(headName(l, h));
+    if (model.hasMlp) for (let l = 0; l < L; l++) rows.push(`MLP${l}`);
+    for (let l = 0; l <= L; l++) rows.push(`resid ${l}`);
     const i = rows.indexOf(v.cell);
-    const [name, head] = i < model.nLayers * model.nHeads
-      ? [`blocks.${Math.floor(i / model.nHeads)}.attn.head_out`, i % model.nHeads] : [`blocks.${v.cell.slice(3)}.mlp_out`, -1];
+    const [name, head] = i < L * model.nHeads ? [`blocks.${Math.floor(i / model.nHeads)}.attn.head_out`, i % model.nHeads]
+      : v.cell.startsWith("MLP") ? [`blocks.${v.cell.slice(3)}.mlp_out`, -1]
+        : +v.cell.slice(6) < L ? [`blocks.${v.cell.slice(6)}.resid_pre`, -1] : ["resid_final", -1];
     let picked = null;      // the picked cell's patched run: one per call (its source is the clean run's)
+    const pickedRun = (source) => (name === "resid_final"
+      // The stream after the last block: the clean run's answer at the last position, else the corrupted one's.
+      ? (position === T - 1 ? lc : lk)
+      : model.forward(b, { hooks: { [name]: [patchHook(model, source, position, head)] } }, true).logitsAt(T - 1));
     const view = ({ grid, cleanDiff, corruptedDiff, source }) => {
-      const logits = picked ||= model.forward(b, { hooks: { [name]: [patchHook(model, source, position, head)] } }, true).logitsAt(T - 1);
+      const logits = picked ||= pickedRun(source);
       const probs = softmax(logits);
       // Until its row is done, the picked cell's fraction is read from its own run (the same number).
       const recovered = grid[i] && grid[i][position] !== null ? grid[i][position]
