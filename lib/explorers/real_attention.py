@@ -4,8 +4,8 @@ In a kernel the explorer runs the model (`lib.model.minilm`) on any sentence the
 website cannot run a 90 MB encoder in the page, so the site's build computes, once, every head's
 pattern on the sentences the page offers (`SENTENCES`: the chapters' own, then the labelled pronoun
 set of `lib.content.pronouns`), and `export_patterns` writes them where the whole site shares them
-(`_static/explorers/real/`, beside the shipped models): each attention weight p stored as the byte
-round(255 p), so a stored weight is off by at most 1/510 (`TOLERANCE`, held to the library by
+(`_static/explorers/real/`, beside the shipped models; an index and one file per sentence, so a page
+loads the sentences it shows): each attention weight p stored as the byte round(255 p), so a stored weight is off by at most 1/510 (`TOLERANCE`, held to the library by
 tests/test_real_attention.py). The page's twin (`lib/explorers/js/real.js`) reads those bytes;
 a sentence it does not hold gets a sentence saying so.
 
@@ -127,39 +127,37 @@ def quantize(patterns) -> np.ndarray:
 
 def export_patterns(folder: Path, lm=None) -> list[Path]:
     """Every offered sentence's patterns, computed by the library, as the page reads them:
-    `real/minilm-attention.json` (each sentence's text, tokens, which are special, and where its
-    bytes start) and `real/minilm-attention.bin` (per sentence, [layer, head, query, key] as bytes)."""
+    `real/minilm-attention.json` (each sentence's text, tokens, which are special, and its file) and,
+    per sentence, `real/minilm-attention/N.bin` ([layer, head, query, key] as bytes). One file per
+    sentence: a page loads the index and the sentences it shows (about 10 kB each, gzip), not all 73
+    (0.66 MB gzip together, a third of a page's budget)."""
     from lib.model import minilm
 
     start = time.perf_counter()
     lm = lm or minilm.load()
     out = folder / FOLDER
-    out.mkdir(parents=True, exist_ok=True)
-    index, blobs, offset = [], [], 0
-    for text in sentences():
+    (out / NAME).mkdir(parents=True, exist_ok=True)
+    index, written = [], []
+    for i, text in enumerate(sentences()):
         tokens, patterns = lm.patterns(text)
-        data = quantize(patterns.numpy()).tobytes()
-        index.append({"text": text, "tokens": tokens, "special": [is_special(t) for t in tokens], "offset": offset})
-        blobs.append(data)
-        offset += len(data)
+        path = out / NAME / f"{i}.bin"
+        path.write_bytes(quantize(patterns.numpy()).tobytes())
+        written.append(path)
+        index.append({"text": text, "tokens": tokens, "special": [is_special(t) for t in tokens],
+                      "file": f"{NAME}/{i}.bin"})
     meta = out / f"{NAME}.json"
     meta.write_text(json.dumps({"model": "all-MiniLM-L6-v2", "layers": lm.cfg.n_layers, "heads": lm.cfg.n_heads,
-                                "scale": SCALE, "bytes": offset, "sentences": index,
-                                "seconds": round(time.perf_counter() - start, 2)}))
-    binary = out / f"{NAME}.bin"
-    binary.write_bytes(b"".join(blobs))
-    return [meta, binary]
+                                "scale": SCALE, "sentences": index, "seconds": round(time.perf_counter() - start, 2)}))
+    return [meta, *written]
 
 
 def read_patterns(folder: Path) -> dict[str, tuple[list[str], np.ndarray]]:
     """The exported patterns read back as the page reads them: {sentence: (tokens, [layer, head, q, k])}."""
     meta = json.loads((folder / FOLDER / f"{NAME}.json").read_text())
-    raw = np.frombuffer((folder / FOLDER / f"{NAME}.bin").read_bytes(), dtype=np.uint8)
     L, H = meta["layers"], meta["heads"]
     out = {}
     for s in meta["sentences"]:
         T = len(s["tokens"])
-        block = raw[s["offset"]:s["offset"] + L * H * T * T].reshape(L, H, T, T)
-        out[s["text"]] = (s["tokens"], block.astype(np.float64) / meta["scale"])
+        raw = np.frombuffer((folder / FOLDER / s["file"]).read_bytes(), dtype=np.uint8)
+        out[s["text"]] = (s["tokens"], raw.reshape(L, H, T, T).astype(np.float64) / meta["scale"])
     return out
-

@@ -282,8 +282,8 @@ const preloaded = (ext) => [...document.querySelectorAll(`link[rel="preload"][hr
 });
 for (const [, name] of preloaded("safetensors")) loadModel(new URL("models/", BASE).href, name).catch(() => {});
 for (const [folder, name] of preloaded("json")) if (folder === "points") points(name).catch(() => {});
-// The real model's stored patterns too (lib.explorers.real_attention): read before the theme's scripts.
-for (const [folder, name] of preloaded("bin")) realPatterns(`${folder}/${name}`).catch(() => {});
+// The real model's stored patterns' index too (lib.explorers.real_attention).
+for (const [folder, name] of preloaded("json")) if (folder === "real") realPatterns(`${folder}/${name}`).catch(() => {});
 
 // Loaded async: start as soon as the document is parsed, not after the theme's deferred scripts.
 if (document.readyState === "loading") {

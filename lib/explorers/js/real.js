@@ -1,10 +1,11 @@
 /* The real model's attention in the page: the twin of lib/explorers/real_attention.py.
  *
  * The page cannot run all-MiniLM-L6-v2 (90 MB of weights); the site's build computed every head's
- * pattern on the sentences the explorer offers and wrote them once for the whole site
- * (real/minilm-attention.json, the sentences, their tokens and which are [CLS], [SEP] or punctuation; real/minilm-attention.bin, each
- * weight as the byte round(255 p), [layer, head, query, key] per sentence). This module reads them
- * (once per page; the browser caches them across pages) and gives the library's view from them,
+ * pattern on the sentences the explorer offers and wrote them once for the whole site: an index
+ * (real/minilm-attention.json: the sentences, their tokens, which are [CLS], [SEP] or punctuation)
+ * and one file per sentence (real/minilm-attention/N.bin: [layer, head, query, key], each weight as
+ * the byte round(255 p)). This module reads the index, and a sentence's file when it is shown (each
+ * once per page; the browser caches them across pages), and gives the library's view from them,
  * each weight within 1/510 of the library's. A sentence the site did not compute gets a sentence
  * saying so; a kernel runs the model on any.
  */
@@ -14,13 +15,24 @@ import { pyRepr, pyStrip } from "./python.js";
 const PRONOUNS = ["it", "he", "she", "they", "him", "her", "them", "its", "his", "their"];
 const DATA = new Map();
 
-/** The site's patterns `name` (a path under the explorers' folder, without its extension). */
+/** The site's index of stored patterns `name` (a path under the explorers' folder, without ".json"):
+ *  {meta, bySentence, bytes(s)}, where bytes(s) fetches one sentence's file once. */
 export function realPatterns(name) {
   if (!DATA.has(name)) {
-    const url = (ext) => new URL(`${name}.${ext}`, import.meta.url);
-    DATA.set(name, Promise.all([fetch(url("json")).then((r) => r.json()), fetch(url("bin")).then((r) => r.arrayBuffer())])
-      .then(([meta, buffer]) => ({ meta, bytes: new Uint8Array(buffer),
-        bySentence: new Map(meta.sentences.map((s) => [s.text, s])) })));
+    DATA.set(name, fetch(new URL(`${name}.json`, import.meta.url)).then((r) => r.json()).then((meta) => {
+      const files = new Map();
+      const folder = new URL(name.split("/").slice(0, -1).join("/") + "/", import.meta.url);
+      const bytes = (s) => {
+        if (!files.has(s.file)) {
+          files.set(s.file, fetch(new URL(s.file, folder)).then((r) => {
+            if (!r.ok) throw new Error(`${s.file}: ${r.status}`);
+            return r.arrayBuffer();
+          }).then((b) => new Uint8Array(b)));
+        }
+        return files.get(s.file);
+      };
+      return { meta, bySentence: new Map(meta.sentences.map((s) => [s.text, s])), bytes };
+    }));
   }
   return DATA.get(name);
 }
@@ -46,7 +58,8 @@ export async function realAttention(_, v, a) {
   if (!s) throw new CourseError(say("not_precomputed", { n: data.meta.sentences.length }));
   const { layers: L, heads: H, scale } = data.meta, T = s.tokens.length;
   const q = parseQuery(v.query, s.tokens);
-  const at = (l, h, i, j) => data.bytes[s.offset + ((l * H + h) * T + i) * T + j] / scale;
+  const bytes = await data.bytes(s);
+  const at = (l, h, i, j) => bytes[((l * H + h) * T + i) * T + j] / scale;
   const layer = Number(v.layer), head = Number(v.head);
   const range = (n) => Array.from({ length: n }, (_, i) => i);
   return {
