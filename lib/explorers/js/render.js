@@ -526,27 +526,31 @@ const PICTURES = {
       `position ${v.position} brings back ${fix(v.recovered, 2)}; the patched run's best next tokens: ${top(v.page)}.`;
     const labelW = 56, cell = Math.max(8, Math.min(44, Math.floor((room(o) - labelW - 12) / T))), named = cell >= 26;
     const body = [];
+    // The title in as many lines as the grid's width needs (a phone), the grid under it.
+    const titled = titleLines(`fraction of logit(${v.target}) - logit(${v.against}) each patch brings back`,
+      labelW + T * cell + 4, 12);
+    const g0 = 4 + 16 * titled.length;
     v.grid.forEach((row, i) => {
-      body.push(text(labelW - 6, 20 + i * cell + cell / 2, v.rows[i], { anchor: "end", size: 11 }));
+      body.push(text(labelW - 6, g0 + i * cell + cell / 2, v.rows[i], { anchor: "end", size: 11 }));
       if (!row) {
-        body.push(rect(labelW, 20 + i * cell, T * cell - 1, cell - 1, "none", { style: `stroke:${GRID};stroke-dasharray:3 3` }));
+        body.push(rect(labelW, g0 + i * cell, T * cell - 1, cell - 1, "none", { style: `stroke:${GRID};stroke-dasharray:3 3` }));
         return;
       }
       row.forEach((x, p) => {
         if (x === null) return;
         const picked = v.rows[i] === v.cell && p === v.position;
-        body.push(rect(labelW + p * cell, 20 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
+        body.push(rect(labelW + p * cell, g0 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
           picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}));
-        if (named) body.push(text(labelW + p * cell + cell / 2, 20 + i * cell + cell / 2, fix(x, 2),
+        if (named) body.push(text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
           { anchor: "middle", size: 9, fill: x > 0.6 ? "white" : "#222" }));
       });
     });
-    body.push(text(labelW, 12, `fraction of logit(${v.target}) - logit(${v.against}) each patch brings back`, { size: 12 }));
+    titled.forEach((t, k) => body.push(text(4, 12 + 16 * k, t, { size: 12 })));
     if (cell >= 10) {
-      body.push(h("g", { transform: `translate(0,${22 + n * cell})` }, v.clean.map((t, p) =>
+      body.push(h("g", { transform: `translate(0,${g0 + 2 + n * cell})` }, v.clean.map((t, p) =>
         text(labelW + p * cell + cell / 2, 6, `${t}/${v.corrupted[p]}`, { anchor: "end", size: 10, rotate: -45 }))));
     }
-    const grid = svg(labelW + T * cell + 12, 30 + n * cell + 90, alt, body);
+    const grid = svg(labelW + T * cell + 12, g0 + 10 + n * cell + 90, alt, body);
     const page = barChart(v.page, alt, { highlight: v.target, width: o.width,
       title: `${v.cell} at position ${v.position} patched: recovered ${fix(v.recovered, 2)}` });
     return figure([grid, page], alt);
