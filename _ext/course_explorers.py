@@ -68,6 +68,10 @@ def _page(app, pagename, templatename, context, doctree):
     for model in sorted({s["model"] for s in specs if s.get("model")}):
         links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"models/{model}.{ext}")}">'
                   for ext in ("json", "safetensors")]
+    # The index of the real model's stored patterns (lib.explorers.real_attention), read before its first
+    # picture (each sentence's patterns are a file of their own, fetched when it is shown).
+    for data in sorted({s["args"]["data"] for s in specs if s.get("args", {}).get("data")}):
+        links.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"{data}.json")}">')
     # The point set a map starts with (its "points" control), read before its first picture.
     for name in sorted({c["default"] for s in specs for row in s["rows"] for c in row if c["name"] == "points"}):
         links.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"points/{name}.json")}">')

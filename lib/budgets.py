@@ -22,6 +22,7 @@ BUDGETS: dict[str, float] = {
     "chapter_memory_mb": 1024.0,  # peak memory executing any chapter
     "minilm_load": 2.0,           # loading the real pretrained encoder (all-MiniLM-L6-v2)
     "minilm_sentence": 0.050,     # one sentence of up to 64 WordPiece tokens through it, with the cache
+    "minilm_site_patterns": 20.0,  # the site's build: every head's pattern on the sentences its explorer offers
     "patching_grid": 1.0,         # a whole activation-patching grid (heads x positions), page or kernel
     # the website
     "page_gzip_bytes": 2_000_000,  # one page, gzip-compressed as a host serves it, theme included

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 TOL = 1e-5
 
@@ -60,7 +61,9 @@ def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = N
     n_ctx = lm.model.cfg.n_ctx if lm is not None else 0
     values = {}
     for c in explorer.controls:
-        if c.kind == "prompt":
+        if c.kind == "prompt" and c.precomputed:
+            values[c.name] = rng.choice(c.options)      # what the website holds: it offers these only
+        elif c.kind == "prompt":
             values[c.name] = random_prompt(rng, tokens, n_ctx)
         elif c.kind == "token":
             values[c.name] = rng.choice(["", rng.choice(tokens), rng.choice(tokens), "Tars"])
@@ -78,6 +81,12 @@ def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = N
                 values[c.name] = " ".join(words)
             else:
                 values[c.name] = random_prompt(rng, tokens, n_ctx)
+        elif c.name == "query":
+            # The real-attention explorer's query: a position, a word of the sentence, blank, or a mistake.
+            words = re.findall(r"[a-z]+", values.get("sentence", "").lower()) or ["it"]
+            values[c.name] = (rng.choice(["zebra", "99", "-1", "1.5", "[cls"]) if rng.random() < 0.15 else
+                              rng.choice(["", str(rng.randrange(len(words) + 2)), rng.choice(words).upper(),
+                                          rng.choice(words)]))
         else:
             n = len(values.get("prompt", "").split()) if "prompt" in values else 5
             words = (labels or {}).get(values.get("points"), ())
@@ -85,25 +94,25 @@ def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = N
     return values
 
 
-def differences(a, b, path: str = "view") -> list[str]:
-    """Where two views disagree: numbers beyond TOL (relative for large ones), anything else unequal.
+def differences(a, b, path: str = "view", tol: float = TOL) -> list[str]:
+    """Where two views disagree: numbers beyond `tol` (relative for large ones), anything else unequal.
     Two rows of a ranked list may trade places when their probabilities tie to TOL."""
     if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None or isinstance(a, str) or isinstance(b, str):
         return [] if a == b else [f"{path}: {a!r} != {b!r}"]
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         if math.isinf(a) or math.isinf(b):
             return [] if a == b else [f"{path}: {a!r} != {b!r}"]
-        return [] if abs(a - b) <= TOL * max(1.0, abs(a), abs(b)) else [f"{path}: {a!r} != {b!r}"]
+        return [] if abs(a - b) <= tol * max(1.0, abs(a), abs(b)) else [f"{path}: {a!r} != {b!r}"]
     if isinstance(a, dict) and isinstance(b, dict):
         if set(a) != set(b):
             return [f"{path}: keys {sorted(a)} != {sorted(b)}"]
-        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}")]
+        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}", tol)]
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return [f"{path}: {len(a)} items != {len(b)}"]
         out = []
         for i, (x, y) in enumerate(zip(a, b)):
-            found = differences(x, y, f"{path}[{i}]")
+            found = differences(x, y, f"{path}[{i}]", tol)
             if found and _tied_rows(x, y):
                 continue
             out += found

@@ -12,7 +12,7 @@ from lib.model.store import load
 CG = "calling-game"
 CLEAN = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"
 CORRUPTED = "<BOS> Pietro chiama Paolo <SEP> Paolo chiama 4"
-KEYS = {"model", "clean", "corrupted", "target", "against", "clean_diff", "corrupted_diff", "heads", "mlps"}
+KEYS = {"model", "clean", "corrupted", "target", "against", "clean_diff", "corrupted_diff", "heads", "mlps", "resid"}
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +36,12 @@ def test_json_has_every_cell_and_the_librarys_numbers(run_in_process, lm):
                                                                  for p in range(T)]
     assert np.allclose([c["recovered"] for c in got["heads"]], want.heads.ravel(), atol=1e-12)
     assert np.allclose([c["recovered"] for c in got["mlps"]], want.mlps.ravel(), atol=1e-12)
+    # The residual stream before each block and after the last, at every position.
+    stages = [f"blocks.{layer}.resid_pre" for layer in range(cfg.n_layers)] + ["resid_final"]
+    assert [(c["stage"], c["position"]) for c in got["resid"]] == [(s, p) for s in stages for p in range(T)]
+    assert np.allclose([c["recovered"] for c in got["resid"]], want.resid.ravel(), atol=1e-12)
+    final = [c["recovered"] for c in got["resid"] if c["stage"] == "resid_final"]
+    assert abs(final[-1] - 1) < 1e-9 and max(map(abs, final[:-1])) < 1e-9   # only the last position reaches it
     assert abs(got["clean_diff"] - want.clean_diff) < 1e-9 and got["clean_diff"] > got["corrupted_diff"]
 
 

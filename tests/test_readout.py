@@ -30,6 +30,9 @@ def test_top_k_and_top_p_truncate_as_documented():
     assert truncation_mask(probs, top_p=p0 - 0.01).tolist() == [True, False, False, False]
     assert truncation_mask(probs, top_p=p0 + 0.01).tolist() == [True, True, False, False]
     assert truncation_mask(probs, top_p=1.0).all()
+    # top-p 1 is off, even for a tail too small for the running sum to tell from the rounding of 1
+    tiny = torch.tensor([1 - 3e-13, 1e-13, 1e-13, 1e-13], dtype=torch.float64)
+    assert truncation_mask(tiny, top_p=1.0).all() and truncation_mask(tiny, top_p=0.5).tolist() == [True, False, False, False]
     kept = reshape(LOGITS, top_k=2)
     assert math.isclose(float(kept.sum()), 1.0) and kept[2] == 0
 

@@ -146,8 +146,16 @@ def minilm_costs(repeat: int = 20) -> list[tuple[str, float, float | None]]:
     cpu = time.process_time()
     wall = _median_time(lambda: lm.run_with_cache(ids), repeat)
     cpu = (time.process_time() - cpu) / repeat
+    from lib.explorers.real_attention import export_patterns, sentences
+
+    with tempfile.TemporaryDirectory() as folder:
+        t = time.perf_counter()
+        export_patterns(Path(folder), lm)
+        site = time.perf_counter() - t
     return [("MiniLM: load in a fresh process (torch imported), median of 3", statistics.median(loads),
              BUDGETS["minilm_load"]),
+            (f"MiniLM: the site's patterns, {len(sentences())} sentences (the build's precomputation)", site,
+             BUDGETS["minilm_site_patterns"]),
             (f"MiniLM: run_with_cache, {len(ids)} tokens, median of {repeat}", wall, BUDGETS["minilm_sentence"]),
             ("  of which CPU time (mean)", cpu, None)]
 

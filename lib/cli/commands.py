@@ -265,7 +265,7 @@ def cmd_patch(args) -> int:
     if args.json:
         print(json.dumps({"model": args.model, "clean": r.clean, "corrupted": r.corrupted, "target": r.target,
                           "against": r.against, "clean_diff": r.clean_diff, "corrupted_diff": r.corrupted_diff,
-                          "heads": r.head_cells(), "mlps": mlps}))
+                          "heads": r.head_cells(), "mlps": mlps, "resid": r.resid_cells()}))
         return 0
     print(f"{args.model}: logit({r.target}) - logit({r.against}) at the last position is {r.clean_diff:.3f} after the "
           f"clean prompt, {r.corrupted_diff:.3f} after the corrupted one; the fraction each patch brings back:")

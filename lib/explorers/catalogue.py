@@ -165,14 +165,19 @@ def patching_explorer(lm, clean: str = "<BOS> Pietro chiama 4 <SEP> 4 chiama Pao
                       swap: bool = True, prompts: Sequence[str] = (), target: str = "vice",
                       against: str = "Tarso") -> Explorer:
     """Activation patching: a clean and a corrupted prompt of equal length, the grid of the fraction of the
-    logit difference each head's write (and each MLP's output) at each position brings back into the
-    corrupted run, and the results page of one cell."""
+    logit difference each head's write (and each MLP's output, and the residual stream before each block
+    and after the last) at each position brings back into the corrupted run, and the results page of one
+    cell."""
     from lib.analysis.ablation import all_heads, head_name
     from lib.analysis.patching import double_model, patch, patch_one, swap_players
 
     cfg = lm.model.cfg
+    # Rows: every head, every MLP, then the residual stream before each block ("resid L"; the last,
+    # "resid n_layers", is the stream after the last block).
     components = [head_name(h) for h in all_heads(lm.model)] + [f"MLP{layer}" for layer in range(cfg.n_layers)
                                                                  if cfg.has_mlp]
+    n_writes = len(components)
+    components += [f"resid {layer}" for layer in range(cfg.n_layers + 1)]
     rows = [[prompt_control([clean, *prompts], "clean", "clean prompt")],
             [Control("corrupted", "corrupted prompt", "as many tokens as the clean one; by default the clean one, "
                      "with its players swapped", "text", corrupted or clean, width=34),
@@ -194,9 +199,11 @@ def patching_explorer(lm, clean: str = "<BOS> Pietro chiama 4 <SEP> 4 chiama Pao
         position = parse_position(v["position"], T)
         grid = [list(map(float, r.heads[layer, h])) for layer, h in all_heads(lm.model)]
         grid += [list(map(float, r.mlps[layer])) for layer in range(r.mlps.shape[0])]
+        grid += [list(map(float, row)) for row in r.resid]
         i = components.index(v["cell"])
         name, head = ((f"blocks.{i // cfg.n_heads}.attn.head_out", i % cfg.n_heads) if i < len(all_heads(lm.model))
-                      else (f"blocks.{v['cell'][3:]}.mlp_out", None))
+                      else (f"blocks.{v['cell'][3:]}.mlp_out", None) if i < n_writes
+                      else (r.stages[i - n_writes], None))
         import torch
         from lib.model.readout import softmax
 
@@ -373,3 +380,6 @@ from lib.explorers import machine  # noqa: E402,F401
 
 # The hand-worked chapters' explorers live in a module of their own; importing it registers them.
 from lib.explorers import hand_worked  # noqa: E402,F401
+
+# ----------------------------------------------------------------------------- explorers defined in their own modules
+from lib.explorers import real_attention  # noqa: E402,F401  (registers the real model's attention explorer)

@@ -26,7 +26,8 @@ KINDS = ("prompt", "token", "text", "choice", "toggle")
 class Control:
     """One control. `kind`:
     - "prompt": a prompt typed as words (or built from the model's tokens on the website);
-      `options` are the chapter's prompts, offered as suggestions;
+      `options` are the chapter's prompts, offered as suggestions (with `precomputed`, the website
+      offers them only, as a menu: what the site's build computed; a kernel still takes any);
     - "token": one token of the model, or blank;
     - "text": free text that `compute` parses (a top-k, a seed, an axis such as "Paolo - Pietro");
     - "choice": one of `options` (shown as `shown`), as a menu or, with `slider`, a slider;
@@ -43,6 +44,7 @@ class Control:
     slider: bool = False
     placeholder: str = ""
     width: int = 0                   # a text box's width, in characters (0: the kind's own)
+    precomputed: bool = False        # the website offers `options` only (computed when the site was built)
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -64,6 +66,8 @@ class Control:
             out["placeholder"] = self.placeholder
         if self.width:
             out["width"] = self.width
+        if self.precomputed:
+            out["precomputed"] = True
         return out
 
     def labels(self) -> tuple[str, ...]:

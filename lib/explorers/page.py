@@ -8,7 +8,8 @@ builds the controls from the declaration, runs the model in the page and redraws
 
 `export_site(folder)` writes what the whole site serves once, whichever pages use it: each
 shipped model (its weights as shipped, its config and vocabulary, and the reference set of mean and
-resample ablation with its means, computed here by the library) and the point sets of the
+resample ablation with its means, computed here by the library), the real model's attention on
+the sentences its explorer offers (lib.explorers.real_attention) and the point sets of the
 maps that the page computes with (concept planes), as the book's build asks (`_ext/course_explorers.py`).
 """
 from __future__ import annotations
@@ -77,6 +78,9 @@ def export_site(folder: Path) -> list[Path]:
         written += [models / f"{name}.json", models / f"{name}.safetensors"]
         if reference:
             written.append(export_reference(name, models))
+    from lib.explorers.real_attention import export_patterns
+
+    written += export_patterns(folder)    # the real model's patterns on the sentences the page offers
     points = folder / "points"
     points.mkdir(parents=True, exist_ok=True)
     for name in WORD_SETS:          # the sets the page computes with (the t-SNE layouts come in its grid)

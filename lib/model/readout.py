@@ -129,7 +129,7 @@ def truncation_mask(probs: torch.Tensor, top_k: int | None = None, top_p: float 
     keep_sorted = torch.ones_like(probs, dtype=torch.bool)
     if top_k is not None:
         keep_sorted[top_k:] = False
-    if top_p is not None:
+    if top_p is not None and top_p < 1:          # top-p 1 keeps every token: truncation off
         sorted_p = probs[order] * keep_sorted
         sorted_p = sorted_p / sorted_p.sum()
         before = torch.cumsum(sorted_p, 0) - sorted_p

@@ -44,7 +44,7 @@ EXPLORER_PAGES = {"chapters/part1/ablation.html": "Switched off (zero ablation)"
                   "chapters/part2/real-language.html": "t-SNE layout (perplexity 10, seed 0)",
                   "chapters/part1/circuits.html": "Attention pattern of layer 0, head 3",
                   "chapters/part3/search-by-hand.html": "temperature 1.00",
-                  "chapters/part3/results-page.html": "tokens survive truncation",
+                  "chapters/part3/results-page.html": "tokens have a probability above 0",
                   "chapters/part3/lever.html": "Logit lens on"}
 
 

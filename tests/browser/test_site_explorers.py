@@ -45,7 +45,7 @@ OTHER_TEXT = {"prompt": "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo Tarso <SEP> 
               "axis_1": "Tarso - Paolo", "axis_2": "capo", "layers": "12", "context": "1024", "heads": "8",
               "d_head": "64", "bytes": "1", "clean": "<BOS> Pietro chiama 4 <SEP> 4 chiama Pietro",
               "corrupted": "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo", "target": "capo",
-              "embed_the": "1 0 0 0 0", "embed_cat": "0 2 0 1 0", "embed_sat": "0.5 0.5 0.5 0.5 0.5"}
+              "embed_the": "1 0 0 0 0", "embed_cat": "0 2 0 1 0", "embed_sat": "0.5 0.5 0.5 0.5 0.5", "query": "2"}
 
 
 def explorers_of(page):
@@ -99,7 +99,7 @@ def move(explorer, c):
         el.press("Home" if at_end else "ArrowRight")
         start = c["options"].index(c["default"])
         return lambda: el.evaluate("(e, v) => { e.value = v; e.dispatchEvent(new Event('input')); }", str(start))
-    if c["kind"] == "choice":
+    if c["kind"] == "choice" or c.get("precomputed"):      # a menu (what the site's build computed)
         at = c["options"].index(c["default"])
         el.select_option(index=(at + 1) % len(c["options"]))
         return lambda: el.select_option(index=at)

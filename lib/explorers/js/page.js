@@ -10,6 +10,7 @@
  */
 import { loadModel } from "./model.js";
 import { CourseError } from "./readout.js";
+import { realPatterns } from "./real.js";
 import { draw, picture } from "./render.js";
 import { VIEWS } from "./views.js";
 import { explorerIds, readState, shareBar, writeState } from "./share.js";
@@ -98,6 +99,15 @@ function buildControl(c, uid, model, onChange) {
     return { node: label(select), read: () => c.options[select.selectedIndex], set };
   }
 
+  if (c.precomputed) {
+    // What the site's build computed, as a menu (in a kernel the same control takes any text).
+    const at = Math.max(0, c.options.indexOf(c.default));
+    const select = el("select", described, c.options.map((o, i) => el("option", { value: i, selected: i === at, text: o })));
+    select.addEventListener("change", onChange);
+    const set = (v) => { const i = c.options.indexOf(String(v)); if (i >= 0) select.selectedIndex = i; };
+    return { node: label(select), read: () => c.options[select.selectedIndex], set };
+  }
+
   // Text of some kind: a prompt, a token, or a value the view parses.
   const input = el("input", { type: "text", value: c.default, placeholder: c.placeholder || null, spellcheck: "false",
     autocomplete: "off", autocapitalize: "off", size: c.width || (c.kind === "prompt" ? 34 : 12), ...described });
@@ -136,28 +146,52 @@ async function start(root, id) {
   const figure = root.querySelector(".course-figure");
   const message = el("p", { class: "course-message", role: "alert" });
   const controls = {};
-  let pending = null, busy = false;
+  let pending = null, busy = false, explorer = null;
   // The room the picture has, as the browser last laid it out: read on a resize, never in a move
   // (asking for it there would make the browser lay the page out before drawing).
-  let width;
-  new ResizeObserver(() => { width = figure.clientWidth; }).observe(figure);   // laid out already: no cost
+  // The starting picture was drawn by the build for 640 px: when the room the figure has differs (a
+  // phone, a wide screen), or changes (a phone turned), the picture on show is drawn again for it.
+  let width, drawnAt = 640;
+  new ResizeObserver(() => {                      // laid out already: reading the width costs nothing
+    width = figure.clientWidth;
+    if (!width || Math.abs(width - drawnAt) < 8 || busy) return;
+    const shown = explorer && explorer.drawn ? explorer.drawn.view : spec.default;   // explorer: null until started
+    if (!shown) return;
+    try {
+      draw(figure, spec.view, shown, { width });
+      drawnAt = width;
+      if (explorer) explorer.drawn = { view: shown, width };
+    } catch (e) { console.error(e); }
+  }).observe(figure);
 
+  let generation = 0;
   async function update() {
-    // Moves that arrive while the page is computing collapse into one more update.
-    if (busy) { pending = true; return; }
+    // Moves that arrive while the page is computing collapse into one more update; a view computed
+    // in steps (the patching grid) stops at its next step, its picture now stale.
+    if (busy) { pending = true; generation++; return; }
     busy = true;
     const values = Object.fromEntries(Object.entries(controls).map(([name, c]) => [name, c.read()]));
+    const mine = generation;
     try {
       const t0 = performance.now();
-      const view = await VIEWS[spec.view]({ model, points }, values, spec.args);
+      // A view computed in steps draws each partial view as it comes (`progress`).
+      const progress = (partial) => {
+        draw(figure, spec.view, partial, { width });
+        message.textContent = "";
+        if (explorer.firstDrawn === null) explorer.firstDrawn = performance.now();
+      };
+      const view = await VIEWS[spec.view]({ model, points, progress, stale: () => generation !== mine }, values, spec.args);
       const t1 = performance.now();
-      draw(figure, spec.view, view, { width });      // before the first resize report: the build's width
-      message.textContent = "";
-      explorer.timing = [t1 - t0, performance.now() - t1];
-      explorer.drawn = { view, width };               // what the figure shows (the tests redraw it afresh)
-      // The address follows the picture, once the moves pause (a slider's drag writes it once).
-      clearTimeout(explorer.sharing);
-      explorer.sharing = setTimeout(() => { writeState(id, declared, values); share.refresh(); }, 200);
+      if (view !== null) {
+        draw(figure, spec.view, view, { width });      // before the first resize report: the build's width
+        if (width) drawnAt = width;
+        message.textContent = "";
+        explorer.timing = [t1 - t0, performance.now() - t1];
+        explorer.drawn = { view, width };               // what the figure shows (the tests redraw it afresh)
+        // The address follows the picture, once the moves pause (a slider's drag writes it once).
+        clearTimeout(explorer.sharing);
+        explorer.sharing = setTimeout(() => { writeState(id, declared, values); share.refresh(); }, 200);
+      }
     } catch (e) {
       if (!(e instanceof CourseError)) { console.error(e); message.textContent = `This explorer failed: ${e.message}`; }
       else message.textContent = e.message;
@@ -202,15 +236,9 @@ async function start(root, id) {
   const share = shareBar(figure, id, el);
   figure.after(share.bar);
   root.classList.add("course-live-ready");
-  // The build drew the starting picture for 640 px; in less room (a phone) it would be shrunk until its
-  // words are specks, so it is drawn again, once, at the width it has (read here, at the start).
-  const room = figure.clientWidth;
-  if (spec.default && room && room < 600) {
-    try { draw(figure, spec.view, spec.default, { width: room }); } catch (e) { /* the build's picture stays */ }
-  }
   // The other point sets a control can choose are fetched after the start, not at the reader's move.
   for (const c of spec.rows.flat()) if (c.name === "points") c.options.forEach((name) => points(name).catch(() => {}));
-  const explorer = { root, spec, id, update, controls, timing: null, settled: 0 };
+  explorer = { root, spec, id, update, controls, timing: null, firstDrawn: null, settled: 0 };
   if (Object.keys(restored).length) await update();     // the shared picture, drawn over the built one
   return explorer;
 }
@@ -293,6 +321,8 @@ const preloaded = (ext) => [...document.querySelectorAll(`link[rel="preload"][hr
 });
 for (const [, name] of preloaded("safetensors")) loadModel(new URL("models/", BASE).href, name).catch(() => {});
 for (const [folder, name] of preloaded("json")) if (folder === "points") points(name).catch(() => {});
+// The real model's stored patterns' index too (lib.explorers.real_attention).
+for (const [folder, name] of preloaded("json")) if (folder === "real") realPatterns(`${folder}/${name}`).catch(() => {});
 
 // Loaded async: start as soon as the document is parsed, not after the theme's deferred scripts.
 if (document.readyState === "loading") {

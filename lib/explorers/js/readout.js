@@ -107,7 +107,7 @@ export function truncationMask(probs, topK = null, topP = null) {
   topP = checkTopP(topP);
   const sorted = order(probs);
   const keep = sorted.map((_, r) => topK === null || r < topK);
-  if (topP !== null) {
+  if (topP !== null && topP < 1) {          // top-p 1 keeps every token: truncation off
     const kept = sorted.map((i, r) => (keep[r] ? probs[i] : 0));
     let mass = 0;
     for (const v of kept) mass += v;

@@ -175,15 +175,30 @@ function row(cells, basis = 320) {
 
 // ----------------------------------------------------------------------------- charts
 
+/** A title cut into lines that fit `width` px (about 0.6 em a character), at spaces: a long prompt
+ *  wraps instead of running off the picture. */
+function titleLines(title, width, size = 13) {
+  const most = Math.max(12, Math.floor(width / (0.6 * size)));
+  const lines = [];
+  let line = "";
+  for (const word of String(title).split(" ")) {
+    if (line && (line + " " + word).length > most) { lines.push(line); line = word; } else line = line ? `${line} ${word}` : word;
+  }
+  if (line || !lines.length) lines.push(line);
+  return lines;
+}
+
 /** Horizontal bars, first row on top: a results page. `ghost` draws pale bars behind (the page
  *  before truncation), `labels` replace the printed numbers, `legend` is [[colour, label], ...]. */
 function barChart(rows, alt, o = {}) {
   const width = Math.max(320, Math.min(o.width || 600, 640));
-  const labelW = 100, plotW = width - labelW - 60, rowH = 22, top0 = o.title ? 30 : 10;
-  const height = top0 + rowH * rows.length + 44 + (o.legend ? 18 : 0);
+  const titled = o.title ? titleLines(o.title, width - 8) : [];
+  const labelW = 100, plotW = width - labelW - 60, rowH = 22, top0 = o.title ? 14 + 16 * titled.length : 10;
+  const legendRows = o.legend ? legendLayout(o.legend, labelW, width).rows : 0;
+  const height = top0 + rowH * rows.length + 44 + 18 * legendRows;
   const x = (v) => labelW + plotW * Math.min(Math.max(v, 0), 1);
   const body = [];
-  if (o.title) body.push(text(4, 14, o.title, { size: 13 }));
+  titled.forEach((t, i) => body.push(text(4, 14 + 16 * i, t, { size: 13 })));
   rows.forEach(([token, value], i) => {
     const y = top0 + i * rowH;
     if (o.ghost) body.push(rect(labelW, y + 2, f1(x(o.ghost[i]) - labelW), rowH - 4, PALETTE.muted, { "fill-opacity": "0.35" }));
@@ -200,13 +215,29 @@ function barChart(rows, alt, o = {}) {
     body.push(text(x(k / 5), axisY + 14, String(k / 5), { anchor: "middle", size: 11 }));
   }
   body.push(text(labelW + plotW / 2, axisY + 32, "probability", { anchor: "middle" }));
-  let lx = labelW;
-  for (const [colour, label] of o.legend || []) {
-    body.push(rect(lx, axisY + 43, 12, 10, colour));
-    body.push(text(lx + 16, axisY + 48, label, { size: 11 }));
-    lx += 30 + 6.5 * label.length;
+  if (o.legend) {
+    for (const [colour, label, lx, row] of legendLayout(o.legend, labelW, width).items) {
+      body.push(rect(lx, axisY + 43 + 18 * row, 12, 10, colour));
+      body.push(text(lx + 16, axisY + 48 + 18 * row, label, { size: 11 }));
+    }
   }
   return svg(width, height, alt, body);
+}
+
+/** A legend's entries placed in lines, a new line when the next entry would pass `width`. */
+function legendLayout(legend, left, width) {
+  // From the plot's left edge when the whole legend fits there, else from the picture's.
+  const total = legend.reduce((t, [, label]) => t + 30 + 6.5 * label.length, 0);
+  if (left + total > width) left = 4;
+  let lx = left, row = 0;
+  const items = [];
+  for (const [colour, label] of legend) {
+    const w = 30 + 6.5 * label.length;
+    if (lx > left && lx + w > width) { lx = 4; row++; }
+    items.push([colour, label, lx, row]);
+    lx += w;
+  }
+  return { items, rows: row + 1 };
 }
 
 /** A light-to-dark blue ramp (close to matplotlib's "Blues") in 51 shades, each [r, g, b]. */
@@ -251,7 +282,8 @@ function heatmapFit(tokens, room, largest) {
   return { cell: Math.max(2, Math.min(largest, Math.floor(room / tokens.length))), labelW: 0, named: false };
 }
 
-/** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells grey.
+/** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells grey (none with
+ *  `o.masked` false: an encoder's head reads every position).
  *  The tokens' names sit in two groups (rows, columns), so a longer prompt adds names at the end
  *  of each instead of shifting every later name into another's place. Returns [elements, width, height]. */
 function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
@@ -259,7 +291,7 @@ function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
   const top0 = o.title ? 18 : 0, ht = top0 + n * cell;
   const body = o.title ? [text(x0 + labelW, y0 + 10, o.title, { bold: true })] : [];
   body.push(h("image", { x: x0 + labelW, y: y0 + top0, width: n * cell, height: n * cell,
-    preserveAspectRatio: "none", style: "image-rendering:pixelated", href: heatImage(matrix, true) }));
+    preserveAspectRatio: "none", style: "image-rendering:pixelated", href: heatImage(matrix, o.masked !== false) }));
   if (!named) return [body, n * cell, ht];
   body.push(h("g", {}, tokens.map((r, i) => text(x0 + labelW - 4, y0 + top0 + i * cell + cell / 2, r, { anchor: "end", size: 11 }))));
   // The numbers themselves where a cell is big enough to hold them.
@@ -267,6 +299,9 @@ function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
     body.push(h("g", {}, tokens.map((_, i) => tokens.slice(0, i + 1).map((__, j) =>
       text(x0 + labelW + j * cell + cell / 2, y0 + top0 + i * cell + cell / 2, fix(matrix[i][j], 2),
         { anchor: "middle", size: 9, fill: matrix[i][j] > 0.6 ? "white" : "#222" })))));
+  }
+  if (o.mark !== undefined) {
+    body.push(rect(x0 + labelW, y0 + top0 + o.mark * cell, n * cell, cell, "none", { style: `stroke:${PALETTE.accent};stroke-width:2` }));
   }
   body.push(h("g", { transform: `translate(0,${ht})` }, tokens.map((c, j) =>
     text(x0 + labelW + j * cell + cell / 2, y0 + 6, c, { anchor: "end", size: 10, rotate: -45 }))));
@@ -345,10 +380,11 @@ function nearestOnPage(points, labels, n = 8) {
 function pathChart(paths, stages, alt, o = {}) {
   const width = Math.max(340, Math.min(o.width || 640, 640)), height = 400;
   const all = paths.flatMap((p) => p[1]);
-  const top0 = o.title ? 26 : 8, bottom = 48, left = 40, right = 20;
+  const titled = o.title ? titleLines(o.title, width - 8) : [];
+  const top0 = o.title ? 10 + 16 * titled.length : 8, bottom = 48, left = 40, right = 20;
   const pw = width - left - right, ph = height - top0 - bottom;
   const { sx, sy } = planeScale(all, left, top0, pw, ph, true);
-  const body = o.title ? [text(4, 13, o.title, { size: 13 })] : [];
+  const body = titled.map((t, i) => text(4, 13 + 16 * i, t, { size: 13 }));
   body.push(line(sx(0), top0, sx(0), top0 + ph, GRID), line(left, sy(0), left + pw, sy(0), GRID));
   body.push(text(left + pw / 2, top0 + ph + 14, o.xlabel || "", { anchor: "middle", size: 11 }));
   body.push(text(12, top0 + ph / 2, o.ylabel || "", { anchor: "middle", size: 11, rotate: -90 }));
@@ -382,12 +418,19 @@ const PICTURES = {
     const kept = v.rows.filter((r) => r.final > 0).map((r) => [r.token, r.final]);
     const how = v.greedy ? "Greedy decoding" : `The roll with seed ${v.seed}`;
     const pick = `${how} picks ${v.chosen} (p = ${fix(v.chosen_prob)})`;
+    // Truncation cuts only when top-k or top-p (below 1) is set; a probability that is 0 after the
+    // temperature alone underflowed (too small for a number to hold), it was not cut.
+    const truncating = v.top_k !== null || (v.top_p !== null && v.top_p < 1);
+    const n = `${v.survivors} ${v.survivors === 1 ? "token" : "tokens"}`;
+    const kept_words = truncating ? `${n} ${v.survivors === 1 ? "survives" : "survive"} truncation`
+      : `${n} ${v.survivors === 1 ? "has" : "have"} a probability above 0`;
     const alt = `${pick}. Bar chart of the next-token page after ${words(v.tokens)} at temperature ${shownT(v.temperature)}` +
-      `${v.top_k !== null ? `, top-k ${v.top_k}` : ""}${v.top_p !== null ? `, top-p ${v.top_p}` : ""}. ` +
-      `${v.survivors} tokens survive truncation. Distribution rolled on: ${top(kept)}.`;
+      `${v.top_k !== null ? `, top-k ${v.top_k}` : ""}${v.top_p !== null ? `, top-p ${v.top_p}${truncating ? "" : " (off)"}` : ""}. ` +
+      `${kept_words}. Distribution rolled on: ${top(kept)}.`;
     const chart = barChart(v.rows.map((r) => [r.token, r.final]), alt, {
-      title: `${words(v.tokens)}: ${v.survivors} tokens survive truncation`, width: o.width,
-      ghost: v.rows.map((r) => r.heated), labels: v.rows.map((r) => (r.final > 0 ? fix(r.final) : "cut")),
+      title: `${words(v.tokens)}: ${kept_words}`, width: o.width,
+      ghost: v.rows.map((r) => r.heated),
+      labels: v.rows.map((r) => (r.final > 0 ? fix(r.final) : r.heated > 0 ? "cut" : "0 (underflow)")),
       legend: [[PALETTE.muted, "after temperature"], [PALETTE.main, "rolled on (after truncation)"]],
       highlight: v.chosen,
     });
@@ -397,23 +440,33 @@ const PICTURES = {
   },
 
   lens(v, o) {
-    const n = v.stages.length, k = v.top[0].length;
-    const cellW = Math.max(62, Math.min(86, Math.floor(((o.width || 760) - 200) / n))), cellH = 40, left = 30, top0 = 10;
-    const gridW = left + n * cellW;
-    const body = [];
+    const n = v.stages.length, k = v.top[0].length, W = o.width || 760, left = 30, cellH = 40, top0 = 30;
+    // The climb of the followed token beside the grid when both fit, under it when not (a phone).
+    let cellW = Math.max(62, Math.min(86, Math.floor((W - 300) / n)));
+    const beside = left + n * cellW + 270 <= W;
+    if (!beside) cellW = Math.max(40, Math.min(86, Math.floor((W - left - 8) / n)));
+    const gridW = left + n * cellW, small = cellW < 62;
+    const at = `position ${v.position} (${v.tokens[v.position]})`;
+    const body = titleLines(`reading ${at} of ${words(v.tokens)}`, W - 8).map((t, i) => text(4, 12 + 16 * i, t, { size: 12 }));
+    const shift = 16 * (body.length - 1);
+    const y0 = top0 + shift;
     v.top.forEach((col, j) => {
       col.forEach(([tok, p], i) => {
-        const x = left + j * cellW, y = top0 + i * cellH;
+        const x = left + j * cellW, y = y0 + i * cellH;
         const ink = p > 0.6 ? "white" : "#222", bold = tok === v.track;
         body.push(rect(x, y, cellW - 2, cellH - 2, blue(p)));
-        body.push(text(x + cellW / 2, y + 13, tok, { anchor: "middle", fill: ink, bold }));
-        body.push(text(x + cellW / 2, y + 28, fix(p), { anchor: "middle", size: 11, fill: ink, bold }));
+        body.push(text(x + cellW / 2, y + 13, tok, { anchor: "middle", fill: ink, bold, size: small ? 10 : undefined }));
+        body.push(text(x + cellW / 2, y + 28, fix(p), { anchor: "middle", size: small ? 9 : 11, fill: ink, bold }));
       });
-      body.push(text(left + j * cellW + cellW / 2, top0 + k * cellH + 10, v.stages[j], { anchor: "middle", size: 10 }));
+      // A narrow column's stage name on two lines ("L0" over "attn").
+      const [first, ...rest] = small ? v.stages[j].split(" ") : [v.stages[j]];
+      body.push(text(left + j * cellW + cellW / 2, y0 + k * cellH + 10, first, { anchor: "middle", size: small ? 9 : 10 }));
+      if (rest.length) body.push(text(left + j * cellW + cellW / 2, y0 + k * cellH + 21, rest.join(" "), { anchor: "middle", size: 9 }));
     });
-    for (let i = 0; i < k; i++) body.push(text(left - 6, top0 + i * cellH + cellH / 2, `#${i + 1}`, { anchor: "end", size: 11 }));
-    // The followed token's climb, on the right.
-    const px = gridW + 50, pw = Math.max(120, 200), ph = k * cellH - 10, py = top0 + 6;
+    for (let i = 0; i < k; i++) body.push(text(left - 6, y0 + i * cellH + cellH / 2, `#${i + 1}`, { anchor: "end", size: 11 }));
+    // The followed token's climb: on the right, or under the grid.
+    const px = beside ? gridW + 50 : left + 10, pw = beside ? 200 : Math.max(120, Math.min(300, W - left - 40));
+    const ph = beside ? k * cellH - 10 : 110, py = beside ? y0 + 6 : y0 + k * cellH + 46;
     body.push(line(px, py + ph, px + pw, py + ph), line(px, py, px, py + ph));
     for (const t of [0, 0.5, 1]) body.push(text(px - 4, py + ph * (1 - t), String(t), { anchor: "end", size: 10 }));
     const pts = v.track_probs.map((p, j) => [px + (pw * j) / Math.max(n - 1, 1), py + ph * (1 - p)]);
@@ -424,11 +477,12 @@ const PICTURES = {
       body.push(text(a, b - 9, `${fix(v.track_probs[j], 2)} #${v.track_ranks[j]}`, { anchor: "middle", size: 9 }));
     });
     body.push(text(px + pw / 2, py + ph + 16, `P(${v.track}) after each stage`, { anchor: "middle", size: 11 }));
-    const at = `position ${v.position} (${v.tokens[v.position]})`;
     const alt = `Logit lens on ${words(v.tokens)} at ${at}. Top token ` +
       v.stages.map((s, j) => `after ${s}: ${v.top[j][0][0]} ${fix(v.top[j][0][1])}`).join("; ") +
       `. Probability of ${v.track} stage by stage: ${v.track_probs.map((p) => fix(p)).join(", ")}.`;
-    return figure(svg(px + pw + 20, top0 + k * cellH + 40, alt, body), alt);
+    const width = beside ? px + pw + 20 : Math.max(gridW + 8, px + pw + 20);
+    const height = beside ? y0 + k * cellH + 40 : py + ph + 26;
+    return figure(svg(width, height, alt, body), alt);
   },
 
   pattern(v, o) {
@@ -461,34 +515,95 @@ const PICTURES = {
 
   patching(v, o) {
     const T = v.clean.length, n = v.rows.length;
-    const best = v.rows.map((name, i) => [name, v.grid[i].reduce((m, x, p) => (x > v.grid[i][m] ? p : m), 0)])
+    // The page draws the grid as its rows are computed: a row not done yet is null, drawn blank.
+    const done = v.rows.map((_, i) => i).filter((i) => v.grid[i] && !v.grid[i].includes(null));
+    const best = done.map((i) => [v.rows[i], v.grid[i].reduce((m, x, p) => (x > v.grid[i][m] ? p : m), 0)])
       .sort((x, y) => v.grid[v.rows.indexOf(y[0])][y[1]] - v.grid[v.rows.indexOf(x[0])][x[1]]).slice(0, 3)
       .map(([name, p]) => `${name} at ${p} (${v.clean[p]}) ${fix(v.grid[v.rows.indexOf(name)][p], 2)}`).join(", ");
     const alt = `Activation patching: clean ${words(v.clean)}, corrupted ${words(v.corrupted)}. logit(${v.target}) - ` +
-      `logit(${v.against}) is ${fix(v.clean_diff, 2)} clean and ${fix(v.corrupted_diff, 2)} corrupted. The patches that ` +
-      `bring most of it back: ${best}. ${v.cell} at position ${v.position} brings back ${fix(v.recovered, 2)}; the ` +
-      `patched run's best next tokens: ${top(v.page)}.`;
+      `logit(${v.against}) is ${fix(v.clean_diff, 2)} clean and ${fix(v.corrupted_diff, 2)} corrupted. ` +
+      (done.length < n ? `Computing the grid: ${done.length} of ${n} rows done. ` : "") +
+      `The patches that bring most of it back${done.length < n ? " so far" : ""}: ${best || "none yet"}. ${v.cell} at ` +
+      `position ${v.position} brings back ${fix(v.recovered, 2)}; the patched run's best next tokens: ${top(v.page)}.`;
     const labelW = 56, cell = Math.max(8, Math.min(44, Math.floor((room(o) - labelW - 12) / T))), named = cell >= 26;
     const body = [];
+    // The title in as many lines as the grid's width needs (a phone), the grid under it.
+    const titled = titleLines(`fraction of logit(${v.target}) - logit(${v.against}) each patch brings back`,
+      labelW + T * cell + 4, 12);
+    const g0 = 4 + 16 * titled.length;
     v.grid.forEach((row, i) => {
-      body.push(text(labelW - 6, 20 + i * cell + cell / 2, v.rows[i], { anchor: "end", size: 11 }));
+      body.push(text(labelW - 6, g0 + i * cell + cell / 2, v.rows[i], { anchor: "end", size: 11 }));
+      if (!row) {
+        body.push(rect(labelW, g0 + i * cell, T * cell - 1, cell - 1, "none", { style: `stroke:${GRID};stroke-dasharray:3 3` }));
+        return;
+      }
       row.forEach((x, p) => {
+        if (x === null) return;
         const picked = v.rows[i] === v.cell && p === v.position;
-        body.push(rect(labelW + p * cell, 20 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
+        body.push(rect(labelW + p * cell, g0 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
           picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}));
-        if (named) body.push(text(labelW + p * cell + cell / 2, 20 + i * cell + cell / 2, fix(x, 2),
+        if (named) body.push(text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
           { anchor: "middle", size: 9, fill: x > 0.6 ? "white" : "#222" }));
       });
     });
-    body.push(text(labelW, 12, `fraction of logit(${v.target}) - logit(${v.against}) each patch brings back`, { size: 12 }));
+    titled.forEach((t, k) => body.push(text(4, 12 + 16 * k, t, { size: 12 })));
     if (cell >= 10) {
-      body.push(h("g", { transform: `translate(0,${22 + n * cell})` }, v.clean.map((t, p) =>
+      body.push(h("g", { transform: `translate(0,${g0 + 2 + n * cell})` }, v.clean.map((t, p) =>
         text(labelW + p * cell + cell / 2, 6, `${t}/${v.corrupted[p]}`, { anchor: "end", size: 10, rotate: -45 }))));
     }
-    const grid = svg(labelW + T * cell + 12, 30 + n * cell + 90, alt, body);
+    const grid = svg(labelW + T * cell + 12, g0 + 10 + n * cell + 90, alt, body);
     const page = barChart(v.page, alt, { highlight: v.target, width: o.width,
       title: `${v.cell} at position ${v.position} patched: recovered ${fix(v.recovered, 2)}` });
     return figure([grid, page], alt);
+  },
+
+  real_attention(v, o) {
+    const T = v.tokens.length, q = v.query, L = v.rows.length, H = v.rows[0].length, W = Math.min(room(o), 640);
+    const who = `“${v.tokens[q]}” (position ${q})`;
+    // Each head's strongest word for the query: not [CLS], [SEP], punctuation or the query itself.
+    const strongest = (row) => row.reduce((b, p, j) => (v.special[j] || j === q || (b >= 0 && row[b] >= p) ? b : j), -1);
+    const parked = (row) => row.reduce((t, p, j) => t + (v.special[j] ? p : 0), 0);
+    const row = v.rows[v.layer][v.head], best = strongest(row);
+    const bestWord = best >= 0 ? `${v.tokens[best]} ${fix(row[best], 2)}` : "no word";
+    const perLayer = v.rows.map((hs, l) => `layer ${l}: ${hs.map((r) => { const b = strongest(r); return b >= 0 ? v.tokens[b] : "-"; }).join(", ")}`);
+    const alt = `MiniLM layer ${v.layer}, head ${v.head} on ${words(v.tokens)}: ${who} gives ${pct(parked(row))} of its ` +
+      `attention to [CLS], [SEP] and punctuation; among the words it looks hardest at ${bestWord}. Each head's strongest ` +
+      `word for ${v.tokens[q]}, ${perLayer.join("; ")}.`;
+    // 1. Every head at a glance: its strongest word for the query, shaded by the weight on it.
+    const labelW = 26, cw = Math.max(14, Math.min(52, Math.floor((W - labelW - 8) / H))), ch = 22, top0 = 46;
+    const chars = Math.floor((cw - 2) / 5.6);
+    const grid = [text(2, 10, `each head's strongest word for ${who}`, { size: 12 }),
+      text(2, 24, "(not [CLS], [SEP], punctuation or itself); shade: its weight", { size: 10, fill: SOFT })];
+    for (let h0 = 0; h0 < H; h0++) grid.push(text(labelW + h0 * cw + cw / 2, top0 - 7, cw >= 24 ? `H${h0}` : String(h0), { anchor: "middle", size: 9 }));
+    v.rows.forEach((hs, l) => {
+      grid.push(text(labelW - 4, top0 + l * ch + ch / 2, `L${l}`, { anchor: "end", size: 10 }));
+      hs.forEach((r, h0) => {
+        const b = strongest(r), p = b >= 0 ? r[b] : 0, x = labelW + h0 * cw, y = top0 + l * ch;
+        const picked = l === v.layer && h0 === v.head;
+        grid.push(h("rect", { x, y, width: cw - 1, height: ch - 1, fill: blue(p),
+          style: picked ? `stroke:${PALETTE.accent};stroke-width:2` : null },
+        h("title", {}, `L${l}H${h0}: ${b >= 0 ? `${v.tokens[b]} ${fix(p, 2)}` : "no word"}; [CLS], [SEP] and punctuation ${fix(parked(r), 2)}`)));
+        if (b >= 0 && chars >= 2) grid.push(text(x + cw / 2, y + ch / 2, v.tokens[b].slice(0, chars), { anchor: "middle", size: 9, fill: p > 0.6 ? "white" : "#222" }));
+      });
+    });
+    const overview = svg(labelW + H * cw + 8, top0 + L * ch + 6, alt, grid);
+    // 2. The chosen head: the query's attention on every key.
+    const rowH = 17, keyW = 20 + 7 * Math.max(...v.tokens.map((t) => t.length)), plotW = Math.max(80, W - keyW - 50);
+    const bars = [text(2, 10, `layer ${v.layer}, head ${v.head}: where ${who} looks`, { size: 12 })];
+    v.tokens.forEach((t, j) => {
+      const y = 20 + j * rowH, colour = j === best ? PALETTE.accent : v.special[j] ? PALETTE.muted : PALETTE.main;
+      bars.push(text(keyW - 6, y + rowH / 2, `${j} ${t}`, { anchor: "end", size: 11, bold: j === q }));
+      bars.push(rect(keyW, y + 3, f1(plotW * row[j]), rowH - 6, colour));
+      bars.push(text(keyW + plotW * row[j] + 4, y + rowH / 2, fix(row[j], 2), { size: 10 }));
+    });
+    bars.push(text(keyW, 28 + T * rowH, "grey: [CLS], [SEP], punctuation; red: the strongest word", { size: 10, fill: SOFT }));
+    const barSvg = svg(keyW + plotW + 40, 38 + T * rowH, alt, bars);
+    // 3. The chosen head's whole pattern, the query's row outlined.
+    const fit = heatmapFit(v.tokens, W - 12, 22);
+    const title = `L${v.layer}H${v.head}: every query (rows), every key`;
+    const [body, w, ht] = heatmapBody(4, 4, v.pattern, v.tokens, fit, { title, masked: false, mark: q });
+    const heat = svg(Math.min(Math.max(w, 7.5 * title.length), W - 4) + 12, ht + 12, alt, body);
+    return figure([overview, barSvg, heat], alt);
   },
 
   kv_cache(v) {

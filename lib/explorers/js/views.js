@@ -11,6 +11,7 @@ import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pyStrip } from "./python
 import { zeroHooks } from "./model.js";
 import { MACHINE_VIEWS } from "./machine.js";
 import { HAND_VIEWS } from "./views_hand.js";
+import { realAttention } from "./real.js";
 import {
   CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax, uniform,
 } from "./readout.js";
@@ -207,7 +208,8 @@ function patchHook(model, source, position, head) {
   };
 }
 
-/** The patching grid (lib.analysis.patching.patch): rows are heads, then MLPs; a cell the fraction of the
+/** The patching grid (lib.analysis.patching.patch): rows are heads, then MLPs, then the residual stream
+ *  before each block and after the last; a cell the fraction of the
  *  logit difference its patch brings back. `onRow(i, row)`, if given, hears each row as it is done.
  *
  *  The same runs as the library's, made cheaper by where a patch can reach: a write patched into block l
@@ -216,12 +218,30 @@ function patchHook(model, source, position, head) {
  *  that one row worked out again, carried through the later blocks; in the last block only the last
  *  position reaches the answer. */
 export function patchingGrid(model, cleanIds, corruptedIds, target, against, onRow = null) {
+  const steps = patchingSteps(model, cleanIds, corruptedIds, target, against);
+  let step, heard = 0;
+  while (!(step = steps.next()).done) {
+    const { grid } = step.value;
+    for (; onRow && heard < grid.length - 1; heard++) onRow(heard, grid[heard]);
+  }
+  for (; onRow && heard < step.value.grid.length; heard++) onRow(heard, step.value.grid[heard]);
+  return step.value;
+}
+
+/** The grid's work in steps, for a page that draws it as it comes: yields {grid, cleanDiff,
+ *  corruptedDiff, source, components} once after the clean and corrupted runs, then after each cell
+ *  (the rows begun so far; a cell not computed yet is null); returns the whole. */
+export function* patchingSteps(model, cleanIds, corruptedIds, target, against) {
   const T = cleanIds.length, H = model.nHeads, L = model.nLayers, D = model.cfg.d_model;
   const source = {}, seen = {};
-  const clean = model.forward(cleanIds, { hooks: recordWrites(model, source) });
-  const hooks = recordWrites(model, seen), keep = (rows, name) => { seen[name] = rows.slice(); };
-  for (let l = 0; l < L; l++) hooks[`blocks.${l}.resid_pre`] = [keep];
-  const corrupted = model.forward(corruptedIds, { hooks });
+  // Each run's head writes, MLP outputs and residual stream before each block, kept.
+  const record = (into) => {
+    const hooks = recordWrites(model, into), keep = (rows, name) => { into[name] = rows.slice(); };
+    for (let l = 0; l < L; l++) hooks[`blocks.${l}.resid_pre`] = [keep];
+    return hooks;
+  };
+  const clean = model.forward(cleanIds, { hooks: record(source) });
+  const corrupted = model.forward(corruptedIds, { hooks: record(seen) });
   const lc = clean.logitsAt(T - 1), lk = corrupted.logitsAt(T - 1);
   const cleanDiff = lc[target] - lc[against], corruptedDiff = lk[target] - lk[against];
   // The corrupted run's stream after each block's attention: before the block plus every head's write.
@@ -247,9 +267,33 @@ export function patchingGrid(model, cleanIds, corruptedIds, target, against, onR
   const components = [];
   for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) components.push([`blocks.${l}.attn.head_out`, h, l]);
   if (model.hasMlp) for (let l = 0; l < L; l++) components.push([`blocks.${l}.mlp_out`, -1, l]);
-  const grid = [];
-  components.forEach(([name, head, l], i) => {
-    const row = new Array(T).fill(0);
+  // The residual stream before each block, and after the last (head -2: the whole stream at a position).
+  for (let l = 0; l <= L; l++) components.push([l < L ? `blocks.${l}.resid_pre` : "resid_final", -2, l]);
+  const grid = [], done = { grid, cleanDiff, corruptedDiff, source, components: components.length };
+  yield done;
+  for (const [name, head, l] of components) {
+    const row = new Array(T).fill(null);
+    grid.push(row);
+    if (head === -2) {
+      if (l === L) {
+        // The stream after the last block, patched at the last position, is the clean run's: all of
+        // the difference comes back; at any other position nothing reaches the answer.
+        row.fill(0, 0, T - 1);
+        row[T - 1] = 1;
+        yield done;
+        continue;
+      }
+      for (let p = 0; p < T; p++) {
+        // The corrupted run from block l on, its stream at p the clean one.
+        const resid = seen[name].slice();
+        resid.set(source[name].subarray(p * D, (p + 1) * D), p * D);
+        const logits = model.forward(corruptedIds, { start: { layer: l, resid } }, true).logitsAt(T - 1);
+        row[p] = (logits[target] - logits[against] - corruptedDiff) / (cleanDiff - corruptedDiff);
+        yield done;
+      }
+      continue;
+    }
+    if (l === L - 1) row.fill(0, 0, T - 1);     // in the last block only the last position reaches the answer
     for (let p = l === L - 1 ? T - 1 : 0; p < T; p++) {
       const m = mid[l].slice(p * D, (p + 1) * D);
       if (head >= 0) {
@@ -261,15 +305,15 @@ export function patchingGrid(model, cleanIds, corruptedIds, target, against, onR
         for (let d = 0; d < D; d++) m[d] += source[name][p * D + d];
       }
       row[p] = diffWith(l, p, m);
+      yield done;
     }
-    grid.push(row);
-    if (onRow) onRow(i, row);
-  });
-  return { grid, cleanDiff, corruptedDiff, source };
+  }
+  return done;
 }
 
 
 const PATCHED = new Map();
+const DRAW_EVERY = 50;      // ms of the patching grid's work between two drawings of it in the page
 
 export const VIEWS = {
   temperature({ model }, v, a) {
@@ -340,7 +384,13 @@ export const VIEWS = {
     };
   },
 
-  patching({ model }, v) {
+  /** With `progress` in the context (the page), a grid not computed before is computed a row at a
+   *  few cells at a time, yielding to the browser between: `progress(view)` hears each partial view (the
+   *  cells not computed yet are null, the rows not begun null) and `stale()`, when true, stops the work
+   *  (a control moved since). Without it
+   *  (the tests, a pick of another cell), the whole view at once. */
+  patching(context, v) {
+    const { model } = context;
     const corruptedText = v.swap ? swapPlayers(v.corrupted) : v.corrupted;
     const a = model.encode(v.clean), b = model.encode(corruptedText);
     require(a.length === b.length, say("patch_lengths", { clean: a.length, corrupted: b.length }));
@@ -355,24 +405,53 @@ export const VIEWS = {
     }
     const cd = lc[t] - lc[u], kd = lk[t] - lk[u];
     require(Math.abs(cd - kd) > PATCH_MIN_CHANGE, say("patch_no_change", { target: tokens[t], against: tokens[u], diff: formatG(cd, 6) }));
+    const T = a.length, position = parsePosition(v.position, T);
+    const rows = [], L = model.nLayers;
+    for (let l = 0; l < L; l++) for (let h = 0; h < model.nHeads; h++) rows.push(headName(l, h));
+    if (model.hasMlp) for (let l = 0; l < L; l++) rows.push(`MLP${l}`);
+    for (let l = 0; l <= L; l++) rows.push(`resid ${l}`);
+    const i = rows.indexOf(v.cell);
+    const [name, head] = i < L * model.nHeads ? [`blocks.${Math.floor(i / model.nHeads)}.attn.head_out`, i % model.nHeads]
+      : v.cell.startsWith("MLP") ? [`blocks.${v.cell.slice(3)}.mlp_out`, -1]
+        : +v.cell.slice(6) < L ? [`blocks.${v.cell.slice(6)}.resid_pre`, -1] : ["resid_final", -1];
+    let picked = null;      // the picked cell's patched run: one per call (its source is the clean run's)
+    const pickedRun = (source) => (name === "resid_final"
+      // The stream after the last block: the clean run's answer at the last position, else the corrupted one's.
+      ? (position === T - 1 ? lc : lk)
+      : model.forward(b, { hooks: { [name]: [patchHook(model, source, position, head)] } }, true).logitsAt(T - 1));
+    const view = ({ grid, cleanDiff, corruptedDiff, source }) => {
+      const logits = picked ||= pickedRun(source);
+      const probs = softmax(logits);
+      // Until its row is done, the picked cell's fraction is read from its own run (the same number).
+      const recovered = grid[i] && grid[i][position] !== null ? grid[i][position]
+        : (logits[t] - logits[u] - corruptedDiff) / (cleanDiff - corruptedDiff);
+      return { clean: tokensOf(model, a), corrupted: tokensOf(model, b), target: tokens[t], against: tokens[u],
+        clean_diff: cleanDiff, corrupted_diff: corruptedDiff, rows, grid: rows.map((_, k) => grid[k] || null), cell: v.cell,
+        position, recovered, page: order(probs).slice(0, 8).map((k) => [tokens[k], probs[k]]) };
+    };
     // Picking another cell reuses the grid: only the picked run's results page is new.
     const key = `${model.name}|${a}|${b}|${t}|${u}`;
-    if (!PATCHED.has(key)) {
-      PATCHED.set(key, patchingGrid(model, a, b, t, u));
+    const keep = (done) => {
+      PATCHED.set(key, done);
       if (PATCHED.size > 4) PATCHED.delete(PATCHED.keys().next().value);
-    }
-    const { grid, cleanDiff, corruptedDiff, source } = PATCHED.get(key);
-    const T = a.length, position = parsePosition(v.position, T);
-    const rows = [];
-    for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) rows.push(headName(l, h));
-    if (model.hasMlp) for (let l = 0; l < model.nLayers; l++) rows.push(`MLP${l}`);
-    const i = rows.indexOf(v.cell);
-    const [name, head] = i < model.nLayers * model.nHeads
-      ? [`blocks.${Math.floor(i / model.nHeads)}.attn.head_out`, i % model.nHeads] : [`blocks.${v.cell.slice(3)}.mlp_out`, -1];
-    const probs = softmax(model.forward(b, { hooks: { [name]: [patchHook(model, source, position, head)] } }, true).logitsAt(T - 1));
-    return { clean: tokensOf(model, a), corrupted: tokensOf(model, b), target: tokens[t], against: tokens[u],
-      clean_diff: cleanDiff, corrupted_diff: corruptedDiff, rows, grid, cell: v.cell, position,
-      recovered: grid[i][position], page: order(probs).slice(0, 8).map((k) => [tokens[k], probs[k]]) };
+      return done;
+    };
+    if (PATCHED.has(key)) return view(PATCHED.get(key));
+    if (!context.progress) return view(keep(patchingGrid(model, a, b, t, u)));
+    return (async () => {
+      const steps = patchingSteps(model, a, b, t, u);
+      // Drawn at its first cell, then every DRAW_EVERY ms of work: each drawing lets the browser paint
+      // and hear the reader (a move makes this grid stale and stops it there).
+      let step = steps.next(), drawn = null;
+      while (!(step = steps.next()).done) {
+        if (drawn !== null && performance.now() - drawn < DRAW_EVERY) continue;
+        context.progress(view(step.value));
+        await new Promise((go) => setTimeout(go, 0));
+        if (context.stale && context.stale()) return null;
+        drawn = performance.now();
+      }
+      return view(keep(step.value));
+    })();
   },
 
   kv_cache(_, v) {
@@ -421,6 +500,8 @@ export const VIEWS = {
     return { points: v.points, points_label: a.labels[v.points], axes: [t1, t2], labels: ps.labels, groups: ps.groups,
       coords: plane.coords, spread: plane.spread, raw_overlap: plane.rawOverlap };
   },
+
+  real_attention: realAttention,      // the real model's stored patterns (real.js)
 
   path({ model }, v) {
     const ids = model.encode(v.prompt);
