@@ -48,6 +48,9 @@ def test_switching_a_part_off_changes_the_answer_as_ablation_does(lm):
 def test_every_where_this_sits_names_a_registered_view():
     assert set(machine.WHERE) <= registered_views(), sorted(set(machine.WHERE) - registered_views())
     assert machine.where_it_sits("machine") == ""
+    # Every other explorer says where it sits (the map and the game's checker are the map and its rules).
+    missing = registered_views() - set(machine.WHERE) - {"machine", "rules"}
+    assert not missing, f"explorers with no 'where this sits' sentence: {sorted(missing)}"
 
 
 def test_the_rules_checker_in_a_kernel_reads_a_round_and_says_what_is_wrong(lm):

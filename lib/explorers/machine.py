@@ -159,6 +159,12 @@ WHERE = {
     "plane": "the top of the machine: the embedding table, its rows on a plane of two directions.",
     "path": "one position's residual stream, the line down the map's left, followed from the embedding past "
             "every block.",
+    "window": "one head inside block 0's attention, set beside a filter whose window does not move with the words.",
+    "bigram": "a machine with no blocks at all: the embedding read straight out by the unembedding.",
+    "cat_sat": "one head of a toy block, worked by hand: its queries, keys and values from three embeddings.",
+    "heads": "one block's attention: its four heads side by side, with the positions added to the embedding or not.",
+    "real_attention": "not on this map: a real pretrained model's heads (MiniLM, six blocks of twelve), read the same "
+                      "way as the map's patterns.",
 }
 
 
