@@ -1,0 +1,408 @@
+"""The learners' runs, contained: one chapter, every learner who returned it.
+
+    python scripts/grade_run.py < job.json > runs.jsonl     (started by scripts/grade.py, never by hand)
+
+This process runs the chapter's own code cells (the instructor's, as `make student` hands them out)
+in an IPython shell, and where a learner's notebook first departs from them it forks: the child
+carries on with that learner's cells, contained, and after each answer cell writes down the learner's
+answer as plain data (scripts/grade_wire.py): the value bound to the stub's name, or, for a function,
+what it returned for every input the chapter's check gave it. Nothing here decides a verdict: the
+answers go to scripts/grade_check.py, a fresh process that no learner's code ever ran in.
+
+The child, before it runs a learner's line (where the operating system allows it; each step that
+fails is reported and the run goes on with the rest):
+- enters new mount, network and process namespaces (a user namespace first when not root): no
+  network at all, no process of the grader's to see or signal, and every learner's process ends
+  with the run;
+- mounts every file system read-only, an empty one over the class's folder (no other learner's
+  notebook, no gradebook) and a small writable one as its working folder and home;
+- gives up every capability (root without capabilities cannot remount, trace or write through
+  the read-only mounts) and sets limits: address space, CPU time, file size, open files.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import resource
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import grade_wire  # noqa: E402
+
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_DUMPABLE = 1, 38, 24, 4
+F_SETPIPE_SZ = 1031
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def mount(source, target, fstype, flags, data=None) -> None:
+    enc = (lambda s: s.encode() if s is not None else None)
+    _check(_libc.mount(enc(source), enc(str(target)), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+           f"mount {target}")
+
+
+def prctl(option: int, arg: int) -> None:
+    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                       ctypes.c_ulong(0)), "prctl")
+
+
+def drop_capabilities() -> None:
+    """No capability left: effective, permitted, inheritable and bounding sets emptied."""
+    for cap in range(64):
+        if _libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0) != 0 and ctypes.get_errno() == 22:
+            break   # EINVAL: past the last capability the kernel knows
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)      # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()
+    _check(_libc.syscall(126 if os.uname().machine == "x86_64" else 91, header, data), "capset")
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def mount_points() -> list[str]:
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            points.append(line.split()[4].replace("\\040", " "))
+    return points
+
+
+# ----------------------------------------------------------------------------- containment
+def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
+    """Contain this (forked, single-threaded) process; returns what could not be done, in words.
+
+    Called in the child; forks once more so that the learner's code runs as the first process of
+    a new process namespace (when it ends, everything it started ends); the middle process waits
+    and passes the exit status on, and dies with its parent."""
+    missing = []
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+    namespaced = False
+    try:
+        if os.geteuid() != 0:
+            uid, gid = os.geteuid(), os.getegid()
+            unshare(CLONE_NEWUSER)
+            Path("/proc/self/setgroups").write_text("deny")
+            Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
+            Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+        unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+        namespaced = True
+    except OSError as e:
+        missing.append(f"no namespaces ({e.strerror}): network, other processes and files not walled off")
+    if namespaced:
+        pid = os.fork()
+        if pid:   # the middle process: wait, pass the status on
+            _, status = os.waitpid(pid, 0)
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF if os.WIFEXITED(status) else 1)
+        try:
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            mount(None, "/", None, MS_REC | MS_PRIVATE)
+            for point in reversed(mount_points()):
+                try:
+                    mount(point, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
+                except OSError:
+                    pass    # /proc and /sys refuse; what matters is the file systems that hold files
+            for path in hide:
+                mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,mode=0555")
+            mount("tmpfs", str(scratch), "tmpfs", MS_NOSUID | MS_NODEV,
+                  f"size={limits['scratch_mb']}m,mode=0777")
+            try:
+                mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
+            except OSError:
+                pass
+        except OSError as e:
+            missing.append(f"files not walled off ({e})")
+    try:
+        drop_capabilities()
+    except OSError as e:
+        missing.append(f"capabilities kept ({e.strerror})")
+    vm = next((int(line.split()[1]) * 1024 for line in Path("/proc/self/status").read_text().splitlines()
+               if line.startswith("VmSize:")), 0)
+    for what, value in ((resource.RLIMIT_AS, vm + limits["memory_mb"] * 2 ** 20),
+                        (resource.RLIMIT_CPU, int(limits["notebook_seconds"])),
+                        (resource.RLIMIT_FSIZE, limits["scratch_mb"] * 2 ** 20),
+                        (resource.RLIMIT_CORE, 0)):
+        try:
+            resource.setrlimit(what, (value, value + (5 if what == resource.RLIMIT_CPU else 0)))
+        except (ValueError, OSError) as e:
+            missing.append(f"limit {what} not set ({e})")
+    os.chdir(scratch)
+    os.environ.clear()
+    os.environ.update({"HOME": str(scratch), "TMPDIR": str(scratch), "PATH": "/usr/bin:/bin",
+                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+                       "MPLBACKEND": "Agg"})
+    return missing
+
+
+# ----------------------------------------------------------------------------- the learner's cells
+class CellTimeUp(KeyboardInterrupt):
+    """A cell used up its CPU time."""
+
+
+def _prof_alarm(signum, frame):
+    raise CellTimeUp()
+
+
+def run_cell(shell, source: str, cpu_seconds: float) -> str | None:
+    """Run one cell; None, or what went wrong in a few words."""
+    signal.signal(signal.SIGPROF, _prof_alarm)
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+    try:
+        result = shell.run_cell(source, store_history=False, silent=False)
+    except KeyboardInterrupt:
+        return "ran too long (the time limit of a cell)"
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    error = result.error_before_exec or result.error_in_exec
+    if error is None:
+        return None
+    if isinstance(error, KeyboardInterrupt):
+        return "ran too long (the time limit of a cell)"
+    return f"raised {type(error).__name__}"
+
+
+class Recorder:
+    """Stands in for the learner's function while the chapter's check drives it in the run: every
+    call's inputs and what came back (or what it raised). Only the record leaves the run."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, []
+
+    def __repr__(self):
+        return "a function"
+
+    def __call__(self, *args, **kwargs):
+        from lib.exercises.writing import TimeUp, describe_exception
+
+        record = {"args": grade_wire.encode(args), "kwargs": grade_wire.encode(kwargs)}
+        try:
+            out = self.fn(*args, **kwargs)
+        except TimeUp:
+            record["timeup"] = True
+            self.calls.append(record)
+            raise
+        except BaseException as e:
+            record["raised"] = type(e).__name__[:60]
+            record["detail"] = describe_exception(self.fn, e)[:300]
+            self.calls.append(record)
+            raise
+        try:
+            record["out"] = grade_wire.encode(out)
+        except ValueError:
+            record["out"] = {"__opaque__": "answer too large"}
+        self.calls.append(record)
+        return out
+
+
+def capture(shell, label: str, spec: dict, cell_problem: str | None) -> dict:
+    """The learner's answer to one exercise, as plain data."""
+    import importlib
+
+    record = {"label": label, "problem": cell_problem}
+    name = next(a["name"] for a in spec["args"] if a["role"] == "answer")
+    value = shell.user_ns.get(name, _MISSING)
+    if value is _MISSING:
+        record["absent"] = name
+        return record
+    if callable(value) and not isinstance(value, type):
+        from lib.exercises.writing import is_empty_stub
+
+        record["function"] = True
+        record["empty"] = bool(is_empty_stub(value))
+        if not record["empty"]:
+            recorder = Recorder(value)
+            try:
+                import lib
+
+                check = getattr(importlib.import_module(f"lib.exercises.{spec['module']}"), spec["check"])
+                args = [recorder if a["role"] == "answer" else lib.load(a["model"]) for a in spec["args"]]
+                check(*args)
+            except BaseException:   # the learner's function may do anything; only the record counts
+                pass
+            record["calls"] = recorder.calls
+        return record
+    try:
+        record["value"] = grade_wire.encode(value)
+    except ValueError:
+        record["value"] = {"__opaque__": "answer too large"}
+    return record
+
+
+_MISSING = object()
+
+
+def learner_child(shell, learner: dict, job: dict, out_fd: int) -> None:
+    """In the forked child: contain, run the learner's cells from where they depart, write answers."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, out_fd)
+    os.closerange(out_fd + 1, 65536)
+    out = os.fdopen(out_fd, "w", buffering=1)
+
+    def send(record):
+        out.write(json.dumps(record, allow_nan=False) + "\n")
+        out.flush()
+
+    try:
+        _run_learner(shell, learner, job, send)
+    except BaseException:
+        import traceback
+        send({"crash": traceback.format_exc()[-2000:]})
+    out.close()
+    os._exit(0)
+
+
+def _run_learner(shell, learner, job, send):
+    scratch = Path(learner["scratch"])
+    missing = contain(scratch, job["hide"], job["limits"])
+    send({"contained": missing})
+    import io
+    sys.stdout, sys.stderr = io.StringIO(), io.StringIO()   # the learner's prints go nowhere
+    answers = job["answers"]
+    for cell in learner["cells"][learner["start"]:]:
+        problem = run_cell(shell, cell["source"], job["limits"]["cell_cpu_seconds"])
+        if isinstance(sys.stdout, io.StringIO):
+            sys.stdout.seek(0), sys.stdout.truncate()
+        if cell.get("label") in answers:
+            send(capture(shell, cell["label"], answers[cell["label"]], problem))
+    send({"done": True})
+
+
+# ----------------------------------------------------------------------------- the chapter's run
+def main() -> int:
+    job = json.load(sys.stdin)
+    stdout = sys.stdout
+    os.chdir(job["workdir"])
+    os.environ["HOME"] = job["workdir"]
+    try:
+        prctl(PR_SET_DUMPABLE, 0)   # no process of the same user may trace this one
+    except OSError:
+        pass
+    import io
+
+    import torch
+    torch.set_num_threads(1)
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    learners = sorted(job["learners"], key=lambda l: l["start"])
+    running: dict[int, dict] = {}
+    lock = threading.Lock()
+    chapter_problem = None
+
+    def emit(learner, records, problem):
+        with lock:
+            stdout.write(json.dumps({"learner": learner["name"], "records": records, "problem": problem}) + "\n")
+            stdout.flush()
+
+    def reader(pid, fd):
+        records = []
+        with os.fdopen(fd, "r") as f:
+            size = 0
+            for line in f:
+                size += len(line)
+                if size > job["limits"]["record_bytes"]:
+                    break
+                try:
+                    records.append(json.loads(line))
+                except ValueError:
+                    pass
+        running[pid]["records"] = records
+
+    def reap() -> None:
+        """One pass: stop a run past its time, and hand on the records of every run that ended."""
+        now = time.monotonic()
+        for pid, entry in list(running.items()):
+            if now > entry["deadline"] and not entry.get("killed"):
+                os.kill(pid, signal.SIGKILL)
+                entry["killed"] = True
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                entry["thread"].join(10)
+                records = entry.get("records", [])
+                problem = chapter_problem
+                if entry.get("killed"):
+                    problem = f"stopped after {job['limits']['notebook_seconds']:g} s (the time limit of a notebook)"
+                elif any("crash" in r for r in records):
+                    problem = "the grader's run failed: " + next(r["crash"] for r in records if "crash" in r)
+                elif not any(r.get("done") for r in records):
+                    problem = ("the run ended before the notebook did (the notebook ended Python, "
+                               "or used up its memory or CPU time)")
+                emit(entry["learner"], records, problem)
+                del running[pid]
+
+    def start(learner):
+        while len(running) >= job["jobs"]:
+            reap()
+            time.sleep(0.02)
+        read_fd, write_fd = os.pipe()
+        try:
+            import fcntl
+            fcntl.fcntl(write_fd, F_SETPIPE_SZ, 1 << 20)
+        except OSError:
+            pass
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(read_fd)
+                learner_child(shell, learner, job, write_fd)
+            finally:
+                os._exit(1)
+        os.close(write_fd)
+        entry = {"learner": learner, "deadline": time.monotonic() + job["limits"]["notebook_seconds"]}
+        running[pid] = entry
+        entry["thread"] = threading.Thread(target=reader, args=(pid, read_fd), daemon=True)
+        entry["thread"].start()
+
+    cells = job["cells"]
+    sys.stdout = io.StringIO()
+    index = 0
+    for i, source in enumerate(cells + [None]):
+        while index < len(learners) and learners[index]["start"] <= i:
+            start(learners[index])
+            index += 1
+        if source is None or index >= len(learners):
+            break
+        if chapter_problem is None:
+            problem = run_cell(shell, source, job["limits"]["chapter_cell_cpu_seconds"])
+            sys.stdout.seek(0), sys.stdout.truncate()
+            if problem:
+                chapter_problem = f"the chapter's own cell {i + 1} {problem}"
+    while running:
+        reap()
+        time.sleep(0.02)
+    sys.stdout = stdout
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
