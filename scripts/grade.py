@@ -180,15 +180,40 @@ def findings(cells: list[dict], spec: dict) -> list[str]:
     """What a notebook does that looks like forging a grade, found by reading its code (not running it)."""
     from IPython.core.inputtransformer2 import TransformerManager
 
-    notes: dict[str, None] = {}
     transform = TransformerManager().transform_cell
+    trees = []
     for cell in cells:
+        try:
+            trees.append(ast.parse(transform(cell["source"])))
+        except (SyntaxError, ValueError, TypeError):
+            trees.append(None)
+    # Every name the notebook gives lib.exercises or one of its modules (the stubs' `check` among them).
+    aliases = {"check", "exercises"}
+    for tree in filter(None, trees):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                aliases |= {a.asname for a in node.names if a.asname and a.name.startswith("lib.exercises")}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("lib.exercises", "lib")):
+                if (node.module or "").startswith("lib.exercises") or any(a.name == "exercises" for a in node.names):
+                    aliases |= {a.asname or a.name for a in node.names}
+
+    def patched(node) -> str | None:
+        name = _dotted(node)
+        if name is None:
+            return None
+        root = name.split(".")[0]
+        if root in aliases or name.startswith("lib.exercises"):
+            return "lib.exercises"
+        if root in ("builtins", "__builtins__"):
+            return "builtins"
+        return "lib" if root == "lib" else None
+
+    notes: dict[str, None] = {}
+    for cell, tree in zip(cells, trees):
         where = cell["label"] or "a cell"
         if VERDICT_HTML.search(cell["source"]):
             notes[f"{where}: writes verdict HTML of its own"] = None
-        try:
-            tree = ast.parse(transform(cell["source"]))
-        except (SyntaxError, ValueError, TypeError):
+        if tree is None:
             continue
         stub = spec["answers"].get(cell["label"]) if cell["label"] else None
         if stub is not None:
@@ -203,32 +228,32 @@ def findings(cells: list[dict], spec: dict) -> list[str]:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == "check":
                 notes[f"{where}: redefines the check"] = None
-            elif isinstance(node, ast.Import) or isinstance(node, ast.ImportFrom):
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 for alias in node.names:
                     module = node.module if isinstance(node, ast.ImportFrom) else alias.name
                     if (alias.asname or alias.name) == "check" and not (module or "").startswith("lib.exercises"):
                         notes[f"{where}: redefines the check"] = None
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
-                    and node.args and _root(node.args[0]) in ("check", "lib", "builtins", "__builtins__"):
-                notes[f"{where}: patches {_patched(_root(node.args[0]))}"] = None
+                    and node.args and patched(node.args[0]):
+                notes[f"{where}: patches {patched(node.args[0])}"] = None
             for target in targets:
-                root = _root(target)
                 if isinstance(target, ast.Name) and target.id == "check":
                     notes[f"{where}: redefines the check"] = None
-                elif isinstance(target, (ast.Attribute, ast.Subscript)) and root in ("check", "lib", "builtins",
-                                                                                     "__builtins__", "exercises"):
-                    notes[f"{where}: patches {_patched(root)}"] = None
+                elif isinstance(target, (ast.Attribute, ast.Subscript)) and patched(target):
+                    notes[f"{where}: patches {patched(target)}"] = None
     return list(notes)
 
 
-def _root(node) -> str | None:
+def _dotted(node) -> str | None:
+    """a.b.c for an attribute chain (subscripts skipped), or None."""
+    parts = []
     while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
         node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _patched(root: str) -> str:
-    return "builtins" if "builtins" in root else "lib.exercises" if root in ("check", "exercises") else "lib"
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
 
 
 def departs(cells: list[dict], chapter: list[dict]) -> int:
@@ -381,6 +406,107 @@ def as_text(value) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
+# ----------------------------------------------------------------------------- Otter-Grader
+OTTER_TEST = '''"""Otter-Grader test of {label} ({doc}): the course's own self-check, lib.exercises.{module}.{check}.
+
+Written by `python scripts/grade.py export`; the answer is the value bound to `{answer}` by the
+answer cell (for a write exercise, the function). The check modules are loaded again from the course's
+files before each check, so a cell that patched them does not decide the verdict.
+"""
+OK_FORMAT = False
+
+from otter.test_files import test_case
+
+name = {label!r}
+points = 1
+
+
+def _plain(value):
+    """A number, word or array as its plain built-in type (a subclass that says yes to every
+    comparison is read as the value it holds)."""
+    import numpy as np
+
+    if isinstance(value, bool) or value is None or value is Ellipsis or callable(value):
+        return value
+    if isinstance(value, int):
+        return int.__index__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if type(value).__module__.startswith("torch") and hasattr(value, "detach"):
+        return np.array(value.detach().cpu().double().numpy())
+    if isinstance(value, np.ndarray):
+        return np.array(np.ndarray.tolist(value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in (list.__iter__(value) if isinstance(value, list) else tuple.__iter__(value)))
+    return value
+
+
+@test_case(points=1, hidden=False)
+def test_{slug}(env):
+    import importlib
+
+    import lib
+
+    for module in ("lib.exercises", "lib.exercises.writing", "lib.exercises.{module}"):
+        importlib.reload(importlib.import_module(module))
+    check = getattr(importlib.import_module("lib.exercises.{module}"), {check!r})
+    answer = _plain(env.get({answer!r}, ...))
+    feedback = check({call_args})
+    assert feedback.verdict() == "correct", feedback.message
+'''
+
+
+def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
+    """One Otter-Grader autograder per chapter: OUT/CHAPTER/autograder.zip, a test file per exercise
+    that runs the course's check on the learner's answer (`otter run -a autograder.zip NOTEBOOK`
+    grades a returned notebook without Docker; on Gradescope the zip is the autograder)."""
+    import zipfile
+
+    specs = chapters()
+    names = [n if n.endswith(".ipynb") else n + ".ipynb" for n in wanted] if wanted else list(specs)
+    unknown = [n for n in names if n not in specs]
+    if unknown:
+        raise SystemExit(f"no exercises in {', '.join(unknown)}; chapters with exercises: "
+                         + ", ".join(n.removesuffix(".ipynb") for n in specs))
+    written = []
+    requirements = (ROOT / "requirements.txt").read_text()
+    for name in names:
+        spec = specs[name]
+        folder = out / name.removesuffix(".ipynb")
+        folder.mkdir(parents=True, exist_ok=True)
+        zip_path = folder / "autograder.zip"
+        with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("otter_config.json", json.dumps({"lang": "python", "name": name.removesuffix(".ipynb")}, indent=1))
+            z.writestr("requirements.txt", requirements)
+            for label in spec["order"]:
+                stub = spec["answers"][label]
+                answer = next(a["name"] for a in stub["args"] if a["role"] == "answer")
+                call = ", ".join("answer" if a["role"] == "answer" else f"lib.load({a['model']!r})" for a in stub["args"])
+                z.writestr(f"tests/{label}.py", OTTER_TEST.format(
+                    label=label, doc=spec["doc"], module=stub["module"], check=stub["check"], answer=answer,
+                    slug=re.sub(r"\W", "_", label), call_args=call))
+        written.append(zip_path)
+    (out / "README.md").write_text(OTTER_README)
+    return written
+
+
+OTTER_README = """# The course's exercises as Otter-Grader assignments
+
+One folder per chapter, each with `autograder.zip`: a test per exercise (named by the exercise's label)
+that runs the course's own self-check (`lib.exercises`) on the answer the learner's notebook binds,
+one point each. Hand out the notebooks of `make student`; grade a returned one with
+
+    otter run -a CHAPTER/autograder.zip -o RESULTS_DIR RETURNED.ipynb
+
+(the course's library must be installed where it runs: `pip install -e` of the course, as for the
+notebooks themselves), or upload `autograder.zip` to a Gradescope programming assignment whose image
+installs the course (its requirements are in the zip). Otter runs the checks in the learner's own
+kernel: for marks that a dishonest notebook cannot forge, grade with `make grade` (see instructors.md).
+"""
+
+
 def write_gradebook(path: Path, learners: list[Learner], columns: list[str]) -> None:
     with path.open("w", newline="") as f:
         out = csv.writer(f)
@@ -401,7 +527,25 @@ def summary(learners: list[Learner], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
+def export_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="grade export", description="Export the exercises for another grader.")
+    parser.add_argument("--otter", required=True, metavar="OUT", help="write Otter-Grader autograders into OUT")
+    parser.add_argument("--chapters", help="only these chapters, comma-separated (default: every chapter with exercises)")
+    try:
+        args = parser.parse_args(argv)
+        written = export_otter(Path(args.otter), args.chapters.split(",") if args.chapters else None)
+    except SystemExit as e:
+        if isinstance(e.code, str):
+            print(f"error: {e.code}", file=sys.stderr)
+            return 2
+        return int(e.code or 0)
+    print(f"wrote {len(written)} Otter-Grader autograders in {args.otter} (see its README.md)")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["export"]:
+        return export_main(argv[1:])
     parser = argparse.ArgumentParser(prog="grade", description="Run the notebooks learners returned; write a gradebook.")
     parser.add_argument("submissions", help="a folder with one folder per learner")
     parser.add_argument("--cell-timeout", type=float, default=60,

@@ -158,8 +158,7 @@ def graded(tmp_path_factory):
         nb.cells.insert(first, nbformat.v4.new_code_cell(
             "import builtins, numpy\n"
             "builtins.abs = lambda x: 0.0\n"
-            "builtins.float = lambda x=0: 0.0\n"
-            "numpy.allclose = lambda *a, **k: True\n"))
+            "numpy.allclose = numpy.isclose = lambda *a, **k: True\n"))
 
     def equals_everything(nb):           # answers that are equal to anything they are compared with
         first = nb.cells.index(answer_cells(nb)["ex-search-score"])
