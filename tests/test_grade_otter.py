@@ -68,7 +68,8 @@ def scores(tmp_path_factory):
                                 cwd=folder)
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
         results = json.loads((folder / "results.json").read_text())
-        found[learner] = {t["name"]: t["score"] for t in results["tests"]}
+        # One entry per test file (the exercise's label), beside Otter's summary of the public tests.
+        found[learner] = {t["name"]: t["score"] for t in results["tests"] if "score" in t}
     return found
 
 
