@@ -276,31 +276,78 @@ def clean_env() -> dict:
 
 
 def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dict, jobs: int) -> dict[str, dict]:
-    """Every learner's contained run of one chapter: learner name -> {records, problem}."""
+    """Every learner's contained run of one chapter: learner name -> {records, problem}.
+
+    Each learner's cells go to the run in a file of their own (read by their run only, then hidden
+    under its working folder), and their answers come back on a pipe of their own, read here: the
+    chapter's process never holds a learner's code or answers."""
+    import threading
+
+    runs = {learner["name"]: {"records": [], "problem": None} for learner in learners}
+    readers, ends = [], []
+
+    def read(fd, name):
+        size = 0
+        with os.fdopen(fd, "r", errors="replace") as f:
+            for line in f:
+                size += len(line)
+                if size > limits["record_bytes"]:
+                    runs[name]["problem"] = "wrote more than the grader reads"
+                    break
+                try:
+                    runs[name]["records"].append(json.loads(line))
+                except ValueError:
+                    pass
+
     with tempfile.TemporaryDirectory(prefix="grade-") as work:
         work_path = Path(work)
-        os.chmod(work, 0o755)
+        os.chmod(work, 0o700)
+        placed = []
         for i, learner in enumerate(learners):
-            scratch = work_path / f"run-{i}"
-            scratch.mkdir()
-            learner["scratch"] = str(scratch)
-        job = {"cells": [c["source"] for c in spec["cells"]], "learners": learners, "answers": spec["answers"],
-               "limits": limits, "jobs": jobs, "workdir": str(work_path),
-               "hide": [str(submissions.resolve())]}
+            cells_file = work_path / f"cells-{i}.json"
+            cells_file.write_text(json.dumps(learner["cells"]))
+            read_end, write_end = os.pipe()
+            ends.append(write_end)
+            readers.append(threading.Thread(target=read, args=(read_end, learner["name"]), daemon=True))
+            placed.append({"name": learner["name"], "start": learner["start"], "cells_file": str(cells_file),
+                           "fd": write_end})
+        job = {"cells": [c["source"] for c in spec["cells"]], "learners": placed, "answers": spec["answers"],
+               "limits": limits, "jobs": jobs, "workdir": str(work_path), "hide": [str(submissions.resolve())]}
         env = {**clean_env(), "HOME": work}
-        result = subprocess.run([sys.executable, str(HERE / "grade_run.py")], input=json.dumps(job),
-                                capture_output=True, text=True, env=env, cwd=work,
-                                timeout=limits["notebook_seconds"] * (len(learners) + 2) + 600)
-    runs = {}
-    for line in result.stdout.splitlines():
+        for thread in readers:
+            thread.start()
+        try:
+            process = subprocess.Popen([sys.executable, str(HERE / "grade_run.py")], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                       cwd=work, pass_fds=ends)
+        finally:
+            for fd in ends:
+                os.close(fd)
+        try:
+            stdout, stderr = process.communicate(json.dumps(job),
+                                                 timeout=limits["notebook_seconds"] * (len(learners) + 2) + 600)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            stdout, stderr = process.communicate()
+        for thread in readers:
+            thread.join(30)
+    for line in stdout.splitlines():
         try:
             item = json.loads(line)
         except ValueError:
             continue
-        if isinstance(item, dict) and item.get("learner") in {l["name"] for l in learners}:
-            runs[item["learner"]] = item
-    if result.returncode != 0 and not runs:
-        raise SystemExit(f"the chapter {spec['doc']} could not be run: {result.stderr.strip().splitlines()[-1:]}")
+        if isinstance(item, dict) and item.get("learner") in runs and item.get("problem"):
+            runs[item["learner"]]["problem"] = item["problem"]
+    for name, run in runs.items():
+        records = run["records"]
+        crash = next((r["crash"] for r in records if isinstance(r, dict) and "crash" in r), None)
+        if crash:
+            run["problem"] = "the grader's run failed: " + str(crash)[-300:]
+        elif not run["problem"] and not any(isinstance(r, dict) and r.get("done") for r in records):
+            run["problem"] = ("the run ended before the notebook did (the notebook ended Python, "
+                              "or used up its memory or CPU time)")
+    if process.returncode != 0 and not any(run["records"] for run in runs.values()):
+        raise SystemExit(f"the chapter {spec['doc']} could not be run: {stderr.strip().splitlines()[-1:]}")
     return runs
 
 

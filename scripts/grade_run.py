@@ -28,7 +28,6 @@ import os
 import resource
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -40,7 +39,6 @@ import grade_wire  # noqa: E402
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_DUMPABLE = 1, 38, 24, 4
-F_SETPIPE_SZ = 1031
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 
@@ -254,21 +252,29 @@ def capture(shell, label: str, spec: dict, cell_problem: str | None) -> dict:
 _MISSING = object()
 
 
-def learner_child(shell, learner: dict, job: dict, out_fd: int) -> None:
-    """In the forked child: contain, run the learner's cells from where they depart, write answers."""
+def learner_child(shell, learner: dict, job: dict) -> None:
+    """In the forked child: read this learner's cells (and only theirs), contain, run them from where
+    they depart from the chapter, and write the answers straight to the grader (a pipe of the
+    grader's own: this process never holds another learner's answers, or their code)."""
+    out_fd = learner["fd"]
+    with open(learner["cells_file"]) as f:
+        cells = json.load(f)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     os.closerange(3, out_fd)
     os.closerange(out_fd + 1, 65536)
     out = os.fdopen(out_fd, "w", buffering=1)
+    for other in job["learners"]:    # the other learners' names and places: nothing of theirs stays
+        if other is not learner:
+            other.clear()
 
     def send(record):
         out.write(json.dumps(record, allow_nan=False) + "\n")
         out.flush()
 
     try:
-        _run_learner(shell, learner, job, send)
+        _run_learner(shell, cells, learner["start"], job, send)
     except BaseException:
         import traceback
         send({"crash": traceback.format_exc()[-2000:]})
@@ -276,14 +282,16 @@ def learner_child(shell, learner: dict, job: dict, out_fd: int) -> None:
     os._exit(0)
 
 
-def _run_learner(shell, learner, job, send):
-    scratch = Path(learner["scratch"])
+def _run_learner(shell, cells, start, job, send):
+    # The working folder is an empty file system mounted over the whole work folder of the chapter,
+    # so the other learners' files in it are out of sight.
+    scratch = Path(job["workdir"])
     missing = contain(scratch, job["hide"], job["limits"])
     send({"contained": missing})
     import io
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()   # the learner's prints go nowhere
     answers = job["answers"]
-    for cell in learner["cells"][learner["start"]:]:
+    for cell in cells[start:]:
         problem = run_cell(shell, cell["source"], job["limits"]["cell_cpu_seconds"])
         if isinstance(sys.stdout, io.StringIO):
             sys.stdout.seek(0), sys.stdout.truncate()
@@ -300,6 +308,7 @@ def main() -> int:
     os.environ["HOME"] = job["workdir"]
     try:
         prctl(PR_SET_DUMPABLE, 0)   # no process of the same user may trace this one
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # and it ends with the grader
     except OSError:
         pass
     import io
@@ -315,30 +324,14 @@ def main() -> int:
     shell = InteractiveShell.instance(config=config)
     learners = sorted(job["learners"], key=lambda l: l["start"])
     running: dict[int, dict] = {}
-    lock = threading.Lock()
     chapter_problem = None
 
-    def emit(learner, records, problem):
-        with lock:
-            stdout.write(json.dumps({"learner": learner["name"], "records": records, "problem": problem}) + "\n")
-            stdout.flush()
-
-    def reader(pid, fd):
-        records = []
-        with os.fdopen(fd, "r") as f:
-            size = 0
-            for line in f:
-                size += len(line)
-                if size > job["limits"]["record_bytes"]:
-                    break
-                try:
-                    records.append(json.loads(line))
-                except ValueError:
-                    pass
-        running[pid]["records"] = records
+    def emit(learner, problem):
+        stdout.write(json.dumps({"learner": learner["name"], "problem": problem}) + "\n")
+        stdout.flush()
 
     def reap() -> None:
-        """One pass: stop a run past its time, and hand on the records of every run that ended."""
+        """One pass: stop a run past its time, and report every run that ended."""
         now = time.monotonic()
         for pid, entry in list(running.items()):
             if now > entry["deadline"] and not entry.get("killed"):
@@ -346,42 +339,25 @@ def main() -> int:
                 entry["killed"] = True
             done, _ = os.waitpid(pid, os.WNOHANG)
             if done:
-                entry["thread"].join(10)
-                records = entry.get("records", [])
                 problem = chapter_problem
                 if entry.get("killed"):
                     problem = f"stopped after {job['limits']['notebook_seconds']:g} s (the time limit of a notebook)"
-                elif any("crash" in r for r in records):
-                    problem = "the grader's run failed: " + next(r["crash"] for r in records if "crash" in r)
-                elif not any(r.get("done") for r in records):
-                    problem = ("the run ended before the notebook did (the notebook ended Python, "
-                               "or used up its memory or CPU time)")
-                emit(entry["learner"], records, problem)
+                emit(entry["learner"], problem)
                 del running[pid]
 
     def start(learner):
         while len(running) >= job["jobs"]:
             reap()
             time.sleep(0.02)
-        read_fd, write_fd = os.pipe()
-        try:
-            import fcntl
-            fcntl.fcntl(write_fd, F_SETPIPE_SZ, 1 << 20)
-        except OSError:
-            pass
         sys.stdout.flush()
         pid = os.fork()
         if pid == 0:
             try:
-                os.close(read_fd)
-                learner_child(shell, learner, job, write_fd)
+                learner_child(shell, learner, job)
             finally:
                 os._exit(1)
-        os.close(write_fd)
-        entry = {"learner": learner, "deadline": time.monotonic() + job["limits"]["notebook_seconds"]}
-        running[pid] = entry
-        entry["thread"] = threading.Thread(target=reader, args=(pid, read_fd), daemon=True)
-        entry["thread"].start()
+        os.close(learner["fd"])     # the child holds the only writing end: the grader sees it end
+        running[pid] = {"learner": learner, "deadline": time.monotonic() + job["limits"]["notebook_seconds"]}
 
     cells = job["cells"]
     sys.stdout = io.StringIO()

@@ -80,6 +80,16 @@ if pathlib.Path(os.environ["HOME"]).resolve() != pathlib.Path.cwd().resolve():
     escaped.append("home")
 if os.getppid() != 0:       # in a process namespace of its own, the run's parent is out of sight
     escaped.append("parent visible")
+import gc                  # another learner's answers or code, anywhere in this process's memory
+marker = "ada-" + "own-work"
+for o in gc.get_objects():
+    items = o.values() if isinstance(o, dict) else o if isinstance(o, (list, tuple)) else ()
+    try:
+        if any(isinstance(x, str) and marker in x and x is not marker for x in items):
+            escaped.append("a classmate's work")
+            break
+    except Exception:
+        pass
 (pathlib.Path.cwd() / "scratch.txt").write_text("the working folder is writable")
 '''
 
@@ -186,7 +196,12 @@ def graded(tmp_path_factory):
             cell.source += ("\nif escaped or not os.path.exists('scratch.txt'):\n"
                             "    raise SystemExit(f'escaped: {escaped}')\n")
 
-    hand_in("ada", right, subfolder="search-by-hand-assignment")   # a hub's collected layout
+    def right_and_signed(nb):
+        right(nb)
+        for cell in answer_cells(nb).values():
+            cell.source += "\n# ada-own-work"
+
+    hand_in("ada", right_and_signed, subfolder="search-by-hand-assignment")   # a hub's collected layout
     hand_in("bob", wrong)
     hand_in("cat", kernel_dies)
     hand_in("dan", loops)
@@ -263,8 +278,9 @@ def test_no_forgery_earns_a_mark_and_the_notes_say_what_was_found(graded):
 
 def test_a_run_reaches_nothing_outside_its_working_folder(graded):
     """An honest answer stays right while the same notebook tries to write the gradebook, another
-    learner's folder and the course's checks, open a connection, and read the grader's environment:
-    every one of them failed (the fixture also holds the files unchanged)."""
+    learner's folder and the course's checks, open a connection, read the grader's environment, see
+    its parent process, and find another learner's code or answers in its memory: every one of them
+    failed (the fixture also holds the files unchanged)."""
     rows, _, text = graded
     lee = rows["'=lee"]
     assert verdicts_of(rows)["'=lee"] == dict.fromkeys(LABELS, "correct"), lee["notes"]
