@@ -248,6 +248,7 @@ def test_every_verdict(graded):
     verdicts = verdicts_of(rows)
     every = dict.fromkeys(LABELS, "correct")
     assert verdicts["ada"] == every, rows["ada"]["notes"]
+    assert rows["ada"]["notes"] == ""            # an honest notebook: nothing found, nothing missing
     assert verdicts["bob"] == dict.fromkeys(LABELS, "not yet")
     # The run ends in ex-search-scale's answer: what came before stands, what follows did not run.
     dies_at = LABELS.index("ex-search-scale")
