@@ -75,11 +75,21 @@ def drop_capabilities() -> None:
     prctl(PR_SET_NO_NEW_PRIVS, 1)
 
 
-def mount_points() -> list[str]:
+MOUNT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": 8, "noatime": 1024, "nodiratime": 2048,
+               "relatime": 1 << 21, "strictatime": 1 << 24}
+
+
+def mount_points() -> list[tuple[str, int]]:
+    """Every mount point and the flags it has (a remount must keep them: in a user namespace the
+    kernel refuses to clear a flag the mount was locked with)."""
     points = []
     with open("/proc/self/mountinfo") as f:
         for line in f:
-            points.append(line.split()[4].replace("\\040", " "))
+            fields = line.split()
+            flags = 0
+            for option in fields[5].split(","):
+                flags |= MOUNT_FLAGS.get(option, 0)
+            points.append((fields[4].replace("\\040", " "), flags))
     return points
 
 
@@ -118,11 +128,16 @@ def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
             pass
         try:
             mount(None, "/", None, MS_REC | MS_PRIVATE)
-            for point in reversed(mount_points()):
+            writable = []
+            for point, flags in reversed(mount_points()):
                 try:
-                    mount(point, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
+                    mount(point, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | flags)
                 except OSError:
-                    pass    # /proc and /sys refuse; what matters is the file systems that hold files
+                    writable.append(point)
+            # /proc, /sys and the like may refuse; a file system that holds the course or the class may not.
+            held = [p for p in writable if p in ("/", "/home", "/work", "/root", "/tmp", "/srv", "/opt")]
+            if held:
+                missing.append(f"{', '.join(held)} left writable")
             for path in hide:
                 mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,mode=0555")
             mount("tmpfs", str(scratch), "tmpfs", MS_NOSUID | MS_NODEV,
