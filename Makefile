@@ -89,4 +89,4 @@ export-otter: install
 	$(PY) scripts/grade.py export --otter $(or $(OUT),otter)
 
 clean:
-	rm -rf $(VENV) _build node_modules _assets/vendor student notebooks build *.egg-info
+	rm -rf $(VENV) _build node_modules _assets/vendor student notebooks otter build *.egg-info
