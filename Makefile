@@ -4,7 +4,9 @@
 #   make serve   the built site on http://127.0.0.1:8000/
 #   make lab     JupyterLab on the reader-ready notebooks (written to notebooks/ from the chapters)
 #   make student student notebooks (no solutions, no outputs) in student/
-#   make grade SUBMISSIONS=DIR   run every returned notebook, write DIR/gradebook.csv
+#   make grade SUBMISSIONS=DIR   run every returned notebook contained, check apart, write DIR/gradebook.csv
+#   make export-otter [OUT=DIR]  the exercises as Otter-Grader autograders (default otter/)
+#   make bench-grade             time grading 30 learners x every chapter
 #   make book SOLUTIONS=hide     the class site: every solution left out
 #   make bench   timings and memory against the budgets in lib/budgets.py
 PYTHON ?= python3
@@ -22,7 +24,7 @@ SOLUTIONS ?= fold
 # JupyterLab's settings for a reader (no news prompt, no update check), as binder/postBuild installs them.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book test serve lab student grade bench chromium clean
+.PHONY: install book test serve lab student grade bench bench-grade export-otter chromium clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-nodeps.txt pyproject.toml binder/jupyterlab-overrides.json
 	$(PYTHON) -m venv $(VENV)
@@ -80,5 +82,11 @@ bench: install $(TEST_STAMP) chromium
 	$(PY) scripts/book.py bench
 	$(PY) scripts/site_bench.py
 
+bench-grade: install
+	$(PY) scripts/grade_bench.py
+
+export-otter: install
+	$(PY) scripts/grade.py export --otter $(or $(OUT),otter)
+
 clean:
-	rm -rf $(VENV) _build node_modules _assets/vendor student notebooks build *.egg-info
+	rm -rf $(VENV) _build node_modules _assets/vendor student notebooks otter build *.egg-info

@@ -1,28 +1,35 @@
-"""The gradebook: every notebook the learners returned, run afresh, read for its verdicts.
+"""The gradebook: every notebook the learners returned, run contained, its answers checked apart.
 
-    python scripts/grade.py DIR [--cell-timeout S] [--notebook-timeout S] [--jobs N]
+    python scripts/grade.py DIR [--cell-timeout S] [--notebook-timeout S] [--jobs N] [--memory MB]
+    python scripts/grade.py export --otter OUT [--chapters ...]     (an Otter-Grader assignment)
     make grade SUBMISSIONS=DIR
 
 DIR holds one folder per learner with the notebooks they returned (the student notebooks of
 `make student`, under their own names, at any depth: a hub's collected `LEARNER/ASSIGNMENT/`
-folders work as they are). Each notebook runs in a fresh kernel, its cells one by one with a time
-limit each and the whole notebook with a limit of its own; a cell that fails or runs too long is
-stopped and the run goes on, so one broken notebook never stops the others.
+folders work as they are).
 
-An answer cell is found by the exercise label in its metadata (`course.exercise`, written by
-`make student` from the exercise's directive), not by its position. Its verdict is what the
-course's self-check printed there: the `data-verdict` of `lib.exercises.Feedback` (correct,
-not yet, not answered); a cell that raised or timed out is `error`; a notebook or an answer cell
-that is not there is `missing`. DIR/gradebook.csv gets one row per learner, one column per
-exercise, the count of correct answers, and notes that say what went wrong where.
+Three kinds of process, so that no verdict can come from a learner's notebook:
+1. this one reads the returned notebooks as data (JSON; nothing of them runs here) and finds each
+   answer cell by the exercise label in its metadata (`course.exercise`, written by `make student`);
+2. scripts/grade_run.py runs one chapter's own cells once, then forks a contained run per learner
+   at the first cell where their notebook departs from the chapter; after each answer cell the run
+   writes down the learner's answer as plain data (scripts/grade_wire.py): the value bound to the
+   stub's name, or what a function the learner wrote returned on the inputs the check gives it;
+3. scripts/grade_check.py, a fresh process that never runs a learner's line, decides each verdict
+   with the checks of this copy of the course (lib.exercises) and hands it back on its own output.
 
-The learners' code runs with your rights: grade on the class's hub or in a container.
+What a notebook displays, what its check call says, and anything its cells do to `lib.exercises`
+count for nothing; the gradebook's notes say what was found (a verdict displayed by hand, a check
+call rewritten or removed, the checks or builtins patched). DIR/gradebook.csv gets one row per
+learner, one column per exercise (correct, not yet, not answered, error, missing), the count of
+correct answers, and notes. instructors.md says what this does not protect against.
 """
 from __future__ import annotations
 
 import argparse
-import asyncio
+import ast
 import csv
+import json
 import os
 import re
 import subprocess
@@ -39,16 +46,11 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 VERDICTS = ("correct", "not yet", "not answered", "error", "missing")
-VERDICT = re.compile(r'data-verdict="(correct|not yet|not answered)"')
 GRADEBOOK = "gradebook.csv"
-
-
-@dataclass
-class Run:
-    """One returned notebook after its run: the executed notebook (None if it could not be read)
-    and what went wrong with the run as a whole."""
-    nb: object | None
-    problem: str = ""
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+EXERCISE_LABEL = re.compile(r":::\{exercise\}[^\n]*\n(?:(?::[\w-]+:[^\n]*\n)*?):label:[ \t]*(\S+)")
+LOADED = re.compile(r"^(\w+)\s*=\s*lib\.load\(\s*[\"']([\w-]+)[\"']\s*\)", re.M)
 
 
 @dataclass
@@ -63,14 +65,82 @@ class Learner:
 
 def assignment() -> dict[str, list[str]]:
     """Notebook name (search-by-hand.ipynb) -> its exercise labels, in the book's order."""
+    return {name: [label for label in spec["order"]] for name, spec in chapters().items()}
+
+
+_CHAPTERS: dict | None = None
+
+
+def chapters() -> dict[str, dict]:
+    """Notebook name -> the chapter as the grader runs it: its document, its code cells as `make
+    student` hands them out (solutions left out), and each exercise's check call, read from the
+    instructor's chapter sources (never from a returned notebook)."""
+    global _CHAPTERS
+    if _CHAPTERS is None:
+        from lib.exercises.catalogue import catalogue
+
+        by_doc: dict[str, list] = {}
+        for exercise in catalogue(ROOT):
+            by_doc.setdefault(exercise.chapter, []).append(exercise)
+        _CHAPTERS = {Path(doc).name + ".ipynb": chapter_spec(doc, exercises) for doc, exercises in by_doc.items()}
+    return _CHAPTERS
+
+
+def chapter_spec(doc: str, exercises: list) -> dict:
+    """The chapter's code cells (answer cells labelled) and, per exercise, the check its stub calls:
+    the module, the function and its arguments (the answer's name, or a model the chapter loads)."""
     import notebooks
 
-    book = notebooks.Book.read()
-    by_notebook: dict[str, list[str]] = {}
-    for label, number in sorted(book.exercise_number.items(), key=lambda item: item[1]):
-        doc = book.labels[label][0]
-        by_notebook.setdefault(Path(doc).name + ".ipynb", []).append(label)
-    return by_notebook
+    nb = notebooks.read_source(ROOT / (doc + ".md"))
+    modules = {e.label: e.module for e in exercises}
+    models = dict(LOADED.findall("\n".join(c.source for c in nb.cells if c.cell_type == "code")))
+    cells, answers, order = [], {}, []
+    solving, label = False, None
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            found = EXERCISE_LABEL.findall(cell.source)
+            if found:
+                label = found[-1]
+            if "{solution-start}" in cell.source:
+                solving = True
+            if "{solution-end}" in cell.source:
+                solving = False
+            continue
+        if solving:
+            continue
+        if "exercise-stub" in cell.metadata.get("tags", []) and label:
+            answers[label] = stub_call(doc, label, cell.source, modules.get(label), models)
+            order.append(label)
+            cells.append({"source": cell.source, "label": label})
+            label = None
+        else:
+            cells.append({"source": cell.source, "label": None})
+    return {"doc": doc, "cells": cells, "answers": answers, "order": order}
+
+
+def stub_call(doc: str, label: str, source: str, module: str | None, models: dict) -> dict:
+    """The stub's `check.NAME(args)`: which argument is the answer (a name the stub binds) and which
+    are models the chapter loads with lib.load."""
+    tree = ast.parse(source)
+    bound = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets
+             if isinstance(t, ast.Name)} | {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and isinstance(n.func.value, ast.Name) and n.func.value.id == "check"]
+    if len(calls) != 1 or module is None or calls[0].keywords:
+        raise SystemExit(f"{doc}, {label}: the answer cell should make one call `check.NAME(...)` of a "
+                         "module imported `as check`")
+    args = []
+    for arg in calls[0].args:
+        if isinstance(arg, ast.Name) and arg.id in bound:
+            args.append({"role": "answer", "name": arg.id})
+        elif isinstance(arg, ast.Name) and arg.id in models:
+            args.append({"role": "model", "name": arg.id, "model": models[arg.id]})
+        else:
+            raise SystemExit(f"{doc}, {label}: the check's argument {ast.unparse(arg)} is neither the answer "
+                             "(a name the answer cell binds) nor a model the chapter loads with lib.load")
+    if [a["role"] for a in args].count("answer") != 1:
+        raise SystemExit(f"{doc}, {label}: the check call should take exactly one answer")
+    return {"module": module, "check": calls[0].func.attr, "args": args, "call": ast.dump(calls[0])}
 
 
 def returned(folder: Path) -> dict[str, Path]:
@@ -82,121 +152,415 @@ def returned(folder: Path) -> dict[str, Path]:
     return found
 
 
-def run(path: Path, cell_timeout: float, notebook_timeout: float) -> Run:
-    """Execute a returned notebook in a fresh kernel, in an empty folder, with time limits."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import DeadKernelError
-
+# ----------------------------------------------------------------------------- reading a returned notebook
+def read_returned(path: Path, spec: dict) -> tuple[list[dict] | None, list[str]]:
+    """The learner's code cells ({source, label}), each exercise's first answer cell labelled; and
+    notes on what the notebook does that a grade should not rest on. None if it is no notebook."""
     try:
         nb = nbformat.read(path, as_version=4)
     except Exception as e:  # not JSON, not a notebook: the learner's file, not our bug
-        return Run(None, f"{path.name} is not a readable notebook ({type(e).__name__})")
+        return None, [f"{path.name} is not a readable notebook ({type(e).__name__})"]
+    cells, seen = [], set()
     for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    with tempfile.TemporaryDirectory(prefix="grade-") as work:
-        client = NotebookClient(nb, kernel_name="python3", timeout=cell_timeout, allow_errors=True,
-                                interrupt_on_timeout=True, resources={"metadata": {"path": work}})
+        if cell.get("cell_type") != "code" or not isinstance(cell.get("source"), str):
+            continue
+        meta = cell.get("metadata", {}).get("course", {})
+        label = meta.get("exercise") if isinstance(meta, dict) and meta.get("role") == "answer" else None
+        if label in seen or label not in spec["answers"]:
+            label = None
+        seen.add(label)
+        cells.append({"source": cell["source"], "label": label})
+    return cells, findings(cells, spec)
+
+
+VERDICT_HTML = re.compile(r"data-verdict|course-feedback", re.I)
+
+
+def findings(cells: list[dict], spec: dict) -> list[str]:
+    """What a notebook does that looks like forging a grade, found by reading its code (not running it)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    transform = TransformerManager().transform_cell
+    trees = []
+    for cell in cells:
         try:
-            # The kernels' own log lines would bury the summary: their stderr goes nowhere.
-            asyncio.run(asyncio.wait_for(client.async_execute(stderr=subprocess.DEVNULL), notebook_timeout))
-        except (asyncio.TimeoutError, TimeoutError):
-            return Run(nb, f"{path.name} stopped after {notebook_timeout:g} s (the time limit of a notebook)")
-        except DeadKernelError:
-            return Run(nb, f"{path.name}: the kernel died (the notebook ended Python)")
-        except Exception as e:
-            return Run(nb, f"{path.name}: the run stopped: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}")
-    return Run(nb)
+            trees.append(ast.parse(transform(cell["source"])))
+        except (SyntaxError, ValueError, TypeError):
+            trees.append(None)
+    # Every name the notebook gives lib.exercises or one of its modules (the stubs' `check` among them).
+    aliases = {"check", "exercises"}
+    for tree in filter(None, trees):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                aliases |= {a.asname for a in node.names if a.asname and a.name.startswith("lib.exercises")}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("lib.exercises", "lib")):
+                if (node.module or "").startswith("lib.exercises") or any(a.name == "exercises" for a in node.names):
+                    aliases |= {a.asname or a.name for a in node.names}
+
+    def patched(node) -> str | None:
+        name = _dotted(node)
+        if name is None:
+            return None
+        root = name.split(".")[0]
+        if root in aliases or name.startswith("lib.exercises"):
+            return "lib.exercises"
+        if root in ("builtins", "__builtins__"):
+            return "builtins"
+        return "lib" if root == "lib" else None
+
+    notes: dict[str, None] = {}
+    for cell, tree in zip(cells, trees):
+        where = cell["label"] or "a cell"
+        if VERDICT_HTML.search(cell["source"]):
+            notes[f"{where}: writes verdict HTML of its own"] = None
+        if tree is None:
+            continue
+        stub = spec["answers"].get(cell["label"]) if cell["label"] else None
+        if stub is not None:
+            calls = [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.Call)
+                     and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                     and n.func.value.id == "check"]
+            if stub["call"] not in calls:
+                notes[f"{where}: check call {'rewritten' if calls else 'removed'}"] = None
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == "check":
+                notes[f"{where}: redefines the check"] = None
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    module = node.module if isinstance(node, ast.ImportFrom) else alias.name
+                    if (alias.asname or alias.name) == "check" and not (module or "").startswith("lib.exercises"):
+                        notes[f"{where}: redefines the check"] = None
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
+                    and node.args and patched(node.args[0]):
+                notes[f"{where}: patches {patched(node.args[0])}"] = None
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id == "check":
+                    notes[f"{where}: redefines the check"] = None
+                elif isinstance(target, (ast.Attribute, ast.Subscript)) and patched(target):
+                    notes[f"{where}: patches {patched(target)}"] = None
+    return list(notes)
 
 
-def answer_verdict(cell) -> tuple[str, str]:
-    """The verdict of one executed answer cell, and a note when it is not a plain verdict."""
-    if cell.get("execution_count") is None:
-        return "error", "did not run"
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "error":
-            ename = output.get("ename", "Error")
-            why = "ran too long (the time limit of a cell)" if ename == "KeyboardInterrupt" else f"raised {ename}"
-            return "error", why
-    found = VERDICT.findall(" ".join(str(o.get("data", {}).get("text/html", "")) for o in cell.get("outputs", [])))
-    if not found:
-        return "error", "printed no verdict (was the check removed?)"
-    if all(v == "correct" for v in found):
-        return "correct", ""
-    if all(v == "not answered" for v in found):
-        return "not answered", ""
-    return "not yet", ""
+def _dotted(node) -> str | None:
+    """a.b.c for an attribute chain (subscripts skipped), or None."""
+    parts = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
 
 
-def grade_notebook(learner: Learner, labels: list[str], result: Run, name: str) -> None:
-    if result.problem:
-        learner.notes.append(result.problem)
-    cells = {}
-    if result.nb is not None:
-        for cell in result.nb.cells:
-            meta = cell.get("metadata", {}).get("course", {})
-            if cell.cell_type == "code" and meta.get("role") == "answer":
-                cells.setdefault(meta.get("exercise"), cell)
-    for label in labels:
-        if result.nb is None:
-            learner.verdicts[label] = "error"
-        elif label not in cells:
-            learner.verdicts[label] = "missing"
-            learner.notes.append(f"{name}: no answer cell for {label}")
-        else:
-            verdict, why = answer_verdict(cells[label])
-            learner.verdicts[label] = verdict
-            if why:
-                learner.notes.append(f"{label}: {why}")
+def departs(cells: list[dict], chapter: list[dict]) -> int:
+    """The index of the first code cell where a learner's notebook departs from the chapter's (at the
+    latest the chapter's first answer cell: every answer is run and written down by the learner's run)."""
+    first_answer = next((i for i, c in enumerate(chapter) if c["label"]), len(chapter))
+    for i in range(min(first_answer, len(cells), len(chapter))):
+        if cells[i]["source"].rstrip() != chapter[i]["source"].rstrip():
+            return i
+    return min(first_answer, len(cells))
+
+
+# ----------------------------------------------------------------------------- the processes
+def clean_env() -> dict:
+    """What the runs and the checker see of the grader's environment: no token or key of the
+    instructor's, only what Python needs."""
+    keep = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "PYTHONPATH", "VIRTUAL_ENV") if k in os.environ}
+    return {**keep, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+            "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dict, jobs: int) -> dict[str, dict]:
+    """Every learner's contained run of one chapter: learner name -> {records, problem}.
+
+    Each learner's cells go to the run in a file of their own (read by their run only, then hidden
+    under its working folder), and their answers come back on a pipe of their own, read here: the
+    chapter's process never holds a learner's code or answers."""
+    import threading
+
+    runs = {learner["name"]: {"records": [], "problem": None} for learner in learners}
+    readers, ends = [], []
+
+    def read(fd, name):
+        size = 0
+        with os.fdopen(fd, "r", errors="replace") as f:
+            for line in f:
+                size += len(line)
+                if size > limits["record_bytes"]:
+                    runs[name]["problem"] = "wrote more than the grader reads"
+                    break
+                try:
+                    runs[name]["records"].append(json.loads(line))
+                except ValueError:
+                    pass
+
+    with tempfile.TemporaryDirectory(prefix="grade-") as work:
+        work_path = Path(work)
+        os.chmod(work, 0o700)
+        placed = []
+        for i, learner in enumerate(learners):
+            cells_file = work_path / f"cells-{i}.json"
+            cells_file.write_text(json.dumps(learner["cells"]))
+            read_end, write_end = os.pipe()
+            ends.append(write_end)
+            readers.append(threading.Thread(target=read, args=(read_end, learner["name"]), daemon=True))
+            placed.append({"name": learner["name"], "start": learner["start"], "cells_file": str(cells_file),
+                           "fd": write_end})
+        job = {"cells": [c["source"] for c in spec["cells"]], "learners": placed, "answers": spec["answers"],
+               "limits": limits, "jobs": jobs, "workdir": str(work_path), "hide": [str(submissions.resolve())]}
+        env = {**clean_env(), "HOME": work}
+        for thread in readers:
+            thread.start()
+        try:
+            process = subprocess.Popen([sys.executable, str(HERE / "grade_run.py")], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                       cwd=work, pass_fds=ends)
+        finally:
+            for fd in ends:
+                os.close(fd)
+        try:
+            stdout, stderr = process.communicate(json.dumps(job),
+                                                 timeout=limits["notebook_seconds"] * (len(learners) + 2) + 600)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            stdout, stderr = process.communicate()
+        for thread in readers:
+            thread.join(30)
+    for line in stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and item.get("learner") in runs and item.get("problem"):
+            runs[item["learner"]]["problem"] = item["problem"]
+    for name, run in runs.items():
+        records = run["records"]
+        crash = next((r["crash"] for r in records if isinstance(r, dict) and "crash" in r), None)
+        if crash:
+            run["problem"] = "the grader's run failed: " + str(crash)[-300:]
+        elif not run["problem"] and not any(isinstance(r, dict) and r.get("done") for r in records):
+            run["problem"] = ("the run ended before the notebook did (the notebook ended Python, "
+                              "or used up its memory or CPU time)")
+    if process.returncode != 0 and not any(run["records"] for run in runs.values()):
+        raise SystemExit(f"the chapter {spec['doc']} could not be run: {stderr.strip().splitlines()[-1:]}")
+    return runs
+
+
+def check_chapter(spec: dict, runs: dict[str, dict], labels: dict[str, list[str]]) -> list[dict]:
+    """The verdicts of one chapter, from a fresh checker process."""
+    job = {"answers": spec["answers"],
+           "learners": [{"name": name, "records": run.get("records", []), "labels": labels[name]}
+                        for name, run in runs.items()]}
+    result = subprocess.run([sys.executable, str(HERE / "grade_check.py")], input=json.dumps(job),
+                            capture_output=True, text=True, env={**clean_env(), "HOME": tempfile.gettempdir()},
+                            cwd=str(ROOT), timeout=3600)
+    if result.returncode != 0:
+        raise SystemExit(f"the checker failed on {spec['doc']}: {result.stderr.strip()[-500:]}")
+    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+def grade_chapter(nb_name: str, handed: dict[str, dict], learners: dict[str, Learner], submissions: Path,
+                  limits: dict, jobs: int) -> None:
+    spec = chapters()[nb_name]
+    to_run, labels = [], {}
+    for name, notebooks_of in handed.items():
+        learner = learners[name]
+        path = notebooks_of.get(nb_name)
+        if path is None:
+            learner.verdicts.update({label: "missing" for label in spec["order"]})
+            learner.notes.append(f"{nb_name} not returned")
+            continue
+        cells, notes = read_returned(path, spec)
+        learner.notes.extend(notes)
+        if cells is None:
+            learner.verdicts.update({label: "error" for label in spec["order"]})
+            continue
+        present = [label for label in spec["order"] if any(c["label"] == label for c in cells)]
+        for label in spec["order"]:
+            if label not in present:
+                learner.verdicts[label] = "missing"
+                learner.notes.append(f"{nb_name}: no answer cell for {label}")
+        if present:
+            labels[name] = present
+            to_run.append({"name": name, "cells": cells, "start": departs(cells, spec["cells"])})
+    if not to_run:
+        return
+    runs = run_chapter(spec, to_run, submissions, limits, jobs)
+    for name in labels:
+        run = runs.setdefault(name, {"records": [], "problem": "the run gave no answers"})
+        contained = next((r["contained"] for r in run.get("records", []) if isinstance(r, dict) and "contained" in r), None)
+        if run.get("problem"):
+            learners[name].notes.append(f"{nb_name}: {run['problem']}")
+        if contained:
+            learners[name].notes.append(f"{nb_name}: ran with {'; '.join(map(str, contained))}")
+    for item in check_chapter(spec, runs, labels):
+        learner = learners[item["learner"]]
+        learner.verdicts[item["label"]] = item["verdict"] if item["verdict"] in VERDICTS else "error"
+        if item.get("note"):
+            learner.notes.append(f"{item['label']}: {item['note']}")
+
+
+LIMITS = {"cell_cpu_seconds": 60, "chapter_cell_cpu_seconds": 600, "notebook_seconds": 300, "memory_mb": 2048,
+          "scratch_mb": 256, "record_bytes": 64 * 2 ** 20}
 
 
 def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float = 300, jobs: int = 2,
-          chapters: list[str] | None = None) -> tuple[list[Learner], list[str]]:
+          chapters_wanted: list[str] | None = None, memory_mb: int = 2048) -> tuple[list[Learner], list[str]]:
     """Grade every learner's folder; returns the learners and the exercise labels (the columns)."""
     folders = sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not folders:
         raise SystemExit(f"{submissions} holds no learner's folder (one folder per learner, with their notebooks)")
     book = assignment()
-    handed = {name: returned(folder) for name, folder in ((f.name, f) for f in folders)}
-    if chapters:
-        wanted = [c if c.endswith(".ipynb") else c + ".ipynb" for c in chapters]
+    handed = {f.name: returned(f) for f in folders}
+    if chapters_wanted:
+        wanted = [c if c.endswith(".ipynb") else c + ".ipynb" for c in chapters_wanted]
         unknown = [c for c in wanted if c not in book]
         if unknown:
             raise SystemExit(f"no exercises in {', '.join(unknown)}; chapters with exercises: "
                              + ", ".join(n.removesuffix(".ipynb") for n in book))
     else:  # the chapters that anyone returned
-        wanted = [n for n in book if any(n in notebooks for notebooks in handed.values())]
+        wanted = [n for n in book if any(n in notebooks_of for notebooks_of in handed.values())]
     if not wanted:
         raise SystemExit(f"no learner in {submissions} returned a notebook with exercises "
                          "(expected the names `make student` writes, e.g. search-by-hand.ipynb)")
     columns = [label for name in wanted for label in book[name]]
     learners = {name: Learner(name) for name in handed}
-    jobs_list = [(name, nb_name, handed[name].get(nb_name)) for name in handed for nb_name in wanted]
-
-    def work(job):
-        name, nb_name, path = job
-        return job, (run(path, cell_timeout, notebook_timeout) if path else None)
-
-    # One arithmetic thread per kernel: kernels side by side share the machine's cores.
-    os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for (name, nb_name, path), result in pool.map(work, jobs_list):
-            learner = learners[name]
-            if result is None:
-                learner.verdicts.update({label: "missing" for label in book[nb_name]})
-                learner.notes.append(f"{nb_name} not returned")
-            else:
-                grade_notebook(learner, book[nb_name], result, nb_name)
+    limits = {**LIMITS, "cell_cpu_seconds": cell_timeout, "notebook_seconds": notebook_timeout,
+              "memory_mb": memory_mb}
+    # Chapters side by side when there are several (each runs its learners one at a time); one
+    # chapter runs its learners side by side.
+    side_by_side = max(1, min(jobs, len(wanted)))
+    per_chapter = max(1, jobs // side_by_side)
+    with ThreadPoolExecutor(max_workers=side_by_side) as pool:
+        for future in [pool.submit(grade_chapter, nb_name, handed, learners, submissions, limits, per_chapter)
+                       for nb_name in wanted]:
+            future.result()
     return list(learners.values()), columns
+
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def as_text(value) -> str:
+    """A CSV cell that a spreadsheet shows as text: one that starts like a formula (= + - @, or a tab
+    or carriage return before one) gets a leading apostrophe (OWASP's advice for CSV injection)."""
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+# ----------------------------------------------------------------------------- Otter-Grader
+OTTER_TEST = '''"""Otter-Grader test of {label} ({doc}): the course's own self-check, lib.exercises.{module}.{check}.
+
+Written by `python scripts/grade.py export`; the answer is the value bound to `{answer}` by the
+answer cell (for a write exercise, the function). The check modules are loaded again from the course's
+files before each check, so a cell that patched them does not decide the verdict.
+"""
+OK_FORMAT = False
+
+from otter.test_files import test_case
+
+name = {label!r}
+points = 1
+
+
+def _plain(value):
+    """A number, word or array as its plain built-in type (a subclass that says yes to every
+    comparison is read as the value it holds)."""
+    import numpy as np
+
+    if isinstance(value, bool) or value is None or value is Ellipsis or callable(value):
+        return value
+    if isinstance(value, int):
+        return int.__index__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if type(value).__module__.startswith("torch") and hasattr(value, "detach"):
+        return np.array(value.detach().cpu().double().numpy())
+    if isinstance(value, np.ndarray):
+        return np.array(np.ndarray.tolist(value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in (list.__iter__(value) if isinstance(value, list) else tuple.__iter__(value)))
+    return value
+
+
+@test_case(points=1, hidden=False)
+def test_{slug}(env):
+    import importlib
+
+    import lib
+
+    for module in ("lib.exercises", "lib.exercises.writing", "lib.exercises.{module}"):
+        importlib.reload(importlib.import_module(module))
+    check = getattr(importlib.import_module("lib.exercises.{module}"), {check!r})
+    answer = _plain(env.get({answer!r}, ...))
+    feedback = check({call_args})
+    assert feedback.verdict() == "correct", feedback.message
+'''
+
+
+def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
+    """One Otter-Grader autograder per chapter: OUT/CHAPTER/autograder.zip, a test file per exercise
+    that runs the course's check on the learner's answer (`otter run -a autograder.zip NOTEBOOK`
+    grades a returned notebook without Docker; on Gradescope the zip is the autograder)."""
+    import zipfile
+
+    specs = chapters()
+    names = [n if n.endswith(".ipynb") else n + ".ipynb" for n in wanted] if wanted else list(specs)
+    unknown = [n for n in names if n not in specs]
+    if unknown:
+        raise SystemExit(f"no exercises in {', '.join(unknown)}; chapters with exercises: "
+                         + ", ".join(n.removesuffix(".ipynb") for n in specs))
+    written = []
+    requirements = (ROOT / "requirements.txt").read_text()
+    for name in names:
+        spec = specs[name]
+        folder = out / name.removesuffix(".ipynb")
+        folder.mkdir(parents=True, exist_ok=True)
+        zip_path = folder / "autograder.zip"
+        with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("otter_config.json", json.dumps({"lang": "python", "name": name.removesuffix(".ipynb")}, indent=1))
+            z.writestr("requirements.txt", requirements)
+            for label in spec["order"]:
+                stub = spec["answers"][label]
+                answer = next(a["name"] for a in stub["args"] if a["role"] == "answer")
+                call = ", ".join("answer" if a["role"] == "answer" else f"lib.load({a['model']!r})" for a in stub["args"])
+                z.writestr(f"tests/{label}.py", OTTER_TEST.format(
+                    label=label, doc=spec["doc"], module=stub["module"], check=stub["check"], answer=answer,
+                    slug=re.sub(r"\W", "_", label), call_args=call))
+        written.append(zip_path)
+    (out / "README.md").write_text(OTTER_README)
+    return written
+
+
+OTTER_README = """# The course's exercises as Otter-Grader assignments
+
+One folder per chapter, each with `autograder.zip`: a test per exercise (named by the exercise's label)
+that runs the course's own self-check (`lib.exercises`) on the answer the learner's notebook binds,
+one point each. Hand out the notebooks of `make student`; grade a returned one with
+
+    otter run -a CHAPTER/autograder.zip -o RESULTS_DIR RETURNED.ipynb
+
+(the course's library must be installed where it runs: `pip install -e` of the course, as for the
+notebooks themselves), or upload `autograder.zip` to a Gradescope programming assignment whose image
+installs the course (its requirements are in the zip). Otter runs the checks in the learner's own
+kernel: for marks that a dishonest notebook cannot forge, grade with `make grade` (see instructors.md).
+"""
 
 
 def write_gradebook(path: Path, learners: list[Learner], columns: list[str]) -> None:
     with path.open("w", newline="") as f:
         out = csv.writer(f)
-        out.writerow(["learner", *columns, "correct", "of", "notes"])
+        out.writerow([as_text(c) for c in ["learner", *columns, "correct", "of", "notes"]])
         for learner in learners:
-            out.writerow([learner.name, *(learner.verdicts.get(c, "missing") for c in columns),
-                          learner.count("correct"), len(columns), "; ".join(learner.notes)])
+            out.writerow([as_text(c) for c in [learner.name, *(learner.verdicts.get(c, "missing") for c in columns),
+                          learner.count("correct"), len(columns), "; ".join(learner.notes)]])
 
 
 def summary(learners: list[Learner], columns: list[str]) -> str:
@@ -210,25 +574,47 @@ def summary(learners: list[Learner], columns: list[str]) -> str:
     return "\n".join(lines)
 
 
+def export_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="grade export", description="Export the exercises for another grader.")
+    parser.add_argument("--otter", required=True, metavar="OUT", help="write Otter-Grader autograders into OUT")
+    parser.add_argument("--chapters", help="only these chapters, comma-separated (default: every chapter with exercises)")
+    try:
+        args = parser.parse_args(argv)
+        written = export_otter(Path(args.otter), args.chapters.split(",") if args.chapters else None)
+    except SystemExit as e:
+        if isinstance(e.code, str):
+            print(f"error: {e.code}", file=sys.stderr)
+            return 2
+        return int(e.code or 0)
+    print(f"wrote {len(written)} Otter-Grader autograders in {args.otter} (see its README.md)")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["export"]:
+        return export_main(argv[1:])
     parser = argparse.ArgumentParser(prog="grade", description="Run the notebooks learners returned; write a gradebook.")
     parser.add_argument("submissions", help="a folder with one folder per learner")
-    parser.add_argument("--cell-timeout", type=float, default=60, help="seconds one cell may run (default 60)")
+    parser.add_argument("--cell-timeout", type=float, default=60,
+                        help="CPU seconds one of a learner's cells may run (default 60)")
     parser.add_argument("--notebook-timeout", type=float, default=300, help="seconds one notebook may run (default 300)")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks run side by side (default 2)")
     parser.add_argument("--chapters", help="only these chapters, comma-separated (default: those returned)")
+    parser.add_argument("--memory", type=int, default=2048,
+                        help="MB of address space a learner's run may add to the chapter's (default 2048)")
     args = parser.parse_args(argv)
     folder = Path(args.submissions)
     if not folder.is_dir():
         print(f"error: {folder} is not a folder; give the folder that holds one folder per learner", file=sys.stderr)
         return 2
-    if args.cell_timeout <= 0 or args.notebook_timeout <= 0 or args.jobs < 1:
-        print("error: time limits must be positive numbers of seconds, and --jobs at least 1", file=sys.stderr)
+    if args.cell_timeout <= 0 or args.notebook_timeout <= 0 or args.jobs < 1 or args.memory < 64:
+        print("error: time limits must be positive numbers of seconds, --jobs at least 1 and --memory at least 64 (MB)",
+              file=sys.stderr)
         return 2
     start = time.perf_counter()
     try:
         learners, columns = grade(folder, args.cell_timeout, args.notebook_timeout, args.jobs,
-                                  args.chapters.split(",") if args.chapters else None)
+                                  args.chapters.split(",") if args.chapters else None, args.memory)
     except SystemExit as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

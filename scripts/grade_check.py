@@ -1,0 +1,116 @@
+"""The verdicts: the instructor's checks on the answers the contained runs wrote down.
+
+    python scripts/grade_check.py < answers.json > verdicts.jsonl   (started by scripts/grade.py)
+
+A fresh process: it imports the course's library from the grader's own copy of the course, never
+runs a line of a learner's code, and reads the answers as plain data (scripts/grade_wire.py). A
+function the learner wrote is replayed from its record: the check calls a stand-in that answers with
+what the learner's function returned for the same input in the run (an input the run never gave it
+is an answer the learner did not give). Its verdicts go to the grader on this process's own output,
+which no learner's process holds.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import grade_wire  # noqa: E402
+
+
+class NotRecorded(Exception):
+    """The checker gave the learner's function an input the run never gave it."""
+
+
+class Replay:
+    """The learner's function as its run recorded it: the same inputs, the same answers."""
+
+    def __init__(self, calls: list, models: dict):
+        self.calls = [c for c in calls if isinstance(c, dict)]
+        self.used = [False] * len(self.calls)
+        self.models = models
+        self.missed = 0
+
+    def __repr__(self) -> str:
+        return "a function"
+
+    def __call__(self, *args, **kwargs):
+        from lib.exercises.writing import TimeUp
+
+        asked = (grade_wire.encode(args), grade_wire.encode(kwargs))
+        for i, call in enumerate(self.calls):
+            if not self.used[i] and grade_wire.similar(call.get("args"), asked[0]) \
+                    and grade_wire.similar(call.get("kwargs"), asked[1]):
+                self.used[i] = True
+                if call.get("timeup"):
+                    raise TimeUp()
+                if "raised" in call:
+                    name = str(call["raised"])
+                    error = type(name if name.isidentifier() else "Error", (Exception,), {})
+                    detail = str(call.get("detail", ""))
+                    raise error(detail.split(": ", 1)[1] if detail.startswith(name + ":") else detail)
+                return grade_wire.decode(call.get("out"), self.models)
+        self.missed += 1
+        raise NotRecorded("the run has no answer of this function for this input")
+
+
+def check_one(spec: dict, record: dict | None, models: dict) -> dict:
+    """{verdict, message, note} for one exercise of one learner."""
+    from lib.exercises import Feedback
+
+    if record is None:
+        return {"verdict": "error", "note": "did not run"}
+    if record.get("problem"):
+        return {"verdict": "error", "note": record["problem"]}
+    if "absent" in record:
+        return {"verdict": "not answered", "note": f"no `{record['absent']}` after the answer cell"}
+    check = getattr(importlib.import_module(f"lib.exercises.{spec['module']}"), spec["check"])
+    replay = None
+    if record.get("function"):
+        answer = Ellipsis if record.get("empty") else Replay(record.get("calls") or [], models)
+        replay = answer if isinstance(answer, Replay) else None
+    else:
+        answer = grade_wire.decode(record.get("value"), models)
+    args = [answer if a["role"] == "answer" else models[a["model"]] for a in spec["args"]]
+    try:
+        feedback = check(*args)
+    except Exception as e:   # a check that fails on an answer is the course's bug: say so, count nothing
+        return {"verdict": "error", "note": f"the check failed on this answer ({type(e).__name__})"}
+    if not isinstance(feedback, Feedback):
+        return {"verdict": "error", "note": "the check gave no verdict"}
+    out = {"verdict": feedback.verdict(), "message": feedback.message}
+    if replay is not None and replay.missed:
+        out["note"] = "the function was not run on every input the check gives it"
+    return out
+
+
+def main() -> int:
+    job = json.load(sys.stdin)
+    os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
+    import torch
+
+    torch.set_num_threads(1)
+    import lib
+
+    names = {a["model"] for spec in job["answers"].values() for a in spec["args"] if a["role"] == "model"}
+    models = {name: lib.load(name) for name in sorted(names)}
+    for learner in job["learners"]:
+        records = {}
+        for r in learner["records"]:
+            if isinstance(r, dict) and r.get("label") in job["answers"]:
+                records.setdefault(r["label"], r)    # the first record of an exercise: its answer cell's
+        for label in learner["labels"]:
+            result = check_one(job["answers"][label], records.get(label), models)
+            sys.stdout.write(json.dumps({"learner": learner["name"], "label": label, **result}) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

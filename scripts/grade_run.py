@@ -1,0 +1,399 @@
+"""The learners' runs, contained: one chapter, every learner who returned it.
+
+    python scripts/grade_run.py < job.json > runs.jsonl     (started by scripts/grade.py, never by hand)
+
+This process runs the chapter's own code cells (the instructor's, as `make student` hands them out)
+in an IPython shell, and where a learner's notebook first departs from them it forks: the child
+carries on with that learner's cells, contained, and after each answer cell writes down the learner's
+answer as plain data (scripts/grade_wire.py): the value bound to the stub's name, or, for a function,
+what it returned for every input the chapter's check gave it. Nothing here decides a verdict: the
+answers go to scripts/grade_check.py, a fresh process that no learner's code ever ran in.
+
+The child, before it runs a learner's line (where the operating system allows it; each step that
+fails is reported and the run goes on with the rest):
+- enters new mount, network and process namespaces (a user namespace first when not root): no
+  network at all, no process of the grader's to see or signal, and every learner's process ends
+  with the run;
+- mounts every file system read-only, an empty one over the class's folder (no other learner's
+  notebook, no gradebook) and a small writable one as its working folder and home;
+- gives up every capability (root without capabilities cannot remount, trace or write through
+  the read-only mounts) and sets limits: address space, CPU time, file size, open files.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import resource
+import signal
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import grade_wire  # noqa: E402
+
+CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_DUMPABLE = 1, 38, 24, 4
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags: int) -> None:
+    _check(_libc.unshare(ctypes.c_int(flags)), "unshare")
+
+
+def mount(source, target, fstype, flags, data=None) -> None:
+    enc = (lambda s: s.encode() if s is not None else None)
+    _check(_libc.mount(enc(source), enc(str(target)), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+           f"mount {target}")
+
+
+def prctl(option: int, arg: int) -> None:
+    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                       ctypes.c_ulong(0)), "prctl")
+
+
+def drop_capabilities() -> None:
+    """No capability left: effective, permitted, inheritable and bounding sets emptied."""
+    for cap in range(64):
+        if _libc.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0) != 0 and ctypes.get_errno() == 22:
+            break   # EINVAL: past the last capability the kernel knows
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)      # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()
+    _check(_libc.syscall(126 if os.uname().machine == "x86_64" else 91, header, data), "capset")
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+MOUNT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": 8, "noatime": 1024, "nodiratime": 2048,
+               "relatime": 1 << 21, "strictatime": 1 << 24}
+
+
+def mount_points() -> list[tuple[str, int]]:
+    """Every mount point and the flags it has (a remount must keep them: in a user namespace the
+    kernel refuses to clear a flag the mount was locked with)."""
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            flags = 0
+            for option in fields[5].split(","):
+                flags |= MOUNT_FLAGS.get(option, 0)
+            points.append((fields[4].replace("\\040", " "), flags))
+    return points
+
+
+# ----------------------------------------------------------------------------- containment
+def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
+    """Contain this (forked, single-threaded) process; returns what could not be done, in words.
+
+    Called in the child; forks once more so that the learner's code runs as the first process of
+    a new process namespace (when it ends, everything it started ends); the middle process waits
+    and passes the exit status on, and dies with its parent."""
+    missing = []
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+    namespaced = False
+    try:
+        if os.geteuid() != 0:
+            uid, gid = os.geteuid(), os.getegid()
+            unshare(CLONE_NEWUSER)
+            Path("/proc/self/setgroups").write_text("deny")
+            Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
+            Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+        unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+        namespaced = True
+    except OSError as e:
+        missing.append(f"no namespaces ({e.strerror}): network, other processes and files not walled off")
+    if namespaced:
+        pid = os.fork()
+        if pid:   # the middle process: wait, pass the status on
+            _, status = os.waitpid(pid, 0)
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF if os.WIFEXITED(status) else 1)
+        try:
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            mount(None, "/", None, MS_REC | MS_PRIVATE)
+            writable = []
+            for point, flags in reversed(mount_points()):
+                try:
+                    mount(point, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | flags)
+                except OSError:
+                    writable.append(point)
+            # /proc, /sys and the like may refuse; a file system that holds the course or the class may not.
+            held = [p for p in writable if p in ("/", "/home", "/work", "/root", "/tmp", "/srv", "/opt")]
+            if held:
+                missing.append(f"{', '.join(held)} left writable")
+            for path in hide:
+                mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,mode=0555")
+            mount("tmpfs", str(scratch), "tmpfs", MS_NOSUID | MS_NODEV,
+                  f"size={limits['scratch_mb']}m,mode=0777")
+            try:
+                mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
+            except OSError:
+                pass
+        except OSError as e:
+            missing.append(f"files not walled off ({e})")
+    try:
+        drop_capabilities()
+    except OSError as e:
+        missing.append(f"capabilities kept ({e.strerror})")
+    vm = next((int(line.split()[1]) * 1024 for line in Path("/proc/self/status").read_text().splitlines()
+               if line.startswith("VmSize:")), 0)
+    for what, value in ((resource.RLIMIT_AS, vm + limits["memory_mb"] * 2 ** 20),
+                        (resource.RLIMIT_CPU, int(limits["notebook_seconds"])),
+                        (resource.RLIMIT_FSIZE, limits["scratch_mb"] * 2 ** 20),
+                        (resource.RLIMIT_CORE, 0)):
+        try:
+            resource.setrlimit(what, (value, value + (5 if what == resource.RLIMIT_CPU else 0)))
+        except (ValueError, OSError) as e:
+            missing.append(f"limit {what} not set ({e})")
+    os.chdir(scratch)
+    os.environ.clear()
+    os.environ.update({"HOME": str(scratch), "TMPDIR": str(scratch), "PATH": "/usr/bin:/bin",
+                       "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+                       "MPLBACKEND": "Agg"})
+    return missing
+
+
+# ----------------------------------------------------------------------------- the learner's cells
+class CellTimeUp(KeyboardInterrupt):
+    """A cell used up its CPU time."""
+
+
+def _prof_alarm(signum, frame):
+    raise CellTimeUp()
+
+
+def run_cell(shell, source: str, cpu_seconds: float) -> str | None:
+    """Run one cell; None, or what went wrong in a few words."""
+    signal.signal(signal.SIGPROF, _prof_alarm)
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+    try:
+        result = shell.run_cell(source, store_history=False, silent=False)
+    except KeyboardInterrupt:
+        return "ran too long (the time limit of a cell)"
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    error = result.error_before_exec or result.error_in_exec
+    if error is None:
+        return None
+    if isinstance(error, KeyboardInterrupt):
+        return "ran too long (the time limit of a cell)"
+    return f"raised {type(error).__name__}"
+
+
+class Recorder:
+    """Stands in for the learner's function while the chapter's check drives it in the run: every
+    call's inputs and what came back (or what it raised). Only the record leaves the run."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, []
+
+    def __repr__(self):
+        return "a function"
+
+    def __call__(self, *args, **kwargs):
+        from lib.exercises.writing import TimeUp, describe_exception
+
+        record = {"args": grade_wire.encode(args), "kwargs": grade_wire.encode(kwargs)}
+        try:
+            out = self.fn(*args, **kwargs)
+        except TimeUp:
+            record["timeup"] = True
+            self.calls.append(record)
+            raise
+        except BaseException as e:
+            record["raised"] = type(e).__name__[:60]
+            record["detail"] = describe_exception(self.fn, e)[:300]
+            self.calls.append(record)
+            raise
+        try:
+            record["out"] = grade_wire.encode(out)
+        except ValueError:
+            record["out"] = {"__opaque__": "answer too large"}
+        self.calls.append(record)
+        return out
+
+
+def capture(shell, label: str, spec: dict, cell_problem: str | None) -> dict:
+    """The learner's answer to one exercise, as plain data."""
+    import importlib
+
+    record = {"label": label, "problem": cell_problem}
+    name = next(a["name"] for a in spec["args"] if a["role"] == "answer")
+    value = shell.user_ns.get(name, _MISSING)
+    if value is _MISSING:
+        record["absent"] = name
+        return record
+    if callable(value) and not isinstance(value, type):
+        from lib.exercises.writing import is_empty_stub
+
+        record["function"] = True
+        record["empty"] = bool(is_empty_stub(value))
+        if not record["empty"]:
+            recorder = Recorder(value)
+            try:
+                import lib
+
+                check = getattr(importlib.import_module(f"lib.exercises.{spec['module']}"), spec["check"])
+                args = [recorder if a["role"] == "answer" else lib.load(a["model"]) for a in spec["args"]]
+                check(*args)
+            except BaseException:   # the learner's function may do anything; only the record counts
+                pass
+            record["calls"] = recorder.calls
+        return record
+    try:
+        record["value"] = grade_wire.encode(value)
+    except ValueError:
+        record["value"] = {"__opaque__": "answer too large"}
+    return record
+
+
+_MISSING = object()
+
+
+def learner_child(shell, learner: dict, job: dict) -> None:
+    """In the forked child: read this learner's cells (and only theirs), contain, run them from where
+    they depart from the chapter, and write the answers straight to the grader (a pipe of the
+    grader's own: this process never holds another learner's answers, or their code)."""
+    out_fd = learner["fd"]
+    with open(learner["cells_file"]) as f:
+        cells = json.load(f)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, out_fd)
+    os.closerange(out_fd + 1, 65536)
+    out = os.fdopen(out_fd, "w", buffering=1)
+    for other in job["learners"]:    # the other learners' names and places: nothing of theirs stays
+        if other is not learner:
+            other.clear()
+
+    def send(record):
+        out.write(json.dumps(record, allow_nan=False) + "\n")
+        out.flush()
+
+    try:
+        _run_learner(shell, cells, learner["start"], job, send)
+    except BaseException:
+        import traceback
+        send({"crash": traceback.format_exc()[-2000:]})
+    out.close()
+    os._exit(0)
+
+
+def _run_learner(shell, cells, start, job, send):
+    # The working folder is an empty file system mounted over the whole work folder of the chapter,
+    # so the other learners' files in it are out of sight.
+    scratch = Path(job["workdir"])
+    missing = contain(scratch, job["hide"], job["limits"])
+    send({"contained": missing})
+    import io
+    sys.stdout, sys.stderr = io.StringIO(), io.StringIO()   # the learner's prints go nowhere
+    answers = job["answers"]
+    for cell in cells[start:]:
+        problem = run_cell(shell, cell["source"], job["limits"]["cell_cpu_seconds"])
+        if isinstance(sys.stdout, io.StringIO):
+            sys.stdout.seek(0), sys.stdout.truncate()
+        if cell.get("label") in answers:
+            send(capture(shell, cell["label"], answers[cell["label"]], problem))
+    send({"done": True})
+
+
+# ----------------------------------------------------------------------------- the chapter's run
+def main() -> int:
+    job = json.load(sys.stdin)
+    stdout = sys.stdout
+    os.chdir(job["workdir"])
+    os.environ["HOME"] = job["workdir"]
+    try:
+        prctl(PR_SET_DUMPABLE, 0)   # no process of the same user may trace this one
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # and it ends with the grader
+    except OSError:
+        pass
+    import io
+
+    import torch
+    torch.set_num_threads(1)
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    learners = sorted(job["learners"], key=lambda l: l["start"])
+    running: dict[int, dict] = {}
+    chapter_problem = None
+
+    def emit(learner, problem):
+        stdout.write(json.dumps({"learner": learner["name"], "problem": problem}) + "\n")
+        stdout.flush()
+
+    def reap() -> None:
+        """One pass: stop a run past its time, and report every run that ended."""
+        now = time.monotonic()
+        for pid, entry in list(running.items()):
+            if now > entry["deadline"] and not entry.get("killed"):
+                os.kill(pid, signal.SIGKILL)
+                entry["killed"] = True
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                problem = chapter_problem
+                if entry.get("killed"):
+                    problem = f"stopped after {job['limits']['notebook_seconds']:g} s (the time limit of a notebook)"
+                emit(entry["learner"], problem)
+                del running[pid]
+
+    def start(learner):
+        while len(running) >= job["jobs"]:
+            reap()
+            time.sleep(0.02)
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                learner_child(shell, learner, job)
+            finally:
+                os._exit(1)
+        os.close(learner["fd"])     # the child holds the only writing end: the grader sees it end
+        running[pid] = {"learner": learner, "deadline": time.monotonic() + job["limits"]["notebook_seconds"]}
+
+    cells = job["cells"]
+    sys.stdout = io.StringIO()
+    index = 0
+    for i, source in enumerate(cells + [None]):
+        while index < len(learners) and learners[index]["start"] <= i:
+            start(learners[index])
+            index += 1
+        if source is None or index >= len(learners):
+            break
+        if chapter_problem is None:
+            problem = run_cell(shell, source, job["limits"]["chapter_cell_cpu_seconds"])
+            sys.stdout.seek(0), sys.stdout.truncate()
+            if problem:
+                chapter_problem = f"the chapter's own cell {i + 1} {problem}"
+    while running:
+        reap()
+        time.sleep(0.02)
+    sys.stdout = stdout
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
