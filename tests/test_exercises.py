@@ -582,11 +582,15 @@ def test_every_chapter_with_exercises_has_a_plan_on_the_instructor_page():
 # ------------------------------------------------------------------ Part 1's self-checks
 def test_part1_checks(lm):
     from lib.exercises import ablation, bigrams, circuits, many_heads, one_head, shapes_and_cache, why_attention
-    assert why_attention.centre_response(6) and why_attention.centre_response(6.0)
-    assert "vertical" in why_attention.centre_response(0).message
+    # The T: the horizontal filter at the centre stop sees the bar on its negative row.
+    assert why_attention.centre_response(-2) and why_attention.centre_response(-2.0)
+    assert "vertical" in why_attention.centre_response(4).message
     assert "too low" in why_attention.centre_response(-3).message
+    assert "too high" in why_attention.centre_response(6).message      # the vertical stroke's printed answer
     assert "whole number" in why_attention.centre_response(5.5).message
-    assert why_attention.predicted_class("horizontal") and not why_attention.predicted_class("vertical")
+    assert "whole number" in why_attention.centre_response("minus two").message
+    assert why_attention.predicted_class("vertical") and not why_attention.predicted_class("horizontal")
+    assert "scores lower" in why_attention.predicted_class("horizontal").message
     assert "one of" in why_attention.predicted_class("diagonal").message
 
 
@@ -616,9 +620,15 @@ def test_many_heads_and_shapes_value_checks():
     assert "one of the two matrices" in many_heads.mlp_weights(48).message
     assert "biases" in many_heads.mlp_weights(96 + 6 + 8).message
     assert "not square" in many_heads.mlp_weights(36 + 64).message
-    assert shapes_and_cache.gpt2_cache_megabytes(75.497472)
-    assert "only the keys" in shapes_and_cache.gpt2_cache_megabytes(75.497472 / 2).message
-    assert "too high" in shapes_and_cache.gpt2_cache_megabytes(75.497472 * 8).message
+    # GPT-2 small: 2 x 12 layers x 12 heads x 64 numbers x 2 bytes = 36,864 bytes per token.
+    assert 10**9 // 36864 == 27126
+    assert shapes_and_cache.gpt2_tokens_in_budget(27126) and shapes_and_cache.gpt2_tokens_in_budget(27126.0)
+    assert "only the keys" in shapes_and_cache.gpt2_tokens_in_budget(54253).message
+    assert "32-bit" in shapes_and_cache.gpt2_tokens_in_budget(13563).message
+    assert "round down" in shapes_and_cache.gpt2_tokens_in_budget(27127).message
+    assert "too low" in shapes_and_cache.gpt2_tokens_in_budget(1024).message       # the context, not the budget
+    assert "whole number" in shapes_and_cache.gpt2_tokens_in_budget(27126.5).message
+    assert "whole number" in shapes_and_cache.gpt2_tokens_in_budget("lots").message
     share = 32_000 * 4_096 / 6_738_415_616
     assert shapes_and_cache.seven_b_embedding_share(share)
     assert "W_U" in shapes_and_cache.seven_b_embedding_share(2 * share).message

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from lib.analysis.ablation import ablation_view, all_heads, head_effects, head_name
 from lib.exercises import Feedback, NOT_ANSWERED, check_choice, per_model, same_option, unanswered
+from lib.exercises.site import Values, site_check
 
 CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 # A later call the explorer does not offer: Paolo, called by a numbered player, calls Pietro.
@@ -24,17 +25,22 @@ def _top_with_every_head_off(lm) -> str:
     return ablation_view(lm, LATER_CALL, list(all_heads(lm.model)), None).page[0][0]
 
 
+def _all_off_values(lm) -> Values:
+    return Values(_top_with_every_head_off(lm), options=tuple(lm.vocab.tokens), hints={"cefa": "Cefa"})
+
+
+EVERY_HEAD_OFF_TOP = site_check(__name__, "every_head_off_top", rule="choice", compute="topWithHeadsOff",
+                                values=_all_off_values, model="calling-game", args={"prompt": LATER_CALL, "wrong_tokens": {"cefa": "Cefa"}}, texts={
+    "right": "with attention off the model cannot see who calls, and falls back on {answer}.",
+    "wrong": "not that one: think of what the last position knows on its own, its token and where it stands, and "
+             "which caller the model then assumes.",
+    "cefa": "Cefa needs to know who calls, and the caller stands at an earlier position: with every head off, "
+            "nothing reaches the last position from the positions before it."})
+
+
 def every_head_off_top(lm, answer) -> Feedback:
     """The token the model puts first on LATER_CALL with every head of both layers switched off."""
-    if unanswered(answer):
-        return Feedback(False, NOT_ANSWERED, answered=False)
-    if same_option(answer, "Cefa"):
-        return Feedback(False, "Cefa needs to know who calls, and the caller stands at an earlier position: with "
-                               "every head off, nothing reaches the last position from the positions before it.")
-    return check_choice(answer, lm.vocab.tokens, _top_with_every_head_off(lm),
-                        right=f"with attention off the model cannot see who calls, and falls back on {answer}.",
-                        wrong="not that one: think of what the last position knows on its own, its token and "
-                              "where it stands, and which caller the model then assumes.")
+    return EVERY_HEAD_OFF_TOP.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ investigate: the three ways, on a set the page never shows

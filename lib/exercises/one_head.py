@@ -10,6 +10,7 @@ import torch
 
 from lib.content.worked_examples import cat_sat
 from lib.exercises import Feedback, check_number
+from lib.exercises.site import Values, site_check
 from lib.exercises.one_layer import random_layer, run_layer
 from lib.exercises.writing import Case, Mistake, Unreadable, WriteCheck, first_future_cell, read_array
 
@@ -25,11 +26,21 @@ def sat_on_cat_unscaled(answer) -> Feedback:
                                        "take the softmax of the raw dot products."})
 
 
-def abc_self_weight(answer, d_k: int = 8) -> Feedback:
+ABC_DOTS, ABC_D_HEAD = (1.0, 1.0, 2.0), 8
+
+
+def _abc_values() -> Values:
+    e = [math.exp(s / math.sqrt(ABC_D_HEAD)) for s in ABC_DOTS]
+    return Values(e[2] / sum(e))
+
+
+ABC_SELF_WEIGHT = site_check(__name__, "abc_self_weight", rule="number", compute="abcSelfWeight", values=_abc_values,
+                             what="C's weight on itself", tol=0.002, args={"dots": ABC_DOTS, "d_head": ABC_D_HEAD})
+
+
+def abc_self_weight(answer) -> Feedback:
     """C's weight on itself when the dot products stay (1, 1, 2) but d_head is 8."""
-    scores = [s / math.sqrt(d_k) for s in (1.0, 1.0, 2.0)]
-    e = [math.exp(s) for s in scores]
-    return check_number(answer, e[2] / sum(e), tol=0.002, what="C's weight on itself")
+    return ABC_SELF_WEIGHT.judge(answer)
 
 
 # ------------------------------------------------------------------ write: the causal mask

@@ -11,6 +11,7 @@ from lib.content.prompts import CONFIDENT, UNCERTAIN
 from lib.model.generate import generate
 from lib.model.readout import prompt_logits, softmax, truncation_mask
 from lib.exercises import Feedback, as_number, check_number, check_whole_number, per_model
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 
 
@@ -156,17 +157,28 @@ def survivors_after_top_k(lm, answer, top_k: int = 5, top_p: float = 0.5, prompt
 
 
 # ------------------------------------------------------------------ predict: a hotter page
-def top_prob_at(lm, answer, temperature: float = 3.0, prompt: str = CONFIDENT, tol: float = 0.005) -> Feedback:
-    """The top token's probability after `prompt` at `temperature`. Worked out by hand from the ten
-    logits the chapter prints it comes within 0.003; a looser tolerance would accept the page's
-    round 0.9 (a top-p setting) as a prediction."""
-    logits = prompt_logits(lm, prompt)
+HOT_TEMPERATURE, HOT_PROMPT = 3.0, CONFIDENT
+
+
+def _hot_values(lm) -> Values:
+    logits = prompt_logits(lm, HOT_PROMPT)
     top = int(torch.argmax(logits))
-    expected = float(softmax(logits, temperature)[top])
-    times = float(torch.softmax(logits.double() * temperature, -1)[top])
-    return check_number(answer, expected, tol=tol, what=f"The top token's probability at temperature {temperature:g}",
-                        hints={times: "that is the page with the logits multiplied by the temperature; "
-                                      "a temperature divides them."})
+    return Values(float(softmax(logits, HOT_TEMPERATURE)[top]),
+                  hints={"times": float(torch.softmax(logits.double() * HOT_TEMPERATURE, -1)[top])})
+
+
+# Worked out by hand from the ten logits the chapter prints it comes within 0.003; a looser tolerance
+# would accept the page's round 0.9 (a top-p setting) as a prediction.
+TOP_PROB_AT = site_check(__name__, "top_prob_at", rule="number", compute="topProbAt", values=_hot_values,
+                         what=f"The top token's probability at temperature {HOT_TEMPERATURE:g}", tol=0.005,
+                         model="calling-game", args={"prompt": HOT_PROMPT, "temperature": HOT_TEMPERATURE}, texts={
+                             "times": "that is the page with the logits multiplied by the temperature; a temperature "
+                                      "divides them."})
+
+
+def top_prob_at(lm, answer) -> Feedback:
+    """The top token's probability after HOT_PROMPT at HOT_TEMPERATURE."""
+    return TOP_PROB_AT.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ investigate: hot rounds break the rules

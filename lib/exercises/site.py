@@ -1,0 +1,166 @@
+"""Predict and investigate exercises checked on the website, without a kernel.
+
+A check that the page can run declares its twin once, beside the check, with `site_check`: the rule
+it applies (a number within a tolerance, a whole number, one of a list of options), the sentences it
+says (templates with named fields), the inputs the page's computation reads (`args`: a prompt, the
+sizes of a model; never the answer), and the name of that computation in the page's `checks.js`
+(`compute`). The Python check calls `twin.judge(answer, lm)`, which gets the expected value, the
+known wrong values and the fields from `values` (the library's computation) and applies the rule;
+the page runs its own computation (the shipped models run in the page) and applies the same rule
+with the same sentences. So the expected value is computed where the check runs, never shipped:
+the class site (`make book SOLUTIONS=hide`) holds neither solutions nor the values a check compares
+against, and its answer boxes work all the same.
+
+`declarations()` is what the page reads (generated into `exercise_checks.js` when the site is built);
+`SITE_CHECKS` is the registry the tests iterate (tests/browser/test_site_checks.py types, for each,
+the right answer, the known wrong ones and garbage, and holds the page's verdict and message to the
+library's).
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Callable, Mapping
+
+from lib.exercises import Feedback, NOT_ANSWERED, check_choice, check_number, check_whole_number, shown, unanswered
+
+RULES = ("number", "whole", "choice")
+GENERATED = "exercise_checks.js"
+
+SITE_CHECKS: dict[str, "SiteCheck"] = {}
+
+
+@dataclass(frozen=True)
+class Values:
+    """What a check compares an answer with, as the library computes it (the page computes the same)."""
+    expected: object
+    hints: Mapping[str, object] = field(default_factory=dict)   # key of a text in `texts` -> a known wrong value
+    options: tuple | None = None                                 # a choice's options
+    fields: Mapping[str, object] = field(default_factory=dict)   # named values the texts print
+
+
+@dataclass(frozen=True)
+class SiteCheck:
+    module: str        # lib.exercises.<module>
+    check: str         # the check function's name in it
+    rule: str          # number, whole or choice
+    compute: str       # the page's computation of the same Values, in checks.js's COMPUTE
+    values: Callable   # the library's: values(lm) -> Values (or values() for a check without a model)
+    what: str = ""     # a number's name in the messages ("The weight")
+    tol: float | None = None                 # a number's tolerance (absolute)
+    texts: Mapping[str, str] = field(default_factory=dict)  # right/wrong (choice) and a text per hint
+    args: Mapping | Callable = field(default_factory=dict)   # what the page's computation reads (or a
+    # function returning it, for inputs the library works out, such as a prompt drawn from a set)
+    model: str | None = None                 # the shipped model the check reads, if any
+
+    @property
+    def name(self) -> str:
+        return f"{self.module}.{self.check}"
+
+    def computed(self, lm=None) -> Values:
+        return self.values(lm) if self.model else self.values()
+
+    def judge(self, answer, lm=None) -> Feedback:
+        """The check: `answer` against the library's values, with the declared sentences."""
+        if unanswered(answer):
+            return Feedback(False, NOT_ANSWERED, answered=False)
+        v = self.computed(lm)
+        fill = lambda key, **more: self.texts[key].format(**v.fields, **more)   # noqa: E731
+        if self.rule == "number":
+            return check_number(answer, v.expected, tol=self.tol, what=self.what,
+                                hints={value: fill(key) for key, value in v.hints.items()})
+        if self.rule == "whole":
+            return check_whole_number(answer, v.expected, what=self.what,
+                                      hints={value: fill(key) for key, value in v.hints.items()})
+        said = {"answer": answer, "shown": shown(answer)}
+        return check_choice(answer, v.options, v.expected, right=fill("right", **said), wrong=fill("wrong", **said),
+                            hints={value: fill(key, **said) for key, value in v.hints.items()})
+
+    def declaration(self) -> dict:
+        """What the page reads: everything but the expected values."""
+        return {"check": self.name, "rule": self.rule, "compute": self.compute, "what": self.what,
+                "tol": self.tol, "texts": dict(self.texts), "model": self.model,
+                "args": dict(self.args() if callable(self.args) else self.args)}
+
+
+def site_check(module: str, check: str, *, rule: str, compute: str, values: Callable, **kw) -> SiteCheck:
+    """Declare the page twin of lib.exercises.<module>.<check> (module: the check module's __name__
+    or its last part) and register it."""
+    module = module.rsplit(".", 1)[-1]
+    if rule not in RULES:
+        raise ValueError(f"{module}.{check}: rule {rule!r} is not one of {', '.join(RULES)}")
+    kw["texts"] = MappingProxyType(dict(kw.get("texts", {})))
+    if not callable(kw.get("args")):
+        kw["args"] = MappingProxyType(dict(kw.get("args", {})))
+    twin = SiteCheck(module, check, rule, compute, values, **kw)
+    if rule == "choice" and not {"right", "wrong"} <= set(twin.texts):
+        raise ValueError(f"{twin.name}: a choice declares its right and wrong texts")
+    if twin.name in SITE_CHECKS:
+        raise ValueError(f"{twin.name} declared twice")
+    SITE_CHECKS[twin.name] = twin
+    return twin
+
+
+def registry() -> dict[str, SiteCheck]:
+    """Every declared twin: the check modules imported, each declares its own."""
+    import lib.exercises as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name not in ("site", "catalogue", "plan", "writing"):
+            importlib.import_module(f"lib.exercises.{info.name}")
+    return SITE_CHECKS
+
+
+def typed_answer(text: str, rule: str):
+    """What a reader typed in the page's box, as the library's check receives it: for a number, an int
+    or a float where Python reads one, else the text; for a choice, the text without its outer spaces.
+    (checks.js reads the box the same way.)"""
+    s = text.strip()
+    if s == "":
+        return ...
+    if rule == "choice":
+        return s
+    for read in (int, float):
+        try:
+            return read(s)
+        except ValueError:
+            pass
+    return s
+
+
+def declarations(root: Path | None = None) -> dict[str, dict]:
+    """The page's table: each predict or investigate exercise whose check has a twin, by its label."""
+    from lib.exercises.catalogue import ROOT, catalogue
+
+    twins = registry()
+    out = {}
+    for e in catalogue(root or ROOT):
+        if e.kind in ("predict", "investigate") and len(e.checks) == 1 and f"{e.module}.{e.checks[0]}" in twins:
+            out[e.label] = twins[f"{e.module}.{e.checks[0]}"].declaration()
+    return out
+
+
+def coverage(root: Path | None = None) -> tuple[int, int]:
+    """(predict and investigate exercises the page checks, all of them)."""
+    from lib.exercises.catalogue import ROOT, catalogue
+
+    total = sum(e.kind in ("predict", "investigate") for e in catalogue(root or ROOT))
+    return len(declarations(root)), total
+
+
+def module_text(mode: str = "fold") -> str:
+    """exercise_checks.js: the table, and whether this is the class site (mode "hide")."""
+    return ("// Generated from the course's Python library (lib/exercises/site.py) when the site is built.\n"
+            f"export const SOLUTIONS = {json.dumps(mode)};\n"
+            f"export const EXERCISE_CHECKS = {json.dumps(declarations(), ensure_ascii=False, allow_nan=False)};\n")
+
+
+def install(folder: Path, mode: str = "fold") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / GENERATED
+    path.write_text(module_text(mode))
+    return path

@@ -1,0 +1,335 @@
+/* Answer boxes under the exercises on the website: a predict or investigate exercise is checked in
+ * the page, without a kernel.
+ *
+ * Each exercise whose check has a page twin (lib/exercises/site.py, generated into
+ * exercise_checks.js) gets a box and a Check button. The page computes what the check compares with
+ * (COMPUTE below: the twin of the check's `values`, with the shipped models running in the page, as
+ * the explorers do), then applies the same rule as the library (lib/exercises/__init__.py:
+ * check_number, check_whole_number, check_choice) with the same sentences (lib/messages.py and the
+ * twin's texts). Nothing the check compares against is shipped: the class site's boxes work too.
+ * A write exercise, or one whose check has no twin, says how to run it live.
+ */
+import { MESSAGES } from "./constants.js";
+import { EXERCISE_CHECKS, SOLUTIONS } from "./exercise_checks.js";
+import { loadModel } from "./model.js";
+import { CourseError, greedy, softmax } from "./readout.js";
+import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pySplit, pyStrip } from "./python.js";
+
+const BASE = new URL("./", import.meta.url);
+
+// ----------------------------------------------------------------------------- Python's spelling
+
+/** str.format for the twins' texts: {name} and {name:spec}, spec one of .Nf, .Ng, g or ",". */
+export function pyFormat(template, fields) {
+  return template.replace(/\{\{|\}\}|\{(\w+)(?::([^}]*))?\}/g, (whole, name, spec) => {
+    if (whole === "{{") return "{";
+    if (whole === "}}") return "}";
+    const v = fields[name];
+    if (v === undefined) throw new Error(`no field ${name} for the text ${template}`);
+    if (!spec) return typeof v === "number" && !Number.isInteger(v) ? pyFloat(v) : String(v);
+    let m;
+    if ((m = /^\.(\d+)f$/.exec(spec))) return v.toFixed(+m[1]);
+    if ((m = /^\.(\d+)g$/.exec(spec))) return formatG(v, +m[1]);
+    if (spec === "g") return formatG(v);
+    if (spec === ",") return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    throw new Error(`format spec ${spec} is not supported in the page`);
+  });
+}
+
+function say(name, fields) {
+  return MESSAGES[name].replace(/\{(\w+)\}/g, (_, key) => String(fields[key]));
+}
+
+/** What the reader typed, as the library's check receives it (lib.exercises.site.typed_answer):
+ *  {kind: "int" (a BigInt) | "float" | "str", value}, or null for an empty box. */
+export function typedAnswer(text, rule) {
+  const s = pyStrip(text);
+  if (s === "") return null;
+  if (rule === "choice") return { kind: "str", value: s };
+  const i = pyInt(s);
+  if (i !== null) return { kind: "int", value: i };
+  const f = pyParseFloat(s);
+  if (f !== null) return { kind: "float", value: f };
+  return { kind: "str", value: s };
+}
+
+function reprOf(a) {
+  if (a.kind === "int") return a.value.toString();
+  if (a.kind === "float") return pyFloat(a.value);
+  return pyRepr(a.value);
+}
+
+/** lib.exercises.shown: the answer's repr, its white space runs as one space, cut at 60 characters. */
+function shown(a, limit = 60) {
+  const text = pySplit(reprOf(a)).join(" ");
+  const chars = Array.from(text);
+  return chars.length <= limit ? text : chars.slice(0, limit - 3).join("") + "...";
+}
+
+/** lib.exercises.as_number: a finite number, or null. */
+function asNumber(a) {
+  if (a.kind === "str") return null;
+  const v = Number(a.value);
+  return Number.isFinite(v) ? v : null;
+}
+
+// ----------------------------------------------------------------------------- the rules
+
+const verdict = (ok, message) => ({ ok, verdict: ok ? "correct" : "not yet", message });
+
+function checkNumber(a, expected, tol, what, hints) {
+  const value = asNumber(a);
+  if (value === null) return verdict(false, say("answer_number", { what, got: shown(a) }));
+  if (Math.abs(value - expected) <= tol) return verdict(true, say("answer_is", { what, value: formatG(value, 4) }));
+  for (const [wrong, text] of hints) if (Math.abs(value - wrong) <= tol) return verdict(false, text);
+  return verdict(false, say("answer_off", { what, value: formatG(value, 4), direction: value > expected ? "too high" : "too low" }));
+}
+
+function wholeString(value) {
+  return BigInt(value).toString();
+}
+
+function checkWhole(a, expected, what, hints) {
+  const value = asNumber(a);
+  if (value === null || value !== Math.trunc(value)) return verdict(false, say("answer_whole", { what, got: shown(a) }));
+  if (value === expected) return verdict(true, say("answer_is", { what, value: wholeString(value) }));
+  for (const [wrong, text] of hints) if (value === wrong) return verdict(false, text);
+  const told = Math.abs(value) < 1e15 ? wholeString(value) : formatG(value, 3);
+  return verdict(false, say("answer_off", { what, value: told, direction: value > expected ? "too high" : "too low" }));
+}
+
+function checkChoice(a, options, expected, right, wrong, hints) {
+  const chosen = options.find((o) => o === a.value);
+  if (chosen === undefined) {
+    const listed = options.slice(0, 12).map(pyRepr).join(", ") + (options.length > 12 ? ", ..." : "");
+    return verdict(false, say("answer_one_of", { listed, got: shown(a) }));
+  }
+  if (chosen === expected) return verdict(true, right);
+  const hint = hints.find(([option]) => option === chosen);
+  return verdict(false, hint ? hint[1] : wrong);
+}
+
+/** The verdict on `text` for the exercise declared by `decl`, given what COMPUTE found (`v`). */
+export function judge(decl, text, v) {
+  const a = typedAnswer(text, decl.rule);
+  if (a === null) return { ok: false, verdict: "not answered", message: say("answer_empty", {}) };
+  const fields = { ...(v.fields || {}), answer: a.value, shown: shown(a) };
+  const fill = (key) => pyFormat(decl.texts[key], fields);
+  // A value the library gives two texts keeps the last text at the first place (a Python dict).
+  const hints = [];
+  for (const [key, value] of v.hints || []) {
+    const at = hints.findIndex(([w]) => w === value);
+    if (at >= 0) hints[at][1] = fill(key); else hints.push([value, fill(key)]);
+  }
+  if (decl.rule === "number") return checkNumber(a, v.expected, decl.tol, decl.what, hints);
+  if (decl.rule === "whole") return checkWhole(a, v.expected, decl.what, hints);
+  return checkChoice(a, v.options, v.expected, fill("right"), fill("wrong"), hints);
+}
+
+// ----------------------------------------------------------------------------- the computations
+// Each is the twin of a check's `values` in Python: {expected, hints: [[text key, wrong value], ...]
+// in the library's order, options (a choice's), fields (what the texts print)}.
+
+const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
+
+function entropyBits(p) {
+  let h = 0;
+  for (const x of p) if (x > 0) h -= x * Math.log2(x);
+  return h;
+}
+
+function blockHeads(model, block) {
+  return Array.from({ length: model.nHeads }, (_, h) => [block, h]);
+}
+
+function allHeads(model) {
+  return Array.from({ length: model.nLayers }, (_, l) => blockHeads(model, l)).flat();
+}
+
+/** lib.content.convolution.convolve: valid cross-correlation of a grid with a square filter. */
+function convolve(image, kernel) {
+  const k = kernel.length, rows = image.length - k + 1, cols = image[0].length - k + 1;
+  return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => {
+    let s = 0;
+    for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) s += image[r + i][c + j] * kernel[i][j];
+    return s;
+  }));
+}
+
+/** lib.content.convolution.ocr_pass's scores: each map through ReLU and 2x2 max pooling (stride 1), summed. */
+function ocrScores(image, filters) {
+  return Object.values(filters).map((f) => {
+    const m = convolve(image, f).map((row) => row.map((x) => Math.max(x, 0)));
+    let s = 0;
+    for (let r = 0; r + 1 < m.length; r++) for (let c = 0; c + 1 < m[0].length; c++) {
+      s += Math.max(m[r][c], m[r][c + 1], m[r + 1][c], m[r + 1][c + 1]);
+    }
+    return s;
+  });
+}
+
+export const COMPUTE = {
+  cacheTokens(a) {
+    const perToken = (factor, bytes) => 2 * a.layers * a.heads * a.d_head * bytes * factor;
+    const fit = (factor = 1, bytes = a.bytes) => Math.floor(a.budget / perToken(factor, bytes));
+    return { expected: fit(), hints: [["keys_only", fit(0.5)], ["float32", fit(1, 4)],
+      ["rounded_up", Math.ceil(a.budget / perToken(1, a.bytes))]] };
+  },
+
+  embeddingShare(a) {
+    const share = (s) => s.vocab * s.d_model / s.total;
+    const expected = share(a.seven_b);
+    return { expected, hints: [["both", 2 * expected], ["gpt2", share(a.gpt2)], ["percent", 100 * expected]] };
+  },
+
+  filterAt(a) {
+    const at = (name) => convolve(a.image, a.filters[name])[a.stop[0]][a.stop[1]];
+    return { expected: at(a.filter), hints: [[a.other, at(a.other)]] };
+  },
+
+  ocrClass(a) {
+    const classes = Object.keys(a.filters), probs = softmax(ocrScores(a.image, a.filters));
+    return { expected: classes[greedy(probs)], options: classes };
+  },
+
+  mlpWeights(a) {
+    const d = a.d_model, m = a.d_mlp;
+    return { expected: 2 * d * m, hints: [["one", d * m], ["biases", 2 * d * m + d + m], ["square", d * d + m * m]] };
+  },
+
+  abcSelfWeight(a) {
+    const e = a.dots.map((s) => Math.exp(s / Math.sqrt(a.d_head)));
+    return { expected: e[2] / e.reduce((x, y) => x + y, 0) };
+  },
+
+  multiplyAdds(a) {
+    const [vocab, d] = a.shape;
+    return { expected: vocab * d, hints: [["added", vocab + d], ["bytes", vocab * d * 4], ["per_word", vocab], ["one_dot", d]] };
+  },
+
+  dictionaryGigabytes(a) {
+    const [vocab, d] = a.shape;
+    const expected = vocab * d * a.bytes / 1e9;
+    return { expected, hints: [["float32", expected * 2], ["gib", expected * 1e9 / 2 ** 30]] };
+  },
+
+  searchScore(a) {
+    return { expected: dot(a.query, a.dictionary[a.word]), hints: [["chapter", dot(a.chapter_query, a.dictionary[a.word])]] };
+  },
+
+  searchWinner(a) {
+    const words = Object.keys(a.dictionary);
+    const best = (q) => words.reduce((b, w) => (dot(q, a.dictionary[w]) > dot(q, a.dictionary[b]) ? w : b), words[0]);
+    const expected = best(a.query), before = best(a.chapter_query);
+    return { expected, options: words, hints: before !== expected ? [["before", before]] : [] };
+  },
+
+  pageEntropy(a, model) {
+    const expected = entropyBits(softmax(model.promptLogits(model.encode(a.prompt))));
+    return { expected, hints: [["nats", expected * Math.log(2)]] };
+  },
+
+  surePageEntropy(a, model) {
+    const rest = model.vocab.size - 1;
+    const bits = (p) => -p * Math.log2(p);
+    const expected = bits(a.top) + rest * bits((1 - a.top) / rest);
+    return { expected, fields: { rest },
+      hints: [["nats", expected * Math.log(2)], ["top_only", bits(a.top)], ["two_words", bits(a.top) + bits(1 - a.top)]] };
+  },
+
+  topProbAt(a, model) {
+    const logits = model.promptLogits(model.encode(a.prompt));
+    const top = greedy(logits);
+    return { expected: softmax(logits, a.temperature)[top],
+      hints: [["times", softmax(Float64Array.from(logits, (x) => x * a.temperature))[top]]] };
+  },
+
+  topWithHeadsOff(a, model) {
+    const heads = a.block === undefined ? allHeads(model) : blockHeads(model, a.block);
+    const expected = model.vocab.tokens[greedy(model.promptLogits(model.encode(a.prompt), { heads }))];
+    return { expected, options: model.vocab.tokens, hints: Object.entries(a.wrong_tokens || {}) };
+  },
+
+  blockOff(a, model) {
+    const ids = model.encode(a.prompt), target = model.vocab.id(a.target);
+    const p = (off) => softmax(model.promptLogits(ids, off))[target];
+    const heads = blockHeads(model, a.block), mlps = [a.block];
+    return { expected: p({ heads, mlps }), hints: [["intact", p({})], ["heads", p({ heads })], ["mlp", p({ mlps })]] };
+  },
+};
+
+/** What the check of `decl` compares with, computed in the page. */
+export async function compute(decl) {
+  const model = decl.model ? await loadModel(new URL("models/", BASE).href, decl.model) : null;
+  return COMPUTE[decl.compute](decl.args, model);
+}
+
+// ----------------------------------------------------------------------------- the page
+
+function el(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+const LIVE = SOLUTIONS === "hide"
+  ? "Run it live: open this page's notebook in JupyterLab or on Binder (the rocket icon at the top of the page); its check runs there."
+  : "Run it live: download this page's notebook (the download icon at the top of the page) and open it in JupyterLab, or open it on Binder (the rocket icon); its check runs there.";
+
+function answerBox(exercise, label, decl) {
+  const id = `course-answer-${label}`;
+  const input = el("input", { type: "text", id, class: "course-answer", spellcheck: "false", autocomplete: "off",
+    autocapitalize: "off", size: 16, "data-exercise": label });
+  const button = el("button", { type: "button", class: "course-check-button", text: "Check" });
+  const out = el("p", { class: "course-verdict", role: "status", "aria-live": "polite", "data-verdict": "" });
+  const run = async () => {
+    try {
+      const v = await compute(decl);
+      const result = judge(decl, input.value, v);
+      out.dataset.verdict = result.verdict;
+      out.textContent = "";
+      out.append(el("strong", { text: result.ok ? "Correct" : result.verdict === "not answered" ? "Not answered yet" : "Not yet" }),
+        `: ${result.message}`);
+    } catch (e) {
+      if (!(e instanceof CourseError)) console.error(e);
+      out.dataset.verdict = "failed";
+      out.textContent = `The check failed in this page: ${e.message}. ${LIVE}`;
+    }
+  };
+  button.addEventListener("click", run);
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") run(); });
+  const box = el("div", { class: "course-check", "data-exercise": label }, [
+    el("label", { for: id, text: "Your answer " }), input, button, out]);
+  exercise.after(box);
+  return box;
+}
+
+function liveNote(exercise, label, text) {
+  const note = el("p", { class: "course-check course-live-note", "data-exercise": label, text });
+  exercise.after(note);
+}
+
+export function startChecks(root = document) {
+  const boxes = [];
+  for (const exercise of root.querySelectorAll("div.exercise[id]")) {
+    const label = exercise.id, classes = exercise.classList;
+    const decl = EXERCISE_CHECKS[label];
+    if (decl) boxes.push(answerBox(exercise, label, decl));
+    else if (classes.contains("write")) liveNote(exercise, label, `Write it live. ${LIVE}`);
+    else if (classes.contains("predict") || classes.contains("investigate")) {
+      liveNote(exercise, label, `This answer is checked live, not in this page yet. ${LIVE}`);
+    }
+  }
+  window.courseChecks = { ready: true, boxes, declarations: EXERCISE_CHECKS, judge, compute, solutions: SOLUTIONS };
+  return boxes;
+}
+
+if (typeof document !== "undefined") {
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => startChecks());
+  else startChecks();
+}
