@@ -64,7 +64,14 @@ def seven_b_embedding_share(answer) -> Feedback:
     return EMBEDDING_SHARE.judge(answer)
 
 
-# ------------------------------------------------------------------ write: the KV cache's size
+# ------------------------------------------------------------------ write: the KV cache's size, heads sharing keys
+# The page prints the cache of a model whose every head keeps its own keys and values. The exercise
+# asks for grouped-query attention, where `group` query heads share one key head and one value head
+# (Llama 2 70B: 64 query heads in groups of 8), a formula the page does not print.
+def grouped_kv_cache_bytes(layers, context, heads, group, d_head, bytes_per_number):
+    return kv_cache_bytes(layers, context, heads // group, d_head, bytes_per_number)
+
+
 def _kv_cases() -> list[Case]:
     from lib.model.store import load
 
@@ -72,38 +79,48 @@ def _kv_cases() -> list[Case]:
     a, b = GPT2_SMALL, SEVEN_B
     # First a case whose sizes all differ, so each missing or extra factor shows as itself (GPT-2
     # small has as many layers as heads; the shipped model's 2 layers would look like "keys only").
-    return [Case((3, 5, 7, 11, 1), "3 layers, 5 tokens, 7 heads of size 11, one byte per number"),
-            Case((a.n_layers, a.n_ctx, a.n_heads, a.d_head, 4), "GPT-2 small's full context in 32-bit floats"),
-            Case((cfg.n_layers, cfg.n_ctx, cfg.n_heads, cfg.d_head, 4), "the shipped model's full context"),
-            Case((b.n_layers, b.n_ctx, b.n_heads, b.d_head, 2), "a 7B model's context in 16-bit floats"),
-            Case((6, 100_000, 8, 64, 0.5), "100,000 tokens in 4-bit numbers (half a byte each)"),
-            Case((1, 1, 1, 1, 1), "a single token, layer, head and number")]
+    return [Case((3, 5, 14, 7, 11, 1), "3 layers, 5 tokens, 14 heads in groups of 7 sharing keys and values, "
+                                       "size 11, one byte per number"),
+            Case((a.n_layers, a.n_ctx, a.n_heads, 1, a.d_head, 4), "GPT-2 small's full context in 32-bit floats, "
+                                                                  "every head its own keys (group 1)"),
+            Case((cfg.n_layers, cfg.n_ctx, cfg.n_heads, 4, cfg.d_head, 4), "the shipped model's full context, all "
+                                                                          "four heads sharing one key head"),
+            Case((80, 4096, 64, 8, 128, 2), "a 70B-sized model: 64 query heads in groups of 8, 4,096 tokens, 16-bit"),
+            Case((b.n_layers, b.n_ctx, b.n_heads, 4, b.d_head, 0.5), "the 7B shape in groups of 4 and 4-bit numbers"),
+            Case((1, 1, 1, 1, 1, 1), "a single token, layer, head and number")]
 
 
 def _scaled(factor):
-    return lambda layers, context, heads, d_head, nbytes: factor(layers, context, heads, d_head, nbytes) * \
-        kv_cache_bytes(layers, context, heads, d_head, nbytes)
+    return lambda layers, context, heads, group, d_head, nbytes: \
+        factor(layers, context, heads, group, d_head, nbytes) * \
+        grouped_kv_cache_bytes(layers, context, heads, group, d_head, nbytes)
 
 
 kv_cache_size = WriteCheck(
     name="kv_cache_size",
     cases=_kv_cases,
-    reference=kv_cache_bytes,
+    reference=grouped_kv_cache_bytes,
     mistakes=(
-        Mistake(_scaled(lambda L, T, H, D, B: 0.5),
-                "that is half the cache: it stores a key and a value for every position, head and layer."),
-        Mistake(_scaled(lambda L, T, H, D, B: 1.5),
+        Mistake(_scaled(lambda L, T, H, G, D, B: G),
+                "that is the cache without sharing: with groups, a layer keeps one key and one value per group "
+                "of heads, not per head."),
+        Mistake(_scaled(lambda L, T, H, G, D, B: 1 / G),
+                "that divides by the group size once too often: heads / group key heads each keep a key and a "
+                "value per token."),
+        Mistake(_scaled(lambda L, T, H, G, D, B: G * G),
+                "that multiplies by the group size: sharing makes the cache smaller, not larger."),
+        Mistake(_scaled(lambda L, T, H, G, D, B: 0.5),
+                "that is half the cache: it stores a key and a value for every position, key head and layer."),
+        Mistake(_scaled(lambda L, T, H, G, D, B: 1.5),
                 "that includes the queries: a query is used once, by its own position, and is never cached."),
-        Mistake(_scaled(lambda L, T, H, D, B: 1 / L),
+        Mistake(_scaled(lambda L, T, H, G, D, B: 1 / L),
                 "the size does not grow with the number of layers: every layer keeps its own keys and values."),
-        Mistake(_scaled(lambda L, T, H, D, B: 1 / H),
-                "the size does not grow with the number of heads: every head keeps its own keys and values."),
-        Mistake(_scaled(lambda L, T, H, D, B: T),
+        Mistake(_scaled(lambda L, T, H, G, D, B: T),
                 "the size grows with the square of the context, like the attention pattern; the cache adds "
                 "one key and one value per token."),
-        Mistake(_scaled(lambda L, T, H, D, B: 1 / B),
+        Mistake(_scaled(lambda L, T, H, G, D, B: 1 / B),
                 "that counts numbers, not bytes: multiply by the bytes each number takes."),
-        Mistake(_scaled(lambda L, T, H, D, B: 8),
+        Mistake(_scaled(lambda L, T, H, G, D, B: 8),
                 "that counts bits, not bytes."),
     ),
 )
