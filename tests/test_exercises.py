@@ -840,7 +840,10 @@ def test_part2_real_language_checks():
     assert "all 84 words" in real_language.content_top4_share(pca(x).cumulative(4)).message
     assert "top two" in real_language.content_top4_share(pca(x[content]).cumulative(2)).message
     assert "percentage" in real_language.content_top4_share(share * 100).message
-    assert real_language.father_analogy("mother") and "inputs" in real_language.father_analogy("father").message
+    assert real_language.teacher_analogy("mother") and "inputs" in real_language.teacher_analogy("teacher").message
+    assert "baseline" in real_language.teacher_analogy("father").message
+    assert "not the closest" in real_language.teacher_analogy("doctor").message
+    assert "one of" in real_language.teacher_analogy("nurse").message
     # The predict: the offset's word and the baseline's, computed here without the check's helper.
     vecs = {w: x[i] for i, w in enumerate(rows.words)}
     offset = analogy(vecs, "father", "man", "woman").best
@@ -873,7 +876,7 @@ def test_lever_top_without_mlp_predict(lm):
     assert lever.top_without_mlp(lm, top) and "keeps its place" in lever.top_without_mlp(lm, top).message
     assert "share of the final lead" in lever.top_without_mlp(lm, "Paolo").message
     no_mlp0 = lm.vocab.tokens[int(prompt_logits(lm, lever.CONFIDENT, ablate_mlps=[0]).argmax())]
-    assert lever.top_without_mlp(lm, no_mlp0, mlp=0) and not lever.top_without_mlp(lm, top, mlp=0)
+    assert no_mlp0 == top or not lever.top_without_mlp(lm, no_mlp0), "the check asks about MLP 1, not MLP 0"
     for garbage in (None, "Tarsoo", np.array(["Tarso", "Cefa"]), 10**400, True):
         fb = lever.top_without_mlp(lm, garbage)
         assert not fb.ok and fb.message

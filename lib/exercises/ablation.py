@@ -10,14 +10,22 @@ CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 LATER_CALL = "<BOS> Pietro chiama 6 <SEP> 6 chiama Paolo vice <SEP> Paolo chiama Pietro"
 
 
-def cefa_head(lm, answer) -> Feedback:
-    """The single head whose ablation lowers P(Cefa) the most on CEFA_PROMPT."""
+def _cefa_values(lm) -> Values:
     effects = head_effects(lm, CEFA_PROMPT, "Cefa")
     best = min((g for g in effects if g), key=effects.get)
-    names = [head_name(h) for h in all_heads(lm.model)]
-    return check_choice(answer, names, head_name(best[0]),
-                        right=f"switching {answer} off drops Cefa to {effects[best]:.3f}.",
-                        wrong=f"switching {answer} off leaves Cefa higher than another head does; try them all.")
+    return Values(head_name(best[0]), options=tuple(head_name(h) for h in all_heads(lm.model)),
+                  fields={"drop": effects[best]})
+
+
+CEFA_HEAD = site_check(__name__, "cefa_head", rule="choice", compute="mostNeededHead", values=_cefa_values,
+                       model="calling-game", args={"prompt": CEFA_PROMPT, "token": "Cefa"}, texts={
+    "right": "switching {answer} off drops Cefa to {drop:.3f}.",
+    "wrong": "switching {answer} off leaves Cefa higher than another head does; try them all."})
+
+
+def cefa_head(lm, answer) -> Feedback:
+    """The single head whose ablation lowers P(Cefa) the most on CEFA_PROMPT."""
+    return CEFA_HEAD.judge(answer, lm)
 
 
 @per_model

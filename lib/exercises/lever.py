@@ -10,6 +10,7 @@ import torch
 
 from lib.analysis.lens import read_out
 from lib.model.transformer import LayerNorm
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
 from lib.content.prompts import CONFIDENT
 from lib.analysis.lens import lens_view
@@ -22,19 +23,26 @@ from lib.exercises import Feedback, check_choice, check_number
 VICE_PROMPT = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"
 
 
-def first_stage_on_top(lm, answer, word: str = "vice", prompt: str = VICE_PROMPT) -> Feedback:
-    """Investigate: the first stage after which `word` is the lens's top-1 on `prompt`."""
-    view = lens_view(lm, prompt, word)
-    expected = next(s for s, r in zip(view.stages, view.track_ranks) if r == 1)
+def _first_stage_values(lm) -> Values:
+    view = lens_view(lm, VICE_PROMPT, "vice")
     chapter = lens_view(lm, CONFIDENT, "Tarso")
-    on_chapter = next(s for s, r in zip(chapter.stages, chapter.track_ranks) if r == 1)
-    fb = check_choice(answer, view.stages, expected,
-                      right=f"{word} first leads the lens after {answer}.",
-                      wrong=f"after {answer}, {word} is not the first stage where it leads; read the lens column by column.")
-    if not fb and isinstance(answer, str) and answer == on_chapter != expected:
-        return Feedback(False, "that is where Tarso first leads on the chapter's prompt; on this prompt the lens "
-                               f"reads differently: follow {word}.")
-    return fb
+    return Values(next(s for s, r in zip(view.stages, view.track_ranks) if r == 1), options=tuple(view.stages),
+                  hints={"chapter": next(s for s, r in zip(chapter.stages, chapter.track_ranks) if r == 1)})
+
+
+FIRST_STAGE = site_check(__name__, "first_stage_on_top", rule="choice", compute="firstStageOnTop",
+                         values=_first_stage_values, model="calling-game",
+                         args={"prompt": VICE_PROMPT, "word": "vice", "chapter_prompt": CONFIDENT, "chapter_word": "Tarso"},
+                         texts={
+    "right": "vice first leads the lens after {answer}.",
+    "wrong": "after {answer}, vice is not the first stage where it leads; read the lens column by column.",
+    "chapter": "that is where Tarso first leads on the chapter's prompt; on this prompt the lens reads differently: "
+               "follow vice."})
+
+
+def first_stage_on_top(lm, answer) -> Feedback:
+    """Investigate: the first stage after which vice is the lens's top-1 on VICE_PROMPT."""
+    return FIRST_STAGE.judge(answer, lm)
 
 
 def push_share(lm, answer, component: str = "blocks.1.mlp", prompt: str = VICE_PROMPT, toward: str = "vice",
@@ -132,14 +140,27 @@ lens_stage = WriteCheck(
 
 
 # ------------------------------------------------------------------ predict: the largest share is not the one needed
-def top_without_mlp(lm, answer, mlp: int = 1, prompt: str = CONFIDENT) -> Feedback:
-    """Predict: the top word on `prompt` with MLP `mlp` switched off."""
+WITHOUT_MLP = 1
+
+
+def _without_values(lm) -> Values:
     from lib.model.readout import prompt_logits
 
     tokens = lm.vocab.tokens
-    intact = tokens[int(prompt_logits(lm, prompt).argmax())]
-    expected = tokens[int(prompt_logits(lm, prompt, ablate_mlps=[mlp]).argmax())]
-    others = "it keeps its place" if expected == intact else f"{intact} loses its place"
-    wrong = (f"not {answer}. A component's share of the final lead says how much it adds, not whether the "
-             f"lead survives without it: subtract MLP {mlp}'s push from the lead and see what is left.")
-    return check_choice(answer, tokens, expected, right=f"{answer}: with MLP {mlp} off, {others}.", wrong=wrong)
+    intact = tokens[int(prompt_logits(lm, CONFIDENT).argmax())]
+    expected = tokens[int(prompt_logits(lm, CONFIDENT, ablate_mlps=[WITHOUT_MLP]).argmax())]
+    return Values(expected, options=tuple(tokens),
+                  fields={"others": "it keeps its place" if expected == intact else f"{intact} loses its place"})
+
+
+TOP_WITHOUT_MLP = site_check(__name__, "top_without_mlp", rule="choice", compute="topWithoutMlp",
+                             values=_without_values, model="calling-game", args={"prompt": CONFIDENT, "mlp": WITHOUT_MLP},
+                             texts={
+    "right": "{answer}: with MLP " + str(WITHOUT_MLP) + " off, {others}.",
+    "wrong": "not {answer}. A component's share of the final lead says how much it adds, not whether the lead "
+             "survives without it: subtract MLP " + str(WITHOUT_MLP) + "'s push from the lead and see what is left."})
+
+
+def top_without_mlp(lm, answer) -> Feedback:
+    """Predict: the top word on the chapter's prompt with MLP WITHOUT_MLP switched off."""
+    return TOP_WITHOUT_MLP.judge(answer, lm)

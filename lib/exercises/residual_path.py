@@ -91,19 +91,24 @@ def single_effects(lm, prompt: str = PROMPT) -> dict[str, float]:
     return out
 
 
+def _necessary_values(lm) -> Values:
+    effects = single_effects(lm, later_turn(lm))
+    first = single_effects(lm, PROMPT)
+    return Values(min(effects, key=effects.get), options=tuple(effects),
+                  hints={"first": min(first, key=first.get), "mlp1": "MLP 1"})
+
+
+MOST_NECESSARY = site_check(__name__, "most_necessary", rule="choice", compute="mostNecessary",
+                            values=_necessary_values, model="calling-game",
+                            args=lambda: {**_later_turn_args(), "first": PROMPT}, texts={
+    "right": "without {answer}, P(Tarso) drops the most.",
+    "wrong": "switching {shown} off alone does not lower P(Tarso) the most.",
+    "first": "{answer} is the most necessary on the first turn; on this later turn another component matters more. "
+             "Switch each one off on this prompt.",
+    "mlp1": "MLP 1 makes the largest push, but the answer does not depend on it the most; switch each component off "
+            "and compare P(Tarso)."})
+
+
 def most_necessary(lm, answer) -> Feedback:
     """Investigate: on the later turn, the one component whose removal alone lowers P(Tarso) the most."""
-    effects = single_effects(lm, later_turn(lm))
-    best = min(effects, key=effects.get)
-    first = single_effects(lm, PROMPT)
-    first_best = min(first, key=first.get)
-    if same_option(answer, first_best) and first_best != best:
-        wrong = (f"{answer} is the most necessary on the first turn; on this later turn another component "
-                 "matters more. Switch each one off on this prompt.")
-    elif same_option(answer, "MLP 1") and best != "MLP 1":
-        wrong = ("MLP 1 makes the largest push, but the answer does not depend on it the most; switch each "
-                 "component off and compare P(Tarso).")
-    else:
-        wrong = f"switching {shown(answer)} off alone does not lower P(Tarso) the most."
-    return check_choice(answer, list(effects), best, right=f"without {answer}, P(Tarso) drops the most.",
-                        wrong=wrong)
+    return MOST_NECESSARY.judge(answer, lm)

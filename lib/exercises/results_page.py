@@ -143,17 +143,26 @@ top_k_top_p = WriteCheck(
 
 
 # ------------------------------------------------------------------ predict: top-k, then top-p
-def survivors_after_top_k(lm, answer, top_k: int = 5, top_p: float = 0.5, prompt: str = UNCERTAIN) -> Feedback:
-    """How many tokens survive top-k and then top-p on the page after `prompt`."""
-    probs = softmax(prompt_logits(lm, prompt))
-    expected = int(truncation_mask(probs, top_k=top_k, top_p=top_p).sum())
-    whole_page = int(truncation_mask(probs, top_p=top_p).sum())
-    fb = check_whole_number(answer, expected, what=f"The number of survivors of top-k {top_k} and top-p {top_p}")
-    value = as_number(answer)
-    if not fb and value is not None and value == whole_page != expected:
-        return Feedback(False, f"{whole_page} is what top-p {top_p} keeps on the whole page; after top-k the "
-                               f"{top_k} survivors share the probability out again first.")
-    return fb
+CUT_K, CUT_P, CUT_PROMPT = 5, 0.5, UNCERTAIN
+
+
+def _survivor_values(lm) -> Values:
+    probs = softmax(prompt_logits(lm, CUT_PROMPT))
+    whole_page = int(truncation_mask(probs, top_p=CUT_P).sum())
+    return Values(int(truncation_mask(probs, top_k=CUT_K, top_p=CUT_P).sum()), hints={"whole_page": whole_page},
+                  fields={"whole_page": whole_page})
+
+
+SURVIVORS = site_check(__name__, "survivors_after_top_k", rule="whole", compute="survivors", values=_survivor_values,
+                       what=f"The number of survivors of top-k {CUT_K} and top-p {CUT_P}", model="calling-game",
+                       args={"prompt": CUT_PROMPT, "top_k": CUT_K, "top_p": CUT_P}, texts={
+    "whole_page": "{whole_page} is what top-p " + str(CUT_P) + " keeps on the whole page; after top-k the "
+                  + str(CUT_K) + " survivors share the probability out again first."})
+
+
+def survivors_after_top_k(lm, answer) -> Feedback:
+    """How many tokens survive top-k CUT_K and then top-p CUT_P on the page after CUT_PROMPT."""
+    return SURVIVORS.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ predict: a hotter page

@@ -32,6 +32,7 @@ RULES = ("number", "whole", "choice")
 GENERATED = "exercise_checks.js"
 
 SITE_CHECKS: dict[str, "SiteCheck"] = {}
+_COMPUTED: dict[tuple, "Values"] = {}
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,11 @@ class SiteCheck:
         return f"{self.module}.{self.check}"
 
     def computed(self, lm=None) -> Values:
-        return self.values(lm) if self.model else self.values()
+        """The library's values, worked out once per model however often a learner checks."""
+        key = (self.name, getattr(lm, "name", None), id(getattr(lm, "model", lm)))
+        if key not in _COMPUTED:
+            _COMPUTED[key] = self.values(lm) if self.model else self.values()
+        return _COMPUTED[key]
 
     def judge(self, answer, lm=None) -> Feedback:
         """The check: `answer` against the library's values, with the declared sentences."""

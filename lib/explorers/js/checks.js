@@ -12,7 +12,7 @@
 import { MESSAGES } from "./constants.js";
 import { EXERCISE_CHECKS, SOLUTIONS } from "./exercise_checks.js";
 import { loadModel } from "./model.js";
-import { CourseError, greedy, softmax } from "./readout.js";
+import { CourseError, greedy, softmax, truncationMask } from "./readout.js";
 import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pySplit, pyStrip } from "./python.js";
 
 const BASE = new URL("./", import.meta.url);
@@ -168,7 +168,42 @@ function ocrScores(image, filters) {
   });
 }
 
+/** A point set the site serves (lib.explorers.page.export_site): {labels, vectors as doubles}. */
+const POINTS = new Map();
+function points(name) {
+  if (!POINTS.has(name)) {
+    POINTS.set(name, fetch(new URL(`points/${name}.json`, BASE)).then((r) => r.json()).then((p) => {
+      const bytes = Uint8Array.from(atob(p.vectors.float32), (c) => c.charCodeAt(0));
+      const view = new DataView(bytes.buffer), [n, d] = p.vectors.shape;
+      const vectors = Array.from({ length: n }, (_, i) => Array.from({ length: d }, (_, j) => view.getFloat32(4 * (i * d + j), true)));
+      return { labels: p.labels, vectors };
+    }));
+  }
+  return POINTS.get(name);
+}
+
+const norm = (v) => Math.sqrt(dot(v, v));
+const cosine = (u, v) => { const n = norm(u) * norm(v); return n > 0 ? dot(u, v) / n : 0; };
+
+/** The best of `pool` by cosine with `target`; ties keep the pool's order (lib.analysis.maps.analogy). */
+function bestByCosine(target, pool, vectorOf) {
+  let best = null, score = -Infinity;
+  for (const w of pool) { const s = cosine(target, vectorOf(w)); if (s > score) { best = w; score = s; } }
+  return best;
+}
+
 export const COMPUTE = {
+  async offsetAnalogy(a) {
+    const { labels, vectors } = await points(a.points);
+    const row = (w) => vectors[labels.indexOf(w)];
+    const [x, y, z] = a.inputs;
+    const target = row(x).map((v, i) => v - row(y)[i] + row(z)[i]);
+    const expected = bestByCosine(target, labels.filter((w) => !a.inputs.includes(w)), row);
+    const baseline = bestByCosine(row(x), labels.filter((w) => w !== x && w !== y && w !== z), row);
+    return { expected, options: labels,
+      hints: [["input_a", x], ["input_b", y], ["input_c", z], ["baseline", baseline]] };
+  },
+
   cacheTokens(a) {
     const perToken = (factor, bytes) => 2 * a.layers * a.heads * a.d_head * bytes * factor;
     const fit = (factor = 1, bytes = a.bytes) => Math.floor(a.budget / perToken(factor, bytes));
@@ -250,6 +285,105 @@ export const COMPUTE = {
     return { expected, options: model.vocab.tokens, hints: Object.entries(a.wrong_tokens || {}) };
   },
 
+  mostNeededHead(a, model) {
+    const ids = model.encode(a.prompt), t = model.vocab.id(a.token);
+    let best = null, drop = Infinity;
+    for (const [l, h] of allHeads(model)) {
+      const p = softmax(model.promptLogits(ids, { heads: [[l, h]] }))[t];
+      if (p < drop) { best = `L${l}H${h}`; drop = p; }
+    }
+    return { expected: best, options: allHeads(model).map(([l, h]) => `L${l}H${h}`), fields: { drop } };
+  },
+
+  mostNecessary(a, model) {
+    const effects = (prompt) => {
+      const ids = model.encode(prompt), t = model.vocab.id(a.target);
+      const p = (off) => softmax(model.promptLogits(ids, off))[t];
+      const out = allHeads(model).map(([l, h]) => [`L${l}H${h}`, p({ heads: [[l, h]] })]);
+      for (let m = 0; m < model.nLayers; m++) out.push([`MLP ${m}`, p({ mlps: [m] })]);
+      return out;
+    };
+    const least = (pairs) => pairs.reduce((b, x) => (x[1] < b[1] ? x : b))[0];
+    const later = effects(a.prompt);
+    return { expected: least(later), options: later.map(([n]) => n),
+      hints: [["first", least(effects(a.first))], ["mlp1", "MLP 1"]] };
+  },
+
+  logitOf(a, model) {
+    const i = model.vocab.id(a.word);
+    const logit = model.promptLogits(model.encode(a.prompt))[i];
+    return { expected: logit, hints: [["no_bias", logit - model.w.b_U[i]]] };
+  },
+
+  stretchedLogit(a, model) {
+    const i = model.vocab.id(a.word), bias = model.w.b_U[i];
+    const logit = model.promptLogits(model.encode(a.prompt))[i];
+    return { expected: a.scale * (logit - bias) + bias,
+      hints: [["bias_too", a.scale * logit], ["unstretched", logit], ["no_bias", a.scale * (logit - bias)]] };
+  },
+
+  cosineWinner(a, model) {
+    const ids = model.encode(a.prompt);
+    const run = model.run(ids, {}, true);
+    const names = model.stageNames();
+    const q = run.stages[names[names.length - 1]][ids.length - 1];
+    const D = model.cfg.d_model, V = model.cfg.vocab_size;
+    let best = 0, score = -Infinity;
+    for (let v = 0; v < V; v++) {
+      const col = Array.from({ length: D }, (_, d) => model.W_U[d * V + v]);
+      const s = cosine(Array.from(q), col);
+      if (s > score) { best = v; score = s; }
+    }
+    return { expected: model.vocab.tokens[best], options: model.vocab.tokens,
+      hints: [["by_dot", model.vocab.tokens[greedy(run.logitsAt(ids.length - 1))]]] };
+  },
+
+  survivors(a, model) {
+    const probs = softmax(model.promptLogits(model.encode(a.prompt)));
+    const count = (mask) => mask.filter(Boolean).length;
+    const wholePage = count(truncationMask(probs, null, a.top_p));
+    return { expected: count(truncationMask(probs, a.top_k, a.top_p)), hints: [["whole_page", wholePage]],
+      fields: { whole_page: wholePage } };
+  },
+
+  firstStageOnTop(a, model) {
+    const first = (prompt, word) => {
+      const ids = model.encode(prompt), t = model.vocab.id(word);
+      const run = model.run(ids, {}, true);
+      return model.stageNames().find((name) => greedy(model.readOut(run.stages[name][ids.length - 1])) === t);
+    };
+    return { expected: first(a.prompt, a.word), options: model.stageNames(),
+      hints: [["chapter", first(a.chapter_prompt, a.chapter_word)]] };
+  },
+
+  topWithoutMlp(a, model) {
+    const ids = model.encode(a.prompt), tokens = model.vocab.tokens;
+    const intact = tokens[greedy(model.promptLogits(ids))];
+    const expected = tokens[greedy(model.promptLogits(ids, { mlps: [a.mlp] }))];
+    return { expected, options: tokens,
+      fields: { others: expected === intact ? "it keeps its place" : `${intact} loses its place` } };
+  },
+
+  flattestPage(a, model) {
+    const entropy = a.prompts.map((p) => entropyBits(softmax(model.promptLogits(model.encode(p)))));
+    const expected = a.prompts[entropy.indexOf(Math.max(...entropy))];
+    // The rules' one word after a prompt (computed by the library's rules, a property of the game).
+    return { expected, options: a.prompts,
+      hints: a.prompts.map((p, i) => [`want${i}`, p]).filter(([key]) => key in a.texts) };
+  },
+
+  async analogyAgrees(a) {
+    const { labels, vectors } = await points(a.points);
+    const row = (w) => vectors[labels.indexOf(w)];
+    const [x, y, z] = a.inputs;
+    const target = row(x).map((v, i) => v - row(y)[i] + row(z)[i]);
+    const offset = bestByCosine(target, labels.filter((w) => !a.inputs.includes(w)), row);
+    const baseline = bestByCosine(row(x), labels.filter((w) => w !== x && w !== y && w !== z), row);
+    const same = offset === baseline;
+    return { expected: same ? "same" : "different", options: ["same", "different"],
+      fields: { outcome: same ? "the same word" : "different words" } };
+  },
+
   blockOff(a, model) {
     const ids = model.encode(a.prompt), target = model.vocab.id(a.target);
     const p = (off) => softmax(model.promptLogits(ids, off))[target];
@@ -261,7 +395,7 @@ export const COMPUTE = {
 /** What the check of `decl` compares with, computed in the page. */
 export async function compute(decl) {
   const model = decl.model ? await loadModel(new URL("models/", BASE).href, decl.model) : null;
-  return COMPUTE[decl.compute](decl.args, model);
+  return await COMPUTE[decl.compute]({ ...decl.args, texts: decl.texts }, model);
 }
 
 // ----------------------------------------------------------------------------- the page
