@@ -15,15 +15,29 @@ from lib.exercises.one_layer import random_layer, run_layer
 from lib.exercises.writing import Case, Mistake, Unreadable, WriteCheck, first_future_cell, read_array
 
 
-def sat_on_cat_unscaled(answer) -> Feedback:
-    """How much "sat" would attend to "cat" if the scores were not divided by sqrt(d_head)."""
+def _sat_row() -> dict:
+    """sat's raw scores against the, cat and sat (the Q K^T row the page prints), and d_head."""
     ex = cat_sat()
     _, cache = ex.model.run_with_cache(ex.tokens)
-    scaled = float(cache["blocks.0.attn.pattern"][0, 2, 1])
-    expected = float(cache["blocks.0.attn.qk"][0, 2, :3].softmax(-1)[1])
-    return check_number(answer, expected, tol=0.003, what="The weight",
-                        hints={scaled: "that is the weight with the scores divided by sqrt(d_head); this time "
-                                       "take the softmax of the raw dot products."})
+    return {"scores": [float(s) for s in cache["blocks.0.attn.qk"][0, 2, :3]], "d_head": ex.model.cfg.d_head}
+
+
+def _sat_values() -> Values:
+    ex = cat_sat()
+    _, cache = ex.model.run_with_cache(ex.tokens)
+    return Values(float(cache["blocks.0.attn.qk"][0, 2, :3].softmax(-1)[1]),
+                  hints={"scaled": float(cache["blocks.0.attn.pattern"][0, 2, 1])})
+
+
+SAT_ON_CAT = site_check(__name__, "sat_on_cat_unscaled", rule="number", compute="unscaledWeight", values=_sat_values,
+                        what="The weight", tol=0.003, args=_sat_row, texts={
+    "scaled": "that is the weight with the scores divided by sqrt(d_head); this time take the softmax of the raw "
+              "dot products."})
+
+
+def sat_on_cat_unscaled(answer) -> Feedback:
+    """How much "sat" would attend to "cat" if the scores were not divided by sqrt(d_head)."""
+    return SAT_ON_CAT.judge(answer)
 
 
 ABC_DOTS, ABC_D_HEAD = (1.0, 1.0, 2.0), 8

@@ -53,6 +53,7 @@ class SiteCheck:
     values: Callable   # the library's: values(lm) -> Values (or values() for a check without a model)
     what: str = ""     # a number's name in the messages ("The weight")
     tol: float | None = None                 # a number's tolerance (absolute)
+    rel_tol: float | None = None             # or relative: tol = rel_tol * the expected value
     texts: Mapping[str, str] = field(default_factory=dict)  # right/wrong (choice) and a text per hint
     args: Mapping | Callable = field(default_factory=dict)   # what the page's computation reads (or a
     # function returning it, for inputs the library works out, such as a prompt drawn from a set)
@@ -76,7 +77,8 @@ class SiteCheck:
         v = self.computed(lm)
         fill = lambda key, **more: self.texts[key].format(**v.fields, **more)   # noqa: E731
         if self.rule == "number":
-            return check_number(answer, v.expected, tol=self.tol, what=self.what,
+            tol = self.tol if self.tol is not None else self.rel_tol * v.expected
+            return check_number(answer, v.expected, tol=tol, what=self.what,
                                 hints={value: fill(key) for key, value in v.hints.items()})
         if self.rule == "whole":
             return check_whole_number(answer, v.expected, what=self.what,
@@ -88,7 +90,7 @@ class SiteCheck:
     def declaration(self) -> dict:
         """What the page reads: everything but the expected values."""
         return {"check": self.name, "rule": self.rule, "compute": self.compute, "what": self.what,
-                "tol": self.tol, "texts": dict(self.texts), "model": self.model,
+                "tol": self.tol, "rel_tol": self.rel_tol, "texts": dict(self.texts), "model": self.model,
                 "args": dict(self.args() if callable(self.args) else self.args)}
 
 

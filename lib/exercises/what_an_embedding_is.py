@@ -6,6 +6,7 @@ import numpy as np
 
 from lib.analysis.maps import cosine_matrix, nearest
 from lib.exercises import Feedback, check_choice, check_number, same_option, shown
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
 
@@ -14,16 +15,26 @@ def _rows(lm) -> np.ndarray:
     return lm.model.W_E.detach().double().numpy()
 
 
-def row_cosine(lm, answer, a: str = "Pietro", b: str = "Paolo") -> Feedback:
-    """The cosine between the embedding rows of `a` and `b` (the page prints neither pair's cosine)."""
+PAIR = ("Pietro", "Paolo")
+
+
+def _cosine_values(lm) -> Values:
     E, t = _rows(lm), lm.vocab.tokens
-    expected = float(cosine_matrix(E)[t.index(a), t.index(b)])
-    dot = float(E[t.index(a)] @ E[t.index(b)])
-    distance = float(np.linalg.norm(E[t.index(a)] - E[t.index(b)]))
-    return check_number(answer, expected, tol=1e-3, what=f"The cosine between {a} and {b}",
-                        hints={dot: "that is the dot product; divide it by both rows' lengths.",
-                               distance: "that is the distance between the rows; the cosine compares their "
-                                         "directions."})
+    i, j = t.index(PAIR[0]), t.index(PAIR[1])
+    return Values(float(cosine_matrix(E)[i, j]), hints={"dot": float(E[i] @ E[j]),
+                                                         "distance": float(np.linalg.norm(E[i] - E[j]))})
+
+
+ROW_COSINE = site_check(__name__, "row_cosine", rule="number", compute="rowCosine", values=_cosine_values,
+                        what=f"The cosine between {PAIR[0]} and {PAIR[1]}", tol=1e-3, model="calling-game",
+                        args={"pair": PAIR}, texts={
+    "dot": "that is the dot product; divide it by both rows' lengths.",
+    "distance": "that is the distance between the rows; the cosine compares their directions."})
+
+
+def row_cosine(lm, answer) -> Feedback:
+    """The cosine between the embedding rows of Pietro and Paolo (the page prints neither pair's cosine)."""
+    return ROW_COSINE.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ investigate: a neighbour in the other model

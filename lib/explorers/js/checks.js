@@ -30,6 +30,10 @@ export function pyFormat(template, fields) {
     let m;
     if ((m = /^\.(\d+)f$/.exec(spec))) return v.toFixed(+m[1]);
     if ((m = /^\.(\d+)g$/.exec(spec))) return formatG(v, +m[1]);
+    if ((m = /^\.(\d+)e$/.exec(spec))) {
+      const [mant, exp] = v.toExponential(+m[1]).split("e");
+      return `${mant}e${exp[0] === "-" ? "-" : "+"}${exp.replace(/^[-+]/, "").padStart(2, "0")}`;
+    }
     if (spec === "g") return formatG(v);
     if (spec === ",") return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     throw new Error(`format spec ${spec} is not supported in the page`);
@@ -121,7 +125,10 @@ export function judge(decl, text, v) {
     const at = hints.findIndex(([w]) => w === value);
     if (at >= 0) hints[at][1] = fill(key); else hints.push([value, fill(key)]);
   }
-  if (decl.rule === "number") return checkNumber(a, v.expected, decl.tol, decl.what, hints);
+  if (decl.rule === "number") {
+    const tol = decl.tol !== null && decl.tol !== undefined ? decl.tol : decl.rel_tol * v.expected;
+    return checkNumber(a, v.expected, tol, decl.what, hints);
+  }
   if (decl.rule === "whole") return checkWhole(a, v.expected, decl.what, hints);
   return checkChoice(a, v.options, v.expected, fill("right"), fill("wrong"), hints);
 }
@@ -382,6 +389,35 @@ export const COMPUTE = {
     const same = offset === baseline;
     return { expected: same ? "same" : "different", options: ["same", "different"],
       fields: { outcome: same ? "the same word" : "different words" } };
+  },
+
+  rowCosine(a, model) {
+    const D = model.cfg.d_model, row = (w) => Array.from(model.w.W_E.subarray(model.vocab.id(w) * D, (model.vocab.id(w) + 1) * D));
+    const [u, v] = a.pair.map(row);
+    return { expected: cosine(u, v), hints: [["dot", dot(u, v)], ["distance", norm(u.map((x, i) => x - v[i]))]] };
+  },
+
+  princeRoyalty(a) {
+    const w = a.words, sub2 = (x, y) => x.map((v, i) => v - y[i]), unit = (x) => x.map((v) => v / norm(x));
+    const e1 = unit(sub2(w.king, w.queen)), raw = sub2(w.king, w.man);
+    const along = dot(raw, e1), e2 = unit(raw.map((v, i) => v - along * e1[i]));
+    return { expected: dot(a.prince, e2), hints: [["e1", dot(a.prince, e1)], ["raw", dot(a.prince, raw)]] };
+  },
+
+  unscaledWeight(a) {
+    return { expected: softmax(a.scores)[1], hints: [["scaled", softmax(a.scores.map((s) => s / Math.sqrt(a.d_head)))[1]]] };
+  },
+
+  roundProbability(a, model) {
+    const words = pySplit(a.round);
+    const steps = words.slice(1).map((w, i) => softmax(model.promptLogits(model.encode(words.slice(0, i + 1).join(" "))))[model.vocab.id(w)]);
+    return { expected: steps.reduce((x, y) => x * y, 1), hints: [["sum", steps.reduce((x, y) => x + y, 0)], ["last", steps[steps.length - 1]]] };
+  },
+
+  unseenRange(a, model) {
+    const p = softmax(model.promptLogits(model.encode(a.prompt)))[model.vocab.id(a.token)];
+    const r = a.ranges, expected = p === 0 ? r[0] : p < 0.001 ? r[1] : p <= 0.1 ? r[2] : r[3];
+    return { expected, options: r, hints: [["zero", r[0]]], fields: { p } };
   },
 
   blockOff(a, model) {
