@@ -10,21 +10,29 @@ CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 LATER_CALL = "<BOS> Pietro chiama 6 <SEP> 6 chiama Paolo vice <SEP> Paolo chiama Pietro"
 
 
+# The page says which head Cefa needs (L0H3, on every prompt of the Cefa set); the exercise asks for
+# the next one, which it never names.
+NAMED_HEAD = "L0H3"
+
+
 def _cefa_values(lm) -> Values:
     effects = head_effects(lm, CEFA_PROMPT, "Cefa")
-    best = min((g for g in effects if g), key=effects.get)
+    best = min((g for g in effects if g and head_name(g[0]) != NAMED_HEAD), key=effects.get)
     return Values(head_name(best[0]), options=tuple(head_name(h) for h in all_heads(lm.model)),
-                  fields={"drop": effects[best]})
+                  hints={"named": NAMED_HEAD}, fields={"drop": effects[best]})
 
 
 CEFA_HEAD = site_check(__name__, "cefa_head", rule="choice", compute="mostNeededHead", values=_cefa_values,
-                       model="calling-game", args={"prompt": CEFA_PROMPT, "token": "Cefa"}, texts={
-    "right": "switching {answer} off drops Cefa to {drop:.3f}.",
-    "wrong": "switching {answer} off leaves Cefa higher than another head does; try them all."})
+                       model="calling-game", args={"prompt": CEFA_PROMPT, "token": "Cefa", "exclude": NAMED_HEAD},
+                       texts={
+    "right": "of the other seven heads, {answer} lowers Cefa the most, to {drop:.4f}.",
+    "wrong": "switching {answer} off leaves Cefa higher than another of the seven does; try them all.",
+    "named": NAMED_HEAD + " is the head the section above found; this time find the most needed of the other "
+             "seven."})
 
 
 def cefa_head(lm, answer) -> Feedback:
-    """The single head whose ablation lowers P(Cefa) the most on CEFA_PROMPT."""
+    """The single head other than NAMED_HEAD whose ablation lowers P(Cefa) the most on CEFA_PROMPT."""
     return CEFA_HEAD.judge(answer, lm)
 
 

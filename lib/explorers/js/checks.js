@@ -296,10 +296,12 @@ export const COMPUTE = {
     const ids = model.encode(a.prompt), t = model.vocab.id(a.token);
     let best = null, drop = Infinity;
     for (const [l, h] of allHeads(model)) {
+      if (`L${l}H${h}` === a.exclude) continue;
       const p = softmax(model.promptLogits(ids, { heads: [[l, h]] }))[t];
       if (p < drop) { best = `L${l}H${h}`; drop = p; }
     }
-    return { expected: best, options: allHeads(model).map(([l, h]) => `L${l}H${h}`), fields: { drop } };
+    return { expected: best, options: allHeads(model).map(([l, h]) => `L${l}H${h}`), hints: [["named", a.exclude]],
+      fields: { drop } };
   },
 
   mostNecessary(a, model) {
