@@ -401,9 +401,10 @@ def test_scale_checks():
     assert "bytes" in scale.multiply_adds(50257 * 768 * 4).message
     assert "one multiply-add per word" in scale.multiply_adds(50257).message
     assert "too low" in scale.multiply_adds(1000).message
-    assert scale.dictionary_gigabytes(50257 * 12288 * 2 / 1e9)
-    assert "32-bit" in scale.dictionary_gigabytes(50257 * 12288 * 4 / 1e9).message
-    assert "2**30" in scale.dictionary_gigabytes(50257 * 12288 * 2 / 2**30).message
+    assert scale.dictionary_gigabytes(256_000 * 12288 * 2 / 1e9)
+    assert "32-bit" in scale.dictionary_gigabytes(256_000 * 12288 * 4 / 1e9).message
+    assert "2**30" in scale.dictionary_gigabytes(256_000 * 12288 * 2 / 2**30).message
+    assert "GPT-3's own" in scale.dictionary_gigabytes(50257 * 12288 * 2 / 1e9).message   # half the table's figure
     one_line_verdicts(scale.multiply_adds)
     one_line_verdicts(scale.dictionary_gigabytes)
 

@@ -75,6 +75,11 @@ def export_site(folder: Path) -> list[Path]:
         written += [models / f"{name}.json", models / f"{name}.safetensors"]
         if meta["config"]["n_layers"] and meta.get("corpus"):
             written.append(export_reference(name, models))
+        else:
+            # No reference set (a model without blocks): the page's loader asks for one all the same, in
+            # parallel with the weights, and reads null as none (a missing file would log a 404).
+            (models / f"{name}.reference.json").write_text("null")
+            written.append(models / f"{name}.reference.json")
     points = folder / "points"
     points.mkdir(parents=True, exist_ok=True)
     for name in WORD_SETS:          # the sets the page computes with (the t-SNE layouts come in its grid)

@@ -17,8 +17,6 @@ from lib.exercises.catalogue import catalogue
 from lib.exercises.site import declarations, registry, typed_answer
 from lib.messages import MESSAGES
 
-TOL_NOTE = "the page computes in doubles, the library in float32 then doubles: a right answer typed as the library's"
-
 
 def _typed(value) -> str:
     return repr(value) if isinstance(value, float) else str(value)
@@ -37,7 +35,9 @@ def answers(twin, values) -> list[str]:
         out += [_typed(e * 1.5 + 1), _typed(-abs(e) - 7), "banana", "1e400", "nan", "3.5", "1_000",
                 "12345678901234567890123", "x" * 80]
         if twin.rule == "number" and e != 0:
-            out.append(_typed(e * (1 + 0.5 * twin.tol / abs(e))))   # inside the tolerance, not the exact value
+            tol = twin.tol if twin.tol is not None else twin.rel_tol * e
+            # inside the tolerance but not the exact value, and well outside it
+            out += [_typed(e + 0.5 * tol), _typed(e - 3 * tol)]
     return out + [""]
 
 

@@ -252,7 +252,7 @@ export const COMPUTE = {
   dictionaryGigabytes(a) {
     const [vocab, d] = a.shape;
     const expected = vocab * d * a.bytes / 1e9;
-    return { expected, hints: [["float32", expected * 2], ["gib", expected * 1e9 / 2 ** 30]] };
+    return { expected, hints: [["float32", expected * 2], ["gib", expected * 1e9 / 2 ** 30], ["own", a.own_vocab * d * a.bytes / 1e9]] };
   },
 
   searchScore(a) {
