@@ -108,6 +108,7 @@ cosine_neighbours = WriteCheck(
 
 # ------------------------------------------------------------------ predict: nearest by dot product
 DOT_RANGES = ("none", "a few (1 to 9)", "about half (10 to 18)", "most (19 or more)")
+DOT_UPPER = (0, 9, 18)   # the largest count each range but the last holds
 
 
 def dot_disagreements(lm) -> int:
@@ -120,17 +121,24 @@ def dot_disagreements(lm) -> int:
 
 
 def dot_range(n: int) -> str:
-    return DOT_RANGES[0] if n == 0 else DOT_RANGES[1] if n <= 9 else DOT_RANGES[2] if n <= 18 else DOT_RANGES[3]
+    return next((r for r, top in zip(DOT_RANGES, DOT_UPPER) if n <= top), DOT_RANGES[-1])
+
+
+def _dot_values(lm) -> Values:
+    n = dot_disagreements(lm)
+    return Values(dot_range(n), options=DOT_RANGES, hints={"none": DOT_RANGES[0]},
+                  fields={"n": n, "tokens": len(lm.vocab.tokens)})
+
+
+DOT_VS_COSINE = site_check(__name__, "dot_vs_cosine", rule="choice", compute="dotDisagreements", values=_dot_values,
+                           model="calling-game", args={"ranges": DOT_RANGES, "upper": DOT_UPPER}, texts={
+    "right": "{answer}: {n} of the {tokens} tokens get another nearest row by dot product; the others keep theirs.",
+    "wrong": "{answer} is not it. The two rankings differ only where the rows' lengths differ enough to beat a "
+             "difference in direction: how often is that?",
+    "none": "the dot product is the cosine times both lengths: a long row gains on every other row, so it can take a "
+            "place the cosine gives to a closer direction."})
 
 
 def dot_vs_cosine(lm, answer) -> Feedback:
     """Predict: on how many of the rows ranking by dot product changes the nearest neighbour."""
-    n = dot_disagreements(lm)
-    return check_choice(answer, DOT_RANGES, dot_range(n),
-                        right=f"{answer}: {n} of the {len(lm.vocab.tokens)} tokens get another nearest row by dot "
-                              "product; the others keep theirs.",
-                        wrong=f"{answer} is not it. The two rankings differ only where the rows' lengths differ "
-                              "enough to beat a difference in direction: how often is that?",
-                        hints={DOT_RANGES[0]: "the dot product is the cosine times both lengths: a long row gains on "
-                                              "every other row, so it can take a place the cosine gives to a closer "
-                                              "direction."})
+    return DOT_VS_COSINE.judge(answer, lm)

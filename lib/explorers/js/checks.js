@@ -422,6 +422,30 @@ export const COMPUTE = {
     return { expected, options: r, hints: [["zero", r[0]]], fields: { p } };
   },
 
+  dotDisagreements(a, model) {
+    const D = model.cfg.d_model, V = model.vocab.size;
+    const rows = Array.from({ length: V }, (_, v) => Array.from(model.w.W_E.subarray(v * D, (v + 1) * D)));
+    const nearest = (i, score) => {
+      let best = -1, s = -Infinity;
+      for (let j = 0; j < V; j++) if (j !== i) { const x = score(rows[i], rows[j]); if (x > s) { best = j; s = x; } }
+      return best;
+    };
+    let n = 0;
+    for (let i = 0; i < V; i++) if (nearest(i, cosine) !== nearest(i, dot)) n++;
+    const at = a.upper.findIndex((top) => n <= top);
+    return { expected: a.ranges[at < 0 ? a.ranges.length - 1 : at], options: a.ranges, hints: [["none", a.ranges[0]]],
+      fields: { n, tokens: V } };
+  },
+
+  analogyLeftIn(a, model) {
+    const D = model.cfg.d_model;
+    const row = (w) => Array.from(model.w.W_E.subarray(model.vocab.id(w) * D, (model.vocab.id(w) + 1) * D));
+    const [x, y, z] = a.inputs;
+    const target = row(x).map((v, i) => v - row(y)[i] + row(z)[i]);
+    return { expected: bestByCosine(target, a.words, row), options: a.words,
+      hints: [["excluded", bestByCosine(target, a.words.filter((w) => !a.inputs.includes(w)), row)]] };
+  },
+
   blockOff(a, model) {
     const ids = model.encode(a.prompt), target = model.vocab.id(a.target);
     const p = (off) => softmax(model.promptLogits(ids, off))[target];
