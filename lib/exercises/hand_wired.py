@@ -20,14 +20,25 @@ def _learned_rows(lm) -> np.ndarray:
     return np.array([E[lm.vocab.id(w)] for w in hw.WORDS])
 
 
-def components_for_share(lm, answer, share: float = 0.95) -> Feedback:
-    """Investigate: how many principal components of the learned rows of the 40 words hold `share`
-    of their variance (the page gives the top six's share only)."""
-    expected = _components_for(_learned_rows(lm), share)
-    designed = _components_for(hw.designed_matrix(), share)
-    hints = {designed: "that is the count for the designed table, whose rows lie in its few axes; count the "
-                       "components the model's learned rows need."} if designed != expected else None
-    return check_whole_number(answer, expected, what=f"The number of components that hold {share:.0%}", hints=hints)
+SHARE = 0.95
+
+
+def _components_values(lm) -> Values:
+    return Values(_components_for(_learned_rows(lm), SHARE), hints={"designed": _components_for(hw.designed_matrix(), SHARE)})
+
+
+COMPONENTS_FOR_SHARE = site_check(
+    __name__, "components_for_share", rule="whole", compute="componentsForShare", values=_components_values,
+    what=f"The number of components that hold {SHARE:.0%}", model="hand-wired",
+    args=lambda: {"words": tuple(hw.WORDS), "share": SHARE, "designed": hw.designed_matrix().tolist()}, texts={
+        "designed": "that is the count for the designed table, whose rows lie in its few axes; count the components "
+                    "the model's learned rows need."})
+
+
+def components_for_share(lm, answer) -> Feedback:
+    """Investigate: how many principal components of the learned rows of the 40 words hold SHARE of
+    their variance (the page gives the top six's share only)."""
+    return COMPONENTS_FOR_SHARE.judge(answer, lm)
 
 
 def _left_in_values(lm) -> Values:

@@ -25,14 +25,22 @@ def _shares() -> tuple[float, float, float]:
     return p_content.cumulative(4), pca(x).cumulative(4), p_content.cumulative(2)
 
 
+def _top4_values() -> Values:
+    expected, all_words, top2 = _shares()
+    return Values(expected, hints={"all": all_words, "top2": top2, "percent": expected * 100})
+
+
+CONTENT_TOP4 = site_check(__name__, "content_top4_share", rule="number", compute="pcaShare", values=_top4_values,
+                          what="The share", tol=2e-3, args={"points": "real-language", "leave_out": "function words"},
+                          texts={"all": "that is over all 84 words; leave the function words out first.",
+                                 "top2": "that is the top two; add the third and fourth components.",
+                                 "percent": "that is a percentage; give the share between 0 and 1."})
+
+
 def content_top4_share(answer) -> Feedback:
     """Investigate: the top-4 PCA share of the rows of the content words (every group but the
     function words); the page gives the top four over all 84 words and the top two of these."""
-    expected, all_words, top2 = _shares()
-    return check_number(answer, expected, tol=2e-3, what="The share",
-                        hints={all_words: "that is over all 84 words; leave the function words out first.",
-                               top2: "that is the top two; add the third and fourth components.",
-                               expected * 100: "that is a percentage; give the share between 0 and 1."})
+    return CONTENT_TOP4.judge(answer)
 
 
 def _father_words() -> tuple[str, str]:

@@ -175,7 +175,7 @@ function ocrScores(image, filters) {
   });
 }
 
-/** A point set the site serves (lib.explorers.page.export_site): {labels, vectors as doubles}. */
+/** A point set the site serves (lib.explorers.page.export_site): {labels, groups, vectors as doubles}. */
 const POINTS = new Map();
 function points(name) {
   if (!POINTS.has(name)) {
@@ -183,7 +183,7 @@ function points(name) {
       const bytes = Uint8Array.from(atob(p.vectors.float32), (c) => c.charCodeAt(0));
       const view = new DataView(bytes.buffer), [n, d] = p.vectors.shape;
       const vectors = Array.from({ length: n }, (_, i) => Array.from({ length: d }, (_, j) => view.getFloat32(4 * (i * d + j), true)));
-      return { labels: p.labels, vectors };
+      return { labels: p.labels, groups: p.groups, vectors };
     }));
   }
   return POINTS.get(name);
@@ -199,7 +199,67 @@ function bestByCosine(target, pool, vectorOf) {
   return best;
 }
 
+/** The eigenvalues of a symmetric matrix (cyclic Jacobi rotations), largest first. */
+function eigenvalues(A) {
+  const n = A.length, a = A.map((r) => Float64Array.from(r));
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p][q] * a[p][q];
+    if (off < 1e-30) break;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) {
+      if (a[p][q] === 0) continue;
+      const theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+      const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+      const c = 1 / Math.sqrt(t * t + 1), s = t * c;
+      for (let k = 0; k < n; k++) {
+        const akp = a[k][p], akq = a[k][q];
+        a[k][p] = c * akp - s * akq; a[k][q] = s * akp + c * akq;
+      }
+      for (let k = 0; k < n; k++) {
+        const apk = a[p][k], aqk = a[q][k];
+        a[p][k] = c * apk - s * aqk; a[q][k] = s * apk + c * aqk;
+      }
+    }
+  }
+  return Array.from({ length: n }, (_, i) => a[i][i]).sort((x, y) => y - x);
+}
+
+/** Each principal component's share of the variance of the rows (lib.analysis.maps.pca's
+ *  explained_variance_ratio_), from the centred rows' Gram matrix. */
+function varianceShares(rows) {
+  const n = rows.length, d = rows[0].length;
+  const mean = Array.from({ length: d }, (_, j) => rows.reduce((s, r) => s + r[j], 0) / n);
+  const c = rows.map((r) => r.map((v, j) => v - mean[j]));
+  const gram = c.map((u) => c.map((v) => dot(u, v)));
+  const eig = eigenvalues(gram).slice(0, Math.min(n, d)).map((x) => Math.max(x, 0));
+  const total = eig.reduce((s, x) => s + x, 0);
+  return eig.map((x) => x / total);
+}
+
+const cumulative = (shares, k) => shares.slice(0, k).reduce((s, x) => s + x, 0);
+
+function componentsFor(rows, share) {
+  let sum = 0;
+  const shares = varianceShares(rows);
+  for (let i = 0; i < shares.length; i++) { sum += shares[i]; if (sum >= share - 1e-12) return i + 1; }
+  return shares.length;
+}
+
 export const COMPUTE = {
+  async pcaShare(a) {
+    const { groups, vectors } = await points(a.points);
+    const content = vectors.filter((_, i) => groups[i] !== a.leave_out);
+    const shares = varianceShares(content), top4 = cumulative(shares, 4);
+    return { expected: top4, hints: [["all", cumulative(varianceShares(vectors), 4)], ["top2", cumulative(shares, 2)],
+      ["percent", top4 * 100]] };
+  },
+
+  componentsForShare(a, model) {
+    const D = model.cfg.d_model;
+    const rows = a.words.map((w) => Array.from(model.w.W_E.subarray(model.vocab.id(w) * D, (model.vocab.id(w) + 1) * D)));
+    return { expected: componentsFor(rows, a.share), hints: [["designed", componentsFor(a.designed, a.share)]] };
+  },
+
   async offsetAnalogy(a) {
     const { labels, vectors } = await points(a.points);
     const row = (w) => vectors[labels.indexOf(w)];
