@@ -254,6 +254,25 @@ export const COMPUTE = {
       ["percent", top4 * 100]] };
   },
 
+  ovRank(a, model) {
+    const D = model.cfg.d_model, Dh = model.cfg.d_head;
+    const M = Array.from({ length: D }, () => new Float64Array(D));
+    for (const [l, h] of a.pair) {
+      const V = model.w[`blocks.${l}.attn.W_V`], O = model.w[`blocks.${l}.attn.W_O`];
+      for (let i = 0; i < D; i++) for (let e = 0; e < Dh; e++) {
+        const v = V[h * D * Dh + i * Dh + e];
+        for (let j = 0; j < D; j++) M[i][j] += v * O[h * Dh * D + e * D + j];
+      }
+    }
+    const gram = Array.from({ length: D }, (_, i) => Array.from({ length: D }, (_, j) => {
+      let s = 0;
+      for (let k = 0; k < D; k++) s += M[k][i] * M[k][j];
+      return s;
+    }));
+    const sv = eigenvalues(gram).map((x) => Math.sqrt(Math.max(x, 0)));
+    return { expected: sv.filter((s) => s > sv[0] * a.tol).length, hints: [["one_head", Dh], ["d_model", D]] };
+  },
+
   componentsForShare(a, model) {
     const D = model.cfg.d_model;
     const rows = a.words.map((w) => Array.from(model.w.W_E.subarray(model.vocab.id(w) * D, (model.vocab.id(w) + 1) * D)));
