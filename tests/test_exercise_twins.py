@@ -33,11 +33,22 @@ def test_every_twin_is_the_check_an_exercise_calls_and_its_computation_is_in_the
         assert e is not None, f"{name}: no exercise calls this check"
         assert e.kind in ("predict", "investigate"), f"{name}: a twin for a {e.kind} exercise"
         assert callable(getattr(importlib.import_module(f"lib.exercises.{twin.module}"), twin.check)), name
-        assert twin.compute in computes, f"{name}: checks.js has no computation {twin.compute}"
+        assert twin.shipped or twin.compute in computes, f"{name}: checks.js has no computation {twin.compute}"
         for key in twin.computed(_lm(twin)).hints:
             assert key in twin.texts, f"{name}: the hint {key} has no text"
     assert set(declarations()) == {e.label for e in catalogue() if e.kind in ("predict", "investigate")
                                    and len(e.checks) == 1 and f"{e.module}.{e.checks[0]}" in registry()}
+
+
+def test_a_twin_the_page_cannot_compute_ships_its_values_on_the_default_site_only():
+    shipped = {label: d for label, d in declarations().items() if d.get("compute") is None}
+    assert shipped, "no twin ships its values"
+    for label, d in declarations(mode="hide").items():
+        if label in shipped:
+            assert d == {"check": d["check"], "rule": d["rule"], "live": True}, label
+        else:
+            assert "values" not in d and d["compute"], label
+    assert all("values" in d for d in shipped.values())
 
 
 def test_each_twin_judges_the_right_answer_right_and_a_known_wrong_one_with_its_text():
@@ -80,6 +91,7 @@ def test_the_page_table_holds_no_expected_value():
     """What the page reads (exercise_checks.js) and computes with (checks.js) is the same on the class
     site: neither holds a value a check compares against, at any usual spelling."""
     shipped = module_text("hide") + CHECKS_JS.read_text()
+    assert 'SOLUTIONS = "hide"' in shipped
     for name, twin in registry().items():
         v = twin.computed(_lm(twin))
         for value in [v.expected]:

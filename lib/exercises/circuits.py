@@ -44,10 +44,17 @@ def _most_self_attending_capo(lm) -> str:
     return head_name(max(all_heads(lm.model), key=lambda h: habits.shares[h]["the callee itself"]))
 
 
+def _self_values(lm) -> Values:
+    return Values(_most_self_attending_capo(lm), options=tuple(head_name(h) for h in all_heads(lm.model)))
+
+
+MOST_SELF_ATTENDING = site_check(__name__, "most_self_attending_capo", rule="choice", compute=None,
+                                 values=_self_values, model="calling-game", texts={
+    "right": "on the capo prompts {answer} looks at the callee itself the most.",
+    "wrong": "not on the capo prompts: measure the share on the callee itself for every head, over those 40 prompts "
+             "only."})
+
+
 def most_self_attending_capo(lm, answer) -> Feedback:
     """Over the 40 later-turn capo prompts, the head that puts most attention on the callee itself."""
-    names = [head_name(h) for h in all_heads(lm.model)]
-    return check_choice(answer, names, _most_self_attending_capo(lm),
-                        right=f"on the capo prompts {answer} looks at the callee itself the most.",
-                        wrong="not on the capo prompts: measure the share on the callee itself for every head, "
-                              "over those 40 prompts only.")
+    return MOST_SELF_ATTENDING.judge(answer, lm)

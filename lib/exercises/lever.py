@@ -45,21 +45,29 @@ def first_stage_on_top(lm, answer) -> Feedback:
     return FIRST_STAGE.judge(answer, lm)
 
 
-def push_share(lm, answer, component: str = "blocks.1.mlp", prompt: str = VICE_PROMPT, toward: str = "vice",
-               tol: float = 0.002) -> Feedback:
-    """Investigate: the share of the final coordinate along `toward` that `component` pushes. The
-    library computes it exactly; a tolerance wider than 0.002 would accept probabilities the chapter
-    prints to two decimals."""
-    traj = residual_trajectory(lm, prompt, toward=toward)
-    expected = traj.pushes[component] / float(traj.coords[-1, 0])
+PUSH_COMPONENT = "blocks.1.mlp"
+
+
+def _push_values(lm) -> Values:
+    traj = residual_trajectory(lm, VICE_PROMPT, toward="vice")
+    expected = traj.pushes[PUSH_COMPONENT] / float(traj.coords[-1, 0])
     chapter = residual_trajectory(lm, CONFIDENT)
-    return check_number(answer, expected, tol=tol, what=f"The share of {component}'s push",
-                        hints={chapter.pushes[component] / float(chapter.coords[-1, 0]):
-                                   "that is the share on the chapter's prompt, toward Tarso; measure along "
-                                   f"{toward}'s axis on the new prompt.",
-                               expected * 100: "that is a percentage; give the share as a fraction of 1.",
-                               traj.pushes[component]: "that is the push itself; divide it by where the path ends "
-                                                       "along the axis."})
+    return Values(expected, hints={"chapter": chapter.pushes[PUSH_COMPONENT] / float(chapter.coords[-1, 0]),
+                                   "percent": expected * 100, "push": traj.pushes[PUSH_COMPONENT]})
+
+
+# The library computes it exactly; a tolerance wider than 0.002 would accept probabilities the
+# chapter prints to two decimals. The default site ships the values (the page has no concept plane).
+PUSH_SHARE = site_check(__name__, "push_share", rule="number", compute=None, values=_push_values,
+                        what=f"The share of {PUSH_COMPONENT}'s push", tol=0.002, model="calling-game", texts={
+    "chapter": "that is the share on the chapter's prompt, toward Tarso; measure along vice's axis on the new prompt.",
+    "percent": "that is a percentage; give the share as a fraction of 1.",
+    "push": "that is the push itself; divide it by where the path ends along the axis."})
+
+
+def push_share(lm, answer) -> Feedback:
+    """Investigate: the share of the final coordinate along vice that block 1's MLP pushes on VICE_PROMPT."""
+    return PUSH_SHARE.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ write: one stage of the logit lens

@@ -204,11 +204,20 @@ def _broken_rounds(lm, temperature: float, seeds: range) -> int:
     return broken
 
 
-def broken_rounds(lm, answer, temperature: float = 2.0, seeds: range = range(20)) -> Feedback:
-    """How many of the rounds sampled from <BOS> with `seeds` at `temperature` break the rules."""
-    expected = _broken_rounds(lm, temperature, seeds)
-    fb = check_whole_number(answer, expected, what=f"The number of broken rounds at temperature {temperature:g}")
-    value = as_number(answer)
-    if not fb and value is not None and value == _broken_rounds(lm, 1.0, seeds) != expected:
-        return Feedback(False, "that is the count at temperature 1: pass the temperature to the generator too.")
-    return fb
+ROUNDS_TEMPERATURE, ROUNDS_SEEDS = 2.0, range(20)
+
+
+def _rounds_values(lm) -> Values:
+    return Values(_broken_rounds(lm, ROUNDS_TEMPERATURE, ROUNDS_SEEDS),
+                  hints={"t1": _broken_rounds(lm, 1.0, ROUNDS_SEEDS)})
+
+
+# The page has no rules checker: the default site ships the count, the class site says live.
+BROKEN_ROUNDS = site_check(__name__, "broken_rounds", rule="whole", compute=None, values=_rounds_values,
+                           what=f"The number of broken rounds at temperature {ROUNDS_TEMPERATURE:g}", model="calling-game",
+                           texts={"t1": "that is the count at temperature 1: pass the temperature to the generator too."})
+
+
+def broken_rounds(lm, answer) -> Feedback:
+    """How many of the rounds sampled from <BOS> with ROUNDS_SEEDS at ROUNDS_TEMPERATURE break the rules."""
+    return BROKEN_ROUNDS.judge(answer, lm)

@@ -49,7 +49,9 @@ class SiteCheck:
     module: str        # lib.exercises.<module>
     check: str         # the check function's name in it
     rule: str          # number, whole or choice
-    compute: str       # the page's computation of the same Values, in checks.js's COMPUTE
+    compute: str | None  # the page's computation of the same Values, in checks.js's COMPUTE; None where
+    # the page cannot compute them (a stored t-SNE run, sampled rounds, a prompt set): the default site
+    # ships the values, the class site says to check it live
     values: Callable   # the library's: values(lm) -> Values (or values() for a check without a model)
     what: str = ""     # a number's name in the messages ("The weight")
     tol: float | None = None                 # a number's tolerance (absolute)
@@ -87,14 +89,30 @@ class SiteCheck:
         return check_choice(answer, v.options, v.expected, right=fill("right", **said), wrong=fill("wrong", **said),
                             hints={value: fill(key, **said) for key, value in v.hints.items()})
 
-    def declaration(self) -> dict:
-        """What the page reads: everything but the expected values."""
-        return {"check": self.name, "rule": self.rule, "compute": self.compute, "what": self.what,
-                "tol": self.tol, "rel_tol": self.rel_tol, "texts": dict(self.texts), "model": self.model,
-                "args": dict(self.args() if callable(self.args) else self.args)}
+    @property
+    def shipped(self) -> bool:
+        return self.compute is None
+
+    def declaration(self, mode: str = "fold") -> dict:
+        """What the page reads: everything but the expected values, which the page computes. A twin
+        without a computation ships its values on the default site; on the class site ("hide") it
+        is only marked live."""
+        out = {"check": self.name, "rule": self.rule, "compute": self.compute, "what": self.what,
+               "tol": self.tol, "rel_tol": self.rel_tol, "texts": dict(self.texts), "model": self.model,
+               "args": dict(self.args() if callable(self.args) else self.args)}
+        if not self.shipped:
+            return out
+        if mode == "hide":
+            return {"check": self.name, "rule": self.rule, "live": True}
+        from lib.model.store import load
+
+        v = self.computed(load(self.model) if self.model else None)
+        return {**out, "values": {"expected": v.expected, "hints": [[k, w] for k, w in v.hints.items()],
+                                  "options": list(v.options) if v.options is not None else None,
+                                  "fields": dict(v.fields)}}
 
 
-def site_check(module: str, check: str, *, rule: str, compute: str, values: Callable, **kw) -> SiteCheck:
+def site_check(module: str, check: str, *, rule: str, compute: str | None, values: Callable, **kw) -> SiteCheck:
     """Declare the page twin of lib.exercises.<module>.<check> (module: the check module's __name__
     or its last part) and register it."""
     module = module.rsplit(".", 1)[-1]
@@ -139,31 +157,35 @@ def typed_answer(text: str, rule: str):
     return s
 
 
-def declarations(root: Path | None = None) -> dict[str, dict]:
-    """The page's table: each predict or investigate exercise whose check has a twin, by its label."""
+def twins_by_label(root: Path | None = None) -> dict[str, SiteCheck]:
+    """Each predict or investigate exercise whose check has a twin, by its label."""
     from lib.exercises.catalogue import ROOT, catalogue
 
     twins = registry()
-    out = {}
-    for e in catalogue(root or ROOT):
-        if e.kind in ("predict", "investigate") and len(e.checks) == 1 and f"{e.module}.{e.checks[0]}" in twins:
-            out[e.label] = twins[f"{e.module}.{e.checks[0]}"].declaration()
-    return out
+    return {e.label: twins[f"{e.module}.{e.checks[0]}"] for e in catalogue(root or ROOT)
+            if e.kind in ("predict", "investigate") and len(e.checks) == 1 and f"{e.module}.{e.checks[0]}" in twins}
 
 
-def coverage(root: Path | None = None) -> tuple[int, int]:
-    """(predict and investigate exercises the page checks, all of them)."""
+def declarations(root: Path | None = None, mode: str = "fold") -> dict[str, dict]:
+    """The page's table, by label (`mode`: "hide" for the class site)."""
+    return {label: twin.declaration(mode) for label, twin in twins_by_label(root).items()}
+
+
+def coverage(root: Path | None = None) -> tuple[int, int, int]:
+    """(predict and investigate exercises the page checks by computing, those whose values the default
+    site ships, all of them)."""
     from lib.exercises.catalogue import ROOT, catalogue
 
     total = sum(e.kind in ("predict", "investigate") for e in catalogue(root or ROOT))
-    return len(declarations(root)), total
+    twins = twins_by_label(root).values()
+    return sum(not t.shipped for t in twins), sum(t.shipped for t in twins), total
 
 
 def module_text(mode: str = "fold") -> str:
     """exercise_checks.js: the table, and whether this is the class site (mode "hide")."""
     return ("// Generated from the course's Python library (lib/exercises/site.py) when the site is built.\n"
             f"export const SOLUTIONS = {json.dumps(mode)};\n"
-            f"export const EXERCISE_CHECKS = {json.dumps(declarations(), ensure_ascii=False, allow_nan=False)};\n")
+            f"export const EXERCISE_CHECKS = {json.dumps(declarations(mode=mode), ensure_ascii=False, allow_nan=False)};\n")
 
 
 def install(folder: Path, mode: str = "fold") -> Path:
