@@ -102,14 +102,33 @@ def _outdated(app, env, added, changed, removed):
 
 
 def _install(app):
-    """The page's modules and the generated constants, in place before any page is drawn."""
+    """The page's modules and the generated constants, in place before any page is drawn; the table of
+    the exercises the page checks (lib.exercises.site), told whether this is the class site."""
     if app.builder.format == "html":
-        web.install(Path(app.outdir) / "_static" / "explorers")
+        from lib.exercises import site
+
+        folder = Path(app.outdir) / "_static" / "explorers"
+        web.install(folder)
+        site.install(folder, getattr(app.config, "course_solutions", "fold"))
+
+
+EXERCISE = re.compile(r'<div class="exercise [^"]*" id="')
+
+
+def _checks(app, pagename, templatename, context, doctree):
+    """A page with exercises gets the answer boxes' script (lib/explorers/js/checks.js)."""
+    if not EXERCISE.search(context.get("body") or ""):
+        return
+    static = context["pathto"]("_static/explorers/checks.js", 1)
+    if not any("explorers/explorers.css" in str(getattr(c, "filename", c)) for c in context.get("css_files", [])):
+        app.add_css_file("explorers/explorers.css")
+    context["metatags"] = context.get("metatags", "") + f'\n<script type="module" async src="{static}?v={web.digest()}"></script>'
 
 
 def setup(app):
     app.connect("builder-inited", _install)
     app.connect("html-page-context", _page, priority=900)
+    app.connect("html-page-context", _checks, priority=901)
     app.connect("env-get-outdated", _outdated)
     app.connect("build-finished", _export)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

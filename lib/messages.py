@@ -85,6 +85,16 @@ MESSAGES: dict[str, str] = {
     "not_precomputed": "the website holds the real model's attention for the {n} sentences of this menu only; in a "
                        "kernel (launch or download this page) the explorer runs the model on any sentence",
     "cache_overflow": "the cache would need more bytes than a number can count (over 1.8e308); choose smaller sizes",
+    # the exercises' self-checks (lib.exercises; the website's answer boxes, checks.js)
+    "answer_number": "{what} should be a single finite number; got {got}.",
+    "answer_whole": "{what} should be a whole number; got {got}.",
+    "answer_is": "{what} is {value}.",
+    "answer_off": "{what} of {value} is {direction}.",
+    "answer_one_of": "the answer should be one of {listed}; got {got}.",
+    # the website's answer boxes only (a notebook's unanswered cell holds `...` instead)
+    "answer_empty": "type your answer in the box, then press Check.",
+    "check_live": "this site is a class's copy and ships no answers: check it live, in the notebook "
+                  "(JupyterLab or Binder), where the library computes the answer.",
 }
 
 

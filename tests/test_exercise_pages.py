@@ -1,6 +1,8 @@
 """Exercises on the built website: a predict (or investigate) exercise's answer is printed nowhere
-above it, at the precision its check accepts, and every exercise shows its kind."""
+above it, at the precision its check accepts, nor held by the starting view of an explorer above it,
+and every exercise shows its kind."""
 import html as htmllib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +50,38 @@ def readable_text(fragment: str) -> str:
     return htmllib.unescape(text + " " + attrs)
 
 
+SPEC = re.compile(r'<script type="application/json" class="course-explorer-spec">(.*?)</script>', re.S)
+
+
+def view_numbers(view, where: str = "") -> list[tuple[str, float]]:
+    """The numbers an explorer's starting view holds, at full precision, as (where, value): every
+    number of the view the renderer prints or describes (a page of probabilities, a lens's stages, a
+    calculator's total), not the cells of a numeric matrix (a pattern or a map, drawn as colours)."""
+    if isinstance(view, bool) or view is None or isinstance(view, str):
+        return []
+    if isinstance(view, (int, float)):
+        return [(where, float(view))]
+    if isinstance(view, dict):
+        return [n for k, v in view.items() for n in view_numbers(v, f"{where}.{k}")]
+    if isinstance(view, list):
+        if view and all(isinstance(r, list) and r and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                          for x in r) for r in view):
+            return []   # a matrix of numbers: a heatmap's cells
+        return [n for i, v in enumerate(view) for n in view_numbers(v, f"{where}[{i}]")]
+    return []
+
+
+def explorer_numbers(fragment: str) -> list[tuple[str, float]]:
+    """The numbers of the starting views of every explorer in an HTML fragment (the build computed
+    each view from the explorer's default values through the registry, and drew it from them)."""
+    out = []
+    for m in SPEC.finditer(fragment):
+        spec = json.loads(htmllib.unescape(m.group(1)) if "&quot;" in m.group(1) else m.group(1))
+        out += [(f"the {spec.get('view')} explorer's starting view{where}", value)
+                for where, value in view_numbers(spec.get("default"))]
+    return out
+
+
 def small_count(lo: float, hi: float) -> bool:
     """Whether the accepted answers are small whole numbers: one count, or a count give or take a
     few (an estimate of how many tokens...). Small numbers fill every page, so they are not searched."""
@@ -74,7 +108,8 @@ def leaks(page: str, kinds=("predict", "investigate")) -> tuple[list[Leak], int]
         if small_count(lo, hi):
             continue
         numeric += 1
-        for shown, value in numbers_in(readable_text(article[:ex.start()])):
+        above = article[:ex.start()]
+        for shown, value in numbers_in(readable_text(above)) + explorer_numbers(above):
             if lo <= value <= hi:
                 found.append(Leak(ex["label"], shown, (lo, hi)))
     return found, numeric
@@ -103,6 +138,21 @@ def test_the_leak_finder_finds_a_printed_answer():
     assert leaks(_page('<img alt="P = 0.75">', _exercise("g", "predict", (0.7, 0.8))))[0][0].shown == "0.75"
     # Below the exercise, or in its own solution, the answer may appear.
     assert leaks(_page(_exercise("h", "predict", (0.7, 0.8)), "<p>0.75</p>"))[0] == []
+
+
+def _explorer(view: str, default) -> str:
+    return (f'<div class="course-explorer course-live"><script type="application/json" class="course-explorer-spec">'
+            f'{json.dumps({"view": view, "default": default})}</script><div class="course-figure"></div></div>')
+
+
+def test_the_leak_finder_finds_an_answer_in_an_explorers_starting_view():
+    calculator = _explorer("kv_cache", {"sizes": [12, 1024, 12, 64], "bytes": 75497472.0})
+    lens = _explorer("lens", {"top": [[["Tarso", 0.93127], ["Cefa", 0.01]]], "pattern": [[1.0, 0.0], [0.4123, 0.5877]]})
+    found = leaks(_page(calculator, _exercise("a", "investigate", (75497471.0, 75497473.0))))[0]
+    assert [x.label for x in found] == ["a"] and "kv_cache" in found[0].shown
+    assert leaks(_page(lens, _exercise("b", "predict", (0.931, 0.932))))[0], "a probability the lens lists"
+    assert leaks(_page(lens, _exercise("c", "predict", (0.412, 0.413))))[0] == [], "a heatmap's cell is a colour"
+    assert leaks(_page(_exercise("d", "predict", (0.931, 0.932)), lens))[0] == [], "an explorer below"
 
 
 def built_chapters():

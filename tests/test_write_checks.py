@@ -36,8 +36,8 @@ def merge_heads(Z):
     return Z.transpose(0, 1).reshape(Z.shape[1], -1)
 
 
-def kv_cache_size(layers, context, heads, d_head, bytes_per_number):
-    return 2 * layers * context * heads * d_head * bytes_per_number
+def kv_cache_size(layers, context, heads, group, d_head, bytes_per_number):
+    return 2 * layers * context * (heads // group) * d_head * bytes_per_number
 
 
 def bigram_table(rounds, tokens):
@@ -173,10 +173,13 @@ CHECKS = {
         (lambda Z: Z.sum(0), "added together"),
     ]),
     "kv_cache_size": (shapes_and_cache.kv_cache_size, kv_cache_size, [
-        (lambda L, T, H, D, B: L * T * H * D * B, "half the cache"),
-        (lambda L, T, H, D, B: 2 * T * H * D * B, "number of layers"),
-        (lambda L, T, H, D, B: 2 * L * T * H * D, "counts numbers, not bytes"),
-        (lambda L, T, H, D, B: 3 * L * T * H * D * B, "queries"),
+        (lambda L, T, H, G, D, B: 2 * L * T * H * D * B, "without sharing"),      # the page's formula
+        (lambda L, T, H, G, D, B: 2 * L * T * H * G * D * B, "not larger"),
+        (lambda L, T, H, G, D, B: 2 * L * T * H / (G * G) * D * B, "once too often"),
+        (lambda L, T, H, G, D, B: L * T * H // G * D * B, "half the cache"),
+        (lambda L, T, H, G, D, B: 2 * T * H // G * D * B, "number of layers"),
+        (lambda L, T, H, G, D, B: 2 * L * T * H // G * D, "counts numbers, not bytes"),
+        (lambda L, T, H, G, D, B: 3 * L * T * H // G * D * B, "queries"),
     ]),
     "bigram_table": (bigrams.bigram_table, bigram_table, [
         (lambda rounds, tokens: np.array(bigram_table(rounds, tokens)).T, "transposed"),
@@ -384,7 +387,7 @@ def test_feedback_never_shows_the_library_answer():
     fb = one_head.causal_mask(lambda T: torch.ones(T, T))
     assert "True," not in fb.message and "[[" not in fb.message
     fb = shapes_and_cache.kv_cache_size(lambda *a: 12345)
-    right = kv_cache_size(3, 5, 7, 11, 1)
+    right = kv_cache_size(3, 5, 14, 7, 11, 1)
     assert f"{right}" not in fb.message and f"{right:,}" not in fb.message and "too high" in fb.message
 
 

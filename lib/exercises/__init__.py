@@ -15,6 +15,8 @@ import html
 import math
 from dataclasses import dataclass
 
+from lib.messages import say
+
 
 @dataclass(frozen=True)
 class Feedback:
@@ -104,14 +106,14 @@ def check_number(answer, expected: float, *, tol: float, what: str, hints: dict 
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None:
-        return Feedback(False, f"{what} should be a single finite number; got {shown(answer)}.")
+        return Feedback(False, say("answer_number", what=what, got=shown(answer)))
     if abs(value - expected) <= tol:
-        return Feedback(True, f"{what} is {value:.4g}.", accepts=(expected - tol, expected + tol))
+        return Feedback(True, say("answer_is", what=what, value=f"{value:.4g}"), accepts=(expected - tol, expected + tol))
     for wrong, hint in (hints or {}).items():
         if abs(value - wrong) <= tol:
             return Feedback(False, hint)
     direction = "too high" if value > expected else "too low"
-    return Feedback(False, f"{what} of {value:.4g} is {direction}.")
+    return Feedback(False, say("answer_off", what=what, value=f"{value:.4g}", direction=direction))
 
 
 def check_choice(answer, options, expected, *, right: str, wrong: str, hints: dict | None = None) -> Feedback:
@@ -126,7 +128,7 @@ def check_choice(answer, options, expected, *, right: str, wrong: str, hints: di
     chosen = next((o for o in options if same_option(answer, o)), _NO_OPTION)
     if chosen is _NO_OPTION:
         listed = ", ".join(repr(o) for o in options[:12]) + (", ..." if len(options) > 12 else "")
-        return Feedback(False, f"the answer should be one of {listed}; got {shown(answer)}.")
+        return Feedback(False, say("answer_one_of", listed=listed, got=shown(answer)))
     if same_option(chosen, expected):
         return Feedback(True, right)
     hint = next((text for option, text in (hints or {}).items() if same_option(chosen, option)), None)
@@ -152,13 +154,13 @@ def check_whole_number(answer, expected: int, *, what: str, hints: dict | None =
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None or value != int(value):
-        return Feedback(False, f"{what} should be a whole number; got {shown(answer)}.")
+        return Feedback(False, say("answer_whole", what=what, got=shown(answer)))
     if int(value) == expected:
-        return Feedback(True, f"{what} is {int(value)}.", accepts=(float(expected), float(expected)))
+        return Feedback(True, say("answer_is", what=what, value=f"{int(value)}"), accepts=(float(expected), float(expected)))
     if int(value) in (hints or {}):
         return Feedback(False, hints[int(value)])
     told = f"{int(value)}" if abs(value) < 1e15 else f"{value:.3g}"   # 1e308 would print 309 digits
-    return Feedback(False, f"{what} of {told} is {'too high' if value > expected else 'too low'}.")
+    return Feedback(False, say("answer_off", what=what, value=told, direction="too high" if value > expected else "too low"))
 
 
 def prompt_signs(lm, answer):

@@ -3,20 +3,37 @@ from __future__ import annotations
 
 from lib.analysis.ablation import ablation_view, all_heads, head_effects, head_name
 from lib.exercises import Feedback, NOT_ANSWERED, check_choice, per_model, same_option, unanswered
+from lib.exercises.site import Values, site_check
 
 CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 # A later call the explorer does not offer: Paolo, called by a numbered player, calls Pietro.
 LATER_CALL = "<BOS> Pietro chiama 6 <SEP> 6 chiama Paolo vice <SEP> Paolo chiama Pietro"
 
 
-def cefa_head(lm, answer) -> Feedback:
-    """The single head whose ablation lowers P(Cefa) the most on CEFA_PROMPT."""
+# The page says which head Cefa needs (L0H3, on every prompt of the Cefa set); the exercise asks for
+# the next one, which it never names.
+NAMED_HEAD = "L0H3"
+
+
+def _cefa_values(lm) -> Values:
     effects = head_effects(lm, CEFA_PROMPT, "Cefa")
-    best = min((g for g in effects if g), key=effects.get)
-    names = [head_name(h) for h in all_heads(lm.model)]
-    return check_choice(answer, names, head_name(best[0]),
-                        right=f"switching {answer} off drops Cefa to {effects[best]:.3f}.",
-                        wrong=f"switching {answer} off leaves Cefa higher than another head does; try them all.")
+    best = min((g for g in effects if g and head_name(g[0]) != NAMED_HEAD), key=effects.get)
+    return Values(head_name(best[0]), options=tuple(head_name(h) for h in all_heads(lm.model)),
+                  hints={"named": NAMED_HEAD}, fields={"drop": effects[best]})
+
+
+CEFA_HEAD = site_check(__name__, "cefa_head", rule="choice", compute="mostNeededHead", values=_cefa_values,
+                       model="calling-game", args={"prompt": CEFA_PROMPT, "token": "Cefa", "exclude": NAMED_HEAD},
+                       texts={
+    "right": "of the other seven heads, {answer} lowers Cefa the most, to {drop:.4f}.",
+    "wrong": "switching {answer} off leaves Cefa higher than another of the seven does; try them all.",
+    "named": NAMED_HEAD + " is the head the section above found; this time find the most needed of the other "
+             "seven."})
+
+
+def cefa_head(lm, answer) -> Feedback:
+    """The single head other than NAMED_HEAD whose ablation lowers P(Cefa) the most on CEFA_PROMPT."""
+    return CEFA_HEAD.judge(answer, lm)
 
 
 @per_model
@@ -24,17 +41,22 @@ def _top_with_every_head_off(lm) -> str:
     return ablation_view(lm, LATER_CALL, list(all_heads(lm.model)), None).page[0][0]
 
 
+def _all_off_values(lm) -> Values:
+    return Values(_top_with_every_head_off(lm), options=tuple(lm.vocab.tokens), hints={"cefa": "Cefa"})
+
+
+EVERY_HEAD_OFF_TOP = site_check(__name__, "every_head_off_top", rule="choice", compute="topWithHeadsOff",
+                                values=_all_off_values, model="calling-game", args={"prompt": LATER_CALL, "wrong_tokens": {"cefa": "Cefa"}}, texts={
+    "right": "with attention off the model cannot see who calls, and falls back on {answer}.",
+    "wrong": "not that one: think of what the last position knows on its own, its token and where it stands, and "
+             "which caller the model then assumes.",
+    "cefa": "Cefa needs to know who calls, and the caller stands at an earlier position: with every head off, "
+            "nothing reaches the last position from the positions before it."})
+
+
 def every_head_off_top(lm, answer) -> Feedback:
     """The token the model puts first on LATER_CALL with every head of both layers switched off."""
-    if unanswered(answer):
-        return Feedback(False, NOT_ANSWERED, answered=False)
-    if same_option(answer, "Cefa"):
-        return Feedback(False, "Cefa needs to know who calls, and the caller stands at an earlier position: with "
-                               "every head off, nothing reaches the last position from the positions before it.")
-    return check_choice(answer, lm.vocab.tokens, _top_with_every_head_off(lm),
-                        right=f"with attention off the model cannot see who calls, and falls back on {answer}.",
-                        wrong="not that one: think of what the last position knows on its own, its token and "
-                              "where it stands, and which caller the model then assumes.")
+    return EVERY_HEAD_OFF_TOP.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ investigate: the three ways, on a set the page never shows

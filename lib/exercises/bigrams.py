@@ -8,6 +8,7 @@ import numpy as np
 from lib.analysis.bigrams import count_bigrams
 from lib.content.corpora import calling_game
 from lib.exercises import Feedback, check_choice, check_number
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 from lib.model.readout import prompt_logits, softmax
 
@@ -22,16 +23,22 @@ def _step_probabilities(zl, text: str) -> list[float]:
             for i in range(1, len(words))]
 
 
+def _round_values(zl) -> Values:
+    steps = _step_probabilities(zl, ROUND)
+    return Values(float(np.prod(steps)), hints={"sum": sum(steps), "last": steps[-1]})
+
+
+# Relative: the steps read off the counted table differ from the model's by a few thousandths.
+ZERO_LAYER_ROUND = site_check(__name__, "zero_layer_round", rule="number", compute="roundProbability",
+                              values=_round_values, what="The probability of the round", rel_tol=0.05,
+                              model="zero-layer", args={"round": ROUND}, texts={
+    "sum": "that adds the steps' probabilities; the chance that one step and then the next both happen is a product.",
+    "last": "that is only the last step; the round's probability takes every step's into account."})
+
+
 def zero_layer_round(zl, answer) -> Feedback:
     """The probability the zero-layer model gives a whole opening call, one step after another."""
-    steps = _step_probabilities(zl, ROUND)
-    expected = float(np.prod(steps))
-    # Relative: the steps read off the counted table differ from the model's by a few thousandths.
-    return check_number(answer, expected, tol=0.05 * expected, what="The probability of the round",
-                        hints={sum(steps): "that adds the steps' probabilities; the chance that one step and then "
-                                           "the next both happen is a product.",
-                               steps[-1]: "that is only the last step; the round's probability takes every "
-                                          "step's into account."})
+    return ZERO_LAYER_ROUND.judge(answer, zl)
 
 
 # ------------------------------------------------------------------ write: the bigram table
@@ -110,13 +117,22 @@ def range_of(p: float) -> str:
     return UNSEEN_RANGES[1] if p < 0.001 else UNSEEN_RANGES[2] if p <= 0.1 else UNSEEN_RANGES[3]
 
 
+def _unseen_values(zl) -> Values:
+    p = unseen_probability(zl)
+    return Values(range_of(p), options=UNSEEN_RANGES, hints={"zero": UNSEEN_RANGES[0]}, fields={"p": p})
+
+
+UNSEEN_PAIR = site_check(__name__, "unseen_pair", rule="choice", compute="unseenRange", values=_unseen_values,
+                         model="zero-layer", args={"prompt": UNSEEN_PROMPT, "token": UNSEEN_TOKEN, "ranges": UNSEEN_RANGES},
+                         texts={
+    "right": "{answer}: the model gives " + UNSEEN_TOKEN + " {p:.1e} after " + UNSEEN_PROMPT + ": pushed far down, "
+             "never to zero.",
+    "wrong": "{answer} is not where it lands. Training lowers the logit of a pair each time another token follows "
+             "instead, and this pair never comes: how far down can that push it?",
+    "zero": "the table says exactly 0, but the model's page is a softmax of finite logits: every token keeps some "
+            "probability, however small."})
+
+
 def unseen_pair(zl, answer) -> Feedback:
     """Predict: the range of the zero-layer model's probability for a pair its rounds never hold."""
-    p = unseen_probability(zl)
-    return check_choice(answer, UNSEEN_RANGES, range_of(p),
-                        right=f"{answer}: the model gives {UNSEEN_TOKEN} {p:.1e} after {UNSEEN_PROMPT}: pushed far "
-                              "down, never to zero.",
-                        wrong=f"{answer} is not where it lands. Training lowers the logit of a pair each time another "
-                              "token follows instead, and this pair never comes: how far down can that push it?",
-                        hints={UNSEEN_RANGES[0]: "the table says exactly 0, but the model's page is a softmax of finite "
-                                                 "logits: every token keeps some probability, however small."})
+    return UNSEEN_PAIR.judge(answer, zl)

@@ -7,24 +7,34 @@ from lib.analysis.ablation import all_heads, head_name
 from lib.analysis.circuits import head_habits, ov_circuit
 from lib.content.prompt_sets import epithet_sets
 from lib.exercises import Feedback, check_choice, check_whole_number, per_model
+from lib.exercises.site import Values, site_check
 
 PAIR = ((0, 1), (0, 3))   # two heads of layer 0, whose OV circuits the learner adds
+RANK_TOL = 1e-5           # a singular value counts above this share of the largest
 
 
 def _rank(M: np.ndarray) -> int:
-    """Singular values above a relative 1e-5, as the chapter counts them."""
+    """Singular values above a relative RANK_TOL, as the chapter counts them."""
     s = np.linalg.svd(M, compute_uv=False)
-    return int((s > s[0] * 1e-5).sum())
+    return int((s > s[0] * RANK_TOL).sum())
+
+
+def _rank_values(lm) -> Values:
+    cfg = lm.model.cfg
+    return Values(_rank(sum(ov_circuit(lm.model, layer, head) for layer, head in PAIR)),
+                  hints={"one_head": cfg.d_head, "d_model": cfg.d_model})
+
+
+PAIR_OV_RANK = site_check(__name__, "pair_ov_rank", rule="whole", compute="ovRank", values=_rank_values,
+                          what="The rank", model="calling-game", args={"pair": PAIR, "tol": RANK_TOL}, texts={
+    "one_head": "that is one head's rank; each head adds directions of its own, and two heads' output directions "
+                "need not coincide.",
+    "d_model": "d_model bounds the rank, but each of the two heads brings at most d_head directions."})
 
 
 def pair_ov_rank(lm, answer) -> Feedback:
     """The rank of the sum of two heads' OV circuits (what the two write together)."""
-    cfg = lm.model.cfg
-    expected = _rank(sum(ov_circuit(lm.model, layer, head) for layer, head in PAIR))
-    return check_whole_number(answer, expected, what="The rank", hints={
-        cfg.d_head: "that is one head's rank; each head adds directions of its own, and two heads' output "
-                    "directions need not coincide.",
-        cfg.d_model: "d_model bounds the rank, but each of the two heads brings at most d_head directions."})
+    return PAIR_OV_RANK.judge(answer, lm)
 
 
 @per_model
@@ -34,10 +44,17 @@ def _most_self_attending_capo(lm) -> str:
     return head_name(max(all_heads(lm.model), key=lambda h: habits.shares[h]["the callee itself"]))
 
 
+def _self_values(lm) -> Values:
+    return Values(_most_self_attending_capo(lm), options=tuple(head_name(h) for h in all_heads(lm.model)))
+
+
+MOST_SELF_ATTENDING = site_check(__name__, "most_self_attending_capo", rule="choice", compute=None,
+                                 values=_self_values, model="calling-game", texts={
+    "right": "on the capo prompts {answer} looks at the callee itself the most.",
+    "wrong": "not on the capo prompts: measure the share on the callee itself for every head, over those 40 prompts "
+             "only."})
+
+
 def most_self_attending_capo(lm, answer) -> Feedback:
     """Over the 40 later-turn capo prompts, the head that puts most attention on the callee itself."""
-    names = [head_name(h) for h in all_heads(lm.model)]
-    return check_choice(answer, names, _most_self_attending_capo(lm),
-                        right=f"on the capo prompts {answer} looks at the callee itself the most.",
-                        wrong="not on the capo prompts: measure the share on the callee itself for every head, "
-                              "over those 40 prompts only.")
+    return MOST_SELF_ATTENDING.judge(answer, lm)

@@ -7,6 +7,7 @@ from lib.analysis import maps
 from lib.analysis.maps import direction
 from lib.content.worked_examples import GS_WORDS
 from lib.exercises import Feedback, as_number, check_number, check_whole_number
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
 PRINCE = (2.0, 1.0, 0.5)
@@ -22,16 +23,23 @@ def _axes():
 
 
 # ------------------------------------------------------------------ predict: by pencil, from the printed axes
-def prince_royalty(answer, tol: float = 5e-3) -> Feedback:
-    """Predict: the new word's coordinate on the royalty axis e2, worked out by hand from e2 as the
-    page prints it (to three decimals, hence the tolerance)."""
+def _prince_values() -> Values:
     e1, e2 = _axes()
-    expected = float(np.dot(PRINCE, e2))
-    return check_number(answer, expected, tol=tol, what="The royalty coordinate",
-                        hints={float(np.dot(PRINCE, e1)): "that is the coordinate on e1 (gender); project on e2.",
-                               float(np.dot(PRINCE, direction(_words(), ["king"], ["man"]))):
-                                   "that is the dot product with king - man itself, which has length "
-                                   "greater than 1; project on the unit axis e2."})
+    return Values(float(np.dot(PRINCE, e2)), hints={"e1": float(np.dot(PRINCE, e1)),
+                                                     "raw": float(np.dot(PRINCE, direction(_words(), ["king"], ["man"])))})
+
+
+# Worked out by hand from e2 as the page prints it (to three decimals, hence the tolerance).
+PRINCE_ROYALTY = site_check(__name__, "prince_royalty", rule="number", compute="princeRoyalty", values=_prince_values,
+                            what="The royalty coordinate", tol=5e-3, args={"words": GS_WORDS, "prince": PRINCE}, texts={
+    "e1": "that is the coordinate on e1 (gender); project on e2.",
+    "raw": "that is the dot product with king - man itself, which has length greater than 1; project on the unit "
+           "axis e2."})
+
+
+def prince_royalty(answer) -> Feedback:
+    """Predict: the new word's coordinate on the royalty axis e2, worked out by hand."""
+    return PRINCE_ROYALTY.judge(answer)
 
 
 def overlap_before(answer) -> Feedback:

@@ -4,17 +4,28 @@ from __future__ import annotations
 import math
 
 from lib.analysis.signs import read_signs
-from lib.exercises import Feedback, check_number, prompt_signs
+from lib.exercises import Feedback, prompt_signs
+from lib.exercises.site import Values, site_check
 
 
-def entropy_of(lm, answer, prompt: str = "<BOS> banana chiama") -> Feedback:
+ENTROPY_PROMPT = "<BOS> banana chiama"
+
+
+def _entropy_values(lm) -> Values:
+    expected = read_signs(lm, ENTROPY_PROMPT).entropy_bits
+    return Values(expected, hints={"nats": expected * math.log(2)})
+
+
+# Computed, not estimated, so the tolerance is tight: a looser one would accept the round 1 (the
+# flag's threshold) that the chapter prints everywhere.
+ENTROPY_OF = site_check(__name__, "entropy_of", rule="number", compute="pageEntropy", values=_entropy_values,
+                        what="The entropy", tol=1e-3, model="calling-game", args={"prompt": ENTROPY_PROMPT}, texts={
+                            "nats": "that is the entropy in nats (natural logarithm); the chapter uses bits (log base 2)."})
+
+
+def entropy_of(lm, answer) -> Feedback:
     """Investigate: the entropy of a page the chapter did not measure, in bits."""
-    expected = read_signs(lm, prompt).entropy_bits
-    nats = expected * math.log(2)
-    # Computed, not estimated, so the tolerance is tight: a looser one would accept the round 1 (the
-    # flag's threshold) that the chapter prints everywhere.
-    return check_number(answer, expected, tol=1e-3, what="The entropy",
-                        hints={nats: "that is the entropy in nats (natural logarithm); the chapter uses bits (log base 2)."})
+    return ENTROPY_OF.judge(answer, lm)
 
 
 def confident_impossible(lm, answer, threshold: float = 0.9) -> Feedback:
@@ -30,19 +41,30 @@ def confident_impossible(lm, answer, threshold: float = 0.9) -> Feedback:
     return Feedback(True, f"impossible in the game, yet the model gives {signs.top} {signs.top_prob:.3f}.")
 
 
-def entropy_sure_page(lm, answer, top: float = 0.9, tol: float = 0.005) -> Feedback:
-    """Predict: the entropy, in bits, of a page whose top word holds `top` and whose other words share
-    the rest equally (over the model's whole vocabulary). Is a page that sure above the one-bit flag?"""
+SURE_TOP = 0.9
+
+
+def _sure_values(lm) -> Values:
     rest = len(lm.vocab) - 1
 
     def bits(p):
         return -p * math.log2(p)
 
-    expected = bits(top) + rest * bits((1 - top) / rest)
-    return check_number(answer, expected, tol=tol, what="The entropy",
-                        hints={expected * math.log(2): "that is the entropy in nats (natural logarithm); the "
-                                                       "flag counts bits (log base 2).",
-                               bits(top): "that counts only the top word; every other word with a share adds "
-                                          "its own term.",
-                               bits(top) + bits(1 - top): "that treats the rest as one word; it is spread over "
-                                                          f"the other {rest} words, and each adds a term."})
+    expected = bits(SURE_TOP) + rest * bits((1 - SURE_TOP) / rest)
+    return Values(expected, hints={"nats": expected * math.log(2), "top_only": bits(SURE_TOP),
+                                   "two_words": bits(SURE_TOP) + bits(1 - SURE_TOP)}, fields={"rest": rest})
+
+
+ENTROPY_SURE_PAGE = site_check(
+    __name__, "entropy_sure_page", rule="number", compute="surePageEntropy", values=_sure_values,
+    what="The entropy", tol=0.005, model="calling-game", args={"top": SURE_TOP}, texts={
+        "nats": "that is the entropy in nats (natural logarithm); the flag counts bits (log base 2).",
+        "top_only": "that counts only the top word; every other word with a share adds its own term.",
+        "two_words": "that treats the rest as one word; it is spread over the other {rest} words, and each adds a "
+                     "term."})
+
+
+def entropy_sure_page(lm, answer) -> Feedback:
+    """Predict: the entropy, in bits, of a page whose top word holds SURE_TOP and whose other words share
+    the rest equally (over the model's whole vocabulary). Is a page that sure above the one-bit flag?"""
+    return ENTROPY_SURE_PAGE.judge(answer, lm)

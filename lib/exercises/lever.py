@@ -10,6 +10,7 @@ import torch
 
 from lib.analysis.lens import read_out
 from lib.model.transformer import LayerNorm
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
 from lib.content.prompts import CONFIDENT
 from lib.analysis.lens import lens_view
@@ -22,36 +23,51 @@ from lib.exercises import Feedback, check_choice, check_number
 VICE_PROMPT = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"
 
 
-def first_stage_on_top(lm, answer, word: str = "vice", prompt: str = VICE_PROMPT) -> Feedback:
-    """Investigate: the first stage after which `word` is the lens's top-1 on `prompt`."""
-    view = lens_view(lm, prompt, word)
-    expected = next(s for s, r in zip(view.stages, view.track_ranks) if r == 1)
+def _first_stage_values(lm) -> Values:
+    view = lens_view(lm, VICE_PROMPT, "vice")
     chapter = lens_view(lm, CONFIDENT, "Tarso")
-    on_chapter = next(s for s, r in zip(chapter.stages, chapter.track_ranks) if r == 1)
-    fb = check_choice(answer, view.stages, expected,
-                      right=f"{word} first leads the lens after {answer}.",
-                      wrong=f"after {answer}, {word} is not the first stage where it leads; read the lens column by column.")
-    if not fb and isinstance(answer, str) and answer == on_chapter != expected:
-        return Feedback(False, "that is where Tarso first leads on the chapter's prompt; on this prompt the lens "
-                               f"reads differently: follow {word}.")
-    return fb
+    return Values(next(s for s, r in zip(view.stages, view.track_ranks) if r == 1), options=tuple(view.stages),
+                  hints={"chapter": next(s for s, r in zip(chapter.stages, chapter.track_ranks) if r == 1)})
 
 
-def push_share(lm, answer, component: str = "blocks.1.mlp", prompt: str = VICE_PROMPT, toward: str = "vice",
-               tol: float = 0.002) -> Feedback:
-    """Investigate: the share of the final coordinate along `toward` that `component` pushes. The
-    library computes it exactly; a tolerance wider than 0.002 would accept probabilities the chapter
-    prints to two decimals."""
-    traj = residual_trajectory(lm, prompt, toward=toward)
-    expected = traj.pushes[component] / float(traj.coords[-1, 0])
+FIRST_STAGE = site_check(__name__, "first_stage_on_top", rule="choice", compute="firstStageOnTop",
+                         values=_first_stage_values, model="calling-game",
+                         args={"prompt": VICE_PROMPT, "word": "vice", "chapter_prompt": CONFIDENT, "chapter_word": "Tarso"},
+                         texts={
+    "right": "vice first leads the lens after {answer}.",
+    "wrong": "after {answer}, vice is not the first stage where it leads; read the lens column by column.",
+    "chapter": "that is where Tarso first leads on the chapter's prompt; on this prompt the lens reads differently: "
+               "follow vice."})
+
+
+def first_stage_on_top(lm, answer) -> Feedback:
+    """Investigate: the first stage after which vice is the lens's top-1 on VICE_PROMPT."""
+    return FIRST_STAGE.judge(answer, lm)
+
+
+PUSH_COMPONENT = "blocks.1.mlp"
+
+
+def _push_values(lm) -> Values:
+    traj = residual_trajectory(lm, VICE_PROMPT, toward="vice")
+    expected = traj.pushes[PUSH_COMPONENT] / float(traj.coords[-1, 0])
     chapter = residual_trajectory(lm, CONFIDENT)
-    return check_number(answer, expected, tol=tol, what=f"The share of {component}'s push",
-                        hints={chapter.pushes[component] / float(chapter.coords[-1, 0]):
-                                   "that is the share on the chapter's prompt, toward Tarso; measure along "
-                                   f"{toward}'s axis on the new prompt.",
-                               expected * 100: "that is a percentage; give the share as a fraction of 1.",
-                               traj.pushes[component]: "that is the push itself; divide it by where the path ends "
-                                                       "along the axis."})
+    return Values(expected, hints={"chapter": chapter.pushes[PUSH_COMPONENT] / float(chapter.coords[-1, 0]),
+                                   "percent": expected * 100, "push": traj.pushes[PUSH_COMPONENT]})
+
+
+# The library computes it exactly; a tolerance wider than 0.002 would accept probabilities the
+# chapter prints to two decimals. The default site ships the values (the page has no concept plane).
+PUSH_SHARE = site_check(__name__, "push_share", rule="number", compute=None, values=_push_values,
+                        what=f"The share of {PUSH_COMPONENT}'s push", tol=0.002, model="calling-game", texts={
+    "chapter": "that is the share on the chapter's prompt, toward Tarso; measure along vice's axis on the new prompt.",
+    "percent": "that is a percentage; give the share as a fraction of 1.",
+    "push": "that is the push itself; divide it by where the path ends along the axis."})
+
+
+def push_share(lm, answer) -> Feedback:
+    """Investigate: the share of the final coordinate along vice that block 1's MLP pushes on VICE_PROMPT."""
+    return PUSH_SHARE.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ write: one stage of the logit lens
@@ -132,14 +148,27 @@ lens_stage = WriteCheck(
 
 
 # ------------------------------------------------------------------ predict: the largest share is not the one needed
-def top_without_mlp(lm, answer, mlp: int = 1, prompt: str = CONFIDENT) -> Feedback:
-    """Predict: the top word on `prompt` with MLP `mlp` switched off."""
+WITHOUT_MLP = 1
+
+
+def _without_values(lm) -> Values:
     from lib.model.readout import prompt_logits
 
     tokens = lm.vocab.tokens
-    intact = tokens[int(prompt_logits(lm, prompt).argmax())]
-    expected = tokens[int(prompt_logits(lm, prompt, ablate_mlps=[mlp]).argmax())]
-    others = "it keeps its place" if expected == intact else f"{intact} loses its place"
-    wrong = (f"not {answer}. A component's share of the final lead says how much it adds, not whether the "
-             f"lead survives without it: subtract MLP {mlp}'s push from the lead and see what is left.")
-    return check_choice(answer, tokens, expected, right=f"{answer}: with MLP {mlp} off, {others}.", wrong=wrong)
+    intact = tokens[int(prompt_logits(lm, CONFIDENT).argmax())]
+    expected = tokens[int(prompt_logits(lm, CONFIDENT, ablate_mlps=[WITHOUT_MLP]).argmax())]
+    return Values(expected, options=tuple(tokens),
+                  fields={"others": "it keeps its place" if expected == intact else f"{intact} loses its place"})
+
+
+TOP_WITHOUT_MLP = site_check(__name__, "top_without_mlp", rule="choice", compute="topWithoutMlp",
+                             values=_without_values, model="calling-game", args={"prompt": CONFIDENT, "mlp": WITHOUT_MLP},
+                             texts={
+    "right": "{answer}: with MLP " + str(WITHOUT_MLP) + " off, {others}.",
+    "wrong": "not {answer}. A component's share of the final lead says how much it adds, not whether the lead "
+             "survives without it: subtract MLP " + str(WITHOUT_MLP) + "'s push from the lead and see what is left."})
+
+
+def top_without_mlp(lm, answer) -> Feedback:
+    """Predict: the top word on the chapter's prompt with MLP WITHOUT_MLP switched off."""
+    return TOP_WITHOUT_MLP.judge(answer, lm)

@@ -7,19 +7,32 @@ import numpy as np
 
 from lib.content.worked_examples import concat_heads, two_heads
 from lib.exercises import Feedback, check_whole_number
+from lib.exercises.site import Values, site_check
 from lib.exercises.one_layer import random_layer, run_layer
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
 
+def _mlp_sizes() -> dict:
+    cfg = two_heads().model.cfg
+    return {"d_model": cfg.d_model, "d_mlp": cfg.d_mlp}
+
+
+def _mlp_values() -> Values:
+    d, m = _mlp_sizes()["d_model"], _mlp_sizes()["d_mlp"]
+    return Values(2 * d * m, hints={"one": d * m, "biases": 2 * d * m + d + m, "square": d * d + m * m})
+
+
+MLP_WEIGHTS = site_check(__name__, "mlp_weights", rule="whole", compute="mlpWeights", values=_mlp_values,
+                         what="The number of MLP weights", args=_mlp_sizes(), texts={
+    "one": "that is one of the two matrices; the MLP reads the stream with W_in and writes back with W_out.",
+    "biases": "that counts the biases too; the question leaves them out.",
+    "square": "W_in turns a stream of d_model numbers into d_mlp hidden units: its shape is d_model by d_mlp, not "
+              "square."})
+
+
 def mlp_weights(answer) -> Feedback:
     """The numbers in one layer's W_in and W_out, biases left out."""
-    cfg = two_heads().model.cfg
-    d, m = cfg.d_model, cfg.d_mlp
-    return check_whole_number(answer, 2 * d * m, what="The number of MLP weights", hints={
-        d * m: "that is one of the two matrices; the MLP reads the stream with W_in and writes back with W_out.",
-        2 * d * m + d + m: "that counts the biases too; the question leaves them out.",
-        d * d + m * m: "W_in turns a stream of d_model numbers into d_mlp hidden units: its shape is "
-                       "d_model by d_mlp, not square."})
+    return MLP_WEIGHTS.judge(answer)
 
 
 # ------------------------------------------------------------------ write: split Q into heads, merge back

@@ -10,26 +10,51 @@ import torch
 
 from lib.content.worked_examples import cat_sat
 from lib.exercises import Feedback, check_number
+from lib.exercises.site import Values, site_check
 from lib.exercises.one_layer import random_layer, run_layer
 from lib.exercises.writing import Case, Mistake, Unreadable, WriteCheck, first_future_cell, read_array
 
 
-def sat_on_cat_unscaled(answer) -> Feedback:
-    """How much "sat" would attend to "cat" if the scores were not divided by sqrt(d_head)."""
+def _sat_row() -> dict:
+    """sat's raw scores against the, cat and sat (the Q K^T row the page prints), and d_head."""
     ex = cat_sat()
     _, cache = ex.model.run_with_cache(ex.tokens)
-    scaled = float(cache["blocks.0.attn.pattern"][0, 2, 1])
-    expected = float(cache["blocks.0.attn.qk"][0, 2, :3].softmax(-1)[1])
-    return check_number(answer, expected, tol=0.003, what="The weight",
-                        hints={scaled: "that is the weight with the scores divided by sqrt(d_head); this time "
-                                       "take the softmax of the raw dot products."})
+    return {"scores": [float(s) for s in cache["blocks.0.attn.qk"][0, 2, :3]], "d_head": ex.model.cfg.d_head}
 
 
-def abc_self_weight(answer, d_k: int = 8) -> Feedback:
+def _sat_values() -> Values:
+    ex = cat_sat()
+    _, cache = ex.model.run_with_cache(ex.tokens)
+    return Values(float(cache["blocks.0.attn.qk"][0, 2, :3].softmax(-1)[1]),
+                  hints={"scaled": float(cache["blocks.0.attn.pattern"][0, 2, 1])})
+
+
+SAT_ON_CAT = site_check(__name__, "sat_on_cat_unscaled", rule="number", compute="unscaledWeight", values=_sat_values,
+                        what="The weight", tol=0.003, args=_sat_row, texts={
+    "scaled": "that is the weight with the scores divided by sqrt(d_head); this time take the softmax of the raw "
+              "dot products."})
+
+
+def sat_on_cat_unscaled(answer) -> Feedback:
+    """How much "sat" would attend to "cat" if the scores were not divided by sqrt(d_head)."""
+    return SAT_ON_CAT.judge(answer)
+
+
+ABC_DOTS, ABC_D_HEAD = (1.0, 1.0, 2.0), 8
+
+
+def _abc_values() -> Values:
+    e = [math.exp(s / math.sqrt(ABC_D_HEAD)) for s in ABC_DOTS]
+    return Values(e[2] / sum(e))
+
+
+ABC_SELF_WEIGHT = site_check(__name__, "abc_self_weight", rule="number", compute="abcSelfWeight", values=_abc_values,
+                             what="C's weight on itself", tol=0.002, args={"dots": ABC_DOTS, "d_head": ABC_D_HEAD})
+
+
+def abc_self_weight(answer) -> Feedback:
     """C's weight on itself when the dot products stay (1, 1, 2) but d_head is 8."""
-    scores = [s / math.sqrt(d_k) for s in (1.0, 1.0, 2.0)]
-    e = [math.exp(s) for s in scores]
-    return check_number(answer, e[2] / sum(e), tol=0.002, what="C's weight on itself")
+    return ABC_SELF_WEIGHT.judge(answer)
 
 
 # ------------------------------------------------------------------ write: the causal mask

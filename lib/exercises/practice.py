@@ -3,24 +3,44 @@ from __future__ import annotations
 
 from lib.analysis.signs import read_signs
 from lib.exercises import Feedback, check_choice, prompt_signs
+from lib.exercises.site import Values, site_check
 
 REVIEW_PROMPTS = ("<BOS> Pietro chiama Paolo", "<BOS> Pietro chiama 4 <SEP> 4 chiama",
                   "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro")
 
 
-def needs_review(lm, answer, prompts=REVIEW_PROMPTS) -> Feedback:
+def _rules_want() -> dict[str, str | None]:
+    """The word the game's rules fix after each prompt, where they fix one (the rules, not the model)."""
+    from lib.model.store import load
+
+    lm = load("calling-game")
+    return {p: read_signs(lm, p).rules_want for p in REVIEW_PROMPTS}
+
+
+def _review_values(lm) -> Values:
+    expected = max(REVIEW_PROMPTS, key=lambda p: read_signs(lm, p).entropy_bits)
+    # The rules fix one word after a prompt, so a model that learned them is sure of it.
+    return Values(expected, options=REVIEW_PROMPTS,
+                  hints={f"want{i}": p for i, p in enumerate(REVIEW_PROMPTS) if read_signs(lm, p).rules_want})
+
+
+def _review_texts() -> dict[str, str]:
+    texts = {"right": "its page is the flattest of the three: the search found no single answer.",
+             "wrong": "that page is not the flattest; compare the entropies of all three."}
+    for i, want in enumerate(_rules_want().values()):
+        if want:
+            texts[f"want{i}"] = (f"after that prompt the rules allow one word only, {want}; a page with one right "
+                                 "word is steep.")
+    return texts
+
+
+NEEDS_REVIEW = site_check(__name__, "needs_review", rule="choice", compute="flattestPage", values=_review_values,
+                          model="calling-game", args={"prompts": REVIEW_PROMPTS}, texts=_review_texts())
+
+
+def needs_review(lm, answer) -> Feedback:
     """Predict: of the three prompts, the one whose page is flattest."""
-    expected = max(prompts, key=lambda p: read_signs(lm, p).entropy_bits)
-    fb = check_choice(answer, prompts, expected,
-                      right="its page is the flattest of the three: the search found no single answer.",
-                      wrong="that page is not the flattest; compare the entropies of all three.")
-    if fb or not isinstance(answer, str) or answer not in prompts:
-        return fb
-    want = read_signs(lm, answer).rules_want
-    if want:   # the rules fix one word there, so a model that learned them is sure of it
-        return Feedback(False, f"after that prompt the rules allow one word only, {want}; a page with one right "
-                               "word is steep.")
-    return fb
+    return NEEDS_REVIEW.judge(answer, lm)
 
 
 def steer_to(lm, answer, word: str = "vice", threshold: float = 0.9) -> Feedback:

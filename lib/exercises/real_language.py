@@ -10,6 +10,7 @@ from lib.analysis import maps
 from lib.analysis.maps import pca
 from lib.content import real_words
 from lib.exercises import Feedback, check_choice, check_number, same_option
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
 
@@ -24,14 +25,22 @@ def _shares() -> tuple[float, float, float]:
     return p_content.cumulative(4), pca(x).cumulative(4), p_content.cumulative(2)
 
 
+def _top4_values() -> Values:
+    expected, all_words, top2 = _shares()
+    return Values(expected, hints={"all": all_words, "top2": top2, "percent": expected * 100})
+
+
+CONTENT_TOP4 = site_check(__name__, "content_top4_share", rule="number", compute="pcaShare", values=_top4_values,
+                          what="The share", tol=2e-3, args={"points": "real-language", "leave_out": "function words"},
+                          texts={"all": "that is over all 84 words; leave the function words out first.",
+                                 "top2": "that is the top two; add the third and fourth components.",
+                                 "percent": "that is a percentage; give the share between 0 and 1."})
+
+
 def content_top4_share(answer) -> Feedback:
     """Investigate: the top-4 PCA share of the rows of the content words (every group but the
     function words); the page gives the top four over all 84 words and the top two of these."""
-    expected, all_words, top2 = _shares()
-    return check_number(answer, expected, tol=2e-3, what="The share",
-                        hints={all_words: "that is over all 84 words; leave the function words out first.",
-                               top2: "that is the top two; add the third and fourth components.",
-                               expected * 100: "that is a percentage; give the share between 0 and 1."})
+    return CONTENT_TOP4.judge(answer)
 
 
 def _father_words() -> tuple[str, str]:
@@ -44,24 +53,55 @@ def _father_words() -> tuple[str, str]:
     return maps.analogy(vecs, "father", "man", "woman").best, baseline
 
 
+def _agrees_values() -> Values:
+    offset, baseline = _father_words()
+    same = offset == baseline
+    return Values("same" if same else "different", options=("same", "different"),
+                  fields={"outcome": "the same word" if same else "different words"})
+
+
+BASELINE_AGREES = site_check(__name__, "baseline_agrees", rule="choice", compute="analogyAgrees",
+                             values=_agrees_values, args={"points": "real-language", "inputs": ("father", "man", "woman")},
+                             texts={"right": "the two methods give {outcome} here.",
+                                    "wrong": "not so. Look at the gender rows of the table: how often was the nearest "
+                                             "row of the first word already the expected answer?"})
+
+
 def baseline_agrees(answer) -> Feedback:
     """Predict: whether the baseline (father's nearest row, man and woman set aside) gives the same
     word as father - man + woman: "same" or "different"."""
-    offset, baseline = _father_words()
-    return check_choice(answer, ["same", "different"], "same" if offset == baseline else "different",
-                        right=f"the two methods give {'the same word' if offset == baseline else 'different words'} here.",
-                        wrong="not so. Look at the gender rows of the table: how often was the nearest row of the "
-                              "first word already the expected answer?")
+    return BASELINE_AGREES.judge(answer)
 
 
-def father_analogy(answer) -> Feedback:
-    """Investigate: father - man + woman, inputs excluded (not one of the page's analogies)."""
+# ------------------------------------------------------------------ investigate: an analogy of no kind in the table
+# Not a relation the table tests, and not the predict's father - man + woman: the offset from man to
+# woman added to a word with no female form among the rows.
+TEACHER = ("teacher", "man", "woman")
+
+
+def _teacher_values() -> Values:
     rows = real_words.load()
-    vecs = {w: rows.vectors[i].astype(float) for i, w in enumerate(rows.words)}
-    best = maps.analogy(vecs, "father", "man", "woman").best
-    wrong = (f"{answer} is one of the inputs; leave father, man and woman out of the ranking."
-             if any(same_option(answer, w) for w in ("father", "man", "woman")) else f"{answer} is not the closest to father - man + woman.")
-    return check_choice(answer, rows.words, best, right=f"father - man + woman lands on {answer}.", wrong=wrong)
+    x = rows.vectors.astype(float)
+    vecs = {w: x[i] for i, w in enumerate(rows.words)}
+    a, b, c = TEACHER
+    baseline = next(w for w, _ in maps.nearest(x, rows.words, a, 4) if w not in (b, c))
+    return Values(maps.analogy(vecs, a, b, c).best, options=tuple(rows.words),
+                  hints={"input_a": a, "input_b": b, "input_c": c, "baseline": baseline})
+
+
+_INPUT = "{answer} is one of the inputs; leave teacher, man and woman out of the ranking."
+TEACHER_ANALOGY = site_check(__name__, "teacher_analogy", rule="choice", compute="offsetAnalogy",
+                             values=_teacher_values, args={"points": "real-language", "inputs": TEACHER}, texts={
+    "right": "teacher - man + woman lands on {answer}.",
+    "wrong": "{answer} is not the closest to teacher - man + woman: rank every other row by its cosine with the target.",
+    "input_a": _INPUT, "input_b": _INPUT, "input_c": _INPUT,
+    "baseline": "{answer} is teacher's nearest row once man and woman are set aside, the baseline; the offset "
+                "moves the target away from it."})
+
+
+def teacher_analogy(answer) -> Feedback:
+    """Investigate: teacher - man + woman on the 84 rows, inputs excluded (no analogy of the page's)."""
+    return TEACHER_ANALOGY.judge(answer)
 
 
 # ------------------------------------------------------------------ write: an analogy, inputs excluded

@@ -9,7 +9,8 @@ from lib.analysis.ablation import all_heads, head_name
 from lib.analysis.trajectory import path_view
 from lib.content.prompt_sets import prompt_set
 from lib.model.readout import prompt_logits, softmax
-from lib.exercises import Feedback, check_choice, check_number, per_model, same_option, shown
+from lib.exercises import Feedback, check_choice, per_model, same_option, shown
+from lib.exercises.site import Values, site_check
 
 PROMPT = "<BOS> Pietro chiama Paolo"
 TARGET = "Tarso"
@@ -32,33 +33,53 @@ def _top_token(lm, prompt: str, block_off: int | None) -> str:
     return lm.vocab.tokens[int(softmax(prompt_logits(lm, prompt, ablate=heads)).argmax())]
 
 
+def _blind_values(lm) -> Values:
+    expected = _top_token(lm, later_turn(lm), 0)
+    return Values(expected, options=tuple(lm.vocab.tokens), hints={"target": TARGET})
+
+
+def _later_turn_args() -> dict:
+    from lib.model.store import load
+
+    return {"prompt": later_turn(load("calling-game")), "target": TARGET}
+
+
+BLIND_TOP_TOKEN = site_check(__name__, "blind_top_token", rule="choice", compute="topWithHeadsOff",
+                             values=_blind_values, model="calling-game", args=lambda: {**_later_turn_args(), "block": 0,
+                                                          "wrong_tokens": {"target": TARGET}}, texts={
+    "right": "without block 0's heads the model bets on {answer}.",
+    "wrong": "{shown} is not first. Without block 0's heads, the model cannot tell who calls Paolo: which epithet "
+             "would be right for most callers on a later turn?",
+    "target": TARGET + " is what the intact model says, and what it still says on the first turn without these "
+              "heads; here the caller is no longer read, so the model must guess who is calling."})
+
+
 def blind_top_token(lm, answer) -> Feedback:
     """Predict: the token the model puts first on the later turn with block 0's heads switched off."""
-    prompt = later_turn(lm)
-    expected = _top_token(lm, prompt, 0)
-    if same_option(answer, TARGET) and expected != TARGET:
-        wrong = (f"{TARGET} is what the intact model says, and what it still says on the first turn without "
-                 "these heads; here the caller is no longer read, so the model must guess who is calling.")
-    else:
-        wrong = (f"{shown(answer)} is not first. Without block 0's heads, the model cannot tell who calls Paolo: "
-                 "which epithet would be right for most callers on a later turn?")
-    return check_choice(answer, lm.vocab.tokens, expected,
-                        right=f"without block 0's heads the model bets on {answer}.", wrong=wrong)
+    return BLIND_TOP_TOKEN.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ investigate: a whole block off
-def block1_off(lm, answer) -> Feedback:
-    """Investigate: P(Tarso) on the later turn with the whole of block 1 switched off, its four heads
-    and its MLP."""
+def _block1_values(lm) -> Values:
     prompt = later_turn(lm)
     heads1 = _block_heads(lm, 1)
     view = path_view(lm, prompt, heads_off=heads1, mlps_off=[1])
-    return check_number(answer, view.prob, tol=1e-3, what="P(Tarso)",
-                        hints={view.prob_intact: "that is the intact model; switch block 1's heads and its MLP off.",
-                               path_view(lm, prompt, heads_off=heads1).prob:
-                                   "that is block 1's heads alone; switch its MLP off too.",
-                               path_view(lm, prompt, mlps_off=[1]).prob:
-                                   "that is MLP 1 alone; switch block 1's four heads off too."})
+    return Values(view.prob, hints={"intact": view.prob_intact,
+                                    "heads": path_view(lm, prompt, heads_off=heads1).prob,
+                                    "mlp": path_view(lm, prompt, mlps_off=[1]).prob})
+
+
+BLOCK1_OFF = site_check(__name__, "block1_off", rule="number", compute="blockOff", values=_block1_values,
+                        what="P(Tarso)", tol=1e-3, model="calling-game", args=lambda: {**_later_turn_args(), "block": 1}, texts={
+    "intact": "that is the intact model; switch block 1's heads and its MLP off.",
+    "heads": "that is block 1's heads alone; switch its MLP off too.",
+    "mlp": "that is MLP 1 alone; switch block 1's four heads off too."})
+
+
+def block1_off(lm, answer) -> Feedback:
+    """Investigate: P(Tarso) on the later turn with the whole of block 1 switched off, its four heads
+    and its MLP."""
+    return BLOCK1_OFF.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ investigate: the most necessary component
@@ -70,19 +91,24 @@ def single_effects(lm, prompt: str = PROMPT) -> dict[str, float]:
     return out
 
 
+def _necessary_values(lm) -> Values:
+    effects = single_effects(lm, later_turn(lm))
+    first = single_effects(lm, PROMPT)
+    return Values(min(effects, key=effects.get), options=tuple(effects),
+                  hints={"first": min(first, key=first.get), "mlp1": "MLP 1"})
+
+
+MOST_NECESSARY = site_check(__name__, "most_necessary", rule="choice", compute="mostNecessary",
+                            values=_necessary_values, model="calling-game",
+                            args=lambda: {**_later_turn_args(), "first": PROMPT}, texts={
+    "right": "without {answer}, P(Tarso) drops the most.",
+    "wrong": "switching {shown} off alone does not lower P(Tarso) the most.",
+    "first": "{answer} is the most necessary on the first turn; on this later turn another component matters more. "
+             "Switch each one off on this prompt.",
+    "mlp1": "MLP 1 makes the largest push, but the answer does not depend on it the most; switch each component off "
+            "and compare P(Tarso)."})
+
+
 def most_necessary(lm, answer) -> Feedback:
     """Investigate: on the later turn, the one component whose removal alone lowers P(Tarso) the most."""
-    effects = single_effects(lm, later_turn(lm))
-    best = min(effects, key=effects.get)
-    first = single_effects(lm, PROMPT)
-    first_best = min(first, key=first.get)
-    if same_option(answer, first_best) and first_best != best:
-        wrong = (f"{answer} is the most necessary on the first turn; on this later turn another component "
-                 "matters more. Switch each one off on this prompt.")
-    elif same_option(answer, "MLP 1") and best != "MLP 1":
-        wrong = ("MLP 1 makes the largest push, but the answer does not depend on it the most; switch each "
-                 "component off and compare P(Tarso).")
-    else:
-        wrong = f"switching {shown(answer)} off alone does not lower P(Tarso) the most."
-    return check_choice(answer, list(effects), best, right=f"without {answer}, P(Tarso) drops the most.",
-                        wrong=wrong)
+    return MOST_NECESSARY.judge(answer, lm)

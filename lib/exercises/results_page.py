@@ -11,6 +11,7 @@ from lib.content.prompts import CONFIDENT, UNCERTAIN
 from lib.model.generate import generate
 from lib.model.readout import prompt_logits, softmax, truncation_mask
 from lib.exercises import Feedback, as_number, check_number, check_whole_number, per_model
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 
 
@@ -142,31 +143,51 @@ top_k_top_p = WriteCheck(
 
 
 # ------------------------------------------------------------------ predict: top-k, then top-p
-def survivors_after_top_k(lm, answer, top_k: int = 5, top_p: float = 0.5, prompt: str = UNCERTAIN) -> Feedback:
-    """How many tokens survive top-k and then top-p on the page after `prompt`."""
-    probs = softmax(prompt_logits(lm, prompt))
-    expected = int(truncation_mask(probs, top_k=top_k, top_p=top_p).sum())
-    whole_page = int(truncation_mask(probs, top_p=top_p).sum())
-    fb = check_whole_number(answer, expected, what=f"The number of survivors of top-k {top_k} and top-p {top_p}")
-    value = as_number(answer)
-    if not fb and value is not None and value == whole_page != expected:
-        return Feedback(False, f"{whole_page} is what top-p {top_p} keeps on the whole page; after top-k the "
-                               f"{top_k} survivors share the probability out again first.")
-    return fb
+CUT_K, CUT_P, CUT_PROMPT = 5, 0.5, UNCERTAIN
+
+
+def _survivor_values(lm) -> Values:
+    probs = softmax(prompt_logits(lm, CUT_PROMPT))
+    whole_page = int(truncation_mask(probs, top_p=CUT_P).sum())
+    return Values(int(truncation_mask(probs, top_k=CUT_K, top_p=CUT_P).sum()), hints={"whole_page": whole_page},
+                  fields={"whole_page": whole_page})
+
+
+SURVIVORS = site_check(__name__, "survivors_after_top_k", rule="whole", compute="survivors", values=_survivor_values,
+                       what=f"The number of survivors of top-k {CUT_K} and top-p {CUT_P}", model="calling-game",
+                       args={"prompt": CUT_PROMPT, "top_k": CUT_K, "top_p": CUT_P}, texts={
+    "whole_page": "{whole_page} is what top-p " + str(CUT_P) + " keeps on the whole page; after top-k the "
+                  + str(CUT_K) + " survivors share the probability out again first."})
+
+
+def survivors_after_top_k(lm, answer) -> Feedback:
+    """How many tokens survive top-k CUT_K and then top-p CUT_P on the page after CUT_PROMPT."""
+    return SURVIVORS.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ predict: a hotter page
-def top_prob_at(lm, answer, temperature: float = 3.0, prompt: str = CONFIDENT, tol: float = 0.005) -> Feedback:
-    """The top token's probability after `prompt` at `temperature`. Worked out by hand from the ten
-    logits the chapter prints it comes within 0.003; a looser tolerance would accept the page's
-    round 0.9 (a top-p setting) as a prediction."""
-    logits = prompt_logits(lm, prompt)
+HOT_TEMPERATURE, HOT_PROMPT = 3.0, CONFIDENT
+
+
+def _hot_values(lm) -> Values:
+    logits = prompt_logits(lm, HOT_PROMPT)
     top = int(torch.argmax(logits))
-    expected = float(softmax(logits, temperature)[top])
-    times = float(torch.softmax(logits.double() * temperature, -1)[top])
-    return check_number(answer, expected, tol=tol, what=f"The top token's probability at temperature {temperature:g}",
-                        hints={times: "that is the page with the logits multiplied by the temperature; "
-                                      "a temperature divides them."})
+    return Values(float(softmax(logits, HOT_TEMPERATURE)[top]),
+                  hints={"times": float(torch.softmax(logits.double() * HOT_TEMPERATURE, -1)[top])})
+
+
+# Worked out by hand from the ten logits the chapter prints it comes within 0.003; a looser tolerance
+# would accept the page's round 0.9 (a top-p setting) as a prediction.
+TOP_PROB_AT = site_check(__name__, "top_prob_at", rule="number", compute="topProbAt", values=_hot_values,
+                         what=f"The top token's probability at temperature {HOT_TEMPERATURE:g}", tol=0.005,
+                         model="calling-game", args={"prompt": HOT_PROMPT, "temperature": HOT_TEMPERATURE}, texts={
+                             "times": "that is the page with the logits multiplied by the temperature; a temperature "
+                                      "divides them."})
+
+
+def top_prob_at(lm, answer) -> Feedback:
+    """The top token's probability after HOT_PROMPT at HOT_TEMPERATURE."""
+    return TOP_PROB_AT.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ investigate: hot rounds break the rules
@@ -183,11 +204,20 @@ def _broken_rounds(lm, temperature: float, seeds: range) -> int:
     return broken
 
 
-def broken_rounds(lm, answer, temperature: float = 2.0, seeds: range = range(20)) -> Feedback:
-    """How many of the rounds sampled from <BOS> with `seeds` at `temperature` break the rules."""
-    expected = _broken_rounds(lm, temperature, seeds)
-    fb = check_whole_number(answer, expected, what=f"The number of broken rounds at temperature {temperature:g}")
-    value = as_number(answer)
-    if not fb and value is not None and value == _broken_rounds(lm, 1.0, seeds) != expected:
-        return Feedback(False, "that is the count at temperature 1: pass the temperature to the generator too.")
-    return fb
+ROUNDS_TEMPERATURE, ROUNDS_SEEDS = 2.0, range(20)
+
+
+def _rounds_values(lm) -> Values:
+    return Values(_broken_rounds(lm, ROUNDS_TEMPERATURE, ROUNDS_SEEDS),
+                  hints={"t1": _broken_rounds(lm, 1.0, ROUNDS_SEEDS)})
+
+
+# The page has no rules checker: the default site ships the count, the class site says live.
+BROKEN_ROUNDS = site_check(__name__, "broken_rounds", rule="whole", compute=None, values=_rounds_values,
+                           what=f"The number of broken rounds at temperature {ROUNDS_TEMPERATURE:g}", model="calling-game",
+                           texts={"t1": "that is the count at temperature 1: pass the temperature to the generator too."})
+
+
+def broken_rounds(lm, answer) -> Feedback:
+    """How many of the rounds sampled from <BOS> with ROUNDS_SEEDS at ROUNDS_TEMPERATURE break the rules."""
+    return BROKEN_ROUNDS.judge(answer, lm)

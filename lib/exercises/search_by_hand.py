@@ -6,32 +6,50 @@ import numpy as np
 from lib.analysis.search import model_search, search
 from lib.content.worked_examples import SEARCH_DICTIONARY, SEARCH_QUERY
 from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, shown, unanswered
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 
 # The predict exercises use a new query against the chapter's dictionary.
 EXERCISE_QUERY = (0.2, 1.0, 0.4)
 
 
+_SEARCH_ARGS = {"query": EXERCISE_QUERY, "chapter_query": tuple(SEARCH_QUERY),
+                "dictionary": {w: tuple(map(float, v)) for w, v in SEARCH_DICTIONARY.items()}}
+
+
+def _cefa_values() -> Values:
+    # Known slip: using the chapter's query.
+    return Values(float(np.dot(EXERCISE_QUERY, SEARCH_DICTIONARY["Cefa"])),
+                  hints={"chapter": float(np.dot(SEARCH_QUERY, SEARCH_DICTIONARY["Cefa"]))})
+
+
+LOGIT_OF_CEFA = site_check(__name__, "logit_of_cefa", rule="number", compute="searchScore", values=_cefa_values,
+                           what="The score", tol=5e-3, args={**_SEARCH_ARGS, "word": "Cefa"}, texts={
+                               "chapter": "that is Cefa's score for the chapter's query, not for the new one."})
+
+
 def logit_of_cefa(answer) -> Feedback:
     """Predict: the score of Cefa for EXERCISE_QUERY, worked out by hand."""
-    expected = float(np.dot(EXERCISE_QUERY, SEARCH_DICTIONARY["Cefa"]))
-    # Known slip: dropping the sign of a negative product, or using the chapter's query.
-    chapter = float(np.dot(SEARCH_QUERY, SEARCH_DICTIONARY["Cefa"]))
-    return check_number(answer, expected, tol=5e-3, what="The score",
-                        hints={chapter: "that is Cefa's score for the chapter's query, not for the new one."})
+    return LOGIT_OF_CEFA.judge(answer)
+
+
+def _winner_values() -> Values:
+    best = search(EXERCISE_QUERY, SEARCH_DICTIONARY).ranked()[0][0]
+    before = search(SEARCH_QUERY, SEARCH_DICTIONARY).ranked()[0][0]
+    return Values(best, options=tuple(SEARCH_DICTIONARY), hints={"before": before} if before != best else {})
+
+
+WINNER_FOR_QUERY = site_check(__name__, "winner_for_query", rule="choice", compute="searchWinner",
+                              values=_winner_values, args=_SEARCH_ARGS, texts={
+    "right": "{answer} has the largest dot product with the new query.",
+    "wrong": "{answer} is not the largest score: compute all three dot products and compare.",
+    "before": "{answer} wins for the chapter's query; the new query points elsewhere: compute the three new scores "
+              "and compare."})
 
 
 def winner_for_query(answer) -> Feedback:
     """Predict: which word wins the search for EXERCISE_QUERY."""
-    best = search(EXERCISE_QUERY, SEARCH_DICTIONARY).ranked()[0][0]
-    before = search(SEARCH_QUERY, SEARCH_DICTIONARY).ranked()[0][0]
-    fb = check_choice(answer, SEARCH_DICTIONARY, best,
-                      right=f"{answer} has the largest dot product with the new query.",
-                      wrong=f"{answer} is not the largest score: compute all three dot products and compare.")
-    if not fb and isinstance(answer, str) and answer == before != best:
-        return Feedback(False, f"{answer} wins for the chapter's query; the new query points elsewhere: compute "
-                               "the three new scores and compare.")
-    return fb
+    return WINNER_FOR_QUERY.judge(answer)
 
 
 def smallest_scale(answer, target: float = 0.95) -> Feedback:

@@ -8,14 +8,25 @@ from lib.analysis.maps.views import layouts, plane_view
 from lib.content.point_sets import point_set
 from lib.analysis.maps import nearest_indices, pca
 from lib.exercises import Feedback, check_choice, check_number
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, read_like
+
+
+def _spread_values() -> Values:
+    expected = plane_view("calling-game", "Tarso", "capo").spread
+    return Values(expected, hints={"percent": expected * 100})
+
+
+# The page cannot compute these (t-SNE runs stored by the library, a concept plane's spread): the
+# default site ships the values, the class site says to check them live.
+TARSO_CAPO_SPREAD = site_check(__name__, "tarso_capo_spread", rule="number", compute=None, values=_spread_values,
+                               what="The share", tol=2e-3, texts={
+                                   "percent": "that is a percentage; give the share between 0 and 1."})
 
 
 def tarso_capo_spread(answer) -> Feedback:
     """Investigate: the share of the spread on the (Tarso, capo) concept plane."""
-    expected = plane_view("calling-game", "Tarso", "capo").spread
-    return check_number(answer, expected, tol=2e-3, what="The share",
-                        hints={expected * 100: "that is a percentage; give the share between 0 and 1."})
+    return TARSO_CAPO_SPREAD.judge(answer)
 
 
 def page_neighbour(coords, labels, word: str) -> str:
@@ -23,12 +34,20 @@ def page_neighbour(coords, labels, word: str) -> str:
     return labels[int(nearest_indices(coords, 1)[list(labels).index(word), 0])]
 
 
+def _pietro_values() -> Values:
+    labels = point_set("calling-game").labels
+    return Values(page_neighbour(layouts("calling-game", 10.0, [3])[0], labels, "Pietro"), options=tuple(labels))
+
+
+PIETRO_PAGE_NEIGHBOUR = site_check(__name__, "pietro_page_neighbour", rule="choice", compute=None,
+                                   values=_pietro_values, texts={
+    "right": "{answer} sits next to Pietro in the seed-3 layout.",
+    "wrong": "{answer} is not Pietro's nearest token on that page; measure the 2-D distances."})
+
+
 def pietro_page_neighbour(answer) -> Feedback:
     """Investigate: Pietro's nearest token in the perplexity-10, seed-3 t-SNE layout."""
-    labels = point_set("calling-game").labels
-    expected = page_neighbour(layouts("calling-game", 10.0, [3])[0], labels, "Pietro")
-    return check_choice(answer, labels, expected, right=f"{answer} sits next to Pietro in the seed-3 layout.",
-                        wrong=f"{answer} is not Pietro's nearest token on that page; measure the 2-D distances.")
+    return PIETRO_PAGE_NEIGHBOUR.judge(answer)
 
 
 # ------------------------------------------------------------------ predict: a degenerate perplexity
@@ -42,15 +61,22 @@ def nearest_kept(points: str, perplexity: float, seed: int) -> int:
     return int((nearest_indices(x, 1)[:, 0] == nearest_indices(page, 1)[:, 0]).sum())
 
 
-def degenerate_nearest_kept(answer, perplexity: float = 27.0, seed: int = 0, tol: float = 2.0) -> Feedback:
-    """Predict: at the degenerate perplexity, how many of the 28 tokens keep their true nearest
-    neighbour as their nearest on the page. An estimate from chance (one in 27 per token) comes
-    within 2 of the count; an estimate from the ordinary perplexities does not."""
-    expected = nearest_kept("calling-game", perplexity, seed)
-    ordinary = nearest_kept("calling-game", 5.0, seed)
-    return check_number(answer, expected, tol=tol, what="Your estimate",
-                        hints={ordinary: "that is about what an ordinary perplexity keeps; at this one every "
-                                         "neighbourhood is the same flat spread over all the other points."})
+def _kept_values() -> Values:
+    return Values(nearest_kept("calling-game", 27.0, 0), hints={"ordinary": nearest_kept("calling-game", 5.0, 0)})
+
+
+# An estimate from chance (one in 27 per token) comes within 2 of the count; an estimate from the
+# ordinary perplexities does not.
+DEGENERATE_KEPT = site_check(__name__, "degenerate_nearest_kept", rule="number", compute=None, values=_kept_values,
+                             what="Your estimate", tol=2.0, texts={
+    "ordinary": "that is about what an ordinary perplexity keeps; at this one every neighbourhood is the same flat "
+                "spread over all the other points."})
+
+
+def degenerate_nearest_kept(answer) -> Feedback:
+    """Predict: at the degenerate perplexity (27, seed 0), how many of the 28 tokens keep their true
+    nearest neighbour as their nearest on the page."""
+    return DEGENERATE_KEPT.judge(answer)
 
 
 # ------------------------------------------------------------------ predict: known clusters at a larger perplexity
@@ -65,19 +91,27 @@ def far_over_near(layout) -> float:
     return centre_distance(layout, groups, "tight", "far") / centre_distance(layout, groups, "tight", "near")
 
 
-def known_distances_closer(answer) -> Feedback:
-    """Predict: at perplexity 50, is the page's far-over-near ratio (mean of the five converged seeds)
-    closer to the data's or to perplexity 10's?"""
+def _closer_values() -> Values:
     from lib.analysis.maps.views import SEEDS, run
 
     truth = far_over_near(point_set("known-clusters").vectors)
     mean_at = {p: float(np.mean([far_over_near(run("known-clusters", p, s).layout) for s in SEEDS])) for p in (10, 50)}
     expected = "data" if abs(mean_at[50] - truth) < abs(mean_at[50] - mean_at[10]) else "perplexity 10"
-    return check_choice(answer, KNOWN_CHOICES, expected,
-                        right=f"Yes: at perplexity 50 the ratio averages {mean_at[50]:.2f} over the five seeds, "
-                              f"against {truth:.2f} in the data and {mean_at[10]:.2f} at perplexity 10.",
-                        wrong="Not on these clusters. Count what a neighbourhood holds at perplexity 50: more points "
-                              "than one cluster has, so which clusters does each point now try to keep near?")
+    return Values(expected, options=tuple(KNOWN_CHOICES), fields={"at50": mean_at[50], "truth": truth, "at10": mean_at[10]})
+
+
+KNOWN_DISTANCES_CLOSER = site_check(__name__, "known_distances_closer", rule="choice", compute=None,
+                                    values=_closer_values, texts={
+    "right": "Yes: at perplexity 50 the ratio averages {at50:.2f} over the five seeds, against {truth:.2f} in the "
+             "data and {at10:.2f} at perplexity 10.",
+    "wrong": "Not on these clusters. Count what a neighbourhood holds at perplexity 50: more points than one cluster "
+             "has, so which clusters does each point now try to keep near?"})
+
+
+def known_distances_closer(answer) -> Feedback:
+    """Predict: at perplexity 50, is the page's far-over-near ratio (mean of the five converged seeds)
+    closer to the data's or to perplexity 10's?"""
+    return KNOWN_DISTANCES_CLOSER.judge(answer)
 
 
 # ------------------------------------------------------------------ write: PCA by SVD

@@ -4,6 +4,7 @@ from __future__ import annotations
 from lib.content.conveyor import always, run_belt
 from lib.content.corpora.calling_game import check_round
 from lib.errors import CourseError
+from lib.exercises.site import Values, site_check
 from lib.exercises import Feedback, NOT_ANSWERED, check_choice, per_model, shown, unanswered
 from lib.exercises.writing import TIME_LIMIT, TimeUp, is_empty_stub, call_with_limit
 
@@ -15,21 +16,28 @@ def _word_after_tool(lm, tool_word: str) -> str:
     return belt.tokens[first + 1].token
 
 
-def word_after_tool(lm, answer, tool_word: str = "4") -> Feedback:
-    """Predict: the model's word right after the tool's first answer, for a tool stuck on `tool_word`."""
-    expected = _word_after_tool(lm, tool_word)
-    fb = check_choice(answer, lm.vocab.tokens, expected,
-                      right=f"after the tool writes {tool_word}, the model writes {answer}.",
-                      wrong=f"the model does not write {answer} there; work out what the rules want after "
-                            f"Pietro chiama {tool_word}, then run the belt and read it.")
-    if fb or not isinstance(answer, str):
-        return fb
-    if answer == tool_word:
-        return Feedback(False, f"{tool_word} is the tool's own word; the question is what the model writes after it.")
-    if answer in ("Tarso", "Cefa", "capo", "vice") and answer != expected:
-        return Feedback(False, "an epithet follows only a call to Pietro or Paolo; by the game's rules numbers "
-                               "get none.")
-    return fb
+TOOL_WORD, EPITHETS = "4", ("Tarso", "Cefa", "capo", "vice")
+
+
+def _after_values(lm) -> Values:
+    return Values(_word_after_tool(lm, TOOL_WORD), options=tuple(lm.vocab.tokens),
+                  hints={"tool": TOOL_WORD, **{f"epithet_{e}": e for e in EPITHETS}})
+
+
+_EPITHET = "an epithet follows only a call to Pietro or Paolo; by the game's rules numbers get none."
+# The belt runs the library's harness: the default site ships the answer, the class site says live.
+WORD_AFTER_TOOL = site_check(__name__, "word_after_tool", rule="choice", compute=None, values=_after_values,
+                             model="calling-game", texts={
+    "right": "after the tool writes " + TOOL_WORD + ", the model writes {answer}.",
+    "wrong": "the model does not write {answer} there; work out what the rules want after Pietro chiama " + TOOL_WORD
+             + ", then run the belt and read it.",
+    "tool": TOOL_WORD + " is the tool's own word; the question is what the model writes after it.",
+    **{f"epithet_{e}": _EPITHET for e in EPITHETS}})
+
+
+def word_after_tool(lm, answer) -> Feedback:
+    """Predict: the model's word right after the tool's first answer, for a tool stuck on TOOL_WORD."""
+    return WORD_AFTER_TOOL.judge(answer, lm)
 
 
 def full_round_tool(lm, tool) -> Feedback:

@@ -6,6 +6,7 @@ import numpy as np
 
 from lib.analysis.maps import cosine_matrix, nearest
 from lib.exercises import Feedback, check_choice, check_number, same_option, shown
+from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
 
@@ -14,16 +15,26 @@ def _rows(lm) -> np.ndarray:
     return lm.model.W_E.detach().double().numpy()
 
 
-def row_cosine(lm, answer, a: str = "Pietro", b: str = "Paolo") -> Feedback:
-    """The cosine between the embedding rows of `a` and `b` (the page prints neither pair's cosine)."""
+PAIR = ("Pietro", "Paolo")
+
+
+def _cosine_values(lm) -> Values:
     E, t = _rows(lm), lm.vocab.tokens
-    expected = float(cosine_matrix(E)[t.index(a), t.index(b)])
-    dot = float(E[t.index(a)] @ E[t.index(b)])
-    distance = float(np.linalg.norm(E[t.index(a)] - E[t.index(b)]))
-    return check_number(answer, expected, tol=1e-3, what=f"The cosine between {a} and {b}",
-                        hints={dot: "that is the dot product; divide it by both rows' lengths.",
-                               distance: "that is the distance between the rows; the cosine compares their "
-                                         "directions."})
+    i, j = t.index(PAIR[0]), t.index(PAIR[1])
+    return Values(float(cosine_matrix(E)[i, j]), hints={"dot": float(E[i] @ E[j]),
+                                                         "distance": float(np.linalg.norm(E[i] - E[j]))})
+
+
+ROW_COSINE = site_check(__name__, "row_cosine", rule="number", compute="rowCosine", values=_cosine_values,
+                        what=f"The cosine between {PAIR[0]} and {PAIR[1]}", tol=1e-3, model="calling-game",
+                        args={"pair": PAIR}, texts={
+    "dot": "that is the dot product; divide it by both rows' lengths.",
+    "distance": "that is the distance between the rows; the cosine compares their directions."})
+
+
+def row_cosine(lm, answer) -> Feedback:
+    """The cosine between the embedding rows of Pietro and Paolo (the page prints neither pair's cosine)."""
+    return ROW_COSINE.judge(answer, lm)
 
 
 # ------------------------------------------------------------------ investigate: a neighbour in the other model
@@ -97,6 +108,7 @@ cosine_neighbours = WriteCheck(
 
 # ------------------------------------------------------------------ predict: nearest by dot product
 DOT_RANGES = ("none", "a few (1 to 9)", "about half (10 to 18)", "most (19 or more)")
+DOT_UPPER = (0, 9, 18)   # the largest count each range but the last holds
 
 
 def dot_disagreements(lm) -> int:
@@ -109,17 +121,24 @@ def dot_disagreements(lm) -> int:
 
 
 def dot_range(n: int) -> str:
-    return DOT_RANGES[0] if n == 0 else DOT_RANGES[1] if n <= 9 else DOT_RANGES[2] if n <= 18 else DOT_RANGES[3]
+    return next((r for r, top in zip(DOT_RANGES, DOT_UPPER) if n <= top), DOT_RANGES[-1])
+
+
+def _dot_values(lm) -> Values:
+    n = dot_disagreements(lm)
+    return Values(dot_range(n), options=DOT_RANGES, hints={"none": DOT_RANGES[0]},
+                  fields={"n": n, "tokens": len(lm.vocab.tokens)})
+
+
+DOT_VS_COSINE = site_check(__name__, "dot_vs_cosine", rule="choice", compute="dotDisagreements", values=_dot_values,
+                           model="calling-game", args={"ranges": DOT_RANGES, "upper": DOT_UPPER}, texts={
+    "right": "{answer}: {n} of the {tokens} tokens get another nearest row by dot product; the others keep theirs.",
+    "wrong": "{answer} is not it. The two rankings differ only where the rows' lengths differ enough to beat a "
+             "difference in direction: how often is that?",
+    "none": "the dot product is the cosine times both lengths: a long row gains on every other row, so it can take a "
+            "place the cosine gives to a closer direction."})
 
 
 def dot_vs_cosine(lm, answer) -> Feedback:
     """Predict: on how many of the rows ranking by dot product changes the nearest neighbour."""
-    n = dot_disagreements(lm)
-    return check_choice(answer, DOT_RANGES, dot_range(n),
-                        right=f"{answer}: {n} of the {len(lm.vocab.tokens)} tokens get another nearest row by dot "
-                              "product; the others keep theirs.",
-                        wrong=f"{answer} is not it. The two rankings differ only where the rows' lengths differ "
-                              "enough to beat a difference in direction: how often is that?",
-                        hints={DOT_RANGES[0]: "the dot product is the cosine times both lengths: a long row gains on "
-                                              "every other row, so it can take a place the cosine gives to a closer "
-                                              "direction."})
+    return DOT_VS_COSINE.judge(answer, lm)

@@ -1,0 +1,612 @@
+/* Answer boxes under the exercises on the website: a predict or investigate exercise is checked in
+ * the page, without a kernel.
+ *
+ * Each exercise whose check has a page twin (lib/exercises/site.py, generated into
+ * exercise_checks.js) gets a box and a Check button. The page computes what the check compares with
+ * (COMPUTE below: the twin of the check's `values`, with the shipped models running in the page, as
+ * the explorers do), then applies the same rule as the library (lib/exercises/__init__.py:
+ * check_number, check_whole_number, check_choice) with the same sentences (lib/messages.py and the
+ * twin's texts). Nothing the check compares against is shipped: the class site's boxes work too.
+ * A write exercise, or one whose check has no twin, says how to run it live.
+ */
+import { MESSAGES } from "./constants.js";
+import { EXERCISE_CHECKS, SOLUTIONS } from "./exercise_checks.js";
+import { loadModel } from "./model.js";
+import { CourseError, greedy, softmax, truncationMask } from "./readout.js";
+import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pySplit, pyStrip } from "./python.js";
+
+const BASE = new URL("./", import.meta.url);
+
+// ----------------------------------------------------------------------------- Python's spelling
+
+/** str.format for the twins' texts: {name} and {name:spec}, spec one of .Nf, .Ng, g or ",". */
+export function pyFormat(template, fields) {
+  return template.replace(/\{\{|\}\}|\{(\w+)(?::([^}]*))?\}/g, (whole, name, spec) => {
+    if (whole === "{{") return "{";
+    if (whole === "}}") return "}";
+    const v = fields[name];
+    if (v === undefined) throw new Error(`no field ${name} for the text ${template}`);
+    if (!spec) return typeof v === "number" && !Number.isInteger(v) ? pyFloat(v) : String(v);
+    let m;
+    if ((m = /^\.(\d+)f$/.exec(spec))) return v.toFixed(+m[1]);
+    if ((m = /^\.(\d+)g$/.exec(spec))) return formatG(v, +m[1]);
+    if ((m = /^\.(\d+)e$/.exec(spec))) {
+      const [mant, exp] = v.toExponential(+m[1]).split("e");
+      return `${mant}e${exp[0] === "-" ? "-" : "+"}${exp.replace(/^[-+]/, "").padStart(2, "0")}`;
+    }
+    if (spec === "g") return formatG(v);
+    if (spec === ",") return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    throw new Error(`format spec ${spec} is not supported in the page`);
+  });
+}
+
+function say(name, fields) {
+  return MESSAGES[name].replace(/\{(\w+)\}/g, (_, key) => String(fields[key]));
+}
+
+/** What the reader typed, as the library's check receives it (lib.exercises.site.typed_answer):
+ *  {kind: "int" (a BigInt) | "float" | "str", value}, or null for an empty box. */
+export function typedAnswer(text, rule) {
+  const s = pyStrip(text);
+  if (s === "") return null;
+  if (rule === "choice") return { kind: "str", value: s };
+  const i = pyInt(s);
+  if (i !== null) return { kind: "int", value: i };
+  const f = pyParseFloat(s);
+  if (f !== null) return { kind: "float", value: f };
+  return { kind: "str", value: s };
+}
+
+function reprOf(a) {
+  if (a.kind === "int") return a.value.toString();
+  if (a.kind === "float") return pyFloat(a.value);
+  return pyRepr(a.value);
+}
+
+/** lib.exercises.shown: the answer's repr, its white space runs as one space, cut at 60 characters. */
+function shown(a, limit = 60) {
+  const text = pySplit(reprOf(a)).join(" ");
+  const chars = Array.from(text);
+  return chars.length <= limit ? text : chars.slice(0, limit - 3).join("") + "...";
+}
+
+/** lib.exercises.as_number: a finite number, or null. */
+function asNumber(a) {
+  if (a.kind === "str") return null;
+  const v = Number(a.value);
+  return Number.isFinite(v) ? v : null;
+}
+
+// ----------------------------------------------------------------------------- the rules
+
+const verdict = (ok, message) => ({ ok, verdict: ok ? "correct" : "not yet", message });
+
+function checkNumber(a, expected, tol, what, hints) {
+  const value = asNumber(a);
+  if (value === null) return verdict(false, say("answer_number", { what, got: shown(a) }));
+  if (Math.abs(value - expected) <= tol) return verdict(true, say("answer_is", { what, value: formatG(value, 4) }));
+  for (const [wrong, text] of hints) if (Math.abs(value - wrong) <= tol) return verdict(false, text);
+  return verdict(false, say("answer_off", { what, value: formatG(value, 4), direction: value > expected ? "too high" : "too low" }));
+}
+
+function wholeString(value) {
+  return BigInt(value).toString();
+}
+
+function checkWhole(a, expected, what, hints) {
+  const value = asNumber(a);
+  if (value === null || value !== Math.trunc(value)) return verdict(false, say("answer_whole", { what, got: shown(a) }));
+  if (value === expected) return verdict(true, say("answer_is", { what, value: wholeString(value) }));
+  for (const [wrong, text] of hints) if (value === wrong) return verdict(false, text);
+  const told = Math.abs(value) < 1e15 ? wholeString(value) : formatG(value, 3);
+  return verdict(false, say("answer_off", { what, value: told, direction: value > expected ? "too high" : "too low" }));
+}
+
+function checkChoice(a, options, expected, right, wrong, hints) {
+  const chosen = options.find((o) => o === a.value);
+  if (chosen === undefined) {
+    const listed = options.slice(0, 12).map(pyRepr).join(", ") + (options.length > 12 ? ", ..." : "");
+    return verdict(false, say("answer_one_of", { listed, got: shown(a) }));
+  }
+  if (chosen === expected) return verdict(true, right);
+  const hint = hints.find(([option]) => option === chosen);
+  return verdict(false, hint ? hint[1] : wrong);
+}
+
+/** The verdict on `text` for the exercise declared by `decl`, given what COMPUTE found (`v`). */
+export function judge(decl, text, v) {
+  const a = typedAnswer(text, decl.rule);
+  if (a === null) return { ok: false, verdict: "not answered", message: say("answer_empty", {}) };
+  const fields = { ...(v.fields || {}), answer: a.value, shown: shown(a) };
+  const fill = (key) => pyFormat(decl.texts[key], fields);
+  // A value the library gives two texts keeps the last text at the first place (a Python dict).
+  const hints = [];
+  for (const [key, value] of v.hints || []) {
+    const at = hints.findIndex(([w]) => w === value);
+    if (at >= 0) hints[at][1] = fill(key); else hints.push([value, fill(key)]);
+  }
+  if (decl.rule === "number") {
+    const tol = decl.tol !== null && decl.tol !== undefined ? decl.tol : decl.rel_tol * v.expected;
+    return checkNumber(a, v.expected, tol, decl.what, hints);
+  }
+  if (decl.rule === "whole") return checkWhole(a, v.expected, decl.what, hints);
+  return checkChoice(a, v.options, v.expected, fill("right"), fill("wrong"), hints);
+}
+
+// ----------------------------------------------------------------------------- the computations
+// Each is the twin of a check's `values` in Python: {expected, hints: [[text key, wrong value], ...]
+// in the library's order, options (a choice's), fields (what the texts print)}.
+
+const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
+
+function entropyBits(p) {
+  let h = 0;
+  for (const x of p) if (x > 0) h -= x * Math.log2(x);
+  return h;
+}
+
+function blockHeads(model, block) {
+  return Array.from({ length: model.nHeads }, (_, h) => [block, h]);
+}
+
+function allHeads(model) {
+  return Array.from({ length: model.nLayers }, (_, l) => blockHeads(model, l)).flat();
+}
+
+/** lib.content.convolution.convolve: valid cross-correlation of a grid with a square filter. */
+function convolve(image, kernel) {
+  const k = kernel.length, rows = image.length - k + 1, cols = image[0].length - k + 1;
+  return Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) => {
+    let s = 0;
+    for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) s += image[r + i][c + j] * kernel[i][j];
+    return s;
+  }));
+}
+
+/** lib.content.convolution.ocr_pass's scores: each map through ReLU and 2x2 max pooling (stride 1), summed. */
+function ocrScores(image, filters) {
+  return Object.values(filters).map((f) => {
+    const m = convolve(image, f).map((row) => row.map((x) => Math.max(x, 0)));
+    let s = 0;
+    for (let r = 0; r + 1 < m.length; r++) for (let c = 0; c + 1 < m[0].length; c++) {
+      s += Math.max(m[r][c], m[r][c + 1], m[r + 1][c], m[r + 1][c + 1]);
+    }
+    return s;
+  });
+}
+
+/** A point set the site serves (lib.explorers.page.export_site): {labels, groups, vectors as doubles}. */
+const POINTS = new Map();
+function points(name) {
+  if (!POINTS.has(name)) {
+    POINTS.set(name, fetch(new URL(`points/${name}.json`, BASE)).then((r) => r.json()).then((p) => {
+      const bytes = Uint8Array.from(atob(p.vectors.float32), (c) => c.charCodeAt(0));
+      const view = new DataView(bytes.buffer), [n, d] = p.vectors.shape;
+      const vectors = Array.from({ length: n }, (_, i) => Array.from({ length: d }, (_, j) => view.getFloat32(4 * (i * d + j), true)));
+      return { labels: p.labels, groups: p.groups, vectors };
+    }));
+  }
+  return POINTS.get(name);
+}
+
+const norm = (v) => Math.sqrt(dot(v, v));
+const cosine = (u, v) => { const n = norm(u) * norm(v); return n > 0 ? dot(u, v) / n : 0; };
+
+/** The best of `pool` by cosine with `target`; ties keep the pool's order (lib.analysis.maps.analogy). */
+function bestByCosine(target, pool, vectorOf) {
+  let best = null, score = -Infinity;
+  for (const w of pool) { const s = cosine(target, vectorOf(w)); if (s > score) { best = w; score = s; } }
+  return best;
+}
+
+/** The eigenvalues of a symmetric matrix (cyclic Jacobi rotations), largest first. */
+function eigenvalues(A) {
+  const n = A.length, a = A.map((r) => Float64Array.from(r));
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p][q] * a[p][q];
+    if (off < 1e-30) break;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) {
+      if (a[p][q] === 0) continue;
+      const theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+      const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+      const c = 1 / Math.sqrt(t * t + 1), s = t * c;
+      for (let k = 0; k < n; k++) {
+        const akp = a[k][p], akq = a[k][q];
+        a[k][p] = c * akp - s * akq; a[k][q] = s * akp + c * akq;
+      }
+      for (let k = 0; k < n; k++) {
+        const apk = a[p][k], aqk = a[q][k];
+        a[p][k] = c * apk - s * aqk; a[q][k] = s * apk + c * aqk;
+      }
+    }
+  }
+  return Array.from({ length: n }, (_, i) => a[i][i]).sort((x, y) => y - x);
+}
+
+/** Each principal component's share of the variance of the rows (lib.analysis.maps.pca's
+ *  explained_variance_ratio_), from the centred rows' Gram matrix. */
+function varianceShares(rows) {
+  const n = rows.length, d = rows[0].length;
+  const mean = Array.from({ length: d }, (_, j) => rows.reduce((s, r) => s + r[j], 0) / n);
+  const c = rows.map((r) => r.map((v, j) => v - mean[j]));
+  const gram = c.map((u) => c.map((v) => dot(u, v)));
+  const eig = eigenvalues(gram).slice(0, Math.min(n, d)).map((x) => Math.max(x, 0));
+  const total = eig.reduce((s, x) => s + x, 0);
+  return eig.map((x) => x / total);
+}
+
+const cumulative = (shares, k) => shares.slice(0, k).reduce((s, x) => s + x, 0);
+
+function componentsFor(rows, share) {
+  let sum = 0;
+  const shares = varianceShares(rows);
+  for (let i = 0; i < shares.length; i++) { sum += shares[i]; if (sum >= share - 1e-12) return i + 1; }
+  return shares.length;
+}
+
+export const COMPUTE = {
+  async pcaShare(a) {
+    const { groups, vectors } = await points(a.points);
+    const content = vectors.filter((_, i) => groups[i] !== a.leave_out);
+    const shares = varianceShares(content), top4 = cumulative(shares, 4);
+    return { expected: top4, hints: [["all", cumulative(varianceShares(vectors), 4)], ["top2", cumulative(shares, 2)],
+      ["percent", top4 * 100]] };
+  },
+
+  ovRank(a, model) {
+    const D = model.cfg.d_model, Dh = model.cfg.d_head;
+    const M = Array.from({ length: D }, () => new Float64Array(D));
+    for (const [l, h] of a.pair) {
+      const V = model.w[`blocks.${l}.attn.W_V`], O = model.w[`blocks.${l}.attn.W_O`];
+      for (let i = 0; i < D; i++) for (let e = 0; e < Dh; e++) {
+        const v = V[h * D * Dh + i * Dh + e];
+        for (let j = 0; j < D; j++) M[i][j] += v * O[h * Dh * D + e * D + j];
+      }
+    }
+    const gram = Array.from({ length: D }, (_, i) => Array.from({ length: D }, (_, j) => {
+      let s = 0;
+      for (let k = 0; k < D; k++) s += M[k][i] * M[k][j];
+      return s;
+    }));
+    const sv = eigenvalues(gram).map((x) => Math.sqrt(Math.max(x, 0)));
+    return { expected: sv.filter((s) => s > sv[0] * a.tol).length, hints: [["one_head", Dh], ["d_model", D]] };
+  },
+
+  componentsForShare(a, model) {
+    const D = model.cfg.d_model;
+    const rows = a.words.map((w) => Array.from(model.w.W_E.subarray(model.vocab.id(w) * D, (model.vocab.id(w) + 1) * D)));
+    return { expected: componentsFor(rows, a.share), hints: [["designed", componentsFor(a.designed, a.share)]] };
+  },
+
+  async offsetAnalogy(a) {
+    const { labels, vectors } = await points(a.points);
+    const row = (w) => vectors[labels.indexOf(w)];
+    const [x, y, z] = a.inputs;
+    const target = row(x).map((v, i) => v - row(y)[i] + row(z)[i]);
+    const expected = bestByCosine(target, labels.filter((w) => !a.inputs.includes(w)), row);
+    const baseline = bestByCosine(row(x), labels.filter((w) => w !== x && w !== y && w !== z), row);
+    return { expected, options: labels,
+      hints: [["input_a", x], ["input_b", y], ["input_c", z], ["baseline", baseline]] };
+  },
+
+  cacheTokens(a) {
+    const perToken = (factor, bytes) => 2 * a.layers * a.heads * a.d_head * bytes * factor;
+    const fit = (factor = 1, bytes = a.bytes) => Math.floor(a.budget / perToken(factor, bytes));
+    return { expected: fit(), hints: [["keys_only", fit(0.5)], ["float32", fit(1, 4)],
+      ["rounded_up", Math.ceil(a.budget / perToken(1, a.bytes))]] };
+  },
+
+  embeddingShare(a) {
+    const share = (s) => s.vocab * s.d_model / s.total;
+    const expected = share(a.seven_b);
+    return { expected, hints: [["both", 2 * expected], ["gpt2", share(a.gpt2)], ["percent", 100 * expected]] };
+  },
+
+  filterAt(a) {
+    const at = (name) => convolve(a.image, a.filters[name])[a.stop[0]][a.stop[1]];
+    return { expected: at(a.filter), hints: [[a.other, at(a.other)]] };
+  },
+
+  ocrClass(a) {
+    const classes = Object.keys(a.filters), probs = softmax(ocrScores(a.image, a.filters));
+    return { expected: classes[greedy(probs)], options: classes };
+  },
+
+  mlpWeights(a) {
+    const d = a.d_model, m = a.d_mlp;
+    return { expected: 2 * d * m, hints: [["one", d * m], ["biases", 2 * d * m + d + m], ["square", d * d + m * m]] };
+  },
+
+  abcSelfWeight(a) {
+    const e = a.dots.map((s) => Math.exp(s / Math.sqrt(a.d_head)));
+    return { expected: e[2] / e.reduce((x, y) => x + y, 0) };
+  },
+
+  multiplyAdds(a) {
+    const [vocab, d] = a.shape;
+    return { expected: vocab * d, hints: [["added", vocab + d], ["bytes", vocab * d * 4], ["per_word", vocab], ["one_dot", d]] };
+  },
+
+  dictionaryGigabytes(a) {
+    const [vocab, d] = a.shape;
+    const expected = vocab * d * a.bytes / 1e9;
+    return { expected, hints: [["float32", expected * 2], ["gib", expected * 1e9 / 2 ** 30], ["own", a.own_vocab * d * a.bytes / 1e9]] };
+  },
+
+  searchScore(a) {
+    return { expected: dot(a.query, a.dictionary[a.word]), hints: [["chapter", dot(a.chapter_query, a.dictionary[a.word])]] };
+  },
+
+  searchWinner(a) {
+    const words = Object.keys(a.dictionary);
+    const best = (q) => words.reduce((b, w) => (dot(q, a.dictionary[w]) > dot(q, a.dictionary[b]) ? w : b), words[0]);
+    const expected = best(a.query), before = best(a.chapter_query);
+    return { expected, options: words, hints: before !== expected ? [["before", before]] : [] };
+  },
+
+  pageEntropy(a, model) {
+    const expected = entropyBits(softmax(model.promptLogits(model.encode(a.prompt))));
+    return { expected, hints: [["nats", expected * Math.log(2)]] };
+  },
+
+  surePageEntropy(a, model) {
+    const rest = model.vocab.size - 1;
+    const bits = (p) => -p * Math.log2(p);
+    const expected = bits(a.top) + rest * bits((1 - a.top) / rest);
+    return { expected, fields: { rest },
+      hints: [["nats", expected * Math.log(2)], ["top_only", bits(a.top)], ["two_words", bits(a.top) + bits(1 - a.top)]] };
+  },
+
+  topProbAt(a, model) {
+    const logits = model.promptLogits(model.encode(a.prompt));
+    const top = greedy(logits);
+    return { expected: softmax(logits, a.temperature)[top],
+      hints: [["times", softmax(Float64Array.from(logits, (x) => x * a.temperature))[top]]] };
+  },
+
+  topWithHeadsOff(a, model) {
+    const heads = a.block === undefined ? allHeads(model) : blockHeads(model, a.block);
+    const expected = model.vocab.tokens[greedy(model.promptLogits(model.encode(a.prompt), { heads }))];
+    return { expected, options: model.vocab.tokens, hints: Object.entries(a.wrong_tokens || {}) };
+  },
+
+  mostNeededHead(a, model) {
+    const ids = model.encode(a.prompt), t = model.vocab.id(a.token);
+    let best = null, drop = Infinity;
+    for (const [l, h] of allHeads(model)) {
+      if (`L${l}H${h}` === a.exclude) continue;
+      const p = softmax(model.promptLogits(ids, { heads: [[l, h]] }))[t];
+      if (p < drop) { best = `L${l}H${h}`; drop = p; }
+    }
+    return { expected: best, options: allHeads(model).map(([l, h]) => `L${l}H${h}`), hints: [["named", a.exclude]],
+      fields: { drop } };
+  },
+
+  mostNecessary(a, model) {
+    const effects = (prompt) => {
+      const ids = model.encode(prompt), t = model.vocab.id(a.target);
+      const p = (off) => softmax(model.promptLogits(ids, off))[t];
+      const out = allHeads(model).map(([l, h]) => [`L${l}H${h}`, p({ heads: [[l, h]] })]);
+      for (let m = 0; m < model.nLayers; m++) out.push([`MLP ${m}`, p({ mlps: [m] })]);
+      return out;
+    };
+    const least = (pairs) => pairs.reduce((b, x) => (x[1] < b[1] ? x : b))[0];
+    const later = effects(a.prompt);
+    return { expected: least(later), options: later.map(([n]) => n),
+      hints: [["first", least(effects(a.first))], ["mlp1", "MLP 1"]] };
+  },
+
+  logitOf(a, model) {
+    const i = model.vocab.id(a.word);
+    const logit = model.promptLogits(model.encode(a.prompt))[i];
+    return { expected: logit, hints: [["no_bias", logit - model.w.b_U[i]]] };
+  },
+
+  stretchedLogit(a, model) {
+    const i = model.vocab.id(a.word), bias = model.w.b_U[i];
+    const logit = model.promptLogits(model.encode(a.prompt))[i];
+    return { expected: a.scale * (logit - bias) + bias,
+      hints: [["bias_too", a.scale * logit], ["unstretched", logit], ["no_bias", a.scale * (logit - bias)]] };
+  },
+
+  cosineWinner(a, model) {
+    const ids = model.encode(a.prompt);
+    const run = model.run(ids, {}, true);
+    const names = model.stageNames();
+    const q = run.stages[names[names.length - 1]][ids.length - 1];
+    const D = model.cfg.d_model, V = model.cfg.vocab_size;
+    let best = 0, score = -Infinity;
+    for (let v = 0; v < V; v++) {
+      const col = Array.from({ length: D }, (_, d) => model.W_U[d * V + v]);
+      const s = cosine(Array.from(q), col);
+      if (s > score) { best = v; score = s; }
+    }
+    return { expected: model.vocab.tokens[best], options: model.vocab.tokens,
+      hints: [["by_dot", model.vocab.tokens[greedy(run.logitsAt(ids.length - 1))]]] };
+  },
+
+  survivors(a, model) {
+    const probs = softmax(model.promptLogits(model.encode(a.prompt)));
+    const count = (mask) => mask.filter(Boolean).length;
+    const wholePage = count(truncationMask(probs, null, a.top_p));
+    return { expected: count(truncationMask(probs, a.top_k, a.top_p)), hints: [["whole_page", wholePage]],
+      fields: { whole_page: wholePage } };
+  },
+
+  firstStageOnTop(a, model) {
+    const first = (prompt, word) => {
+      const ids = model.encode(prompt), t = model.vocab.id(word);
+      const run = model.run(ids, {}, true);
+      return model.stageNames().find((name) => greedy(model.readOut(run.stages[name][ids.length - 1])) === t);
+    };
+    return { expected: first(a.prompt, a.word), options: model.stageNames(),
+      hints: [["chapter", first(a.chapter_prompt, a.chapter_word)]] };
+  },
+
+  topWithoutMlp(a, model) {
+    const ids = model.encode(a.prompt), tokens = model.vocab.tokens;
+    const intact = tokens[greedy(model.promptLogits(ids))];
+    const expected = tokens[greedy(model.promptLogits(ids, { mlps: [a.mlp] }))];
+    return { expected, options: tokens,
+      fields: { others: expected === intact ? "it keeps its place" : `${intact} loses its place` } };
+  },
+
+  flattestPage(a, model) {
+    const entropy = a.prompts.map((p) => entropyBits(softmax(model.promptLogits(model.encode(p)))));
+    const expected = a.prompts[entropy.indexOf(Math.max(...entropy))];
+    // The rules' one word after a prompt (computed by the library's rules, a property of the game).
+    return { expected, options: a.prompts,
+      hints: a.prompts.map((p, i) => [`want${i}`, p]).filter(([key]) => key in a.texts) };
+  },
+
+  async analogyAgrees(a) {
+    const { labels, vectors } = await points(a.points);
+    const row = (w) => vectors[labels.indexOf(w)];
+    const [x, y, z] = a.inputs;
+    const target = row(x).map((v, i) => v - row(y)[i] + row(z)[i]);
+    const offset = bestByCosine(target, labels.filter((w) => !a.inputs.includes(w)), row);
+    const baseline = bestByCosine(row(x), labels.filter((w) => w !== x && w !== y && w !== z), row);
+    const same = offset === baseline;
+    return { expected: same ? "same" : "different", options: ["same", "different"],
+      fields: { outcome: same ? "the same word" : "different words" } };
+  },
+
+  rowCosine(a, model) {
+    const D = model.cfg.d_model, row = (w) => Array.from(model.w.W_E.subarray(model.vocab.id(w) * D, (model.vocab.id(w) + 1) * D));
+    const [u, v] = a.pair.map(row);
+    return { expected: cosine(u, v), hints: [["dot", dot(u, v)], ["distance", norm(u.map((x, i) => x - v[i]))]] };
+  },
+
+  princeRoyalty(a) {
+    const w = a.words, sub2 = (x, y) => x.map((v, i) => v - y[i]), unit = (x) => x.map((v) => v / norm(x));
+    const e1 = unit(sub2(w.king, w.queen)), raw = sub2(w.king, w.man);
+    const along = dot(raw, e1), e2 = unit(raw.map((v, i) => v - along * e1[i]));
+    return { expected: dot(a.prince, e2), hints: [["e1", dot(a.prince, e1)], ["raw", dot(a.prince, raw)]] };
+  },
+
+  unscaledWeight(a) {
+    return { expected: softmax(a.scores)[1], hints: [["scaled", softmax(a.scores.map((s) => s / Math.sqrt(a.d_head)))[1]]] };
+  },
+
+  roundProbability(a, model) {
+    const words = pySplit(a.round);
+    const steps = words.slice(1).map((w, i) => softmax(model.promptLogits(model.encode(words.slice(0, i + 1).join(" "))))[model.vocab.id(w)]);
+    return { expected: steps.reduce((x, y) => x * y, 1), hints: [["sum", steps.reduce((x, y) => x + y, 0)], ["last", steps[steps.length - 1]]] };
+  },
+
+  unseenRange(a, model) {
+    const p = softmax(model.promptLogits(model.encode(a.prompt)))[model.vocab.id(a.token)];
+    const r = a.ranges, expected = p === 0 ? r[0] : p < 0.001 ? r[1] : p <= 0.1 ? r[2] : r[3];
+    return { expected, options: r, hints: [["zero", r[0]]], fields: { p } };
+  },
+
+  dotDisagreements(a, model) {
+    const D = model.cfg.d_model, V = model.vocab.size;
+    const rows = Array.from({ length: V }, (_, v) => Array.from(model.w.W_E.subarray(v * D, (v + 1) * D)));
+    const nearest = (i, score) => {
+      let best = -1, s = -Infinity;
+      for (let j = 0; j < V; j++) if (j !== i) { const x = score(rows[i], rows[j]); if (x > s) { best = j; s = x; } }
+      return best;
+    };
+    let n = 0;
+    for (let i = 0; i < V; i++) if (nearest(i, cosine) !== nearest(i, dot)) n++;
+    const at = a.upper.findIndex((top) => n <= top);
+    return { expected: a.ranges[at < 0 ? a.ranges.length - 1 : at], options: a.ranges, hints: [["none", a.ranges[0]]],
+      fields: { n, tokens: V } };
+  },
+
+  analogyLeftIn(a, model) {
+    const D = model.cfg.d_model;
+    const row = (w) => Array.from(model.w.W_E.subarray(model.vocab.id(w) * D, (model.vocab.id(w) + 1) * D));
+    const [x, y, z] = a.inputs;
+    const target = row(x).map((v, i) => v - row(y)[i] + row(z)[i]);
+    return { expected: bestByCosine(target, a.words, row), options: a.words,
+      hints: [["excluded", bestByCosine(target, a.words.filter((w) => !a.inputs.includes(w)), row)]] };
+  },
+
+  blockOff(a, model) {
+    const ids = model.encode(a.prompt), target = model.vocab.id(a.target);
+    const p = (off) => softmax(model.promptLogits(ids, off))[target];
+    const heads = blockHeads(model, a.block), mlps = [a.block];
+    return { expected: p({ heads, mlps }), hints: [["intact", p({})], ["heads", p({ heads })], ["mlp", p({ mlps })]] };
+  },
+};
+
+/** What the check of `decl` compares with, computed in the page. */
+export async function compute(decl) {
+  if (decl.values) return decl.values;      // shipped by the default site: the page cannot compute them
+  const model = decl.model ? await loadModel(new URL("models/", BASE).href, decl.model) : null;
+  return await COMPUTE[decl.compute]({ ...decl.args, texts: decl.texts }, model);
+}
+
+// ----------------------------------------------------------------------------- the page
+
+function el(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+const LIVE = SOLUTIONS === "hide"
+  ? "Run it live: open this page's notebook in JupyterLab or on Binder (the rocket icon at the top of the page); its check runs there."
+  : "Run it live: download this page's notebook (the download icon at the top of the page) and open it in JupyterLab, or open it on Binder (the rocket icon); its check runs there.";
+
+function answerBox(exercise, label, decl) {
+  const id = `course-answer-${label}`;
+  const input = el("input", { type: "text", id, class: "course-answer", spellcheck: "false", autocomplete: "off",
+    autocapitalize: "off", size: 16, "data-exercise": label });
+  const button = el("button", { type: "button", class: "course-check-button", text: "Check" });
+  const out = el("p", { class: "course-verdict", role: "status", "aria-live": "polite", "data-verdict": "" });
+  const run = async () => {
+    try {
+      const v = await compute(decl);
+      const result = judge(decl, input.value, v);
+      out.dataset.verdict = result.verdict;
+      out.textContent = "";
+      out.append(el("strong", { text: result.ok ? "Correct" : result.verdict === "not answered" ? "Not answered yet" : "Not yet" }),
+        `: ${result.message}`);
+    } catch (e) {
+      if (!(e instanceof CourseError)) console.error(e);
+      out.dataset.verdict = "failed";
+      out.textContent = `The check failed in this page: ${e.message}. ${LIVE}`;
+    }
+  };
+  button.addEventListener("click", run);
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") run(); });
+  const box = el("div", { class: "course-check", "data-exercise": label }, [
+    el("label", { for: id, text: "Your answer " }), input, button, out]);
+  exercise.after(box);
+  return box;
+}
+
+function liveNote(exercise, label, text) {
+  const note = el("p", { class: "course-check course-live-note", "data-exercise": label, text });
+  exercise.after(note);
+}
+
+export function startChecks(root = document) {
+  const boxes = [];
+  for (const exercise of root.querySelectorAll("div.exercise[id]")) {
+    const label = exercise.id, classes = exercise.classList;
+    const decl = EXERCISE_CHECKS[label];
+    if (decl && decl.live) liveNote(exercise, label, `This site is a class's copy and ships no answer for this exercise. ${LIVE}`);
+    else if (decl) boxes.push(answerBox(exercise, label, decl));
+    else if (classes.contains("write")) liveNote(exercise, label, `Write it live. ${LIVE}`);
+    else if (classes.contains("predict") || classes.contains("investigate")) {
+      liveNote(exercise, label, `This answer is checked live, not in this page yet. ${LIVE}`);
+    }
+  }
+  window.courseChecks = { ready: true, boxes, declarations: EXERCISE_CHECKS, judge, compute, solutions: SOLUTIONS };
+  return boxes;
+}
+
+if (typeof document !== "undefined") {
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => startChecks());
+  else startChecks();
+}

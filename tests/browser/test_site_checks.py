@@ -1,0 +1,117 @@
+"""The answer boxes on the website give the library's verdicts and messages, word for word.
+
+For every exercise whose check declares a page twin (lib/exercises/site.py, the registry), the test
+types into the built page the right answer, each known wrong one, a plain wrong one and garbage,
+presses Check, and holds the verdict and message the page shows to what the library's check says
+about the same typed text (read as lib.exercises.site.typed_answer reads it).
+"""
+from __future__ import annotations
+
+import importlib
+import math
+from collections import defaultdict
+
+import pytest
+
+from lib.exercises.catalogue import ROOT, catalogue
+from lib.exercises.site import twins_by_label, typed_answer
+from lib.messages import MESSAGES
+
+
+SITE = ROOT / "_build" / "html"
+
+
+def _typed(value) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def answers(twin, values) -> list[str]:
+    """The texts to type: the right answer, each known wrong one, a plain wrong one and garbage."""
+    out = [_typed(values.expected)]
+    out += [_typed(v) for v in values.hints.values()]
+    if twin.rule == "choice":
+        options = list(values.options)
+        out += [next(o for o in options if o != values.expected), "banana", " " + str(values.expected) + " ",
+                "<BOS> Pietro"]
+    else:
+        e = values.expected
+        out += [_typed(e * 1.5 + 1), _typed(-abs(e) - 7), "banana", "1e400", "nan", "3.5", "1_000",
+                "12345678901234567890123", "x" * 80]
+        if twin.rule == "number" and e != 0:
+            tol = twin.tol if twin.tol is not None else twin.rel_tol * e
+            # inside the tolerance but not the exact value, and well outside it
+            out += [_typed(e + 0.5 * tol), _typed(e - 3 * tol)]
+    return out + [""]
+
+
+def library_says(twin, text: str, lm) -> tuple[str, str]:
+    check = getattr(importlib.import_module(f"lib.exercises.{twin.module}"), twin.check)
+    answer = typed_answer(text, twin.rule)
+    fb = check(lm, answer) if twin.model else check(answer)
+    if answer is ...:
+        # The notebook's `...` has no page equivalent: an empty box says to type an answer.
+        return fb.verdict(), MESSAGES["answer_empty"]
+    return fb.verdict(), fb.message
+
+
+def _pages():
+    where = {e.label: e.chapter for e in catalogue()}
+    pages = defaultdict(list)
+    for label, twin in twins_by_label().items():
+        pages[where[label]].append((label, twin))
+    return sorted(pages.items())
+
+
+PAGES = _pages()
+
+
+CLASS_SITE = 'SOLUTIONS = "hide"' in (
+    (SITE / "_static" / "explorers" / "exercise_checks.js").read_text()
+    if (SITE / "_static" / "explorers" / "exercise_checks.js").exists() else "")
+
+
+def test_the_registry_covers_exercises():
+    from lib.exercises.site import coverage
+    computed, shipped, total = coverage()
+    assert computed >= 30 and computed + shipped == len(twins_by_label()), (computed, shipped, total)
+
+
+@pytest.mark.parametrize("chapter,entries", PAGES, ids=[c.rsplit("/", 1)[-1] for c, _ in PAGES])
+def test_the_page_checks_as_the_library_does(visit, site_url, chapter, entries):
+    from lib.model.store import load
+
+    v = visit(f"{site_url}/{chapter}.html")
+    v.page.wait_for_function("window.courseChecks && window.courseChecks.ready", timeout=30_000)
+    for label, twin in entries:
+        if CLASS_SITE and twin.shipped:
+            # The class site ships no answer: a check the page cannot compute is run live.
+            note = v.page.locator(f'.course-live-note[data-exercise="{label}"]')
+            assert note.count() == 1 and "Binder" in note.inner_text(), label
+            continue
+        lm = load(twin.model) if twin.model else None
+        values = twin.computed(lm)
+        box = v.page.locator(f'div.course-check[data-exercise="{label}"]')
+        assert box.count() == 1, label
+        typed = answers(twin, values)
+        for text in typed:
+            box.locator("input").fill(text)
+            box.locator("button").click()
+            out = box.locator(".course-verdict")
+            v.page.wait_for_function("el => el.dataset.verdict !== ''", arg=out.element_handle(), timeout=30_000)
+            got_verdict = out.get_attribute("data-verdict")
+            got_text = out.inner_text()
+            verdict, message = library_says(twin, text, lm)
+            mark = {"correct": "Correct", "not yet": "Not yet", "not answered": "Not answered yet"}[verdict]
+            assert (got_verdict, got_text) == (verdict, f"{mark}: {message}"), (label, text)
+            out.evaluate("el => { el.dataset.verdict = ''; }")
+        # The right answer is right, and at least one wrong answer is not.
+        assert library_says(twin, typed[0], lm)[0] == "correct", label
+    assert v.console_errors == []
+
+
+def test_a_write_exercise_says_how_to_run_it_live(visit, site_url):
+    write = next(e for e in catalogue() if e.kind == "write")
+    v = visit(f"{site_url}/{write.chapter}.html")
+    v.page.wait_for_function("window.courseChecks && window.courseChecks.ready", timeout=30_000)
+    note = v.page.locator(f'.course-live-note[data-exercise="{write.label}"]')
+    assert "Binder" in note.inner_text() and "JupyterLab" in note.inner_text()
