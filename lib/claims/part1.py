@@ -15,7 +15,32 @@ import functools
 import numpy as np
 import torch
 
-from lib.claims.registry import claim
+from lib.claims.registry import claim as _register
+
+
+class _one_thread:
+    """torch on one thread while a claim is measured: these are tiny models, and on a busy 2-core machine
+    the second thread costs far more in waiting than it gains."""
+
+    def __enter__(self):
+        self.threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+
+    def __exit__(self, *exc):
+        torch.set_num_threads(self.threads)
+
+
+def claim(*args, **kwargs):
+    """`lib.claims.registry.claim`, measuring on one thread."""
+    def register(measure):
+        @functools.wraps(measure)
+        def on_one_thread(seed):
+            with _one_thread():
+                return measure(seed)
+        _register(*args, **kwargs)(on_one_thread)
+        return measure
+    return register
+
 
 N = 40                       # prompts per labelled set
 EPITHETS4 = ("Tarso", "Cefa", "capo", "vice")
