@@ -62,7 +62,7 @@ def test_switching_attention_off_two_ways_gives_one_per_position_model(lm):
     assert float(lm.model.blocks[0].attn.W_O.abs().max()) > 0, "the original is untouched"
 
 
-def test_one_head_carries_cefa_and_none_carries_tarso(lm):
+def test_one_head_carries_cefa_and_no_head_or_pair_zeroed_loses_the_opening_tarso(lm):
     cefa = head_effects(lm, CEFA, "Cefa")
     worst = min((g for g in cefa if g), key=cefa.get)
     assert head_name(worst[0]) == "L0H3" and cefa[worst] < 0.5 < cefa[()]
@@ -174,7 +174,8 @@ def test_one_head_reads_the_caller_on_later_calls_and_copies_the_next_caller(lm)
     looks = attention_survey(lm, prompt_set("next-caller", 40, max_tokens=48, target=NUMBERS), ["the callee"])
     assert looks[(0, 3)]["the callee"].largest >= 36 and looks[(0, 3)]["the callee"].present == 40
     assert sum(ov_copies(lm.model, 0, 3, [lm.vocab.id(p) for p in NUMBERS])) == len(NUMBERS)
-    # On the opening call no head is needed: position tells who calls.
+    # On the opening call no single zeroed head is needed (what reads the caller there is patching's
+    # question: lib.claims, ablation.opening-reads-caller).
     opening = ablation_survey(lm, prompt_set("epithet-first-turn"))
     assert opening.n == 1 and all(opening.lost(name) == 0 for name in opening.off)
 
@@ -287,3 +288,17 @@ def test_figures_carry_a_computed_description():
     html = with_alt(fig, 'P(Tarso) 0.99 & "quoted" <BOS>').data
     assert html.startswith("<img") and 'alt="P(Tarso) 0.99 &amp; &quot;quoted&quot; &lt;BOS&gt;"' in html
     assert not plt.get_fignums(), "the figure is closed, not drawn twice"
+
+
+def test_part1_states_its_conclusions_as_registered_claims_and_picks_no_head_by_name():
+    import re
+    from pathlib import Path
+    from lib import claims
+    chapters = {"why-attention", "bigrams", "one-head", "many-heads", "circuits", "ablation"}
+    found = [c for c in claims.claims() if c.chapter in chapters]
+    assert len(found) >= 18 and {c.chapter for c in found} == chapters
+    # No ranking leaves a head out by name (`n != "L0H0"`): the evidence is every head.
+    by_name = re.compile(r"""(!=|not in|==)\s*\(?\s*["']L\d+H\d+["']""")
+    for path in sorted((Path(__file__).resolve().parents[1] / "chapters" / "part1").glob("*.md")):
+        code = "\n".join(re.findall(r"```\{code-cell\}.*?```", path.read_text(encoding="utf-8"), re.S))
+        assert not by_name.search(code), (path.name, by_name.search(code).group(0))

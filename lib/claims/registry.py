@@ -165,4 +165,4 @@ def _load():
     global _LOADED
     if not _LOADED:
         _LOADED = True
-        from lib.claims import part2, part3  # noqa: F401
+        from lib.claims import part1, part2, part3  # noqa: F401
