@@ -552,3 +552,82 @@ def _(seed):
         fars = [ratio(Z, "far") for Z in layouts]
         out[f"far_{perp}_lo"], out[f"far_{perp}_hi"] = min(fars), max(fars)
     return out
+
+
+# ----------------------------------------------------------------------------- Gram-Schmidt by hand
+@claim("gram-schmidt-by-hand.hand-wired-analogies", "gram-schmidt-by-hand",
+       "The hand-wired model, trained on sentences made from a table in which {n:.0f} such analogies hold "
+       "exactly, lands {offset:.0f} of them on their word with the offset method (inputs excluded); but leaving "
+       "part of the arithmetic out lands nearly as many or as many: {near_a:.0f} (the nearest word to a), "
+       "{near_c:.0f} (nearest to c) and {a_plus_c:.0f} (a + c, nothing subtracted). And a probe reads gender across all {n_words:.0f} words "
+       "with held-out R² of only {gender_all:.2f}, against {gender_named:.2f} among the {n_named:.0f} words the "
+       "corpus calls male or female",
+       holds=lambda x: max(x["near_a"], x["near_c"], x["a_plus_c"]) >= x["offset"] - 1 and x["gender_all"] < 0.5
+       < x["gender_named"], seeded=False,
+       note="hand-wired analogies: a baseline of Linzen's comes within one of the offset method, and gender is a "
+            "direction only among the named words")
+def _(seed):
+    from lib.content.corpora import hand_wired as hw
+    from lib.shipped.behaviour import embedding_vectors
+
+    import lib
+
+    vecs = embedding_vectors(lib.load("hand-wired"))
+    vectors = {w: np.asarray(vecs[w], float) for w in hw.WORDS}
+    right = collections.Counter()
+    for a, b, c, d in hw.ANALOGIES:
+        for name, f in ANALOGY_METHODS.items():
+            right[name] += _nearest(vectors, f(vectors[a], vectors[b], vectors[c]), (a, b, c)) == d
+    axes = _axes_numbers(0)
+    return {"n": len(hw.ANALOGIES), "offset": right["offset"], "near_a": right["nearest to a"],
+            "near_b": right["nearest to b"], "near_c": right["nearest to c"], "a_plus_c": right["a + c"],
+            "gender_all": axes["gender_all"], "gender_named": axes["gender_named"], "n_named": axes["n_named"],
+            "n_words": axes["n_words"]}
+
+
+# ----------------------------------------------------------------------------- real language: one word, two senses
+SENSE_SHUFFLES = 200
+
+
+@claim("real-language.bank-senses", "real-language",
+       "Over {n:.0f} sentences written for two senses of bank, the same sense is closer than the other by "
+       "{gap_input:.3f} in mean cosine at the input and by {gap_last:.3f} after the last layer (the same sentences "
+       "with their senses shuffled: at most {shuffled_hi:.3f} at that layer in {shuffles:.0f} shuffles); the "
+       "nearest mean of the other sentences of each sense names the sense of {correct_input:.0f} of the {n:.0f} "
+       "at the input and of all {n:.0f} from layer {first_all:.0f} on",
+       holds=lambda x: x["gap_last"] > x["shuffled_hi"] and x["gap_last"] > 5 * x["gap_input"]
+       and x["correct_last"] == x["n"],
+       note="MiniLM's contextual vectors of bank: the sense gap after the last layer exceeds every one of 200 "
+            "sense shuffles and five times the input's; nearest-centroid sense right on every sentence at the end")
+def _(seed):
+    sep, labels, cos = _bank_vectors()
+    off = ~np.eye(len(labels), dtype=bool)
+    rng = np.random.default_rng(seed)
+
+    def gap(lab):
+        same = lab[:, None] == lab[None, :]
+        return float(cos[same & off].mean() - cos[~same].mean())
+
+    shuffled = [gap(rng.permutation(labels)) for _ in range(SENSE_SHUFFLES)]
+    first_all = next((i for i, c in enumerate(sep.correct) if i and c == sep.n), -1)
+    return {"n": sep.n, "gap_input": sep.within[0] - sep.across[0], "gap_last": sep.within[-1] - sep.across[-1],
+            "shuffled_hi": float(max(shuffled)), "shuffles": SENSE_SHUFFLES, "correct_input": sep.correct[0],
+            "correct_last": sep.correct[-1], "first_all": first_all}
+
+
+@functools.lru_cache(maxsize=1)
+def _bank_vectors():
+    """MiniLM's vectors of bank in the sense sentences, run once: the separation by stage, the senses as
+    labels, and the cosines between the last layer's vectors."""
+    import torch.nn.functional as F
+
+    from lib.analysis.contextual import separation, word_vectors
+    from lib.content.senses import BANK_SENSES
+    from lib.model import minilm
+
+    lm = minilm.load()
+    sep = separation(lm, "bank", BANK_SENSES)
+    sentences = [s for name in BANK_SENSES for s in BANK_SENSES[name]]
+    labels = np.array([i for i, name in enumerate(BANK_SENSES) for _ in BANK_SENSES[name]])
+    last = F.normalize(word_vectors(lm, "bank", sentences), dim=-1).numpy()[-1]
+    return sep, labels, last @ last.T
