@@ -259,8 +259,8 @@ def _flag_numbers(seed):
 claim("hallucination.flag-weak", "hallucination",
       "A page flatter than one bit flags {imp_flagged:.0f} of {n_imp:.0f} random impossible prompts "
       "({imp_share:.0%}; at half a bit, {imp_flagged_half:.0f}), and {open_flagged:.0f} of the {open_total:.0f} "
-      "legal prompts where the caller may choose; {n_sure:.0f} of the impossible prompts ({share_sure:.0%}) get a "
-      "top word above 0.9",
+      "legal prompts where the caller may choose (and {fixed_flagged:.0f} of the {fixed_total:.0f} whose word the "
+      "rules fix); {n_sure:.0f} of the impossible prompts ({share_sure:.0%}) get a top word above 0.9",
       holds=lambda x: x["imp_share"] < 0.5 and x["open_flagged"] >= 0.9 * x["open_total"] and x["share_sure"] > 0.3,
       note="the one-bit flag misses most impossible prompts, flags nearly every open legal one, and many "
            "impossible prompts get a sure top word")(_flag_numbers)
