@@ -631,3 +631,35 @@ def _bank_vectors():
     labels = np.array([i for i, name in enumerate(BANK_SENSES) for _ in BANK_SENSES[name]])
     last = F.normalize(word_vectors(lm, "bank", sentences), dim=-1).numpy()[-1]
     return sep, labels, last @ last.T
+
+
+@claim("three-ways.tsne-seeds", "three-ways",
+       "Over the {seeds:.0f} stored seeds of the {n:.0f} rows, each pair of layouts at perplexity 5 gives "
+       "{agree_lo:.0f} to {agree_hi:.0f} tokens the same nearest neighbour on the page, and at perplexities 5, 10 "
+       "and 15 every layout keeps {kept_lo:.0f}% to {kept_hi:.0f}% of each token's five true nearest neighbours; "
+       "at the degenerate {top:.0f}, {top_kept_lo:.0f}% to {top_kept_hi:.0f}% (a random scatter keeps "
+       "{chance:.0f}% on average)",
+       holds=lambda x: x["agree_lo"] >= x["n"] / 2 and x["kept_lo"] > x["top_kept_hi"] and x["kept_lo"] > 3 * x["chance"],
+       seeded=False,
+       note="stored converged t-SNE runs of the calling-game rows: seeds agree on most nearest neighbours at "
+            "perplexity 5; ordinary perplexities keep more true neighbours than any degenerate run")
+def _(seed):
+    import itertools
+
+    from lib.analysis.maps import nearest_indices
+    from lib.analysis.maps.views import SEEDS, neighbours_kept, run
+    from lib.content.point_sets import point_set
+
+    X = point_set("calling-game").vectors
+    top = len(X) - 1
+
+    def agreement(perp):
+        nn = [nearest_indices(run("calling-game", perp, s).layout, 1)[:, 0] for s in SEEDS]
+        return [int((a == b).sum()) for a, b in itertools.combinations(nn, 2)]
+
+    kept = [100 * neighbours_kept(X, run("calling-game", p, s).layout) for p in (5, 10, 15) for s in SEEDS]
+    top_kept = [100 * neighbours_kept(X, run("calling-game", top, s).layout) for s in SEEDS]
+    return {"seeds": len(SEEDS), "n": len(X), "agree_lo": min(agreement(5)), "agree_hi": max(agreement(5)),
+            "kept_lo": min(kept), "kept_hi": max(kept), "top": top, "top_agree_lo": min(agreement(top)),
+            "top_agree_hi": max(agreement(top)), "top_kept_lo": min(top_kept), "top_kept_hi": max(top_kept),
+            "chance": 100 * 5 / (len(X) - 1)}
