@@ -259,8 +259,8 @@ def _flag_numbers(seed):
 claim("hallucination.flag-weak", "hallucination",
       "A page flatter than one bit flags {imp_flagged:.0f} of {n_imp:.0f} random impossible prompts "
       "({imp_share:.0%}; at half a bit, {imp_flagged_half:.0f}), and {open_flagged:.0f} of the {open_total:.0f} "
-      "legal prompts where the caller may choose; {n_sure:.0f} of the impossible prompts ({share_sure:.0%}) get a "
-      "top word above 0.9",
+      "legal prompts where the caller may choose (and {fixed_flagged:.0f} of the {fixed_total:.0f} whose word the "
+      "rules fix); {n_sure:.0f} of the impossible prompts ({share_sure:.0%}) get a top word above 0.9",
       holds=lambda x: x["imp_share"] < 0.5 and x["open_flagged"] >= 0.9 * x["open_total"] and x["share_sure"] > 0.3,
       note="the one-bit flag misses most impossible prompts, flags nearly every open legal one, and many "
            "impossible prompts get a sure top word")(_flag_numbers)
@@ -444,3 +444,82 @@ claim("mechanism.angle-vs-dot", "mechanism",
       "the callee open",
       holds=lambda x: x["agree_fixed"] >= 0.95 * x["n_fixed"] and x["agree_open"] < 0.8 * x["n_open"],
       note="cosine ranking agrees with the model's top word on fixed prompts, much less on open ones")(_angle_numbers)
+
+
+# ----------------------------------------------------------------------------- scale
+GPT3_PARAMETERS = 175e9     # Brown et al. (2020), the model's own name
+
+
+@claim("scale.dictionary-share", "scale",
+       "GPT-3's dictionary, {gpt3_rows:,.0f} rows of {gpt3_d:,.0f} numbers, is {gpt3_share:.2%} of its 175 billion "
+       "parameters; the calling-game model's, {toy_rows:.0f} rows of {toy_d:.0f}, is {toy_share:.0%} of its "
+       "{toy_params:,.0f}",
+       holds=lambda x: x["gpt3_share"] < 0.01 < x["toy_share"], seeded=False,
+       note="the read-out dictionary is under 1% of GPT-3's parameters and over 1% of the toy's")
+def _(seed):
+    import lib
+    from lib.analysis.scale import SHAPES
+
+    lm = lib.load("calling-game")
+    v, d = SHAPES["GPT-3 (175B)"]
+    tv, td = lm.model.cfg.vocab_size, lm.model.cfg.d_model
+    params = sum(p.numel() for p in lm.model.parameters())
+    return {"gpt3_rows": v, "gpt3_d": d, "gpt3_share": v * d / GPT3_PARAMETERS, "toy_rows": tv, "toy_d": td,
+            "toy_share": tv * td / params, "toy_params": params}
+
+
+@claim("scale.last-step-is-search", "scale",
+       "On {n:.0f} labelled prompts, the calling-game model's own next-token scores are the query's dot products "
+       "with every dictionary column plus the bias, to within {bound:.0e}, and the search's first word is the "
+       "model's on all {agree:.0f}",
+       holds=lambda x: x["max_err"] < x["bound"] and x["agree"] == x["n"],
+       note="logits equal query . W_U + b_U on every labelled prompt of the seed (fixed and open kinds)")
+def _(seed):
+    from lib.analysis.search import model_dictionary
+
+    lm, fixed, open_ = _mechanism_sets(seed)
+    prompts = fixed + open_
+    encoded = [lm.encode(p) for p in prompts]
+    width = max(len(ids) for ids in encoded)
+    pad = lm.vocab.id("<PAD>")
+    batch = torch.tensor([ids + [pad] * (width - len(ids)) for ids in encoded])   # causal: padding is never read
+    logits, cache = lm.model.run_with_cache(batch)
+    last = torch.tensor([len(ids) - 1 for ids in encoded])
+    rows = torch.arange(len(prompts))
+    key = "ln_final" if lm.model.ln_final is not None else "resid_final"
+    queries = cache[key][rows, last].double().numpy()                       # [prompt, d_model]
+    own = logits[rows, last].double().numpy()                               # the model's own scores
+    columns = np.array(list(model_dictionary(lm).values())).T               # [d_model, vocab]
+    scores = queries @ columns + lm.model.b_U.detach().double().numpy()     # the search, by hand
+    return {"n": len(prompts), "max_err": float(np.abs(scores - own).max()), "bound": 1e-4,
+            "agree": int((scores.argmax(1) == own.argmax(1)).sum())}
+
+
+# ----------------------------------------------------------------------------- lever: attribution beside ablation
+@claim("lever.writes-vs-needs", "lever",
+       "On later turns whose answer is Tarso ({held:.0f} answered of {n:.0f}), mean ablation loses "
+       "{lost_attn0:.0f} of them without block 0's attention, {lost_mlp0:.0f} without MLP 0, {lost_mlp1:.0f} without "
+       "MLP 1 and {lost_attn1:.0f} without block 1's attention; yet block 0's attention writes a median of only "
+       "{dla_attn0:+.2f} logits onto Tarso directly (above the average word's), against {dla_mlp1:+.2f} for MLP 1",
+       holds=lambda x: (min(x["lost_attn0"], x["lost_mlp0"], x["lost_mlp1"]) >= 0.9 * x["held"]
+                        and x["lost_attn1"] <= 0.1 * x["held"] and x["dla_attn0"] < 1 < x["dla_mlp1"]),
+       note="mean ablation: attention 0 and both MLPs needed on 90%+ of later-turn Tarso answers, attention 1 on "
+            "10% or less; attention 0's median direct attribution to Tarso under one logit")
+def _(seed):
+    import lib
+    from lib.analysis.lens import direct_logit_attribution, group_by_block
+    from lib.claims.part2 import _later_turns
+    from lib.content.prompt_sets import prompt_set
+
+    lm = lib.load("calling-game")
+    x = _later_turns(seed)
+    tarso = lm.vocab.id("Tarso")
+    dla = {"blocks.0.attn": [], "blocks.1.mlp": []}
+    for p in prompt_set("epithet-later-turn", 40, seed, lm.model.cfg.n_ctx, target="Tarso"):
+        _, cache = lm.model.run_with_cache(lm.encode(p.text))
+        shares = group_by_block(direct_logit_attribution(lm.model, cache))
+        for k in dla:
+            dla[k].append(float(shares[k][tarso] - shares[k].mean()))
+    return {"n": x["tarso_n"], "held": x["tarso_held"], "lost_attn0": x["tarso_mean_attn0"],
+            "lost_mlp0": x["tarso_mean_mlp0"], "lost_mlp1": x["tarso_mean_mlp1"], "lost_attn1": x["tarso_mean_attn1"],
+            "dla_attn0": float(np.median(dla["blocks.0.attn"])), "dla_mlp1": float(np.median(dla["blocks.1.mlp"]))}
