@@ -33,16 +33,7 @@ def solutions(doc: str) -> dict[str, str]:
     """Each exercise's worked solution code, from the chapter's source."""
     import notebooks
 
-    code, current = {}, None
-    for cell in notebooks.read_source(ROOT / (doc + ".md")).cells:
-        if cell.cell_type == "markdown":
-            if "{solution-start}" in cell.source:
-                current = cell.source.split("{solution-start}")[1].split()[0]
-            if "{solution-end}" in cell.source:
-                current = None
-        elif current:
-            code[current] = code.get(current, "") + cell.source + "\n"
-    return code
+    return notebooks.solution_code(ROOT / (doc + ".md"))
 
 
 def make_class(folder: Path, learners: int, wanted: list[str] | None) -> int:

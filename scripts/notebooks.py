@@ -118,6 +118,21 @@ def read_source(path: Path):
                                        add_source_map=True, path=path)
 
 
+def solution_code(path: Path) -> dict[str, str]:
+    """Each exercise's worked solution code (its label: the code cells between its solution-start and
+    solution-end), read from the chapter's source."""
+    code, current = {}, None
+    for cell in read_source(path).cells:
+        if cell.cell_type == "markdown":
+            if "{solution-start}" in cell.source:
+                current = cell.source.split("{solution-start}")[1].split()[0]
+            if "{solution-end}" in cell.source:
+                current = None
+        elif current:
+            code[current] = code.get(current, "") + cell.source + "\n"
+    return code
+
+
 def has_code(nb) -> bool:
     return any(c.cell_type == "code" for c in nb.cells)
 

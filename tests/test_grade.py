@@ -46,17 +46,7 @@ def student_notebook():
 
 def solutions() -> dict:
     """Each exercise's worked solution code, read from the chapter's source."""
-    nb = notebooks.read_source(ROOT / (CHAPTER + ".md"))
-    code, current = {}, None
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            if "{solution-start}" in cell.source:
-                current = cell.source.split("{solution-start}")[1].split()[0]
-            if "{solution-end}" in cell.source:
-                current = None
-        elif current:
-            code[current] = code.get(current, "") + cell.source + "\n"
-    return code
+    return notebooks.solution_code(ROOT / (CHAPTER + ".md"))
 
 
 ESCAPES = r'''

@@ -20,8 +20,8 @@ from pathlib import Path
 JS = Path(__file__).resolve().parent / "js"
 CONSTANTS = "constants.js"
 # The modules page.js imports, directly or not (fetched together instead of one layer at a time).
-MODULES = ("model.js", "readout.js", "render.js", "views.js", "views_hand.js", "share.js", "vocab.js", "python.js",
-           "machine.js", "machine-render.js", "game.js", "real.js", CONSTANTS)
+MODULES = ("model.js", "readout.js", "render.js", "views.js", "views_hand.js", "share.js", "dom.js", "vocab.js",
+           "python.js", "machine.js", "machine-render.js", "game.js", "real.js", CONSTANTS)
 _IMPORT_CONSTANTS = re.compile(r'^import \{[^}]*\} from "\./constants\.js";\n', re.M)
 # Beyond this a JavaScript Number is no longer exact: such a whole number is written as a BigInt.
 _SAFE_INTEGER = 2**53 - 1

@@ -10,6 +10,7 @@
  * A write exercise, or one whose check has no twin, says how to run it live.
  */
 import { MESSAGES } from "./constants.js";
+import { el } from "./dom.js";
 import { EXERCISE_CHECKS, SOLUTIONS } from "./exercise_checks.js";
 import { loadModel } from "./model.js";
 import { CourseError, greedy, softmax, truncationMask } from "./readout.js";
@@ -541,17 +542,6 @@ export async function compute(decl) {
 }
 
 // ----------------------------------------------------------------------------- the page
-
-function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) node.append(c);
-  return node;
-}
 
 const LIVE = SOLUTIONS === "hide"
   ? "Run it live: open this page's notebook in JupyterLab or on Binder (the rocket icon at the top of the page); its check runs there."

@@ -13,21 +13,11 @@ import { CourseError } from "./readout.js";
 import { realPatterns } from "./real.js";
 import { draw, picture } from "./render.js";
 import { VIEWS } from "./views.js";
+import { el } from "./dom.js";
 import { explorerIds, readState, shareBar, writeState } from "./share.js";
 
 const BASE = new URL("./", import.meta.url);
 let counter = 0;
-
-function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "text") node.textContent = v;
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children) node.append(c);
-  return node;
-}
 
 // ----------------------------------------------------------------------------- point sets (Part 2's maps)
 const POINTS = new Map();
