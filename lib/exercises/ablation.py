@@ -10,29 +10,31 @@ CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 LATER_CALL = "<BOS> Pietro chiama 6 <SEP> 6 chiama Paolo vice <SEP> Paolo chiama Pietro"
 
 
-# The page says which head Cefa needs (L0H3, on every prompt of the Cefa set); the exercise asks for
-# the next one, which it never names.
-NAMED_HEAD = "L0H3"
+# The page says which head Cefa needs most (L0H3, on every prompt of the Cefa set); the exercise ranks
+# all eight heads and asks for the one in second place, which the page never names.
+RANK = 2
 
 
 def _cefa_values(lm) -> Values:
     effects = head_effects(lm, CEFA_PROMPT, "Cefa")
-    best = min((g for g in effects if g and head_name(g[0]) != NAMED_HEAD), key=effects.get)
+    ranked = sorted((g for g in effects if g), key=effects.get)      # every head, the most needed first
+    best = ranked[RANK - 1]
     return Values(head_name(best[0]), options=tuple(head_name(h) for h in all_heads(lm.model)),
-                  hints={"named": NAMED_HEAD}, fields={"drop": effects[best]})
+                  hints={"first": head_name(ranked[0][0])}, fields={"drop": effects[best]})
 
 
-CEFA_HEAD = site_check(__name__, "cefa_head", rule="choice", compute="mostNeededHead", values=_cefa_values,
-                       model="calling-game", args={"prompt": CEFA_PROMPT, "token": "Cefa", "exclude": NAMED_HEAD},
+CEFA_HEAD = site_check(__name__, "cefa_head", rule="choice", compute="rankedHead", values=_cefa_values,
+                       model="calling-game", args={"prompt": CEFA_PROMPT, "token": "Cefa", "rank": RANK},
                        texts={
-    "right": "of the other seven heads, {answer} lowers Cefa the most, to {drop:.4f}.",
-    "wrong": "switching {answer} off leaves Cefa higher than another of the seven does; try them all.",
-    "named": NAMED_HEAD + " is the head the section above found; this time find the most needed of the other "
-             "seven."})
+    "right": "{answer} comes second: switched off alone, it lowers Cefa to {drop:.4f}.",
+    "wrong": "switching {answer} off leaves Cefa higher than switching off the head in second place does; "
+             "rank all eight.",
+    "first": "{answer} comes first: it is the head the section above found. Which head comes next?"})
 
 
 def cefa_head(lm, answer) -> Feedback:
-    """The single head other than NAMED_HEAD whose ablation lowers P(Cefa) the most on CEFA_PROMPT."""
+    """The head in second place when all eight, each switched off alone, are ranked by how low they leave
+    P(Cefa) on CEFA_PROMPT."""
     return CEFA_HEAD.judge(answer, lm)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lib.errors import CourseError
 from lib.exercises.catalogue import KINDS, ROOT, Exercise, catalogue
+from lib.exercises.site import SiteCheck
 from lib.exercises.writing import WriteCheck
 
 # How the time is estimated. Reading: careful reading of technical prose with formulas, about half
@@ -31,7 +32,8 @@ ROUND_TO = 5   # a plan's total, in minutes, is rounded up to a multiple of this
 # The helpers a check of one value calls (lib/exercises/__init__.py): a number, a whole number or a
 # choice, compared with what the library computes. A check that calls none of them judges something
 # the learner built (a prompt, a tool) by its properties: many answers are right.
-VALUE_HELPERS = frozenset({"check_number", "check_whole_number", "check_choice", "as_number"})
+VALUE_HELPERS = frozenset({"check_number", "check_whole_number", "check_choice", "as_number",
+                           "SiteCheck.judge"})   # a check declared with its page twin (lib.exercises.site)
 
 # What a chapter's word count leaves out: its front matter, code cells (the website hides most of
 # them; what they show is timed per output), and everything from the exercises heading on (timed
@@ -74,6 +76,8 @@ def _calls(fn, seen: set | None = None) -> set[str]:
         elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
             owner = fn.__globals__.get(node.func.value.id)   # module.helper(...)
             name, called = node.func.attr, getattr(owner, node.func.attr, None)
+            if isinstance(owner, SiteCheck):          # TWIN.judge(...): one value, by the twin's rule
+                name = f"SiteCheck.{name}"
         else:
             continue
         names.add(name)

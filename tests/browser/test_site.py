@@ -61,12 +61,16 @@ def test_the_explorers_are_shown_with_a_described_chart(visit, site_url, path):
 
 
 def test_pages_load_only_what_they_show(visit, site_url):
-    """No page loads a widget manager; only pages with an explorer load the explorers' files."""
+    """No page loads a widget manager; only pages with an explorer load the explorers' script and the
+    models' weights. A page with exercises (mechanism has no explorer) loads the answer boxes' script,
+    and fetches a model only when a check needs it."""
     for path, explorers in (("chapters/part3/results-page.html", True), ("chapters/part3/mechanism.html", False)):
         v = visit(f"{site_url}/{path}")
         loaded = v.page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
         assert not [u for u in loaded if "html-manager" in u or "require" in u or "embed-amd" in u], loaded
-        assert any("/_static/explorers/" in u for u in loaded) == explorers, (path, loaded)
+        assert any("/_static/explorers/page.js" in u for u in loaded) == explorers, (path, loaded)
+        assert any(u.endswith(".safetensors") for u in loaded) == explorers, (path, loaded)
+        assert any("/_static/explorers/checks.js" in u for u in loaded), (path, loaded)
 
 
 @pytest.mark.parametrize("chapter", ["part1/why-attention", "part1/bigrams", "part1/one-head", "part1/many-heads",

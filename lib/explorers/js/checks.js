@@ -372,15 +372,14 @@ export const COMPUTE = {
     return { expected, options: model.vocab.tokens, hints: Object.entries(a.wrong_tokens || {}) };
   },
 
-  mostNeededHead(a, model) {
+  rankedHead(a, model) {
+    // Every head switched off alone, ranked by how low it leaves the token (a stable sort, as Python's).
     const ids = model.encode(a.prompt), t = model.vocab.id(a.token);
-    let best = null, drop = Infinity;
-    for (const [l, h] of allHeads(model)) {
-      if (`L${l}H${h}` === a.exclude) continue;
-      const p = softmax(model.promptLogits(ids, { heads: [[l, h]] }))[t];
-      if (p < drop) { best = `L${l}H${h}`; drop = p; }
-    }
-    return { expected: best, options: allHeads(model).map(([l, h]) => `L${l}H${h}`), hints: [["named", a.exclude]],
+    const ranked = allHeads(model)
+      .map(([l, h]) => [`L${l}H${h}`, softmax(model.promptLogits(ids, { heads: [[l, h]] }))[t]])
+      .sort((x, y) => x[1] - y[1]);
+    const [best, drop] = ranked[a.rank - 1];
+    return { expected: best, options: allHeads(model).map(([l, h]) => `L${l}H${h}`), hints: [["first", ranked[0][0]]],
       fields: { drop } };
   },
 
