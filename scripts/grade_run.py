@@ -110,9 +110,13 @@ def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
         if os.geteuid() != 0:
             uid, gid = os.geteuid(), os.getegid()
             unshare(CLONE_NEWUSER)
+            # A process that is not dumpable (main() made the chapter's process so, and a fork
+            # inherits it) has its /proc/self files owned by root: it could not write its own maps.
+            prctl(PR_SET_DUMPABLE, 1)
             Path("/proc/self/setgroups").write_text("deny")
             Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
             Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+            prctl(PR_SET_DUMPABLE, 0)
         unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
         namespaced = True
     except OSError as e:
