@@ -275,8 +275,12 @@ def clean_env() -> dict:
             "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dict, jobs: int) -> dict[str, dict]:
+def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dict, jobs: int,
+                scratch_root: Path | None = None) -> dict[str, dict]:
     """Every learner's contained run of one chapter: learner name -> {records, problem}.
+
+    The chapter's work folder is made in `scratch_root` (the grading's own folder, which holds the
+    other chapters' work folders too); a run sees neither it nor the class's folder.
 
     Each learner's cells go to the run in a file of their own (read by their run only, then hidden
     under its working folder), and their answers come back on a pipe of their own, read here: the
@@ -299,7 +303,7 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
                 except ValueError:
                     pass
 
-    with tempfile.TemporaryDirectory(prefix="grade-") as work:
+    with tempfile.TemporaryDirectory(prefix="grade-", dir=scratch_root) as work:
         work_path = Path(work)
         os.chmod(work, 0o700)
         placed = []
@@ -312,7 +316,8 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
             placed.append({"name": learner["name"], "start": learner["start"], "cells_file": str(cells_file),
                            "fd": write_end})
         job = {"cells": [c["source"] for c in spec["cells"]], "learners": placed, "answers": spec["answers"],
-               "limits": limits, "jobs": jobs, "workdir": str(work_path), "hide": [str(submissions.resolve())]}
+               "limits": limits, "jobs": jobs, "workdir": str(work_path),
+               "hide": [str(submissions.resolve())] + ([str(Path(scratch_root).resolve())] if scratch_root else [])}
         env = {**clean_env(), "HOME": work}
         for thread in readers:
             thread.start()
@@ -365,7 +370,7 @@ def check_chapter(spec: dict, runs: dict[str, dict], labels: dict[str, list[str]
 
 
 def grade_chapter(nb_name: str, handed: dict[str, dict], learners: dict[str, Learner], submissions: Path,
-                  limits: dict, jobs: int) -> None:
+                  limits: dict, jobs: int, scratch_root: Path | None = None) -> None:
     spec = chapters()[nb_name]
     to_run, labels = [], {}
     for name, notebooks_of in handed.items():
@@ -390,7 +395,7 @@ def grade_chapter(nb_name: str, handed: dict[str, dict], learners: dict[str, Lea
             to_run.append({"name": name, "cells": cells, "start": departs(cells, spec["cells"])})
     if not to_run:
         return
-    runs = run_chapter(spec, to_run, submissions, limits, jobs)
+    runs = run_chapter(spec, to_run, submissions, limits, jobs, scratch_root)
     for name in labels:
         run = runs.setdefault(name, {"records": [], "problem": "the run gave no answers"})
         contained = next((r["contained"] for r in run.get("records", []) if isinstance(r, dict) and "contained" in r), None)
@@ -436,9 +441,13 @@ def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float =
     # chapter runs its learners side by side.
     side_by_side = max(1, min(jobs, len(wanted)))
     per_chapter = max(1, jobs // side_by_side)
-    with ThreadPoolExecutor(max_workers=side_by_side) as pool:
-        for future in [pool.submit(grade_chapter, nb_name, handed, learners, submissions, limits, per_chapter)
-                       for nb_name in wanted]:
+    # Every chapter's work folder (each learner's cells wait there for their run) in one folder of
+    # the grading's own, hidden from every run: a run sees no other chapter's learners either.
+    with tempfile.TemporaryDirectory(prefix="grading-") as scratch_root, \
+            ThreadPoolExecutor(max_workers=side_by_side) as pool:
+        os.chmod(scratch_root, 0o700)
+        for future in [pool.submit(grade_chapter, nb_name, handed, learners, submissions, limits, per_chapter,
+                                   Path(scratch_root)) for nb_name in wanted]:
             future.result()
     return list(learners.values()), columns
 

@@ -144,6 +144,7 @@ def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
                 missing.append(f"{', '.join(held)} left writable")
             for path in hide:
                 mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=16k,mode=0555")
+            scratch.mkdir(parents=True, exist_ok=True)   # its place, when a hidden folder holds it
             mount("tmpfs", str(scratch), "tmpfs", MS_NOSUID | MS_NODEV,
                   f"size={limits['scratch_mb']}m,mode=0777")
             try:
