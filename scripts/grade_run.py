@@ -94,6 +94,22 @@ def mount_points() -> list[tuple[str, int]]:
 
 
 # ----------------------------------------------------------------------------- containment
+def enter_user_namespace() -> None:
+    """A user namespace of this process's own, in which it is root (its user and group mapped to 0,
+    nothing else mapped): what lets a user without privileges make the other namespaces."""
+    uid, gid = os.geteuid(), os.getegid()
+    unshare(CLONE_NEWUSER)
+    # A process that is not dumpable (main() made the chapter's process so, and a fork inherits it)
+    # has its /proc/self files owned by root: it could not write its own maps.
+    prctl(PR_SET_DUMPABLE, 1)
+    try:
+        Path("/proc/self/setgroups").write_text("deny")
+        Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
+        Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+    finally:
+        prctl(PR_SET_DUMPABLE, 0)
+
+
 def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
     """Contain this (forked, single-threaded) process; returns what could not be done, in words.
 
@@ -107,17 +123,13 @@ def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
         pass
     namespaced = False
     try:
-        if os.geteuid() != 0:
-            uid, gid = os.geteuid(), os.getegid()
-            unshare(CLONE_NEWUSER)
-            # A process that is not dumpable (main() made the chapter's process so, and a fork
-            # inherits it) has its /proc/self files owned by root: it could not write its own maps.
-            prctl(PR_SET_DUMPABLE, 1)
-            Path("/proc/self/setgroups").write_text("deny")
-            Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
-            Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
-            prctl(PR_SET_DUMPABLE, 0)
-        unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+        try:   # root with CAP_SYS_ADMIN needs no user namespace; root without it (a container) does
+            if os.geteuid() != 0:
+                raise PermissionError
+            unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+        except PermissionError:
+            enter_user_namespace()
+            unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
         namespaced = True
     except OSError as e:
         missing.append(f"no namespaces ({e.strerror}): network, other processes and files not walled off")

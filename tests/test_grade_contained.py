@@ -14,6 +14,7 @@ outside the class, a connection, another learner's code in memory, the grader's 
 failed; and one who forges (patches the checks, displays a verdict of their own) on wrong answers.
 """
 import csv
+import json
 import os
 import pwd
 import shutil
@@ -209,3 +210,67 @@ def test_a_run_as_a_user_without_privileges_is_contained(graded_unprivileged):
     assert rows["jon"]["correct"] == "0"
     assert "patches lib.exercises" in rows["jon"]["notes"] and "writes verdict HTML" in rows["jon"]["notes"]
     assert "s3cret" not in text and "learner,forged" not in text
+
+
+# Run as root: `python HELPER drop SCRATCH HIDDEN OUTSIDE` gives up CAP_SYS_ADMIN for good (as root in
+# a container does not have it) and runs itself again with `run`, which contains a forked process as
+# the grader's run does and reports what that process can reach, as JSON.
+HELPER = r'''
+import ctypes, json, os, socket, sys
+from pathlib import Path
+libc = ctypes.CDLL(None, use_errno=True)
+mode, scratch, hidden, outside = sys.argv[1:5]
+if mode == "drop":
+    if libc.prctl(24, 21, 0, 0, 0) != 0:                     # PR_CAPBSET_DROP, CAP_SYS_ADMIN
+        sys.exit("could not drop CAP_SYS_ADMIN")
+    os.execv(sys.executable, [sys.executable, *sys.argv[:1], "run", *sys.argv[2:]])
+sys.path.insert(0, SCRIPTS)
+import grade_run
+pid = os.fork()
+if pid == 0:                                                 # can this process make a user namespace at all?
+    os._exit(0 if libc.unshare(0x10000000) == 0 else 1)
+if os.waitpid(pid, 0)[1] != 0:
+    print(json.dumps({"skip": "this root without CAP_SYS_ADMIN cannot make a user namespace"}))
+    sys.exit(0)
+effective = next(l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff"))
+pid = os.fork()
+if pid == 0:
+    report = {"missing": grade_run.contain(Path(scratch), [hidden], {"memory_mb": 64, "notebook_seconds": 30,
+                                                                    "scratch_mb": 8}),
+              "sys_admin_before": bool(int(effective, 16) & (1 << 21)),
+              "uid_map": open("/proc/self/uid_map").read().split(), "reached": []}
+    for name, attempt in (("outside", lambda: Path(outside, "x").write_text("x")),
+                          ("hidden", lambda: Path(hidden, "gradebook.csv").read_text()),
+                          ("network", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2))):
+        try:
+            attempt()
+            report["reached"].append(name)
+        except Exception:
+            pass
+    Path("scratch.txt").write_text("the working folder is writable")
+    print(json.dumps(report), flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)
+'''
+
+
+def test_root_without_cap_sys_admin_is_contained_through_a_user_namespace(tmp_path):
+    """Root in a container lacks CAP_SYS_ADMIN: its runs go through a user namespace as a user's do."""
+    if os.geteuid() != 0:
+        pytest.skip("playing a container's root (root without CAP_SYS_ADMIN) needs root")
+    scratch, hidden, outside = tmp_path / "scratch", tmp_path / "class", tmp_path / "outside"
+    for folder in (scratch, hidden, outside):
+        folder.mkdir()
+    (hidden / "gradebook.csv").write_text("learner\n")
+    helper = tmp_path / "helper.py"
+    helper.write_text(HELPER.replace("SCRIPTS", repr(str(ROOT / "scripts"))))
+    result = subprocess.run([sys.executable, str(helper), "drop", str(scratch), str(hidden), str(outside)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    if "skip" in report:
+        pytest.skip(report["skip"])
+    assert report["sys_admin_before"] is False
+    assert report["missing"] == [] and report["reached"] == [], report
+    assert report["uid_map"] == ["0", "0", "1"]               # root only, in a user namespace of its own
+    assert not list(outside.iterdir()) and not list(scratch.iterdir())   # the scratch was a file system of its own
