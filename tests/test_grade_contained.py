@@ -10,7 +10,7 @@ cannot make a user namespace (checked first, in a few milliseconds).
 Three learners: one honest; one with right answers who, before them, tries every way out of the
 run (a write to the gradebook, to another learner's folder and to a file of the grader's own
 outside the class, a connection, another learner's code in memory, the grader's environment through
-/proc, memory beyond the limit, no CPU limit) and keeps the answers only if every one
+/proc, the grader's working folders, memory beyond the limit, no CPU limit) and keeps the answers only if every one
 failed; and one who forges (patches the checks, displays a verdict of their own) on wrong answers.
 """
 import csv
@@ -116,6 +116,9 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
             escaped.append("the grader's environment")
     except OSError:
         pass
+if os.listdir(os.path.dirname(os.getcwd())) != [os.path.basename(os.getcwd())] \
+        or os.path.dirname(os.getcwd()) not in top:   # an empty file system over them, not a listing of one
+    escaped.append("the grader's folders")  # every chapter's work folder, each learner's cells in it
 if resource.getrlimit(resource.RLIMIT_CPU)[0] == resource.RLIM_INFINITY:
     escaped.append("no CPU limit")
 try:                                       # address space beyond --memory (mapped, never touched)
