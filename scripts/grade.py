@@ -403,12 +403,15 @@ def grade_chapter(nb_name: str, handed: dict[str, dict], learners: dict[str, Lea
             learners[name].notes.append(f"{nb_name}: {run['problem']}")
         if contained:
             learners[name].notes.append(f"{nb_name}: ran with {'; '.join(map(str, contained))}")
+            UNCONTAINED.update(map(str, contained))
     for item in check_chapter(spec, runs, labels):
         learner = learners[item["learner"]]
         learner.verdicts[item["label"]] = item["verdict"] if item["verdict"] in VERDICTS else "error"
         if item.get("note"):
             learner.notes.append(f"{item['label']}: {item['note']}")
 
+
+UNCONTAINED: set[str] = set()   # what some run could not be walled off from, in words (for the warning)
 
 LIMITS = {"cell_cpu_seconds": 60, "chapter_cell_cpu_seconds": 600, "notebook_seconds": 300, "memory_mb": 2048,
           "scratch_mb": 256, "record_bytes": 64 * 2 ** 20}
@@ -629,6 +632,11 @@ def main(argv: list[str]) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     write_gradebook(folder / GRADEBOOK, learners, columns)
+    if UNCONTAINED:
+        print("warning: learners' runs were not fully contained here (" + "; ".join(sorted(UNCONTAINED))
+              + "); a run could reach what it was not walled off from (without namespaces: every file your "
+              "account can write, the course's checks and this gradebook among them, and the network), so "
+              "these marks are not protected: see 'What is contained where' in instructors.md", file=sys.stderr)
     print(f"graded {len(learners)} learners on {len(columns)} exercises in {time.perf_counter() - start:.0f} s")
     print(summary(learners, columns))
     print(f"gradebook: {folder / GRADEBOOK}")

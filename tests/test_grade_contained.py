@@ -277,3 +277,42 @@ def test_root_without_cap_sys_admin_is_contained_through_a_user_namespace(tmp_pa
     assert report["missing"] == [] and report["reached"] == [], report
     assert report["uid_map"] == ["0", "0", "1"]               # root only, in a user namespace of its own
     assert not list(outside.iterdir()) and not list(scratch.iterdir())   # the scratch was a file system of its own
+
+
+# `python -c NO_NAMESPACES COMMAND...`: COMMAND as root of a user namespace of its own (your user
+# mapped to 0) where no further user namespace may be made and CAP_SYS_ADMIN is given up: a machine
+# where the grader's runs can make no namespace at all.
+NO_NAMESPACES = r"""
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+uid, gid = os.geteuid(), os.getegid()
+if libc.unshare(0x10000000) != 0:
+    sys.exit("unshare: " + os.strerror(ctypes.get_errno()))
+open("/proc/self/setgroups", "w").write("deny")
+open("/proc/self/uid_map", "w").write(f"0 {uid} 1")
+open("/proc/self/gid_map", "w").write(f"0 {gid} 1")
+open("/proc/sys/user/max_user_namespaces", "w").write("0")
+if libc.prctl(24, 21, 0, 0, 0) != 0:                       # PR_CAPBSET_DROP, CAP_SYS_ADMIN
+    sys.exit("prctl: " + os.strerror(ctypes.get_errno()))
+os.execvp(sys.argv[1], sys.argv[1:])
+"""
+
+
+def test_where_no_namespace_can_be_made_the_grader_says_so(tmp_path):
+    """The honest answers still count, and both the notes and the terminal say the runs were not contained."""
+    as_unprivileged()     # the same condition: a user namespace (the one that forbids the others) can be made
+    class_dir = tmp_path / "class"
+    (class_dir / "ada").mkdir(parents=True)
+    nb = student_notebook()
+    worked = solutions()
+    for label, cell in answer_cells(nb).items():
+        cell.source = worked[label]
+    nbformat.write(nb, class_dir / "ada" / NAME)
+    result = subprocess.run([sys.executable, "-c", NO_NAMESPACES, sys.executable, str(ROOT / "scripts" / "grade.py"),
+                             str(class_dir), "--notebook-timeout", "240"], capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with (class_dir / "gradebook.csv").open() as f:
+        ada = next(csv.DictReader(f))
+    assert {label: ada[label] for label in LABELS} == dict.fromkeys(LABELS, "correct"), ada["notes"]
+    assert "ran with no namespaces" in ada["notes"], ada["notes"]
+    assert "warning: learners' runs were not fully contained here" in result.stderr, result.stderr[-2000:]
