@@ -11,11 +11,12 @@ answers go to scripts/grade_check.py, a fresh process that no learner's code eve
 
 The child, before it runs a learner's line (where the operating system allows it; each step that
 fails is reported and the run goes on with the rest):
-- enters new mount, network and process namespaces (a user namespace first when not root): no
-  network at all, no process of the grader's to see or signal, and every learner's process ends
-  with the run;
-- mounts every file system read-only, an empty one over the class's folder (no other learner's
-  notebook, no gradebook) and a small writable one as its working folder and home;
+- enters new mount, network and process namespaces (a user namespace of its own first when not
+  root, or root without CAP_SYS_ADMIN, as in a container): no network at all, no process of the
+  grader's to see or signal, and every learner's process ends with the run;
+- mounts every file system read-only, an empty one over the class's folder and over the grading's
+  own folder (no other learner's notebook or cells, no gradebook) and a small writable one as its
+  working folder and home;
 - gives up every capability (root without capabilities cannot remount, trace or write through
   the read-only mounts) and sets limits: address space, CPU time, file size, open files.
 """
