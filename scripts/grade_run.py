@@ -162,8 +162,8 @@ def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
                   f"size={limits['scratch_mb']}m,mode=0777")
             try:
                 mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
-            except OSError:
-                pass
+            except OSError as e:   # the old /proc shows every process, and the environment of your own
+                missing.append(f"no /proc of its own ({e.strerror}): your processes in sight")
         except OSError as e:
             missing.append(f"files not walled off ({e})")
     try:
