@@ -58,6 +58,17 @@ def contrast(a, b) -> float:
     return (lb + 0.05) / (la + 0.05)
 
 
+def text_shade(colour, ground=INK_LIGHT, need: float = CONTRAST_TEXT) -> str:
+    """`colour` darkened toward black (in steps of 5%) until text in it reads on `ground`: a group's
+    label keeps its hue where the group's own colour is too light for text (an orange on white)."""
+    rgb = _rgb255(colour)
+    for step in range(21):
+        shade = tuple(round(c * (1 - step / 20)) for c in rgb)
+        if contrast(shade, ground) >= need:
+            return hex_colour(shade)
+    return hex_colour(INK_DARK)
+
+
 def ink_on(ground) -> str:
     """The text colour that reads on `ground`: white or black, whichever contrasts more (>= 4.58:1)."""
     light, dark = contrast(INK_LIGHT, ground), contrast(INK_DARK, ground)

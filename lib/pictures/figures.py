@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lib.analysis.lens import stage_label
 
-from lib.pictures.colours import GROUP_COLOURS, PALETTE, ink_on  # noqa: F401  (the figures' palette, one home)
+from lib.pictures.colours import GROUP_COLOURS, PALETTE, ink_on, text_shade  # noqa: F401  (the figures' palette, one home)
 from lib.pictures.legibility import PAGE_PX, check  # noqa: F401  (chapters that end with plt.show() call check)
 
 # The figures' resolution and the widest a figure may be drawn: the page's column at DPI, so that
@@ -97,6 +97,22 @@ def results_page(ax, ranked, title: str = "", highlight: str | None = None, k: i
         _title(ax, title, fontsize=11, loc="left")
     style_axes(ax)
     return ax
+
+
+def number_grids(panels, height: float = 2.2, fontsize: float = 9):
+    """Small grids of numbers side by side, each shaded by its values and titled: [(title, matrix), ...]
+    (the convolution's image, maps and pooled maps). Each number is written in the ink its cell needs."""
+    import numpy as np
+
+    fig, axes = subplots(1, len(panels), height=height)
+    for ax, (name, m) in zip(np.atleast_1d(axes), panels):
+        m = np.asarray(m)
+        image = ax.imshow(m, cmap="Blues", vmin=min(0, m.min()), vmax=max(1, m.max()))
+        for (i, j), v in np.ndenumerate(m):
+            cell_text(ax, image, j, i, f"{v:g}", v, fontsize=fontsize)
+        _title(ax, name, fontsize=fontsize)
+        ax.set_xticks([]), ax.set_yticks([])
+    return fig
 
 
 def lens_grid(ax, view):
@@ -232,7 +248,8 @@ def scatter_map(ax, coords, labels, groups, title: str = "", xlabel: str = "", y
         ax.scatter(x, y, color=colours[group], s=16)
     offsets = label_offsets(ax, coords, labels, fontsize)
     for (x, y), label, group, offset in zip(coords, labels, groups, offsets):
-        ax.annotate(label, (x, y), fontsize=fontsize, color=colours[group], xytext=offset, textcoords="offset points")
+        ax.annotate(label, (x, y), fontsize=fontsize, color=text_shade(colours[group]), xytext=offset,
+                    textcoords="offset points")
     if title:
         _title(ax, title, fontsize=10)
     ax.set_xlabel(xlabel)

@@ -123,16 +123,25 @@ def problems(fig, dpi: float | None = None) -> list[str]:
                 out.append(f"{_name(a)} overlaps {_name(b)}")
 
     # Contrast: the ground is the figure drawn without any text, under each text's box.
-    visible = [(t, t.get_visible()) for t in texts]
+    # (The layout engine is held still meanwhile: without its text, constrained layout would move the axes.)
+    from matplotlib.collections import LineCollection, PathCollection
+    from matplotlib.lines import Line2D
+
+    # Lines and markers are left out of the ground too: a label beside a point is not on a coloured
+    # ground; images, bars and boxes are.
+    marks = fig.findobj(lambda a: isinstance(a, (Line2D, PathCollection, LineCollection)))
+    visible = [(t, t.get_visible()) for t in texts + marks]
+    engine = fig.get_layout_engine()
     for t, _ in visible:
         t.set_visible(False)
     try:
+        fig.set_layout_engine("none")
         fig.canvas.draw()
         ground = np.asarray(fig.canvas.buffer_rgba())[..., :3].astype(float)
     finally:
         for t, v in visible:
             t.set_visible(v)
-        fig.canvas.draw()
+        fig.set_layout_engine(engine)
     for t in texts:
         b = box[id(t)]
         x0, x1 = int(max(0, np.floor(b.x0))), int(min(W, np.ceil(b.x1)))
