@@ -13,8 +13,10 @@ from lib.pictures.legibility import PAGE_PX, check  # noqa: F401  (chapters that
 
 # The figures' resolution and the widest a figure may be drawn: the page's column at DPI, so that
 # a figure is shown at the size it was drawn and its text at the size it was set.
+# (A figure is saved with its tight bounding box and 0.1 in of margin on each side: PAGE_WIDTH leaves
+# room for the margins, so the saved image is the column's width, not a little more.)
 DPI = 100
-PAGE_WIDTH = PAGE_PX / DPI
+PAGE_WIDTH = PAGE_PX / DPI - 0.2
 
 
 def subplots(nrows: int = 1, ncols: int = 1, height: float = 3.0, width: float = PAGE_WIDTH, **kw):
@@ -153,13 +155,27 @@ def lens_climb(ax, view):
 
 def trajectory(ax, traj, label: str = "", colour: str | None = None):
     """The last position's path across the stages on a concept plane, stages labelled."""
+    import numpy as np
+
     xy = traj.coords
     colour = colour or PALETTE["main"]
     ax.plot(xy[:, 0], xy[:, 1], marker="o", color=colour, label=label or None)
     for i in range(len(xy) - 1):
         ax.annotate("", xy[i + 1], xy[i], arrowprops=dict(arrowstyle="->", color=colour, lw=1.2))
-    for name, (x, y) in zip(traj.stages, xy):
-        ax.annotate(stage_label(name), (x, y), textcoords="offset points", xytext=(4, 6), fontsize=8)
+    # Stages that leave the point where it was (a block switched off) share one label, "embedding =
+    # attention 0", instead of two printed over each other; labels go where they clear each other.
+    ax.autoscale_view()
+    px = ax.transData.transform(xy[:, :2])
+    groups: list[list[int]] = []
+    for i in range(len(xy)):
+        if groups and np.hypot(*(px[i] - px[groups[-1][0]])) < 6:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    names = [" = ".join(stage_label(traj.stages[i]) for i in g) for g in groups]
+    spots = [xy[g[0], :2] for g in groups]
+    for name, (x, y), offset in zip(names, spots, label_offsets(ax, spots, names, 8)):
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=offset, fontsize=8)
     ax.axvline(0, color=PALETTE["muted"], lw=0.6)
     ax.axhline(0, color=PALETTE["muted"], lw=0.6)
     ax.set_xlabel(f"along {traj.words[0]}")
