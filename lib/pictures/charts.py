@@ -9,10 +9,16 @@ from __future__ import annotations
 import html
 from typing import Sequence
 
-from lib.pictures.colours import MASKED, blue, hex_colour
+from lib.pictures.colours import MASKED, blue, hex_colour, ink_on
+from lib.pictures.legibility import PAGE_PX
 
 
 FONT = "DejaVu Sans, Verdana, sans-serif"
+# The widest a character of these fonts runs, in em (DejaVu Sans Bold's capitals; its average is ~0.6):
+# a title is given this much room, so that it is never cut off at the chart's edge.
+EM_WIDE = 0.7
+# The smallest cell a grid of patterns may shrink to so that its row fits the page (its words stay 10-11 px).
+MIN_CELL = 16
 
 
 def _esc(text) -> str:
@@ -46,6 +52,7 @@ def _heatmap_body(x0: float, y0: float, matrix, rows: Sequence[str], cols: Seque
     """
     label_w = 8 + 7 * max((len(r) for r in rows), default=1)
     top = 18 if title else 0
+    title_w = EM_WIDE * 12 * len(title) if title else 0
     body = [_text(x0 + label_w, y0 + 10, title, size=12, weight="bold")] if title else []
     # Cells of one colour are drawn as one path (a square per cell): far fewer bytes than a <rect>
     # each, which matters for the website's precomputed explorers.
@@ -62,7 +69,7 @@ def _heatmap_body(x0: float, y0: float, matrix, rows: Sequence[str], cols: Seque
             cells.setdefault(blue(v), []).append(f"M{x:g} {y:g}h{side}v{side}h-{side}z")
             if show_values:
                 body.append(_text(x + cell / 2, y + cell / 2, f"{v:.2f}", anchor="middle", size=9,
-                                  fill="white" if v > 0.6 else "#222"))
+                                  fill=ink_on(blue(v))))
     body[1 if title else 0:1 if title else 0] = [f'<path fill="{fill}" d="{"".join(d)}"/>' for fill, d in cells.items()]
     h = top + len(rows) * cell
     for j, c in enumerate(cols):
@@ -70,7 +77,7 @@ def _heatmap_body(x0: float, y0: float, matrix, rows: Sequence[str], cols: Seque
         body.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="10" text-anchor="end" '
                     f'transform="rotate(-45 {x:.1f} {y:.1f})" fill="#222">{_esc(c)}</text>')
     col_h = 8 + 5 * max((len(c) for c in cols), default=1)
-    return body, label_w + len(cols) * cell, h + col_h
+    return body, label_w + max(len(cols) * cell, title_w), h + col_h
 
 
 def heatmap(matrix, rows: Sequence[str], cols: Sequence[str], alt: str, title: str = "", cell: int = 34,
@@ -84,6 +91,13 @@ def heatmap_grid(items: Sequence[tuple[str, object]], rows: Sequence[str], cols:
                  per_row: int = 4, cell: int = 22, dimmed: Sequence[str] = ()) -> str:
     """Small multiples: several patterns over the same tokens, `per_row` to a line. Titles listed in
     `dimmed` (for example the heads switched off) are drawn faded, with "(off)" after the title."""
+    # As many to a line as fit the page's column, the cells shrunk down to MIN_CELL first.
+    label_w = 8 + 7 * max((len(r) for r in rows), default=1)
+    for fit in range(min(per_row, len(items)), 0, -1):
+        room = int(((PAGE_PX - 8) / fit - 16 - label_w) / max(len(cols), 1))
+        if room >= MIN_CELL or fit == 1:
+            per_row, cell = fit, max(min(cell, room), MIN_CELL)
+            break
     bodies, w, h = [], 0.0, 0.0
     for n, (title, matrix) in enumerate(items):
         off = title in dimmed

@@ -8,7 +8,44 @@ from __future__ import annotations
 
 from lib.analysis.lens import stage_label
 
-from lib.pictures.colours import GROUP_COLOURS, PALETTE  # noqa: F401  (the figures' palette, one home)
+from lib.pictures.colours import GROUP_COLOURS, PALETTE, ink_on, text_shade  # noqa: F401  (the figures' palette, one home)
+from lib.pictures.legibility import PAGE_PX, check  # noqa: F401  (chapters that end with plt.show() call check)
+
+# The figures' resolution and the widest a figure may be drawn: the page's column at DPI, so that
+# a figure is shown at the size it was drawn and its text at the size it was set.
+# (A figure is saved with its tight bounding box and 0.1 in of margin on each side: PAGE_WIDTH leaves
+# room for the margins, so the saved image is the column's width, not a little more.)
+DPI = 100
+PAGE_WIDTH = PAGE_PX / DPI - 0.2
+
+
+def subplots(nrows: int = 1, ncols: int = 1, height: float = 3.0, width: float = PAGE_WIDTH, **kw):
+    """plt.subplots at the page's width (at most), laid out by matplotlib's constrained layout so
+    that titles, labels and colour bars stay inside the canvas."""
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(nrows, ncols, figsize=(min(width, PAGE_WIDTH), height), dpi=DPI, layout="constrained", **kw)
+
+
+def title(ax, text: str, fontsize: float = 10, **kw):
+    """An axes' title cut into lines, at spaces, that fit the axes' width (about 0.6 em a character),
+    so that the titles of small multiples neither run into each other nor off the canvas."""
+    import textwrap
+
+    width_px = ax.get_position().width * ax.figure.get_figwidth() * 72      # in points
+    most = max(8, int(width_px / (0.6 * fontsize)))
+    lines = [line for part in text.split("\n") for line in (textwrap.wrap(part, most) or [""])]
+    return ax.set_title("\n".join(lines), fontsize=fontsize, **kw)
+
+
+_title = title      # for the functions below whose argument is called `title`
+
+
+def cell_text(ax, image, x, y, s: str, value: float, **kw):
+    """Text on a heatmap's cell, in the ink that reads on the colour `image` (an AxesImage) gives
+    `value`: white on dark cells, black on light ones (lib.pictures.colours.ink_on)."""
+    ground = image.cmap(image.norm(value))
+    return ax.text(x, y, s, ha="center", va="center", color=ink_on(ground), **kw)
 
 
 def show(fig, alt: str) -> None:
@@ -25,6 +62,7 @@ def show(fig, alt: str) -> None:
     from IPython.display import display
 
     alt = " ".join(alt.split())
+    check(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight", dpi=fig.dpi)
     plt.close(fig)
@@ -58,9 +96,25 @@ def results_page(ax, ranked, title: str = "", highlight: str | None = None, k: i
         ax.text(min(p, xmax) + 0.01 * xmax, i, f"{p:.3f}", va="center", fontsize=9)
     ax.set_xlabel("probability")
     if title:
-        ax.set_title(title, fontsize=11, loc="left")
+        _title(ax, title, fontsize=11, loc="left")
     style_axes(ax)
     return ax
+
+
+def number_grids(panels, height: float = 2.2, fontsize: float = 9):
+    """Small grids of numbers side by side, each shaded by its values and titled: [(title, matrix), ...]
+    (the convolution's image, maps and pooled maps). Each number is written in the ink its cell needs."""
+    import numpy as np
+
+    fig, axes = subplots(1, len(panels), height=height)
+    for ax, (name, m) in zip(np.atleast_1d(axes), panels):
+        m = np.asarray(m)
+        image = ax.imshow(m, cmap="Blues", vmin=min(0, m.min()), vmax=max(1, m.max()))
+        for (i, j), v in np.ndenumerate(m):
+            cell_text(ax, image, j, i, f"{v:g}", v, fontsize=fontsize)
+        _title(ax, name, fontsize=fontsize)
+        ax.set_xticks([]), ax.set_yticks([])
+    return fig
 
 
 def lens_grid(ax, view):
@@ -70,12 +124,11 @@ def lens_grid(ax, view):
 
     k, n = len(view.top[0]), len(view.stages)
     shade = np.array([[p for _, p in col] for col in view.top]).T
-    ax.imshow(shade, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    image = ax.imshow(shade, cmap="Blues", vmin=0, vmax=1, aspect="auto")
     for j, col in enumerate(view.top):
         for i, (tok, p) in enumerate(col):
-            colour = "white" if p > 0.6 else "black"
             weight = "bold" if tok == view.track else "normal"
-            ax.text(j, i, f"{tok}\n{p:.3f}", ha="center", va="center", fontsize=9, color=colour, fontweight=weight)
+            cell_text(ax, image, j, i, f"{tok}\n{p:.3f}", p, fontsize=9, fontweight=weight)
     ax.set_xticks(range(n), [s.replace("blocks.", "block ").replace(".attn", "\n+attn").replace(".mlp", "\n+MLP")
                              for s in view.stages], fontsize=9)
     ax.set_yticks(range(k), [f"#{i + 1}" for i in range(k)])
@@ -94,6 +147,7 @@ def lens_climb(ax, view):
     ax.set_xticks(list(x), [s.replace("blocks.", "b").replace(".attn", " attn").replace(".mlp", " MLP")
                             for s in view.stages], fontsize=8)
     ax.set_ylim(0, 1.15)
+    ax.set_xlim(-0.6, len(view.stages) - 0.4)   # room for the first and last points' labels
     ax.set_ylabel(f"P({view.track})")
     style_axes(ax)
     return ax
@@ -101,13 +155,27 @@ def lens_climb(ax, view):
 
 def trajectory(ax, traj, label: str = "", colour: str | None = None):
     """The last position's path across the stages on a concept plane, stages labelled."""
+    import numpy as np
+
     xy = traj.coords
     colour = colour or PALETTE["main"]
     ax.plot(xy[:, 0], xy[:, 1], marker="o", color=colour, label=label or None)
     for i in range(len(xy) - 1):
         ax.annotate("", xy[i + 1], xy[i], arrowprops=dict(arrowstyle="->", color=colour, lw=1.2))
-    for name, (x, y) in zip(traj.stages, xy):
-        ax.annotate(stage_label(name), (x, y), textcoords="offset points", xytext=(4, 6), fontsize=8)
+    # Stages that leave the point where it was (a block switched off) share one label, "embedding =
+    # attention 0", instead of two printed over each other; labels go where they clear each other.
+    ax.autoscale_view()
+    px = ax.transData.transform(xy[:, :2])
+    groups: list[list[int]] = []
+    for i in range(len(xy)):
+        if groups and np.hypot(*(px[i] - px[groups[-1][0]])) < 6:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    names = [" = ".join(stage_label(traj.stages[i]) for i in g) for g in groups]
+    spots = [xy[g[0], :2] for g in groups]
+    for name, (x, y), offset in zip(names, spots, label_offsets(ax, spots, names, 8)):
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=offset, fontsize=8)
     ax.axvline(0, color=PALETTE["muted"], lw=0.6)
     ax.axhline(0, color=PALETTE["muted"], lw=0.6)
     ax.set_xlabel(f"along {traj.words[0]}")
@@ -119,17 +187,17 @@ def trajectory(ax, traj, label: str = "", colour: str | None = None):
 WRITER_COLOURS = {"prompt": PALETTE["muted"], "model": PALETTE["main"], "tool": PALETTE["accent"]}
 
 
-def belt_strip(belt, title: str = "", per_row: int = 17):
-    """A conveyor belt (lib.content.conveyor) as a strip of tokens, coloured by who wrote each one."""
-    import matplotlib.pyplot as plt
+def belt_strip(belt, title: str = "", per_row: int = 12):
+    """A conveyor belt (lib.content.conveyor) as a strip of tokens, coloured by who wrote each one,
+    each token in the ink that reads on its box."""
     from matplotlib.patches import Rectangle
 
     rows = (len(belt.tokens) + per_row - 1) // per_row
-    fig, ax = plt.subplots(figsize=(10, 0.55 * rows + 0.6))
+    fig, ax = subplots(height=0.42 * rows + 0.75)
     for i, t in enumerate(belt.tokens):
         r, c = divmod(i, per_row)
         ax.add_patch(Rectangle((c, -r), 0.94, 0.8, color=WRITER_COLOURS[t.writer]))
-        ax.text(c + 0.47, -r + 0.4, t.token, ha="center", va="center", fontsize=8, color="white")
+        ax.text(c + 0.47, -r + 0.4, t.token, ha="center", va="center", fontsize=8, color=ink_on(WRITER_COLOURS[t.writer]))
     ax.set_xlim(0, per_row)
     ax.set_ylim(-rows + 0.9, 0.9)
     ax.axis("off")
@@ -138,7 +206,6 @@ def belt_strip(belt, title: str = "", per_row: int = 17):
               bbox_to_anchor=(0.5, 0), ncol=3, fontsize=8, frameon=False)
     if title:
         ax.set_title(title, fontsize=10, loc="left")
-    fig.tight_layout()
     return fig
 
 
@@ -197,9 +264,10 @@ def scatter_map(ax, coords, labels, groups, title: str = "", xlabel: str = "", y
         ax.scatter(x, y, color=colours[group], s=16)
     offsets = label_offsets(ax, coords, labels, fontsize)
     for (x, y), label, group, offset in zip(coords, labels, groups, offsets):
-        ax.annotate(label, (x, y), fontsize=fontsize, color=colours[group], xytext=offset, textcoords="offset points")
+        ax.annotate(label, (x, y), fontsize=fontsize, color=text_shade(colours[group]), xytext=offset,
+                    textcoords="offset points")
     if title:
-        ax.set_title(title, fontsize=10)
+        _title(ax, title, fontsize=10)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if not axes:
@@ -213,7 +281,7 @@ def scatter_map(ax, coords, labels, groups, title: str = "", xlabel: str = "", y
     return ax
 
 
-def with_alt(fig, alt: str, dpi: int = 110):
+def with_alt(fig, alt: str, dpi: int = DPI):
     """A matplotlib figure as an image whose text description is computed from the numbers it
     draws. (A notebook's image output takes its alt text only from typed cell metadata, which
     cannot follow the data.) The figure is closed so that it is not also drawn a second time."""
@@ -224,6 +292,7 @@ def with_alt(fig, alt: str, dpi: int = 110):
     import matplotlib.pyplot as plt
     from IPython.display import HTML
 
+    check(fig, dpi)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
     plt.close(fig)
