@@ -38,7 +38,7 @@ def constants() -> dict:
 
     return {"PALETTE": colours.PALETTE, "GROUP_COLOURS": list(colours.GROUP_COLOURS),
             "BLUE_LOW": list(colours.BLUE_LOW), "BLUE_HIGH": list(colours.BLUE_HIGH),
-            "BLUE_SHADES": colours.BLUE_SHADES, "MASKED": list(colours.MASKED),
+            "BLUE_SHADES": colours.BLUE_SHADES, "BLUE_INKS": colours.blue_inks(), "MASKED": list(colours.MASKED),
             "MIN_TEMPERATURE": MIN_TEMPERATURE, "MAX_SEED": MAX_SEED, "TOP_P_FLOOR": TOP_P_FLOOR,
             "MAX_COUNT": MAX_COUNT, "PATCH_MIN_CHANGE": MIN_CHANGE, "MESSAGES": MESSAGES,
             "GAME": game()}

@@ -73,3 +73,9 @@ def ink_on(ground) -> str:
     """The text colour that reads on `ground`: white or black, whichever contrasts more (>= 4.58:1)."""
     light, dark = contrast(INK_LIGHT, ground), contrast(INK_DARK, ground)
     return hex_colour(INK_LIGHT) if light > dark else hex_colour(INK_DARK)
+
+
+def blue_inks() -> list[str]:
+    """The ink of text on each of the ramp's BLUE_SHADES shades, in order: the page's explorers write
+    numbers and tokens on heatmap cells in it (their `blue(p)` and this list share one index)."""
+    return [ink_on(blue(k / (BLUE_SHADES - 1))) for k in range(BLUE_SHADES)]

@@ -19,7 +19,7 @@
  * heatmaps' ramp: lib/pictures/colours.py); a kernel's widget gets those constants written in
  * front of this file and loads it as one module (lib.explorers.web.kernel_renderer).
  */
-import { BLUE_HIGH, BLUE_LOW, BLUE_SHADES, GROUP_COLOURS, MASKED, PALETTE } from "./constants.js";
+import { BLUE_HIGH, BLUE_INKS, BLUE_LOW, BLUE_SHADES, GROUP_COLOURS, MASKED, PALETTE } from "./constants.js";
 import { machinePictures } from "./machine-render.js";
 
 const INK = "var(--course-ink, #222)";
@@ -249,6 +249,9 @@ function blue(p) {
   return "#" + BLUES[shade(p)].map((c) => c.toString(16).padStart(2, "0")).join("");
 }
 
+/** The ink that reads on blue(p): white or black by contrast (lib.pictures.colours.ink_on). */
+const inkOn = (p) => BLUE_INKS[shade(p)];
+
 
 /** A matrix as a bitmap, one pixel a cell (the causal mask's cells grey), as a data: address:
  *  a heatmap of 48 x 48 cells is one small image instead of thousands of shapes to draw. */
@@ -298,7 +301,7 @@ function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
   if (o.values && n <= 16 && cell >= 28) {
     body.push(h("g", {}, tokens.map((_, i) => tokens.slice(0, i + 1).map((__, j) =>
       text(x0 + labelW + j * cell + cell / 2, y0 + top0 + i * cell + cell / 2, fix(matrix[i][j], 2),
-        { anchor: "middle", size: 9, fill: matrix[i][j] > 0.6 ? "white" : "#222" })))));
+        { anchor: "middle", size: 9, fill: inkOn(matrix[i][j]) })))));
   }
   if (o.mark !== undefined) {
     body.push(rect(x0 + labelW, y0 + top0 + o.mark * cell, n * cell, cell, "none", { style: `stroke:${PALETTE.accent};stroke-width:2` }));
@@ -453,7 +456,7 @@ const PICTURES = {
     v.top.forEach((col, j) => {
       col.forEach(([tok, p], i) => {
         const x = left + j * cellW, y = y0 + i * cellH;
-        const ink = p > 0.6 ? "white" : "#222", bold = tok === v.track;
+        const ink = inkOn(p), bold = tok === v.track;
         body.push(rect(x, y, cellW - 2, cellH - 2, blue(p)));
         body.push(text(x + cellW / 2, y + 13, tok, { anchor: "middle", fill: ink, bold, size: small ? 10 : undefined }));
         body.push(text(x + cellW / 2, y + 28, fix(p), { anchor: "middle", size: small ? 9 : 11, fill: ink, bold }));
@@ -543,7 +546,7 @@ const PICTURES = {
         body.push(rect(labelW + p * cell, g0 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
           picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}));
         if (named) body.push(text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
-          { anchor: "middle", size: 9, fill: x > 0.6 ? "white" : "#222" }));
+          { anchor: "middle", size: 9, fill: inkOn(x) }));
       });
     });
     titled.forEach((t, k) => body.push(text(4, 12 + 16 * k, t, { size: 12 })));
@@ -583,7 +586,7 @@ const PICTURES = {
         grid.push(h("rect", { x, y, width: cw - 1, height: ch - 1, fill: blue(p),
           style: picked ? `stroke:${PALETTE.accent};stroke-width:2` : null },
         h("title", {}, `L${l}H${h0}: ${b >= 0 ? `${v.tokens[b]} ${fix(p, 2)}` : "no word"}; [CLS], [SEP] and punctuation ${fix(parked(r), 2)}`)));
-        if (b >= 0 && chars >= 2) grid.push(text(x + cw / 2, y + ch / 2, v.tokens[b].slice(0, chars), { anchor: "middle", size: 9, fill: p > 0.6 ? "white" : "#222" }));
+        if (b >= 0 && chars >= 2) grid.push(text(x + cw / 2, y + ch / 2, v.tokens[b].slice(0, chars), { anchor: "middle", size: 9, fill: inkOn(p) }));
       });
     });
     const overview = svg(labelW + H * cw + 8, top0 + L * ch + 6, alt, grid);
