@@ -180,7 +180,9 @@ def test_the_widgets_controls_come_from_the_definition(lm):
     assert list(box.controls) == [c.name for c in ex.controls]
     for c in ex.controls:
         w = box.controls[c.name]
-        assert w.description == c.label and w.tooltip == c.description
+        assert w.description == c.label and (w.slider if c.kind == "number" else w).tooltip == c.description
+        if c.kind == "number":
+            assert w.box.tooltip == c.description and w.slider.description == c.label
     assert box.controls["temperature"].value == 1.0 and box.controls["temperature"].box.value == "1.00"
 
 

@@ -59,7 +59,8 @@ def _number(c, tip):
                                layout=W.Layout(width="20em"), **tip)
     box = W.Text(value=text_of(c.default), layout=W.Layout(width=f"{(c.width or 8) * 0.6 + 2:.1f}em"), **tip)
     control = NumberControl([slider, box], value=c.default)
-    control.description, control.tooltip, control.slider, control.box = c.label, c.description, slider, box
+    # (A box's own tooltip trait breaks JupyterLab's view of it: the slider and the box carry the description.)
+    control.description, control.slider, control.box = c.label, slider, box
     syncing = []
 
     def linked(move):
