@@ -316,7 +316,13 @@ state.bench = async function bench(rounds = 3) {
         if (input === prompt) continue;
         // The control moved by hand (no event: the timing covers exactly one update).
         if (input.tagName === "BUTTON") input.setAttribute("aria-pressed", input.getAttribute("aria-pressed") === "true" ? "false" : "true");
-        else if (input.type === "range") input.value = String((+input.value + 1) % (+input.max + 1));
+        else if (input.type === "range") {
+          input.value = String((+input.value + 1) % (+input.max + 1));
+          // A number's slider writes its box, which holds the value the view reads.
+          const box = input.parentElement.querySelector("input.course-number");
+          const c = ex.spec.rows.flat().find((d) => d.name === input.dataset.control);
+          if (box && c) box.value = c.shown[+input.value];
+        }
         else if (input.tagName === "SELECT") input.selectedIndex = (input.selectedIndex + 1) % input.options.length;
         // A text box: its own value again (the update is timed all the same).
         times.push(await timed(ex));
