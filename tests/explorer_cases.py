@@ -55,6 +55,17 @@ def random_text(rng: random.Random, name: str, n_tokens: int, vocab_size: int, l
     raise KeyError(name)
 
 
+def random_number(rng: random.Random, c):
+    """A "number" control's value as its box gives it (parse_number): a slider's stop, a number typed
+    over the whole range the read-out takes (1e-6 to 1000), now and then text or a number it refuses."""
+    roll = rng.random()
+    if roll < 0.1:
+        return rng.choice(["abc", "", "1,5", 0.0, -2.0, math.nan, math.inf, -math.inf, 1e-7])
+    if roll < 0.55:
+        return rng.choice(c.options)
+    return float(f"{10 ** rng.uniform(-6, 3):.3g}")
+
+
 def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = None) -> dict:
     """One random setting of every control of `explorer` (`labels`: each point set's labels, for axes)."""
     tokens = lm.vocab.tokens if lm is not None else []
@@ -69,6 +80,8 @@ def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = N
             values[c.name] = rng.choice(["", rng.choice(tokens), rng.choice(tokens), "Tars"])
         elif c.kind == "choice":
             values[c.name] = rng.choice(c.options)
+        elif c.kind == "number":
+            values[c.name] = random_number(rng, c)
         elif c.kind == "toggle":
             values[c.name] = rng.random() < 0.3
         elif c.name == "corrupted":

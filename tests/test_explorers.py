@@ -15,8 +15,9 @@ from lib.explorers import catalogue, page
 from lib.analysis.lens import lens_view
 from lib.analysis.sampling import sampling_view
 from lib.explorers.boxes import parse_position, parse_seed, parse_top_k, parse_top_p
-from lib.explorers.definition import TEMPERATURES, Control, every_example, log_stops, shown_number
-from lib.model.readout import prompt_logits, softmax
+from lib.explorers.definition import (TEMPERATURES, Control, every_example, log_stops, nearest_stop, parse_number,
+                                      shown_number)
+from lib.model.readout import check_temperature, prompt_logits, softmax
 from lib.model.store import load
 
 from lib.content.prompts import CONFIDENT, UNCERTAIN
@@ -124,6 +125,19 @@ def test_a_slider_shows_the_value_it_uses():
     assert log_stops(1, 100, 2, 2) == (1.0, 10.0, 100.0)
 
 
+def test_a_typed_number_is_read_as_pythons_float_reads_it_and_finds_its_stop():
+    assert [parse_number(t) for t in ("0.02", " 1e-4 ", "1_000", "-1", "abc", "")] == [0.02, 1e-4, 1000.0, -1.0, "abc", ""]
+    assert math.isnan(parse_number("nan")) and parse_number("inf") == math.inf and parse_number(2) == 2.0
+    stops = TEMPERATURES
+    assert stops[nearest_stop(stops, 1.0)] == 1.0 and stops[nearest_stop(stops, 2.0)] == 2.0
+    assert nearest_stop(stops, 0.02) == 0 and nearest_stop(stops, 50.0) == nearest_stop(stops, math.inf) == len(stops) - 1
+    assert [nearest_stop(stops, v) for v in ("abc", 0.0, -3.0, math.nan)] == [0, 0, 0, 0]
+    near = stops[nearest_stop(stops, 0.5123)]
+    assert all(abs(math.log(near / 0.5123)) <= abs(math.log(s / 0.5123)) for s in stops), "the nearest in the log"
+    with pytest.raises(ValueError, match="increasing positive stops"):
+        Control("t", "t", "a number", "number", 1.0, options=(2.0, 1.0))
+
+
 def test_a_control_refuses_a_default_outside_its_options():
     with pytest.raises(ValueError, match="not one of its options"):
         Control("p", "perplexity", "how many neighbours", "choice", 7, options=(2, 5))
@@ -166,8 +180,10 @@ def test_the_widgets_controls_come_from_the_definition(lm):
     assert list(box.controls) == [c.name for c in ex.controls]
     for c in ex.controls:
         w = box.controls[c.name]
-        assert w.description == c.label and w.tooltip == c.description
-    assert box.controls["temperature"].value == 1.0 and box.controls["temperature"].label == "1.00"
+        assert w.description == c.label and (w.slider if c.kind == "number" else w).tooltip == c.description
+        if c.kind == "number":
+            assert w.box.tooltip == c.description and w.slider.description == c.label
+    assert box.controls["temperature"].value == 1.0 and box.controls["temperature"].box.value == "1.00"
 
 
 def test_sampling_widget_shows_every_bad_input_as_a_message(lm):
@@ -186,6 +202,61 @@ def test_sampling_widget_shows_every_bad_input_as_a_message(lm):
         else:
             assert box.message.value == ""
     assert box.figure.data != first and box.figure.data["rows"][0]["token"] == "Tarso"
+
+
+@pytest.mark.parametrize("make", [catalogue.temperature_explorer, catalogue.sampling_explorer])
+def test_a_typed_temperature_over_the_librarys_whole_range(lm, make):
+    """The temperature box takes any number the read-out takes (the slider pins at its end beyond its
+    range); text, 0, negatives, nan, inf and values below MIN_TEMPERATURE get check_temperature's
+    sentence, and the last good picture stays."""
+    box = make(lm, [UNCERTAIN]).widget()
+    t = box.controls["temperature"]
+    for text, value, stop in (("0.02", 0.02, TEMPERATURES[0]), ("50", 50.0, TEMPERATURES[-1]),
+                              ("1e-4", 1e-4, TEMPERATURES[0]), ("1e-6", 1e-6, TEMPERATURES[0]),
+                              ("1000", 1000.0, TEMPERATURES[-1]), (" 2 ", 2.0, 2.0)):
+        t.box.value = text
+        assert box.message.value == "" and t.value == value and t.slider.value == stop, text
+        assert box.figure.data["temperature"] == value
+    page = box.figure.data["page" if make is catalogue.temperature_explorer else "rows"]
+    heated = [p for _, p in page] if make is catalogue.temperature_explorer else [r["heated"] for r in page]
+    want = softmax(prompt_logits(lm, UNCERTAIN), 2.0).sort(descending=True).values[:len(heated)].tolist()
+    assert heated == pytest.approx(want, abs=1e-12)
+    for text in ("abc", "0", "-1", "nan", "inf", "1e-7", ""):
+        before = box.figure.data
+        t.box.value = text
+        with pytest.raises(CourseError) as refused:
+            check_temperature(parse_number(text))
+        assert str(refused.value) in box.message.value and box.figure.data == before, text
+    t.slider.value = TEMPERATURES[5]
+    assert t.box.value == shown_number(TEMPERATURES[5]) and box.message.value == ""
+    assert box.figure.data["temperature"] == TEMPERATURES[5]
+    t.value = 0.003                                        # set from Python, as the benchmark sets it
+    assert t.box.value == "0.003" and t.slider.value == TEMPERATURES[0] and box.figure.data["temperature"] == 0.003
+
+
+def test_a_click_on_the_machines_map_sets_its_menu_in_a_kernel(lm):
+    """The renderer sends {"choose": "part=..."} when a marked part of the map is clicked (render.js);
+    the kernel's widget sets the "show" menu to it, as the page does, and ignores what it does not know."""
+    from lib.explorers.machine import machine_explorer
+
+    box = machine_explorer(lm, [CONFIDENT]).widget()
+    show = box.controls["part"]
+    start = box.figure.data
+
+    def click(choose):      # the custom message as ipywidgets delivers it from the front end
+        box.figure._handle_msg({"content": {"data": {"method": "custom", "content": {"choose": choose}}},
+                                "buffers": []})
+
+    for choose, part in (("part=readout", "readout"), ("part=MLP1", "MLP1"), ("part=L1H2", "L1H2")):
+        click(choose)
+        assert show.value == part and box.figure.data["detail"]["part"] == part, choose
+    assert box.figure.data != start
+    before = box.figure.data
+    for junk in ("part=L9H9", "nothing=1", "part", "L0H1=True"):
+        click(junk)
+        assert show.value == "L1H2" and box.figure.data == before, junk
+    box.figure._handle_msg({"content": {"data": {"method": "custom", "content": "part=readout"}}, "buffers": []})
+    assert show.value == "L1H2"
 
 
 def test_the_seed_picks_what_the_library_picks(lm):

@@ -46,7 +46,9 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
 
     def setting(box, name, values):
-        return [lambda v=v: setattr(box.controls[name], "value", v) for v in values]
+        # A control of the explorer by name, or one part of a control (the temperature's typed box).
+        w = box.controls[name] if hasattr(box, "controls") else getattr(box, name)
+        return [lambda v=v: setattr(w, "value", v) for v in values]
 
     def flipping(box, names):
         return [lambda w=box.controls[names[i % len(names)]]: setattr(w, "value", not w.value) for i in range(steps)]
@@ -57,6 +59,9 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     cases.append(("temperature slider", setting(box, "temperature", temperatures)))
     box = catalogue.sampling_explorer(lm, prompts).widget()
     cases.append(("sampling: temperature slider", setting(box, "temperature", temperatures)))
+    # A temperature typed into the box beside the slider, over the read-out's whole range (1e-6 to 1000).
+    typed = [f"{10 ** (-6 + 9 * ((7 * i) % steps) / steps):.3g}" for i in range(steps)]
+    cases.append(("sampling: temperature typed", setting(box.controls["temperature"], "box", typed)))
     cases.append(("sampling: seed box", setting(box, "seed", [str(i % 21) for i in range(1, steps + 1)])))
     cases.append(("sampling: top-p box", setting(box, "top_p", [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)])))
     box = catalogue.lens_explorer(lm, prompts).widget()

@@ -48,7 +48,8 @@ def _prompts() -> dict[str, str]:
 # ----------------------------------------------------------------------------- Part 3
 @registered("temperature", lambda: [temperature_explorer(_model(), [_prompts()["uncertain"], _prompts()["confident"]])])
 def temperature_explorer(lm, prompts: Sequence[str], temperature: float = 1.0, k: int = 10) -> Explorer:
-    """A temperature slider and a prompt over the model's results page (the `k` best tokens)."""
+    """A temperature (slid, or typed over the read-out's whole range) and a prompt over the model's
+    results page (the `k` best tokens)."""
     def compute(v):
         return {"tokens": _tokens(lm, v["prompt"]), "temperature": v["temperature"],
                 "page": _pairs(temperature_page(lm, v["prompt"], v["temperature"], k))}

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-KINDS = ("prompt", "token", "text", "choice", "toggle")
+KINDS = ("prompt", "token", "text", "choice", "toggle", "number")
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,11 @@ class Control:
     - "token": one token of the model, or blank;
     - "text": free text that `compute` parses (a top-k, a seed, an axis such as "Paolo - Pietro");
     - "choice": one of `options` (shown as `shown`), as a menu or, with `slider`, a slider;
-    - "toggle": on or off.
+    - "toggle": on or off;
+    - "number": any number, typed in a box, beside a slider over `options` (its stops, shown as
+      `shown`) for the common range, linked both ways: the slider's stop writes the box, a typed
+      number moves the slider to its nearest stop (or to its end, out of its range). Its value is the
+      number typed (`parse_number`: text that is no number stays text), and `compute` checks it.
     `description` says what the control does: a tooltip, and what a screen reader announces.
     """
     name: str
@@ -54,12 +58,19 @@ class Control:
                 raise ValueError(f"{self.name}: default {self.default!r} is not one of its options")
             if self.shown and len(self.shown) != len(self.options):
                 raise ValueError(f"{self.name}: {len(self.shown)} labels for {len(self.options)} options")
+        if self.kind == "number":
+            if not self.options or list(self.options) != sorted(self.options) or self.options[0] <= 0:
+                raise ValueError(f"{self.name}: a number's slider needs increasing positive stops")
+            if self.shown and len(self.shown) != len(self.options):
+                raise ValueError(f"{self.name}: {len(self.shown)} labels for {len(self.options)} stops")
 
     def spec(self) -> dict:
         out = {"name": self.name, "label": self.label, "description": self.description, "kind": self.kind,
                "default": self.default}
         if self.kind == "choice":
             out.update(options=list(self.options), shown=list(self.labels()), slider=self.slider)
+        elif self.kind == "number":
+            out.update(options=list(self.options), shown=list(self.labels()))
         elif self.options:
             out["options"] = list(self.options)
         if self.placeholder:
@@ -127,6 +138,29 @@ def log_stops(low: float, high: float, n: int, digits: int = 3) -> tuple[float, 
     return tuple(stops)
 
 
+def parse_number(text):
+    """What a "number" control's box holds, as `compute` reads it: the number Python's float() reads in
+    the text (nan, inf, 0 and negatives included: `compute` says what is allowed), else the text itself.
+    The page's twin is `parseNumber` in page.js (python.js's pyParseFloat)."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return float(text)
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return text
+
+
+def nearest_stop(stops: Sequence[float], value) -> int:
+    """The index of the slider's stop nearest `value` in the logarithm (its end when `value` lies beyond
+    it; the first stop for a value that is no positive number)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
+        return 0
+    if value >= stops[-1]:
+        return len(stops) - 1
+    target = math.log(value)
+    return min(range(len(stops)), key=lambda i: (abs(math.log(stops[i]) - target), i))
+
+
 def shown_number(v: float, digits: int = 3) -> str:
     """A stop as its slider shows it: `digits` significant digits, trailing zeros kept (0.100)."""
     return f"{v:#.{digits}g}".rstrip(".")
@@ -141,9 +175,13 @@ def prompt_control(prompts: Sequence[str], name: str = "prompt", label: str = "p
 
 
 def temperature_control(default: float = 1.0) -> Control:
+    """A slider over 0.1 to 10 and a box that takes any temperature the read-out accepts."""
+    from lib.model.readout import MIN_TEMPERATURE
+
     return Control("temperature", "temperature", "divides every logit before the softmax: below 1 sharpens the page, "
-                   "above 1 flattens it", "choice", default, options=TEMPERATURES,
-                   shown=tuple(shown_number(t) for t in TEMPERATURES), slider=True)
+                   f"above 1 flattens it; slide from {shown_number(TEMPERATURES[0])} to {shown_number(TEMPERATURES[-1])}, "
+                   f"or type any number from {MIN_TEMPERATURE:g} up", "number", default,
+                   options=TEMPERATURES, shown=tuple(shown_number(t) for t in TEMPERATURES), width=7)
 
 
 def token_control(name: str, label: str, description: str, default: str = "", placeholder: str = "") -> Control:

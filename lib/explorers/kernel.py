@@ -38,11 +38,67 @@ def _view_class():
     return _VIEW_CLASS
 
 
+def _number(c, tip):
+    """A "number" control: a slider over its stops and a box beside it, linked both ways. The box's
+    `value` is what `compute` reads: the number typed (or the text, when it is no number)."""
+    import ipywidgets as W
+    import traitlets
+
+    from lib.explorers.definition import nearest_stop, parse_number
+
+    stops, labels = list(c.options), list(c.labels())
+
+    def text_of(v):
+        return labels[stops.index(v)] if v in stops else (v if isinstance(v, str) else repr(v))
+
+    class NumberControl(W.HBox):
+        value = traitlets.Any()
+
+    slider = W.SelectionSlider(options=list(zip(labels, stops)), value=stops[nearest_stop(stops, c.default)],
+                               description=c.label, continuous_update=True, readout=False, style=STYLE,
+                               layout=W.Layout(width="20em"), **tip)
+    box = W.Text(value=text_of(c.default), layout=W.Layout(width=f"{(c.width or 8) * 0.6 + 2:.1f}em"), **tip)
+    control = NumberControl([slider, box], value=c.default)
+    # (A box's own tooltip trait breaks JupyterLab's view of it: the slider and the box carry the description.)
+    control.description, control.slider, control.box = c.label, slider, box
+    syncing = []
+
+    def linked(move):
+        """One side moved: `move` sets the others, which do not answer back."""
+        def observer(change):
+            if syncing:
+                return
+            syncing.append(1)
+            try:
+                move(change.new)
+            finally:
+                syncing.clear()
+        return observer
+
+    def from_slider(v):
+        box.value, control.value = labels[slider.index], v
+
+    def from_box(text):
+        value = parse_number(text)
+        slider.value = stops[nearest_stop(stops, value)]
+        control.value = value
+
+    def from_value(v):                 # a value set from Python (a test, the benchmark)
+        slider.value, box.value = stops[nearest_stop(stops, v)], text_of(v)
+
+    slider.observe(linked(from_slider), names="value")
+    box.observe(linked(from_box), names="value")
+    control.observe(linked(from_value), names="value")
+    return control
+
+
 def _control(c):
     """The ipywidgets control for one `Control`; its value is what `compute` reads."""
     import ipywidgets as W
 
     tip = {"tooltip": c.description} if c.description else {}
+    if c.kind == "number":
+        return _number(c, tip)
     if c.kind == "toggle":
         return W.ToggleButton(value=bool(c.default), description=c.label, layout=W.Layout(width="auto"), **tip)
     if c.kind == "choice":
@@ -59,6 +115,25 @@ def _control(c):
                           style=STYLE, layout=layout, **tip)
     return W.Text(value=str(c.default), placeholder=c.placeholder, description=c.label, style=STYLE, layout=layout,
                   **tip)
+
+
+def choose(explorer, controls, content) -> bool:
+    """A click on a part of the picture marked data-choose="control=value" (the machine's map), sent by
+    the renderer as {"choose": "control=value"}: that menu takes the option whose value or text is
+    `value`, as on the website (page.js). Anything else (an unknown control or option) is ignored.
+    Returns whether a control was set."""
+    if not isinstance(content, dict) or not isinstance(content.get("choose"), str):
+        return False
+    name, _, value = content["choose"].partition("=")
+    declared = {c.name: c for c in explorer.controls}
+    c = declared.get(name)
+    if c is None or c.kind != "choice":
+        return False
+    for option, label in zip(c.options, c.labels()):
+        if str(option) == value or label == value:
+            controls[name].value = option
+            return True
+    return False
 
 
 def widget(explorer):
@@ -90,6 +165,7 @@ def widget(explorer):
 
     for w in controls.values():
         w.observe(update, names="value")
+    figure.on_msg(lambda _, content, buffers: choose(explorer, controls, content))
     update()
     rows = [W.HBox([controls[c.name] for c in row], layout=W.Layout(flex_flow="row wrap")) for row in explorer.rows]
     notes = [W.HTML(f'<p class="course-note">{html.escape(explorer.note)}</p>')] if explorer.note else []

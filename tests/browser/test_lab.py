@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 CHAPTER = "chapters/part3/search-by-hand.ipynb"
 MAPS = "chapters/part2/three-ways.ipynb"
 PART1 = "chapters/part1/why-attention.ipynb"
+MACHINE = "chapters/part1/index.ipynb"
 SCREENSHOTS = ROOT / "_build" / "test-output"
 
 
@@ -240,14 +241,31 @@ def test_the_chapter_runs_live_and_its_slider_recomputes(browser, lab):
         arg=before, timeout=30000)
     after = _image_of_explorer(page)
     assert after != before
-    readout = slider.locator(".widget-readout").inner_text()
-    assert readout.strip() != "1.00", "the slider did not move"
-    # The kernel answers each of the six steps in turn; the last answer names the final value.
+    # The kernel answers each of the six steps in turn (writing the box beside the slider); the last
+    # answer names the sixth stop above 1.
+    from lib.explorers.definition import TEMPERATURES, shown_number
+
+    readout = shown_number(TEMPERATURES[TEMPERATURES.index(1.0) + 6])
+    typed = slider.locator("xpath=..").locator(".widget-text input").first   # the box the slider writes
     page.wait_for_function(
-        "(t) => { const c = document.querySelector('.course-explorer svg.course-chart');"
-        " return c && c.getAttribute('aria-label').includes('temperature ' + t); }",
-        arg=readout.strip(), timeout=30000)
+        "([box, t]) => { const c = document.querySelector('.course-explorer svg.course-chart');"
+        " return box.value === t && c && c.getAttribute('aria-label').includes('temperature ' + t); }",
+        arg=[typed.element_handle(), readout], timeout=30000)
     after = _image_of_explorer(page)
+    # A temperature typed beyond the slider's range: the kernel computes at it; one it refuses gets
+    # the library's sentence and the last chart stays.
+    typed.fill("0.02")
+    page.wait_for_function("() => document.querySelector('.course-explorer svg.course-chart')"
+                           ".getAttribute('aria-label').includes('temperature 0.0200')", timeout=30000)
+    typed.fill("-3")
+    message = page.locator(".course-explorer .course-error")
+    message.wait_for(timeout=30000)
+    assert message.inner_text() == "temperature must be a finite number of at least 1e-06, got -3"
+    assert "temperature 0.0200" in _image_of_explorer(page)
+    typed.fill(readout)
+    message.wait_for(state="detached", timeout=30000)
+    page.wait_for_function("(after) => document.querySelector('.course-explorer svg.course-chart')"
+                           ".getAttribute('aria-label') === after", arg=after, timeout=30000)
     # A word the model does not know: a message in the widget, the last chart stays.
     box = labelled(page.locator(".course-explorer").first, "widget-text", "prompt").locator("input")
     box.fill("<BOS> Pietro chiamma")
@@ -295,5 +313,27 @@ def test_the_maps_explorers_run_live(browser, lab):
         ".querySelector('svg.course-chart'); return c && c.getAttribute('aria-label') !== before; }",
         arg=[notebook, before], timeout=30000)
     assert "perplexity 8," in tsne.locator("svg.course-chart").first.get_attribute("aria-label")
+    assert outside == [], outside
+    context.close()
+
+
+def test_a_click_on_the_machines_map_shows_that_part_in_a_kernel(browser, lab):
+    """Part 1's map live: a click on a part of the machine's figure (drawn by the renderer in the
+    kernel's anywidget) sets the "show" menu in the kernel, and the picture shows that part."""
+    context, page, outside = _open_and_run(browser, lab, MACHINE)
+    _wait_for_the_run(page, 120)
+    explorer = page.locator(".course-explorer").first
+    explorer.locator("svg.course-chart").first.wait_for(timeout=60000)
+    show = labelled(explorer, "widget-dropdown", "show").locator("select")
+    pictures = "(el) => [...el.querySelectorAll('svg.course-chart')].map((s) => s.getAttribute('aria-label')).join(' | ')"
+    for part, shown in (("readout", "read-out"), ("L1H2", "L1H2")):
+        before = explorer.evaluate(pictures)
+        explorer.locator(f'[data-choose="part={part}"]').first.click()
+        page.wait_for_function("([s, shown]) => s.options[s.selectedIndex].textContent === shown",
+                               arg=[show.element_handle(), shown], timeout=30000)
+        page.wait_for_function(f"([el, before]) => ({pictures})(el) !== before",
+                               arg=[explorer.element_handle(), before], timeout=30000)
+    assert "head L1H2" in explorer.evaluate(pictures)
+    assert explorer.locator(".course-error").count() == 0
     assert outside == [], outside
     context.close()

@@ -48,6 +48,14 @@ OTHER_TEXT = {"prompt": "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo Tarso <SEP> 
               "embed_the": "1 0 0 0 0", "embed_cat": "0 2 0 1 0", "embed_sat": "0.5 0.5 0.5 0.5 0.5", "query": "2"}
 
 
+def _stops():
+    from lib.explorers.definition import TEMPERATURES
+    return list(TEMPERATURES)
+
+
+TEMPERATURE_STOPS = _stops()
+
+
 def explorers_of(page):
     page.wait_for_function("() => window.courseExplorers && window.courseExplorers.ready")
     return page.locator(".course-explorer.course-live")
@@ -93,11 +101,11 @@ def move(explorer, c):
         el.focus()
         el.press("Space")
         return lambda: el.press("Space")
-    if c["kind"] == "choice" and c["slider"]:
+    if (c["kind"] == "choice" and c["slider"]) or c["kind"] == "number":
         el.focus()
         at_end = el.evaluate("e => +e.value === +e.max")
         el.press("Home" if at_end else "ArrowRight")
-        start = c["options"].index(c["default"])
+        start = c["options"].index(c["default"])     # a number's default is one of its slider's stops
         return lambda: el.evaluate("(e, v) => { e.value = v; e.dispatchEvent(new Event('input')); }", str(start))
     if c["kind"] == "choice" or c.get("precomputed"):      # a menu (what the site's build computed)
         at = c["options"].index(c["default"])
@@ -165,9 +173,28 @@ def test_the_sampling_explorer_takes_any_temperature_top_k_top_p_and_seed(visit,
     slider = explorer.get_by_label("temperature", exact=True)
     stops = int(slider.get_attribute("max")) + 1
     assert stops > 300, "the temperature moves in small steps over the kernel's range"
+    typed = explorer.get_by_label("temperature (typed)", exact=True)
     slider.focus()
     slider.press("End")
-    assert explorer.locator("output").first.inner_text() == "10.0"
+    assert typed.input_value() == "10.0"
+    # Typed beyond the slider's range, both ways: the slider pins at its end, the picture follows.
+    for text, shown, at in (("0.02", "0.0200", "0"), ("1e-4", "1.00e-4", "0"), ("1000", "1000", slider.get_attribute("max"))):
+        before = seen(explorer)
+        typed.fill(text)
+        wait_for_change(explorer, before, f"typing temperature {text}")
+        words, message = seen(explorer)
+        assert message == "" and f"at temperature {shown}" in words and slider.input_value() == at, (text, words)
+    # A temperature the library refuses: its sentence, and the last good picture stays.
+    for text, said in (("warm", "temperature must be a positive number, got 'warm'"),
+                       ("0", "temperature must be a finite number of at least 1e-06, got 0"),
+                       ("1e-7", "temperature must be a finite number of at least 1e-06, got 1e-07")):
+        last = seen(explorer)
+        typed.fill(text)
+        wait_for_change(explorer, last, f"typing temperature {text}")
+        assert seen(explorer) == (words, said)
+    typed.fill("2")
+    wait_for_change(explorer, (words, said))
+    assert slider.input_value() == str(TEMPERATURE_STOPS.index(2.0)) and "at temperature 2.00" in seen(explorer)[0]
     before = seen(explorer)
     explorer.get_by_label("top-p", exact=True).fill("1.5")
     wait_for_change(explorer, before)

@@ -8,6 +8,7 @@ tests need no built book.
 import functools
 import http.server
 import json
+import math
 import random
 import sys
 import threading
@@ -331,3 +332,58 @@ def test_the_page_holds_the_real_models_sentences_only(page):
                                "of this menu only; in a kernel (launch or download this page) the explorer runs the "
                                "model on any sentence"}
     assert ex.compute(cases[2])["tokens"][:3] == ["[CLS]", "the", "bank"]     # the kernel reads it
+
+
+def test_typed_temperatures_at_the_extremes_equal_the_library(page):
+    """Every explorer with a temperature control (the registry, not a list), at the typed extremes the
+    box allows (1e-6 to 1000) and values it refuses: the page's view equals the library's to 1e-5, the
+    same sentence for a refused one; at 1e-6 the page is one-hot, at 1000 nearly flat (the page's best
+    and worst shown probabilities within a factor exp(logit range / 1000)). And the read-out's
+    logits_not_finite path: logits a double holds, divided by 1e-6, refused with the same sentence."""
+    from lib.model.readout import softmax
+
+    hot = [ex for ex in explorers() if any(c.name == "temperature" for c in ex.controls)]
+    assert {ex.view for ex in hot} >= {"temperature", "sampling"}
+    typed = [1e-6, 1e-4, 0.02, 50.0, 1000.0, "abc", 0.0, -1.0, float("nan"), float("inf"), 1e-7]
+    cases, expected = [], []
+    for ex in hot:
+        first = ex.controls[0].options[0]
+        for prompt in (first, " ".join(first.split()[:2]), "<BOS>"):
+            for t in typed:
+                values = dict(ex.defaults(), prompt=prompt, temperature=t)
+                try:
+                    expected.append({"view": json.loads(json.dumps(ex.compute(values)))})
+                except CourseError as e:
+                    expected.append({"error": str(e)})
+                cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args})
+    got = page.evaluate(JS_VIEWS, cases)
+    problems, extremes = [], 0
+    for case, e, g in zip(cases, expected, got):
+        assert "crash" not in g, g
+        if "error" in e or "error" in g:
+            if e.get("error") != g.get("error"):
+                problems.append(f"{case['values']}: library {e.get('error')!r}, page {g.get('error')!r}")
+            continue
+        problems += [f"{case['view']} {case['values']}: {d}" for d in differences(e["view"], g["view"])[:3]]
+        view, t = g["view"], case["values"]["temperature"]
+        probs = [p for _, p in view["page"]] if "page" in view else [r["heated"] for r in view["rows"]]
+        logits = prompt_logits(lib.load(case["model"]), case["values"]["prompt"]).sort(descending=True).values
+        if t == 1e-6:
+            # One-hot to 1e-9 wherever the best logit leads the next by 1e-4 or more (exp(-100) after division).
+            assert float(logits[0] - logits[1]) >= 1e-4, case["values"]
+            assert abs(probs[0] - 1) <= 1e-9 and sum(probs[1:]) <= 1e-9, (case["view"], probs[:3])
+            extremes += 1
+        if t == 1000.0:
+            spread = float(logits[0] - logits[-1])
+            assert max(probs) / min(probs) <= math.exp(spread / 1000) * (1 + 1e-9), (case["view"], probs[:3])
+            extremes += 1
+    assert not problems, "\n".join(problems[:10])
+    assert extremes == 2 * len(hot) * 3
+    refused = sum("error" in e for e in expected)
+    assert refused == 6 * len(hot) * 3, refused
+    big = [1e303, 0.0, -1e303]
+    with pytest.raises(CourseError) as too_big:
+        softmax(torch.tensor(big, dtype=torch.float64), 1e-6)
+    said = page.evaluate("(l) => { try { window.mods.readout.softmax(Float64Array.from(l), 1e-6); } "
+                         "catch (e) { return e.message; } }", big)
+    assert said == str(too_big.value) == "the logits divided by temperature 1e-06 are not all finite numbers: use a larger temperature"

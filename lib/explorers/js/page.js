@@ -14,6 +14,7 @@ import { realPatterns } from "./real.js";
 import { draw, picture } from "./render.js";
 import { VIEWS } from "./views.js";
 import { el } from "./dom.js";
+import { pyFloat, pyParseFloat } from "./python.js";
 import { explorerIds, readState, shareBar, writeState } from "./share.js";
 
 const BASE = new URL("./", import.meta.url);
@@ -40,6 +41,25 @@ function points(name) {
 
 // ----------------------------------------------------------------------------- controls
 
+/** What a "number" control's box holds, as the view reads it: the number Python's float() reads in the
+ *  text (nan, inf, 0 and negatives included: the view says what is allowed), else the text itself
+ *  (lib.explorers.definition.parse_number). */
+export function parseNumber(text) {
+  const value = pyParseFloat(String(text));
+  return value === null ? String(text) : value;
+}
+
+/** The index of the stop nearest `value` in the logarithm; the end beyond it; the first stop for a value
+ *  that is no positive number (lib.explorers.definition.nearest_stop). */
+export function nearestStop(stops, value) {
+  if (typeof value !== "number" || !(value > 0)) return 0;
+  if (value >= stops[stops.length - 1]) return stops.length - 1;
+  const target = Math.log(value);
+  let best = 0;
+  for (let i = 1; i < stops.length; i++) if (Math.abs(Math.log(stops[i]) - target) < Math.abs(Math.log(stops[best]) - target)) best = i;
+  return best;
+}
+
 /** One control from its declaration: {node to place, read() -> value, input element(s)}. */
 function buildControl(c, uid, model, onChange) {
   const id = `${uid}-${c.name}`;
@@ -57,6 +77,29 @@ function buildControl(c, uid, model, onChange) {
     });
     return { node: button, read: () => button.getAttribute("aria-pressed") === "true",
       set: (v) => button.setAttribute("aria-pressed", String(v === true)) };
+  }
+
+  if (c.kind === "number") {
+    // A slider over the common range and a box that takes any number, linked both ways (as in a kernel).
+    const textOf = (v) => {
+      const i = typeof v === "number" ? c.options.indexOf(v) : -1;
+      return i >= 0 ? c.shown[i] : typeof v === "number" ? pyFloat(v) : String(v);
+    };
+    const at = nearestStop(c.options, c.default);
+    const input = el("input", { type: "range", min: 0, max: c.options.length - 1, step: 1, value: at,
+      "aria-valuetext": c.shown[at], ...described });
+    const box = el("input", { type: "text", class: "course-number", value: textOf(c.default), size: c.width || 8,
+      spellcheck: "false", autocomplete: "off", autocapitalize: "off", inputmode: "decimal",
+      "aria-label": `${c.label} (typed)`, title: c.description, "data-control-box": c.name });
+    const slide = (i) => { input.value = i; input.setAttribute("aria-valuetext", c.shown[i]); };
+    input.addEventListener("input", () => {
+      box.value = c.shown[+input.value];
+      input.setAttribute("aria-valuetext", c.shown[+input.value]);
+      onChange();
+    });
+    box.addEventListener("input", () => { slide(nearestStop(c.options, parseNumber(box.value))); onChange(); });
+    const set = (v) => { box.value = textOf(v); slide(nearestStop(c.options, parseNumber(box.value))); };
+    return { node: label(input, [box]), read: () => parseNumber(box.value), set };
   }
 
   if (c.kind === "choice") {
@@ -273,7 +316,13 @@ state.bench = async function bench(rounds = 3) {
         if (input === prompt) continue;
         // The control moved by hand (no event: the timing covers exactly one update).
         if (input.tagName === "BUTTON") input.setAttribute("aria-pressed", input.getAttribute("aria-pressed") === "true" ? "false" : "true");
-        else if (input.type === "range") input.value = String((+input.value + 1) % (+input.max + 1));
+        else if (input.type === "range") {
+          input.value = String((+input.value + 1) % (+input.max + 1));
+          // A number's slider writes its box, which holds the value the view reads.
+          const box = input.parentElement.querySelector("input.course-number");
+          const c = ex.spec.rows.flat().find((d) => d.name === input.dataset.control);
+          if (box && c) box.value = c.shown[+input.value];
+        }
         else if (input.tagName === "SELECT") input.selectedIndex = (input.selectedIndex + 1) % input.options.length;
         // A text box: its own value again (the update is timed all the same).
         times.push(await timed(ex));

@@ -23,10 +23,14 @@ export function say(name, fields = {}) {
   return MESSAGES[name].replace(/\{(\w+)\}/g, (_, key) => String(fields[key]));
 }
 
+/** check_temperature: a number, or text that reads as one (a typed box), finite and at least MIN_TEMPERATURE. */
 export function checkTemperature(t) {
-  require(typeof t === "number" && Number.isFinite(t) && t >= MIN_TEMPERATURE,
-    say("temperature_range", { minimum: formatG(MIN_TEMPERATURE), got: formatG(t) }));
-  return t;
+  let value = t;
+  if (typeof t === "string") value = pyParseFloat(t);
+  require(typeof value === "number", say("temperature_number", { got: typeof t === "string" ? pyRepr(t) : String(t) }));
+  require(Number.isFinite(value) && value >= MIN_TEMPERATURE,
+    say("temperature_range", { minimum: formatG(MIN_TEMPERATURE), got: formatG(value) }));
+  return value;
 }
 
 export function checkSeed(seed) {

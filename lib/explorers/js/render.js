@@ -123,8 +123,13 @@ const fix = (x, d = 3) => Number(x).toFixed(d);
 const pct = (x) => `${Math.round(100 * x)}%`;
 /** Signed, with `d` decimals (+0.12, -0.40). */
 const signed = (x, d = 2) => (x >= 0 ? "+" : "") + Number(x).toFixed(d);
-/** A temperature as its slider shows it: three significant digits (0.100, 1.00, 10.0). */
-const shownT = (t) => Number(t).toPrecision(3);
+/** A temperature as its slider shows it: three significant digits (0.100, 1.00, 10.0); a typed one
+ *  beyond the slider's range as whole digits up to a million (1000), else with an exponent (1.00e-6). */
+const shownT = (t) => {
+  const x = Number(t);
+  if (x >= 1e-3 && x < 1000) return x.toPrecision(3);
+  return x >= 1000 && x < 1e6 ? x.toFixed(0) : x.toExponential(2);
+};
 /** A prompt as the words it was read as. */
 const words = (tokens) => tokens.join(" ");
 /** An integer written as digits (a BigInt-safe string) with thousands separators. */
@@ -757,6 +762,12 @@ export default {
     };
     model.on("change:data", redraw);
     model.on("change:view", redraw);
+    // A part marked data-choose="control=value" (the machine's map) asks the kernel to set that menu,
+    // as page.js sets it on the website (lib.explorers.kernel.choose).
+    el.addEventListener("click", (event) => {
+      const target = event.target.closest && event.target.closest("[data-choose]");
+      if (target) model.send({ choose: target.getAttribute("data-choose") });
+    });
     redraw();
   },
 };

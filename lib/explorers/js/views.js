@@ -13,7 +13,7 @@ import { MACHINE_VIEWS } from "./machine.js";
 import { HAND_VIEWS } from "./views_hand.js";
 import { realAttention } from "./real.js";
 import {
-  CourseError, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax, uniform,
+  CourseError, checkTemperature, checkTopK, greedy, order, parseSeed, parseTopK, parseTopP, require, reshape, sample, say, softmax, uniform,
 } from "./readout.js";
 
 const headName = (l, h) => `L${l}H${h}`;
@@ -324,6 +324,7 @@ export const VIEWS = {
 
   sampling({ model }, v, a) {
     const topK = parseTopK(v.top_k), topP = parseTopP(v.top_p), seed = parseSeed(v.seed);
+    checkTemperature(v.temperature);             // before the prompt, as sampling_view checks it
     const ids = model.encode(v.prompt);
     const logits = model.promptLogits(ids);
     const base = softmax(logits), heated = softmax(logits, v.temperature);
