@@ -19,6 +19,10 @@ PORT ?= 8000
 # Test files run two at a time (pytest-xdist; a file's tests stay together, so its fixtures are made
 # once): the machine has two cores, and many tests wait on a kernel, a browser or a subprocess.
 TEST_JOBS ?= 2
+# One BLAS/OpenMP thread per test process (and what it starts): two workers already fill the two cores,
+# and torch's own two threads each then wait on the other worker (the claims' run took 145 s of processor
+# time with them, 30 s without).
+TEST_THREADS := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 # fold: solutions folded under each exercise (the default); hide: left out of the site (a class site).
 SOLUTIONS ?= fold
 # JupyterLab's settings for a reader (no news prompt, no update check), as binder/postBuild installs them.
@@ -59,7 +63,7 @@ chromium:
 # configuration or an installed package changes, so a chapter runs again only when its output may.
 test: install $(TEST_STAMP) chromium
 	$(PY) scripts/book.py build
-	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --durations=30 $(PYTEST_ARGS)
+	$(TEST_THREADS) $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --durations=30 $(PYTEST_ARGS)
 
 serve:
 	@test -f _build/html/index.html || $(MAKE) book
