@@ -637,15 +637,24 @@ def test_many_heads_and_shapes_value_checks():
     assert "percentage" in shapes_and_cache.seven_b_embedding_share(100 * share).message
 
 
-def test_bigram_round_check():
+def test_bigram_two_steps_check():
     from lib.exercises import bigrams
+    from lib.model.readout import prompt_logits, softmax
     zl = load("zero-layer")
-    steps = bigrams._step_probabilities(zl, bigrams.ROUND)
-    assert len(steps) == 4 and all(0 < q <= 1 for q in steps)
-    assert bigrams.zero_layer_round(zl, float(np.prod(steps)))
-    assert "product" in bigrams.zero_layer_round(zl, sum(steps)).message
-    assert "only the last step" in bigrams.zero_layer_round(zl, steps[-1]).message
-    assert "too high" in bigrams.zero_layer_round(zl, 0.5).message
+    prefix, target = bigrams.TWO_STEPS["prefix"], bigrams.TWO_STEPS["target"]
+    paths = bigrams.two_step_paths(zl, prefix, target)
+    # The ways through x, summed over every x: the model's page two steps on, by brute force.
+    t = zl.vocab.id(target)
+    pages = [softmax(prompt_logits(zl, prefix + " " + x)) for x in zl.vocab.tokens]
+    first = softmax(prompt_logits(zl, prefix))
+    assert abs(sum(paths) - sum(float(first[x] * pages[x][t]) for x in range(len(pages)))) < 1e-12
+    assert bigrams.two_steps_ahead(zl, sum(paths)) and bigrams.two_steps_ahead(zl, sum(paths) + 0.004)
+    assert "only the way through vice" in bigrams.two_steps_ahead(zl, max(paths)).message
+    assert "who called him" in bigrams.two_steps_ahead(zl, paths[zl.vocab.id("Tarso")]).message
+    assert "right after Paolo" in bigrams.two_steps_ahead(zl, float(first[t])).message
+    assert "rules say" in bigrams.two_steps_ahead(zl, 1).message
+    assert "too high" in bigrams.two_steps_ahead(zl, 0.6).message
+    assert not bigrams.two_steps_ahead(zl, ...).answered
 
 
 def test_bigram_unseen_pair_check():

@@ -489,10 +489,14 @@ export const COMPUTE = {
     return { expected: softmax(a.scores)[1], hints: [["scaled", softmax(a.scores.map((s) => s / Math.sqrt(a.d_head)))[1]]] };
   },
 
-  roundProbability(a, model) {
-    const words = pySplit(a.round);
-    const steps = words.slice(1).map((w, i) => softmax(model.promptLogits(model.encode(words.slice(0, i + 1).join(" "))))[model.vocab.id(w)]);
-    return { expected: steps.reduce((x, y) => x * y, 1), hints: [["sum", steps.reduce((x, y) => x + y, 0)], ["last", steps[steps.length - 1]]] };
+  twoStepsAhead(a, model) {
+    const ids = model.encode(a.prefix), t = model.vocab.id(a.target);
+    const first = softmax(model.promptLogits(ids));
+    const paths = Array.from(first, (p, x) => p * softmax(model.promptLogits([...ids, x]))[t]);
+    let top = 0;
+    paths.forEach((p, x) => { if (p > paths[top]) top = x; });
+    return { expected: paths.reduce((s, p) => s + p, 0), fields: { first: model.vocab.tokens[top] },
+      hints: [["next", first[t]], ["first", paths[top]], ["rules", paths[model.vocab.id(a.rules)]], ["certain", 1]] };
   },
 
   unseenRange(a, model) {
