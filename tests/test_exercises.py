@@ -373,15 +373,20 @@ def test_the_entropy_of_a_sure_page(lm):
 def test_lever_checks(lm):
     from lib.analysis.lens import lens_view
     from lib.analysis.trajectory import residual_trajectory
-    view = lens_view(lm, lever.VICE_PROMPT, "vice")
-    first = next(s for s, r in zip(view.stages, view.track_ranks) if r == 1)
-    assert lever.first_stage_on_top(lm, first)
-    assert not lever.first_stage_on_top(lm, "blocks.1.mlp" if first != "blocks.1.mlp" else "embed")
-    assert "one of" in lever.first_stage_on_top(lm, "block 0").message
-    if first != "blocks.0.attn":   # where Tarso leads on the chapter's prompt
-        assert "chapter's prompt" in lever.first_stage_on_top(lm, "blocks.0.attn").message
+    # The count over the vice set, by the lens prompt by prompt.
+    prompts = lever.vice_set()
+    assert len(prompts) == 40 and all("chiama Paolo" in p for p in prompts)
+    at = lever.leads_after(lm, prompts, "vice")
+    view = lens_view(lm, prompts[0], "vice")    # one prompt counted by hand
+    assert lever.leads_after(lm, prompts[:1], "vice") == {s: int(r == 1) for s, r in zip(view.stages, view.track_ranks)}
+    assert lever.vice_leads_after(lm, at["blocks.1.attn"]) and lever.vice_leads_after(lm, float(at["blocks.1.attn"]))
+    if at["blocks.0.mlp"] != at["blocks.1.attn"]:
+        assert "one stage earlier" in lever.vice_leads_after(lm, at["blocks.0.mlp"]).message
+    if at["blocks.1.mlp"] != at["blocks.1.attn"]:
+        assert "last stage" in lever.vice_leads_after(lm, at["blocks.1.mlp"]).message
+    assert "whole number" in lever.vice_leads_after(lm, 36.5).message
     for garbage in PART3_GARBAGE:
-        assert not lever.first_stage_on_top(lm, garbage)
+        assert not lever.vice_leads_after(lm, garbage)
     # MLP 1's share of the path along vice: the pushes add up to where the path ends.
     path = residual_trajectory(lm, lever.VICE_PROMPT, toward="vice")
     share = path.pushes["blocks.1.mlp"] / sum(path.pushes.values())

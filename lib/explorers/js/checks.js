@@ -434,14 +434,15 @@ export const COMPUTE = {
       fields: { whole_page: wholePage } };
   },
 
-  firstStageOnTop(a, model) {
-    const first = (prompt, word) => {
-      const ids = model.encode(prompt), t = model.vocab.id(word);
-      const run = model.run(ids, {}, true);
-      return model.stageNames().find((name) => greedy(model.readOut(run.stages[name][ids.length - 1])) === t);
-    };
-    return { expected: first(a.prompt, a.word), options: model.stageNames(),
-      hints: [["chapter", first(a.chapter_prompt, a.chapter_word)]] };
+  leadsAfterStage(a, model) {
+    const t = model.vocab.id(a.word), names = model.stageNames();
+    const counts = names.map(() => 0);
+    for (const prompt of a.prompts) {
+      const ids = model.encode(prompt), run = model.run(ids, {}, true);
+      names.forEach((name, i) => { if (greedy(model.readOut(run.stages[name][ids.length - 1])) === t) counts[i]++; });
+    }
+    const at = names.indexOf(a.stage);
+    return { expected: counts[at], hints: [["before", counts[at - 1]], ["final", counts[names.length - 1]]] };
   },
 
   topWithoutMlp(a, model) {
