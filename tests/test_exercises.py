@@ -794,7 +794,13 @@ def test_part2_three_ways_checks():
     s = plane_view("calling-game", "Tarso", "capo").spread
     assert three_ways.tarso_capo_spread(s) and not three_ways.tarso_capo_spread(s + 0.05)
     assert "percentage" in three_ways.tarso_capo_spread(s * 100).message
-    assert not three_ways.pietro_page_neighbour("banana-not-a-token")
+    from lib.analysis.maps.views import SEEDS
+    kept = three_ways.seeds_keeping("calling-game", "banana", 10.0)
+    assert 0 < kept < len(SEEDS), "the investigate asks about a word whose page neighbour the seed decides"
+    assert three_ways.seeds_keeping_neighbour(kept) and three_ways.seeds_keeping_neighbour(float(kept))
+    assert "not every seed" in three_ways.seeds_keeping_neighbour(len(SEEDS)).message
+    assert "whole number" in three_ways.seeds_keeping_neighbour("banana").message
+    assert three_ways.full_neighbour("calling-game", "Tarso") == "vice"
     # The degenerate layout: the stored run's count is right, and so is chance's estimate if within 2;
     # the count an ordinary perplexity keeps gets its own diagnosis.
     count = three_ways.nearest_kept("calling-game", 27.0, 0)

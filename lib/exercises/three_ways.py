@@ -34,20 +34,44 @@ def page_neighbour(coords, labels, word: str) -> str:
     return labels[int(nearest_indices(coords, 1)[list(labels).index(word), 0])]
 
 
-def _pietro_values() -> Values:
-    labels = point_set("calling-game").labels
-    return Values(page_neighbour(layouts("calling-game", 10.0, [3])[0], labels, "Pietro"), options=tuple(labels))
+# Investigate: a word whose page neighbour the seed decides. The t-SNE explorer shows one seed's layout
+# at a time (and its description names the first tokens' neighbours); the count needs all five, and
+# the word's neighbour in the full space, which no picture shows.
+SEED_WORD, SEED_PERPLEXITY = "banana", 10.0
 
 
-PIETRO_PAGE_NEIGHBOUR = site_check(__name__, "pietro_page_neighbour", rule="choice", compute=None,
-                                   values=_pietro_values, texts={
-    "right": "{answer} sits next to Pietro in the seed-3 layout.",
-    "wrong": "{answer} is not Pietro's nearest token on that page; measure the 2-D distances."})
+def full_neighbour(points: str, word: str) -> str:
+    """The token nearest to `word` in the full space of `points`, by straight-line distance."""
+    ps = point_set(points)
+    labels = list(ps.labels)
+    d = ((ps.vectors - ps.vectors[labels.index(word)]) ** 2).sum(1)
+    d[labels.index(word)] = np.inf
+    return labels[int(d.argmin())]
 
 
-def pietro_page_neighbour(answer) -> Feedback:
-    """Investigate: Pietro's nearest token in the perplexity-10, seed-3 t-SNE layout."""
-    return PIETRO_PAGE_NEIGHBOUR.judge(answer)
+def seeds_keeping(points: str, word: str, perplexity: float) -> int:
+    """In how many of the stored seeds' layouts `word`'s nearest token on the page is its nearest in full."""
+    from lib.analysis.maps.views import SEEDS
+
+    labels = point_set(points).labels
+    true = full_neighbour(points, word)
+    return sum(page_neighbour(layouts(points, perplexity, [s])[0], labels, word) == true for s in SEEDS)
+
+
+def _seed_values() -> Values:
+    from lib.analysis.maps.views import SEEDS
+
+    return Values(seeds_keeping("calling-game", SEED_WORD, SEED_PERPLEXITY), hints={"every": len(SEEDS)})
+
+
+SEEDS_KEEPING = site_check(__name__, "seeds_keeping_neighbour", rule="whole", compute=None, values=_seed_values,
+                           what="The count", texts={
+    "every": "not every seed keeps that neighbour: read " + SEED_WORD + "'s nearest token on each of the five pages."})
+
+
+def seeds_keeping_neighbour(answer) -> Feedback:
+    """Investigate: in how many of the five perplexity-10 layouts banana keeps its full-space nearest token."""
+    return SEEDS_KEEPING.judge(answer)
 
 
 # ------------------------------------------------------------------ predict: a degenerate perplexity
