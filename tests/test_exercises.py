@@ -847,10 +847,14 @@ def test_part2_residual_path_checks(lm):
     # Investigate: P(Tarso) on the later turn with the whole of block 1 off; each half alone is diagnosed.
     heads1 = [h for h in all_heads(lm.model) if h[0] == 1]
     view = path_view(lm, later, heads_off=heads1, mlps_off=[1])
-    assert residual_path.block1_off(lm, view.prob)
-    assert "intact" in residual_path.block1_off(lm, view.prob_intact).message
-    assert "MLP off too" in residual_path.block1_off(lm, path_view(lm, later, heads_off=heads1).prob).message
-    assert "heads off too" in residual_path.block1_off(lm, path_view(lm, later, mlps_off=[1]).prob).message
+    # The mean over the set, its first prompt being the drawn later turn (its P(Tarso) as the path reads it).
+    turns = residual_path.later_turns(lm)
+    assert len(turns) == 40 and turns[0] == later
+    assert abs(residual_path.mean_target(lm, turns[:1], heads1, [1]) - view.prob) < 1e-9
+    v = residual_path.BLOCK1_OFF.computed(lm)     # means over the 40, computed once (each is 40 runs)
+    assert residual_path.block1_off(lm, v.expected) and v.hints["one"] == view.prob
+    for key, said in (("intact", "intact"), ("heads", "MLP off too"), ("mlp", "heads off too"), ("one", "alone")):
+        assert said in residual_path.block1_off(lm, v.hints[key]).message
 
 
 def test_part2_real_language_checks():

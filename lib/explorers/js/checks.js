@@ -531,10 +531,12 @@ export const COMPUTE = {
   },
 
   blockOff(a, model) {
-    const ids = model.encode(a.prompt), target = model.vocab.id(a.target);
-    const p = (off) => softmax(model.promptLogits(ids, off))[target];
+    // P(target) averaged over the prompts (lib.exercises.residual_path.mean_target).
+    const target = model.vocab.id(a.target), all = a.prompts.map((q) => model.encode(q));
+    const p = (off, ids = all) => ids.reduce((s, x) => s + softmax(model.promptLogits(x, off))[target], 0) / ids.length;
     const heads = blockHeads(model, a.block), mlps = [a.block];
-    return { expected: p({ heads, mlps }), hints: [["intact", p({})], ["heads", p({ heads })], ["mlp", p({ mlps })]] };
+    return { expected: p({ heads, mlps }), hints: [["intact", p({})], ["heads", p({ heads })], ["mlp", p({ mlps })],
+      ["one", p({ heads, mlps }, all.slice(0, 1))]] };
   },
 };
 
