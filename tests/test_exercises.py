@@ -543,6 +543,22 @@ def test_a_chapter_plan_counts_kinds_and_lists_the_exercises_that_suit_grading(t
     assert f"about {plan.minutes} minutes" in text and "242 words, 1 table, figure or explorer" in text
 
 
+def test_an_exercise_set_in_the_text_is_timed_as_an_exercise_not_read_as_prose(tmp_path):
+    from lib.exercises import plan as teaching
+
+    # A predict placed before the explorer that checks it: its task, answer cell and solution sit in
+    # the prose; the plan counts it once, as an exercise.
+    in_text = (_exercise("ex-early", "predict", "top_prob_at(lm, answer)")
+               + ":::{solution-start} ex-early\n:class: dropdown\n:::\n\nWhy, in five more words.\n\n"
+               "```{code-cell} ipython3\nanswer = 0.5\n```\n\n:::{solution-end}\n:::\n\nThen two words.\n\n")
+    _fabricated_chapter(tmp_path, _exercise("ex-write", "write", "softmax_with_temperature(answer)"))
+    text = (tmp_path / "ch.md").read_text().replace("## Exercises", in_text + "## Exercises")
+    (tmp_path / "ch.md").write_text(text)
+    [plan] = teaching.chapter_plans(tmp_path)
+    assert [e for e in plan.counts if plan.counts[e]] == ["write", "predict"]
+    assert (plan.words, plan.outputs) == (242 + 3, 1), "the prose after it is read; the exercise is not"
+
+
 def test_a_chapter_plan_refuses_a_misspelt_kind_and_a_check_that_is_not_there(tmp_path):
     from lib.errors import CourseError
     from lib.exercises import plan as teaching

@@ -540,11 +540,20 @@ export const COMPUTE = {
   },
 };
 
+const COMPUTED = new Map();   // check -> its values, computed once a page (some run the model on 40 prompts)
+
 /** What the check of `decl` compares with, computed in the page. */
 export async function compute(decl) {
   if (decl.values) return decl.values;      // shipped by the default site: the page cannot compute them
-  const model = decl.model ? await loadModel(new URL("models/", BASE).href, decl.model) : null;
-  return await COMPUTE[decl.compute]({ ...decl.args, texts: decl.texts }, model);
+  if (!COMPUTED.has(decl.check)) {
+    const run = (async () => {
+      const model = decl.model ? await loadModel(new URL("models/", BASE).href, decl.model) : null;
+      return await COMPUTE[decl.compute]({ ...decl.args, texts: decl.texts }, model);
+    })();
+    COMPUTED.set(decl.check, run);
+    run.catch(() => COMPUTED.delete(decl.check));   // a failure is tried again at the next check
+  }
+  return await COMPUTED.get(decl.check);
 }
 
 // ----------------------------------------------------------------------------- the page
