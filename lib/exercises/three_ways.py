@@ -12,21 +12,33 @@ from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, read_like
 
 
-def _spread_values() -> Values:
-    expected = plane_view("calling-game", "Tarso", "capo").spread
-    return Values(expected, hints={"percent": expected * 100})
+# Investigate: the plane explorer gives one plane's share for the axes typed in it; which of six planes
+# holds the most takes all six, compared.
+EPITHETS = ("Tarso", "Cefa", "capo", "vice")
+EPITHET_PLANES = tuple(f"{a} and {b}" for i, a in enumerate(EPITHETS) for b in EPITHETS[i + 1:])
+
+
+def epithet_plane_spreads() -> dict[str, float]:
+    """The share of the 28 rows' spread on each plane spanned by two epithets' rows."""
+    return {name: plane_view("calling-game", *name.split(" and ")).spread for name in EPITHET_PLANES}
+
+
+def _plane_values() -> Values:
+    spreads = epithet_plane_spreads()
+    best = max(spreads, key=spreads.get)
+    return Values(best, options=EPITHET_PLANES, fields={"share": spreads[best]})
 
 
 # The page cannot compute these (t-SNE runs stored by the library, a concept plane's spread): the
 # default site ships the values, the class site says to check them live.
-TARSO_CAPO_SPREAD = site_check(__name__, "tarso_capo_spread", rule="number", compute=None, values=_spread_values,
-                               what="The share", tol=2e-3, texts={
-                                   "percent": "that is a percentage; give the share between 0 and 1."})
+WIDEST_PLANE = site_check(__name__, "widest_epithet_plane", rule="choice", compute=None, values=_plane_values, texts={
+    "right": "{answer}: their plane holds {share:.3f} of the spread, more than any other pair of epithets.",
+    "wrong": "the plane of {answer} is not the widest; build all six planes and compare their shares."})
 
 
-def tarso_capo_spread(answer) -> Feedback:
-    """Investigate: the share of the spread on the (Tarso, capo) concept plane."""
-    return TARSO_CAPO_SPREAD.judge(answer)
+def widest_epithet_plane(answer) -> Feedback:
+    """Investigate: which two epithets' rows span the plane holding the largest share of the spread."""
+    return WIDEST_PLANE.judge(answer)
 
 
 def page_neighbour(coords, labels, word: str) -> str:
