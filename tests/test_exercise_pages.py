@@ -1,9 +1,14 @@
 """Exercises on the built website: a predict (or investigate) exercise's answer is printed nowhere
 above it, at the precision its check accepts, nor held by the starting view of an explorer above it,
-and every exercise shows its kind."""
+nor printed by an explorer above it one or two obvious moves from its defaults (a switch flipped, a
+menu option, the exercise's own prompt or numbers typed in), and every exercise shows its kind."""
+import functools
 import html as htmllib
+import itertools
 import json
 import re
+import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,6 +158,213 @@ def test_the_leak_finder_finds_an_answer_in_an_explorers_starting_view():
     assert leaks(_page(lens, _exercise("b", "predict", (0.931, 0.932))))[0], "a probability the lens lists"
     assert leaks(_page(lens, _exercise("c", "predict", (0.412, 0.413))))[0] == [], "a heatmap's cell is a colour"
     assert leaks(_page(_exercise("d", "predict", (0.931, 0.932)), lens))[0] == [], "an explorer below"
+
+
+# ----------------------------------------------------------------------------- one or two moves away
+# A reader can move an explorer before answering: what it prints after one or two obvious moves is on
+# the page too. The moves: a switch flipped; an option of a short menu (MENU options or fewer); the
+# option of a longer menu or slider nearest a number the exercise names; a prompt the explorer offers;
+# and what the exercise itself names, typed in (its prompts into a prompt box, its words into a token
+# box, its numbers into a text box). Each move's view is computed by the library (the registered
+# explorer of the same view, model and fixed settings) and drawn by the page's renderer (Node.js);
+# its readable text is searched as the page's is.
+MENU = 12
+MOVES_PER_EXPLORER = 600
+CODE = re.compile(r"`([^`]+)`")
+RANGE = re.compile(r"between [-\d.]+ and [-\d.]+")
+
+
+def named_in(task: str) -> tuple[list[float], list[str], list[str]]:
+    """What an exercise's task names: its numbers, its prompts (code with spaces) and its words (code
+    without)."""
+    spans = CODE.findall(task)
+    # "(between 0 and 1)" says what form the answer takes; it names no setting to try.
+    prose = RANGE.sub(" ", CODE.sub(" ", task))
+    return ([v for _, v in numbers_in(prose)],
+            [s for s in spans if " " in s.strip()], [s.strip() for s in spans if s.strip() and " " not in s.strip()])
+
+
+def stems(text: str) -> set[str]:
+    """The words of four letters or more in `text`, cut to five letters ("divided" and "divide" meet)."""
+    return {w[:5] for w in re.findall(r"[a-z_]{4,}", text.lower())}
+
+
+def candidates(control: dict, task: str) -> list[tuple[object, bool]]:
+    """The values a reader reaches from `control`'s default in one move, each with whether the
+    exercise names it (its prompt, word or number)."""
+    numbers, prompts, words = named_in(task)
+    kind, default = control["kind"], control["default"]
+    values = []
+    if kind == "toggle":
+        values = [(not default, False)]
+    elif kind == "choice":
+        options = control["options"]
+        values = [(o, False) for o in options] if len(options) <= MENU else []
+        numeric = [o for o in options if isinstance(o, (int, float)) and not isinstance(o, bool)]
+        for x in numbers if numeric else ():
+            near = min(numeric, key=lambda o: abs(o - x))
+            if abs(near - x) <= 0.02 * abs(x):
+                values.append((near, True))
+    elif kind == "prompt":
+        values = [(o, o in prompts) for o in control.get("options", ())] + [(p, True) for p in prompts]
+    elif kind == "token":
+        values = [(w, True) for w in words]
+    else:   # free text: the numbers the exercise names, as a reader would type them
+        values = [(f"{x:g}", True) for x in numbers]
+    out = {}
+    for v, named in values:
+        if v != default:
+            out[json.dumps(v)] = (v, out.get(json.dumps(v), (v, False))[1] or named)
+    return list(out.values())
+
+
+def moves(spec: dict, task: str) -> list[dict]:
+    """The controls' values one or two obvious moves from the defaults, each a dict of the controls
+    changed. A move is obvious for this exercise when it sets a value the exercise names, or moves a
+    control whose label shares a word with the exercise (a switch "divide by √d_head" under a task
+    about not dividing); any other control is left where it starts (a seed menu under a task about
+    planes would print unrelated numbers that happen to fall in the accepted range)."""
+    controls = [c for row in spec["rows"] for c in row]
+    asked = stems(task)
+    single = [[(c["name"], v) for v, named in candidates(c, task) if named or stems(c["label"]) & asked]
+              for c in controls]
+    out = [dict([m]) for ms in single for m in ms]
+    for a, b in itertools.combinations(range(len(controls)), 2):
+        out += [dict([x, y]) for x in single[a] for y in single[b]]
+    return out[:MOVES_PER_EXPLORER]
+
+
+@functools.cache
+def _registered(view: str) -> tuple:
+    import lib.explorers.catalogue  # noqa: F401  (its definitions register themselves)
+    from lib.explorers.definition import REGISTRY
+
+    return tuple(e for entry in REGISTRY.values() if entry.view == view for e in entry.examples())
+
+
+def library_explorer(spec: dict):
+    """The registered explorer that computes what the page's explorer `spec` computes: the same view,
+    model, fixed settings and controls (its prompts may differ: a prompt is a value). None if none."""
+    names = [c["name"] for row in spec["rows"] for c in row]
+    for e in _registered(spec["view"]):
+        s = json.loads(json.dumps(e.spec(), allow_nan=False))
+        if (s["model"], s["args"], [c["name"] for row in s["rows"] for c in row]) == (spec["model"], spec["args"], names):
+            return e
+    return None
+
+
+def draw(views: list[tuple[str, dict]], site: Path = SITE) -> list[str]:
+    """The pictures of `views`, drawn by the site's renderer as the build draws starting pictures."""
+    node = shutil.which("node")
+    assert node, "Node.js draws the explorers' pictures: install it"
+    result = subprocess.run([node, str(ROOT / "_ext" / "prerender.mjs"), str(site / "_static" / "explorers" / "render.js")],
+                            input=json.dumps([[v, d] for v, d in views]), capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)
+
+
+def printed_unit(shown: str) -> float:
+    """The step of a printed number's last digit, as a value (0.01 for "0.02" and for "2%"); 0 for a
+    whole number, which is exact. A view printed coarser than the window a check accepts does not
+    give its answer (a calculator's "0.02 GB" under an answer wanted within 0.001)."""
+    digits = re.search(r"\.(\d+)", shown)
+    if not digits:
+        return 0.01 if shown.endswith("%") else 0.0
+    return 10.0 ** -len(digits[1]) / (100 if shown.endswith("%") else 1)
+
+
+@dataclass(frozen=True)
+class MoveLeak:
+    label: str
+    explorer: str
+    move: dict
+    shown: str
+    accepts: tuple[float, float]
+
+
+def move_leaks(page: str, tasks: dict, site: Path = SITE) -> tuple[list[MoveLeak], int]:
+    """Numbers an explorer above a predict or investigate exercise prints, one or two moves from its
+    defaults, that the exercise's check would accept; and how many (exercise, explorer) pairs were
+    searched. `tasks`: each exercise's task text by label (lib.exercises.catalogue)."""
+    from lib.errors import CourseError
+
+    start = page.find('<article class="bd-article"')
+    article = page[start:page.find("</article>", start)] if start >= 0 else page
+    exercises = [m for m in re.finditer(r'<div class="(?P<classes>[^"]*)" id="(?P<label>[^"]+)"', article)
+                 if "exercise" in m["classes"].split() and set(m["classes"].split()) & {"predict", "investigate"}]
+    specs = [(m.start(), json.loads(htmllib.unescape(m.group(1)) if "&quot;" in m.group(1) else m.group(1)))
+             for m in SPEC.finditer(article)]
+    jobs = []   # (label, accepts, explorer's view, move, the view computed)
+    pairs = 0
+    for i, ex in enumerate(exercises):
+        end = exercises[i + 1].start() if i + 1 < len(exercises) else len(article)
+        accepted = re.search(r'data-verdict="correct" data-accepts="(\S+) (\S+)"', article[ex.end():end])
+        if not accepted or small_count(float(accepted[1]), float(accepted[2])):
+            continue
+        for at, spec in specs:
+            explorer = library_explorer(spec) if at < ex.start() else None
+            if explorer is None:
+                continue
+            pairs += 1
+            defaults = {c["name"]: c["default"] for row in spec["rows"] for c in row}
+            for move in moves(spec, tasks.get(ex["label"], "")):
+                try:
+                    view = explorer.compute({**defaults, **move})
+                except CourseError:
+                    continue     # a value the explorer refuses: the reader sees a message, not a view
+                jobs.append((ex["label"], (float(accepted[1]), float(accepted[2])), spec["view"], move, view))
+    if not jobs:
+        return [], pairs
+    pictures = draw([(view, json.loads(json.dumps(data, allow_nan=False))) for _, _, view, _, data in jobs], site)
+    found = []
+    for (label, (lo, hi), view, move, _), picture in zip(jobs, pictures):
+        for shown, value in numbers_in(readable_text(picture)):
+            if lo <= value <= hi and printed_unit(shown) <= max(hi - lo, 1e-12):
+                found.append(MoveLeak(label, view, move, shown, (lo, hi)))
+                break
+    return found, pairs
+
+
+def _cat_sat_page(unscaled_first: bool) -> tuple[str, dict]:
+    """A page with the one-head chapter's explorer and its undivided-scores predict, in either order."""
+    from lib.explorers.hand_worked import cat_sat_explorer
+    from lib.explorers.page import html
+    from lib.exercises import one_head
+
+    e = cat_sat_explorer()
+    expected = one_head.SAT_ON_CAT.computed().expected
+    explorer = html(e, e.compute(e.defaults()))
+    exercise = _exercise("ex-unscaled", "predict", (expected - 0.003, expected + 0.003))
+    task = "How much would sat attend to cat if the scores were not divided by sqrt(d_head)?"
+    blocks = (exercise, explorer) if unscaled_first else (explorer, exercise)
+    return _page(*blocks), {"ex-unscaled": task}
+
+
+def test_the_move_finder_finds_an_answer_one_switch_away():
+    if not (SITE / "_static" / "explorers" / "render.js").exists():
+        pytest.fail("the site is not built: run `make book`")
+    found, pairs = move_leaks(*_cat_sat_page(unscaled_first=False))
+    assert pairs == 1 and found, "the cat-sat head with its switch off prints sat's weight on cat"
+    assert {x.move.get("scaled") for x in found} == {False}
+    found, pairs = move_leaks(*_cat_sat_page(unscaled_first=True))
+    assert pairs == 0 and found == [], "an explorer below the exercise is where its answer is checked"
+
+
+def test_no_answer_is_one_or_two_moves_away_in_an_explorer_above():
+    from lib.exercises.catalogue import catalogue
+
+    pages = built_chapters()
+    if not pages:
+        pytest.fail("the site is not built: run `make book`")
+    tasks = {e.label: e.task for e in catalogue()}
+    all_leaks, pairs = [], 0
+    for path in pages:
+        found, n = move_leaks(path.read_text(), tasks)
+        all_leaks += [(path.name, x) for x in found]
+        pairs += n
+    assert not all_leaks, "answers an explorer above prints after a move: " + "; ".join(
+        f"{page} {x.label}: the {x.explorer} explorer with {x.move} prints {x.shown} (the check accepts "
+        f"{x.accepts[0]:.6g} to {x.accepts[1]:.6g})" for page, x in all_leaks)
+    assert pairs >= 1, "no explorer above a numeric exercise was searched"
 
 
 def built_chapters():

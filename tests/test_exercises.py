@@ -373,15 +373,20 @@ def test_the_entropy_of_a_sure_page(lm):
 def test_lever_checks(lm):
     from lib.analysis.lens import lens_view
     from lib.analysis.trajectory import residual_trajectory
-    view = lens_view(lm, lever.VICE_PROMPT, "vice")
-    first = next(s for s, r in zip(view.stages, view.track_ranks) if r == 1)
-    assert lever.first_stage_on_top(lm, first)
-    assert not lever.first_stage_on_top(lm, "blocks.1.mlp" if first != "blocks.1.mlp" else "embed")
-    assert "one of" in lever.first_stage_on_top(lm, "block 0").message
-    if first != "blocks.0.attn":   # where Tarso leads on the chapter's prompt
-        assert "chapter's prompt" in lever.first_stage_on_top(lm, "blocks.0.attn").message
+    # The count over the vice set, by the lens prompt by prompt.
+    prompts = lever.vice_set()
+    assert len(prompts) == 40 and all("chiama Paolo" in p for p in prompts)
+    at = lever.leads_after(lm, prompts, "vice")
+    view = lens_view(lm, prompts[0], "vice")    # one prompt counted by hand
+    assert lever.leads_after(lm, prompts[:1], "vice") == {s: int(r == 1) for s, r in zip(view.stages, view.track_ranks)}
+    assert lever.vice_leads_after(lm, at["blocks.1.attn"]) and lever.vice_leads_after(lm, float(at["blocks.1.attn"]))
+    if at["blocks.0.mlp"] != at["blocks.1.attn"]:
+        assert "one stage earlier" in lever.vice_leads_after(lm, at["blocks.0.mlp"]).message
+    if at["blocks.1.mlp"] != at["blocks.1.attn"]:
+        assert "last stage" in lever.vice_leads_after(lm, at["blocks.1.mlp"]).message
+    assert "whole number" in lever.vice_leads_after(lm, 36.5).message
     for garbage in PART3_GARBAGE:
-        assert not lever.first_stage_on_top(lm, garbage)
+        assert not lever.vice_leads_after(lm, garbage)
     # MLP 1's share of the path along vice: the pushes add up to where the path ends.
     path = residual_trajectory(lm, lever.VICE_PROMPT, toward="vice")
     share = path.pushes["blocks.1.mlp"] / sum(path.pushes.values())
@@ -538,6 +543,22 @@ def test_a_chapter_plan_counts_kinds_and_lists_the_exercises_that_suit_grading(t
     assert f"about {plan.minutes} minutes" in text and "242 words, 1 table, figure or explorer" in text
 
 
+def test_an_exercise_set_in_the_text_is_timed_as_an_exercise_not_read_as_prose(tmp_path):
+    from lib.exercises import plan as teaching
+
+    # A predict placed before the explorer that checks it: its task, answer cell and solution sit in
+    # the prose; the plan counts it once, as an exercise.
+    in_text = (_exercise("ex-early", "predict", "top_prob_at(lm, answer)")
+               + ":::{solution-start} ex-early\n:class: dropdown\n:::\n\nWhy, in five more words.\n\n"
+               "```{code-cell} ipython3\nanswer = 0.5\n```\n\n:::{solution-end}\n:::\n\nThen two words.\n\n")
+    _fabricated_chapter(tmp_path, _exercise("ex-write", "write", "softmax_with_temperature(answer)"))
+    text = (tmp_path / "ch.md").read_text().replace("## Exercises", in_text + "## Exercises")
+    (tmp_path / "ch.md").write_text(text)
+    [plan] = teaching.chapter_plans(tmp_path)
+    assert [e for e in plan.counts if plan.counts[e]] == ["write", "predict"]
+    assert (plan.words, plan.outputs) == (242 + 3, 1), "the prose after it is read; the exercise is not"
+
+
 def test_a_chapter_plan_refuses_a_misspelt_kind_and_a_check_that_is_not_there(tmp_path):
     from lib.errors import CourseError
     from lib.exercises import plan as teaching
@@ -637,15 +658,24 @@ def test_many_heads_and_shapes_value_checks():
     assert "percentage" in shapes_and_cache.seven_b_embedding_share(100 * share).message
 
 
-def test_bigram_round_check():
+def test_bigram_two_steps_check():
     from lib.exercises import bigrams
+    from lib.model.readout import prompt_logits, softmax
     zl = load("zero-layer")
-    steps = bigrams._step_probabilities(zl, bigrams.ROUND)
-    assert len(steps) == 4 and all(0 < q <= 1 for q in steps)
-    assert bigrams.zero_layer_round(zl, float(np.prod(steps)))
-    assert "product" in bigrams.zero_layer_round(zl, sum(steps)).message
-    assert "only the last step" in bigrams.zero_layer_round(zl, steps[-1]).message
-    assert "too high" in bigrams.zero_layer_round(zl, 0.5).message
+    prefix, target = bigrams.TWO_STEPS["prefix"], bigrams.TWO_STEPS["target"]
+    paths = bigrams.two_step_paths(zl, prefix, target)
+    # The ways through x, summed over every x: the model's page two steps on, by brute force.
+    t = zl.vocab.id(target)
+    pages = [softmax(prompt_logits(zl, prefix + " " + x)) for x in zl.vocab.tokens]
+    first = softmax(prompt_logits(zl, prefix))
+    assert abs(sum(paths) - sum(float(first[x] * pages[x][t]) for x in range(len(pages)))) < 1e-12
+    assert bigrams.two_steps_ahead(zl, sum(paths)) and bigrams.two_steps_ahead(zl, sum(paths) + 0.004)
+    assert "only the way through vice" in bigrams.two_steps_ahead(zl, max(paths)).message
+    assert "who called him" in bigrams.two_steps_ahead(zl, paths[zl.vocab.id("Tarso")]).message
+    assert "right after Paolo" in bigrams.two_steps_ahead(zl, float(first[t])).message
+    assert "rules say" in bigrams.two_steps_ahead(zl, 1).message
+    assert "too high" in bigrams.two_steps_ahead(zl, 0.6).message
+    assert not bigrams.two_steps_ahead(zl, ...).answered
 
 
 def test_bigram_unseen_pair_check():
@@ -777,10 +807,19 @@ def test_part2_hand_wired_checks():
 def test_part2_three_ways_checks():
     from lib.exercises import three_ways
     from lib.analysis.maps.views import plane_view
-    s = plane_view("calling-game", "Tarso", "capo").spread
-    assert three_ways.tarso_capo_spread(s) and not three_ways.tarso_capo_spread(s + 0.05)
-    assert "percentage" in three_ways.tarso_capo_spread(s * 100).message
-    assert not three_ways.pietro_page_neighbour("banana-not-a-token")
+    spreads = three_ways.epithet_plane_spreads()
+    assert len(spreads) == 6 and spreads["Tarso and capo"] == plane_view("calling-game", "Tarso", "capo").spread
+    ranked = sorted(spreads, key=spreads.get, reverse=True)
+    assert spreads[ranked[0]] - spreads[ranked[1]] > 0.01, "the widest plane stands out at the explorer's percent"
+    assert three_ways.widest_epithet_plane(ranked[0]) and not three_ways.widest_epithet_plane(ranked[1])
+    assert "one of" in three_ways.widest_epithet_plane("Tarso, capo").message
+    from lib.analysis.maps.views import SEEDS
+    kept = three_ways.seeds_keeping("calling-game", "banana", 10.0)
+    assert 0 < kept < len(SEEDS), "the investigate asks about a word whose page neighbour the seed decides"
+    assert three_ways.seeds_keeping_neighbour(kept) and three_ways.seeds_keeping_neighbour(float(kept))
+    assert "not every seed" in three_ways.seeds_keeping_neighbour(len(SEEDS)).message
+    assert "whole number" in three_ways.seeds_keeping_neighbour("banana").message
+    assert three_ways.full_neighbour("calling-game", "Tarso") == "vice"
     # The degenerate layout: the stored run's count is right, and so is chance's estimate if within 2;
     # the count an ordinary perplexity keeps gets its own diagnosis.
     count = three_ways.nearest_kept("calling-game", 27.0, 0)
@@ -827,10 +866,14 @@ def test_part2_residual_path_checks(lm):
     # Investigate: P(Tarso) on the later turn with the whole of block 1 off; each half alone is diagnosed.
     heads1 = [h for h in all_heads(lm.model) if h[0] == 1]
     view = path_view(lm, later, heads_off=heads1, mlps_off=[1])
-    assert residual_path.block1_off(lm, view.prob)
-    assert "intact" in residual_path.block1_off(lm, view.prob_intact).message
-    assert "MLP off too" in residual_path.block1_off(lm, path_view(lm, later, heads_off=heads1).prob).message
-    assert "heads off too" in residual_path.block1_off(lm, path_view(lm, later, mlps_off=[1]).prob).message
+    # The mean over the set, its first prompt being the drawn later turn (its P(Tarso) as the path reads it).
+    turns = residual_path.later_turns(lm)
+    assert len(turns) == 40 and turns[0] == later
+    assert abs(residual_path.mean_target(lm, turns[:1], heads1, [1]) - view.prob) < 1e-9
+    v = residual_path.BLOCK1_OFF.computed(lm)     # means over the 40, computed once (each is 40 runs)
+    assert residual_path.block1_off(lm, v.expected) and v.hints["one"] == view.prob
+    for key, said in (("intact", "intact"), ("heads", "MLP off too"), ("mlp", "heads off too"), ("one", "alone")):
+        assert said in residual_path.block1_off(lm, v.hints[key]).message
 
 
 def test_part2_real_language_checks():

@@ -157,7 +157,10 @@ def solution_fragments() -> list[str]:
         inside = False
         for cell in nb.cells:
             role = cell.metadata.get("course", {}).get("role")
-            inside = role == "solution" or (inside and role is None)
+            # A solution runs to the next cell with a role or the next heading (an exercise set in the
+            # text, before the explorer that checks it, is followed by the chapter's own cells).
+            heading = cell.cell_type == "markdown" and re.match(r"#{1,4} ", cell.source)
+            inside = role == "solution" or (inside and role is None and not heading)
             if inside and role != "solution":
                 for line in cell.source.split("\n"):
                     fragments += [m.strip() for m in SOLUTION_MARK.findall(line)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import torch
 
 from lib.analysis.bigrams import count_bigrams
 from lib.content.corpora import calling_game
@@ -13,32 +14,47 @@ from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
 from lib.model.readout import prompt_logits, softmax
 
 
-ROUND = "<BOS> Pietro chiama Paolo Tarso"   # an opening call, <BOS> given
+# Investigate: a token two steps ahead. The chapter's explorer shows one step at a time; the
+# learner chains its pages (a product along each way there) and adds the ways.
+TWO_STEPS = {"prefix": "<BOS> Pietro chiama Paolo", "target": "<SEP>", "rules": "Tarso"}
 
 
-def _step_probabilities(zl, text: str) -> list[float]:
-    """The model's probability for each token of `text` after <BOS>, given the tokens before it."""
-    words = text.split()
-    return [float(softmax(prompt_logits(zl, " ".join(words[:i])))[zl.vocab.id(words[i])])
-            for i in range(1, len(words))]
+def two_step_paths(zl, prefix: str, target: str) -> list[float]:
+    """For each token x of the vocabulary, the probability of the way through it: P(x | prefix) times
+    P(target | prefix x). Their sum is the model's probability that `target` comes two tokens later."""
+    ids = zl.encode(prefix)
+    t = zl.vocab.id(target)
+    with torch.no_grad():
+        first = softmax(zl.model(ids)[-1].double())
+        return [float(first[x]) * float(softmax(zl.model(ids + [x])[-1].double())[t])
+                for x in range(len(zl.vocab.tokens))]
 
 
-def _round_values(zl) -> Values:
-    steps = _step_probabilities(zl, ROUND)
-    return Values(float(np.prod(steps)), hints={"sum": sum(steps), "last": steps[-1]})
+def _two_steps_values(zl) -> Values:
+    paths = two_step_paths(zl, TWO_STEPS["prefix"], TWO_STEPS["target"])
+    top = int(np.argmax(paths))
+    next_step = float(softmax(prompt_logits(zl, TWO_STEPS["prefix"]))[zl.vocab.id(TWO_STEPS["target"])])
+    return Values(float(sum(paths)), fields={"first": zl.vocab.tokens[top]},
+                  hints={"next": next_step, "first": paths[top], "rules": paths[zl.vocab.id(TWO_STEPS["rules"])],
+                         "certain": 1.0})
 
 
-# Relative: the steps read off the counted table differ from the model's by a few thousandths.
-ZERO_LAYER_ROUND = site_check(__name__, "zero_layer_round", rule="number", compute="roundProbability",
-                              values=_round_values, what="The probability of the round", rel_tol=0.05,
-                              model="zero-layer", args={"round": ROUND}, texts={
-    "sum": "that adds the steps' probabilities; the chance that one step and then the next both happen is a product.",
-    "last": "that is only the last step; the round's probability takes every step's into account."})
+TWO_STEPS_AHEAD = site_check(__name__, "two_steps_ahead", rule="number", compute="twoStepsAhead",
+                             values=_two_steps_values, what="The probability", tol=0.005, model="zero-layer",
+                             args=TWO_STEPS, texts={
+    "next": "that is the probability of " + TWO_STEPS["target"] + " right after Paolo; the question asks about the "
+            "token after the next one.",
+    "first": "that counts only the way through {first}; other tokens can stand in between as well, and the ways "
+             "add up.",
+    "rules": "that counts only the way through " + TWO_STEPS["rules"] + ", as the rules would after Pietro's call; "
+             "the zero-layer model sees only Paolo, not who called him.",
+    "certain": "that is what the rules say after Pietro's call (" + TWO_STEPS["rules"] + ", then " + TWO_STEPS["target"]
+               + "); the zero-layer model sees only Paolo, not who called him."})
 
 
-def zero_layer_round(zl, answer) -> Feedback:
-    """The probability the zero-layer model gives a whole opening call, one step after another."""
-    return ZERO_LAYER_ROUND.judge(answer, zl)
+def two_steps_ahead(zl, answer) -> Feedback:
+    """The zero-layer model's probability that <SEP> comes two tokens after <BOS> Pietro chiama Paolo."""
+    return TWO_STEPS_AHEAD.judge(answer, zl)
 
 
 # ------------------------------------------------------------------ write: the bigram table

@@ -23,26 +23,45 @@ from lib.exercises import Feedback, check_choice, check_number
 VICE_PROMPT = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"
 
 
-def _first_stage_values(lm) -> Values:
-    view = lens_view(lm, VICE_PROMPT, "vice")
-    chapter = lens_view(lm, CONFIDENT, "Tarso")
-    return Values(next(s for s, r in zip(view.stages, view.track_ranks) if r == 1), options=tuple(view.stages),
-                  hints={"chapter": next(s for s, r in zip(chapter.stages, chapter.track_ranks) if r == 1)})
+# The lens explorer reads any one prompt; how typical that prompt's path is takes a set of them: the
+# later turns where a numbered player calls Paolo, drawn with one seed.
+VICE_SET_SEED, VICE_STAGE = 0, "blocks.1.attn"
 
 
-FIRST_STAGE = site_check(__name__, "first_stage_on_top", rule="choice", compute="firstStageOnTop",
-                         values=_first_stage_values, model="calling-game",
-                         args={"prompt": VICE_PROMPT, "word": "vice", "chapter_prompt": CONFIDENT, "chapter_word": "Tarso"},
-                         texts={
-    "right": "vice first leads the lens after {answer}.",
-    "wrong": "after {answer}, vice is not the first stage where it leads; read the lens column by column.",
-    "chapter": "that is where Tarso first leads on the chapter's prompt; on this prompt the lens reads differently: "
-               "follow vice."})
+@functools.cache
+def vice_set() -> tuple[str, ...]:
+    """The 40 later-turn prompts of the vice set drawn with VICE_SET_SEED, as text."""
+    from lib.content.prompt_sets import epithet_sets
+    from lib.model.store import load
+
+    n_ctx = load("calling-game").model.cfg.n_ctx
+    return tuple(p.text for p in epithet_sets(40, VICE_SET_SEED, max_tokens=n_ctx)["vice"])
 
 
-def first_stage_on_top(lm, answer) -> Feedback:
-    """Investigate: the first stage after which vice is the lens's top-1 on VICE_PROMPT."""
-    return FIRST_STAGE.judge(answer, lm)
+def leads_after(lm, prompts, word: str) -> dict[str, int]:
+    """For each stage of the lens, on how many of `prompts` it puts `word` first."""
+    views = [lens_view(lm, p, word) for p in prompts]
+    return {stage: sum(v.track_ranks[i] == 1 for v in views) for i, stage in enumerate(views[0].stages)}
+
+
+def _leads_values(lm) -> Values:
+    counts = leads_after(lm, vice_set(), "vice")
+    stages = list(counts)
+    before = stages[stages.index(VICE_STAGE) - 1]
+    return Values(counts[VICE_STAGE], hints={"before": counts[before], "final": counts[stages[-1]]})
+
+
+VICE_LEADS = site_check(__name__, "vice_leads_after", rule="whole", compute="leadsAfterStage", values=_leads_values,
+                        what="The count", model="calling-game",
+                        args=lambda: {"prompts": list(vice_set()), "word": "vice", "stage": VICE_STAGE}, texts={
+    "before": "that is the count one stage earlier, after block 0's MLP; read the lens after block 1's attention.",
+    "final": "that counts the prompts where vice leads after the last stage, the model's own answer; the question "
+             "stops after block 1's attention."})
+
+
+def vice_leads_after(lm, answer) -> Feedback:
+    """Investigate: on how many prompts of the vice set the lens puts vice first after VICE_STAGE."""
+    return VICE_LEADS.judge(answer, lm)
 
 
 PUSH_COMPONENT = "blocks.1.mlp"

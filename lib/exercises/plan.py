@@ -42,6 +42,9 @@ FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 CODE_CELL = re.compile(r"^(`{3,})\{code-cell\}.*?^\1[ \t]*$", re.S | re.M)
 MARKUP_LINE = re.compile(r"^(?::{3,}|`{3,}|:[\w-]+:|\(.*\)=\s*$|<!--.*-->\s*$).*$", re.M)
 EXERCISES_HEADING = re.compile(r"^## Exercises\s*$", re.M)
+# An exercise set in the text (a predict placed before the explorer that checks it), with its answer
+# cell and solution: timed as an exercise, not read as prose.
+IN_TEXT_EXERCISE = re.compile(r"^:::\{exercise\}.*?^:::\{solution-end\}\n:::[ \t]*$", re.S | re.M)
 CODE_CELL_TAGS = re.compile(r"^`{3,}\{code-cell\}[^\n]*\n(?P<options>(?::[^\n]*\n)*)", re.M)
 
 
@@ -103,6 +106,7 @@ def reading_words(text: str) -> int:
     captions and formulas; not code cells, directive fences and options, or labels."""
     text = FRONT_MATTER.sub("", text)
     text = EXERCISES_HEADING.split(text, maxsplit=1)[0]
+    text = IN_TEXT_EXERCISE.sub("", text)
     text = CODE_CELL.sub("", text)
     text = MARKUP_LINE.sub("", text)
     return sum(1 for token in text.split() if re.search(r"\w", token))   # not "#", "-" or "$$"
@@ -110,7 +114,7 @@ def reading_words(text: str) -> int:
 
 def shown_outputs(text: str) -> int:
     """The code cells a reader sees something of before the exercises: every one not removed."""
-    before = EXERCISES_HEADING.split(FRONT_MATTER.sub("", text), maxsplit=1)[0]
+    before = IN_TEXT_EXERCISE.sub("", EXERCISES_HEADING.split(FRONT_MATTER.sub("", text), maxsplit=1)[0])
     return sum("remove-cell" not in m["options"] for m in CODE_CELL_TAGS.finditer(before))
 
 

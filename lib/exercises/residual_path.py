@@ -1,8 +1,8 @@
 """Self-checks for the chapter "The residual stream on a concept plane".
 
 The page follows the first turn, `<BOS> Pietro chiama Paolo`, component by component, and counts
-over sets of later turns. The exercises go to one later turn the page only draws: the first prompt
-of its later-turn set, where the caller must be read from the context."""
+over sets of later turns. The exercises go to one later turn the page only draws, the first prompt
+of its later-turn set, where the caller must be read from the context, and to that whole set."""
 from __future__ import annotations
 
 from lib.analysis.ablation import all_heads, head_name
@@ -60,25 +60,44 @@ def blind_top_token(lm, answer) -> Feedback:
 
 
 # ------------------------------------------------------------------ investigate: a whole block off
+# Over the whole later-turn set: the explorer reads one prompt, and P(Tarso) on the drawn later turn with
+# block 1 off is one prompt and five switches away in it.
+@per_model
+def later_turns(lm) -> tuple[str, ...]:
+    """The 40 later turns of the set whose first the page draws."""
+    return tuple(p.text for p in prompt_set("epithet-later-turn", n=40, target=TARGET, max_tokens=lm.model.cfg.n_ctx))
+
+
+def mean_target(lm, prompts, heads=(), mlps=()) -> float:
+    """P(TARGET) averaged over `prompts`, with `heads` and `mlps` switched off."""
+    t = lm.vocab.id(TARGET)
+    return sum(float(softmax(prompt_logits(lm, p, ablate=heads, ablate_mlps=mlps))[t]) for p in prompts) / len(prompts)
+
+
 def _block1_values(lm) -> Values:
-    prompt = later_turn(lm)
-    heads1 = _block_heads(lm, 1)
-    view = path_view(lm, prompt, heads_off=heads1, mlps_off=[1])
-    return Values(view.prob, hints={"intact": view.prob_intact,
-                                    "heads": path_view(lm, prompt, heads_off=heads1).prob,
-                                    "mlp": path_view(lm, prompt, mlps_off=[1]).prob})
+    prompts, heads1 = later_turns(lm), _block_heads(lm, 1)
+    return Values(mean_target(lm, prompts, heads1, [1]), hints={
+        "intact": mean_target(lm, prompts), "heads": mean_target(lm, prompts, heads1),
+        "mlp": mean_target(lm, prompts, mlps=[1]), "one": mean_target(lm, prompts[:1], heads1, [1])})
 
 
 BLOCK1_OFF = site_check(__name__, "block1_off", rule="number", compute="blockOff", values=_block1_values,
-                        what="P(Tarso)", tol=1e-3, model="calling-game", args=lambda: {**_later_turn_args(), "block": 1}, texts={
+                        what="The mean P(Tarso)", tol=1e-3, model="calling-game",
+                        args=lambda: {"prompts": list(later_turns(_load())), "target": TARGET, "block": 1}, texts={
     "intact": "that is the intact model; switch block 1's heads and its MLP off.",
     "heads": "that is block 1's heads alone; switch its MLP off too.",
-    "mlp": "that is MLP 1 alone; switch block 1's four heads off too."})
+    "mlp": "that is MLP 1 alone; switch block 1's four heads off too.",
+    "one": "that is the later turn the page draws, alone; average over all 40 prompts of the set."})
+
+
+def _load():
+    from lib.model.store import load
+    return load("calling-game")
 
 
 def block1_off(lm, answer) -> Feedback:
-    """Investigate: P(Tarso) on the later turn with the whole of block 1 switched off, its four heads
-    and its MLP."""
+    """Investigate: P(Tarso) averaged over the 40 later turns with the whole of block 1 switched off, its
+    four heads and its MLP."""
     return BLOCK1_OFF.judge(answer, lm)
 
 

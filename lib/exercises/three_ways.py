@@ -12,21 +12,33 @@ from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, read_like
 
 
-def _spread_values() -> Values:
-    expected = plane_view("calling-game", "Tarso", "capo").spread
-    return Values(expected, hints={"percent": expected * 100})
+# Investigate: the plane explorer gives one plane's share for the axes typed in it; which of six planes
+# holds the most takes all six, compared.
+EPITHETS = ("Tarso", "Cefa", "capo", "vice")
+EPITHET_PLANES = tuple(f"{a} and {b}" for i, a in enumerate(EPITHETS) for b in EPITHETS[i + 1:])
+
+
+def epithet_plane_spreads() -> dict[str, float]:
+    """The share of the 28 rows' spread on each plane spanned by two epithets' rows."""
+    return {name: plane_view("calling-game", *name.split(" and ")).spread for name in EPITHET_PLANES}
+
+
+def _plane_values() -> Values:
+    spreads = epithet_plane_spreads()
+    best = max(spreads, key=spreads.get)
+    return Values(best, options=EPITHET_PLANES, fields={"share": spreads[best]})
 
 
 # The page cannot compute these (t-SNE runs stored by the library, a concept plane's spread): the
 # default site ships the values, the class site says to check them live.
-TARSO_CAPO_SPREAD = site_check(__name__, "tarso_capo_spread", rule="number", compute=None, values=_spread_values,
-                               what="The share", tol=2e-3, texts={
-                                   "percent": "that is a percentage; give the share between 0 and 1."})
+WIDEST_PLANE = site_check(__name__, "widest_epithet_plane", rule="choice", compute=None, values=_plane_values, texts={
+    "right": "{answer}: their plane holds {share:.3f} of the spread, more than any other pair of epithets.",
+    "wrong": "the plane of {answer} is not the widest; build all six planes and compare their shares."})
 
 
-def tarso_capo_spread(answer) -> Feedback:
-    """Investigate: the share of the spread on the (Tarso, capo) concept plane."""
-    return TARSO_CAPO_SPREAD.judge(answer)
+def widest_epithet_plane(answer) -> Feedback:
+    """Investigate: which two epithets' rows span the plane holding the largest share of the spread."""
+    return WIDEST_PLANE.judge(answer)
 
 
 def page_neighbour(coords, labels, word: str) -> str:
@@ -34,20 +46,44 @@ def page_neighbour(coords, labels, word: str) -> str:
     return labels[int(nearest_indices(coords, 1)[list(labels).index(word), 0])]
 
 
-def _pietro_values() -> Values:
-    labels = point_set("calling-game").labels
-    return Values(page_neighbour(layouts("calling-game", 10.0, [3])[0], labels, "Pietro"), options=tuple(labels))
+# Investigate: a word whose page neighbour the seed decides. The t-SNE explorer shows one seed's layout
+# at a time (and its description names the first tokens' neighbours); the count needs all five, and
+# the word's neighbour in the full space, which no picture shows.
+SEED_WORD, SEED_PERPLEXITY = "banana", 10.0
 
 
-PIETRO_PAGE_NEIGHBOUR = site_check(__name__, "pietro_page_neighbour", rule="choice", compute=None,
-                                   values=_pietro_values, texts={
-    "right": "{answer} sits next to Pietro in the seed-3 layout.",
-    "wrong": "{answer} is not Pietro's nearest token on that page; measure the 2-D distances."})
+def full_neighbour(points: str, word: str) -> str:
+    """The token nearest to `word` in the full space of `points`, by straight-line distance."""
+    ps = point_set(points)
+    labels = list(ps.labels)
+    d = ((ps.vectors - ps.vectors[labels.index(word)]) ** 2).sum(1)
+    d[labels.index(word)] = np.inf
+    return labels[int(d.argmin())]
 
 
-def pietro_page_neighbour(answer) -> Feedback:
-    """Investigate: Pietro's nearest token in the perplexity-10, seed-3 t-SNE layout."""
-    return PIETRO_PAGE_NEIGHBOUR.judge(answer)
+def seeds_keeping(points: str, word: str, perplexity: float) -> int:
+    """In how many of the stored seeds' layouts `word`'s nearest token on the page is its nearest in full."""
+    from lib.analysis.maps.views import SEEDS
+
+    labels = point_set(points).labels
+    true = full_neighbour(points, word)
+    return sum(page_neighbour(layouts(points, perplexity, [s])[0], labels, word) == true for s in SEEDS)
+
+
+def _seed_values() -> Values:
+    from lib.analysis.maps.views import SEEDS
+
+    return Values(seeds_keeping("calling-game", SEED_WORD, SEED_PERPLEXITY), hints={"every": len(SEEDS)})
+
+
+SEEDS_KEEPING = site_check(__name__, "seeds_keeping_neighbour", rule="whole", compute=None, values=_seed_values,
+                           what="The count", texts={
+    "every": "not every seed keeps that neighbour: read " + SEED_WORD + "'s nearest token on each of the five pages."})
+
+
+def seeds_keeping_neighbour(answer) -> Feedback:
+    """Investigate: in how many of the five perplexity-10 layouts banana keeps its full-space nearest token."""
+    return SEEDS_KEEPING.judge(answer)
 
 
 # ------------------------------------------------------------------ predict: a degenerate perplexity

@@ -434,14 +434,15 @@ export const COMPUTE = {
       fields: { whole_page: wholePage } };
   },
 
-  firstStageOnTop(a, model) {
-    const first = (prompt, word) => {
-      const ids = model.encode(prompt), t = model.vocab.id(word);
-      const run = model.run(ids, {}, true);
-      return model.stageNames().find((name) => greedy(model.readOut(run.stages[name][ids.length - 1])) === t);
-    };
-    return { expected: first(a.prompt, a.word), options: model.stageNames(),
-      hints: [["chapter", first(a.chapter_prompt, a.chapter_word)]] };
+  leadsAfterStage(a, model) {
+    const t = model.vocab.id(a.word), names = model.stageNames();
+    const counts = names.map(() => 0);
+    for (const prompt of a.prompts) {
+      const ids = model.encode(prompt), run = model.run(ids, {}, true);
+      names.forEach((name, i) => { if (greedy(model.readOut(run.stages[name][ids.length - 1])) === t) counts[i]++; });
+    }
+    const at = names.indexOf(a.stage);
+    return { expected: counts[at], hints: [["before", counts[at - 1]], ["final", counts[names.length - 1]]] };
   },
 
   topWithoutMlp(a, model) {
@@ -489,10 +490,14 @@ export const COMPUTE = {
     return { expected: softmax(a.scores)[1], hints: [["scaled", softmax(a.scores.map((s) => s / Math.sqrt(a.d_head)))[1]]] };
   },
 
-  roundProbability(a, model) {
-    const words = pySplit(a.round);
-    const steps = words.slice(1).map((w, i) => softmax(model.promptLogits(model.encode(words.slice(0, i + 1).join(" "))))[model.vocab.id(w)]);
-    return { expected: steps.reduce((x, y) => x * y, 1), hints: [["sum", steps.reduce((x, y) => x + y, 0)], ["last", steps[steps.length - 1]]] };
+  twoStepsAhead(a, model) {
+    const ids = model.encode(a.prefix), t = model.vocab.id(a.target);
+    const first = softmax(model.promptLogits(ids));
+    const paths = Array.from(first, (p, x) => p * softmax(model.promptLogits([...ids, x]))[t]);
+    let top = 0;
+    paths.forEach((p, x) => { if (p > paths[top]) top = x; });
+    return { expected: paths.reduce((s, p) => s + p, 0), fields: { first: model.vocab.tokens[top] },
+      hints: [["next", first[t]], ["first", paths[top]], ["rules", paths[model.vocab.id(a.rules)]], ["certain", 1]] };
   },
 
   unseenRange(a, model) {
@@ -526,18 +531,29 @@ export const COMPUTE = {
   },
 
   blockOff(a, model) {
-    const ids = model.encode(a.prompt), target = model.vocab.id(a.target);
-    const p = (off) => softmax(model.promptLogits(ids, off))[target];
+    // P(target) averaged over the prompts (lib.exercises.residual_path.mean_target).
+    const target = model.vocab.id(a.target), all = a.prompts.map((q) => model.encode(q));
+    const p = (off, ids = all) => ids.reduce((s, x) => s + softmax(model.promptLogits(x, off))[target], 0) / ids.length;
     const heads = blockHeads(model, a.block), mlps = [a.block];
-    return { expected: p({ heads, mlps }), hints: [["intact", p({})], ["heads", p({ heads })], ["mlp", p({ mlps })]] };
+    return { expected: p({ heads, mlps }), hints: [["intact", p({})], ["heads", p({ heads })], ["mlp", p({ mlps })],
+      ["one", p({ heads, mlps }, all.slice(0, 1))]] };
   },
 };
+
+const COMPUTED = new Map();   // check -> its values, computed once a page (some run the model on 40 prompts)
 
 /** What the check of `decl` compares with, computed in the page. */
 export async function compute(decl) {
   if (decl.values) return decl.values;      // shipped by the default site: the page cannot compute them
-  const model = decl.model ? await loadModel(new URL("models/", BASE).href, decl.model) : null;
-  return await COMPUTE[decl.compute]({ ...decl.args, texts: decl.texts }, model);
+  if (!COMPUTED.has(decl.check)) {
+    const run = (async () => {
+      const model = decl.model ? await loadModel(new URL("models/", BASE).href, decl.model) : null;
+      return await COMPUTE[decl.compute]({ ...decl.args, texts: decl.texts }, model);
+    })();
+    COMPUTED.set(decl.check, run);
+    run.catch(() => COMPUTED.delete(decl.check));   // a failure is tried again at the next check
+  }
+  return await COMPUTED.get(decl.check);
 }
 
 // ----------------------------------------------------------------------------- the page
