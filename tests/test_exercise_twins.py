@@ -29,7 +29,7 @@ def _said(template: str, message: str) -> bool:
 def test_every_twin_is_the_check_an_exercise_calls_and_its_computation_is_in_the_page():
     listed = {(e.module, c): e for e in catalogue() for c in e.checks}
     js = CHECKS_JS.read_text()
-    computes = set(re.findall(r"^  (?:async )?(\w+)\(a(?:, model)?\) \{", js, re.M))
+    computes = set(re.findall(r"^  (?:async )?(\w+)\(a(?:, models?)?\) \{", js, re.M))
     for name, twin in registry().items():
         e = listed.get((twin.module, twin.check))
         assert e is not None, f"{name}: no exercise calls this check"
