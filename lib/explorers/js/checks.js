@@ -273,6 +273,21 @@ function componentsFor(rows, share) {
   return shares.length;
 }
 
+const FRAME_MS = 4;
+
+/** Runs `steps` (a generator) to its end, handing the browser its thread back after every FRAME_MS of
+ *  work, so that a check of many passes never holds a frame; returns the generator's value. */
+async function inFrames(steps) {
+  let step, start = performance.now();
+  while (!(step = steps.next()).done) {
+    if (performance.now() - start > FRAME_MS) {
+      await new Promise((go) => setTimeout(go, 0));
+      start = performance.now();
+    }
+  }
+  return step.value;
+}
+
 /** lib.exercises.prompt_signs and lib.analysis.signs.read_signs for a typed prompt: the model's top word
  *  and its probability, and why the rules forbid the prompt (null where they allow it); or, where the model
  *  cannot read it, the open check's verdict saying so. */
@@ -618,14 +633,17 @@ export const COMPUTE = {
     const head = [[+a.head[1], +a.head[3]]], kinds = ["zero", "mean", "resample"];
     const p = (ids, t, off) => softmax(model.promptLogits(ids, off))[t];
     const counts = kinds.map(() => 0);
-    a.prompts.forEach((text, i) => {
-      const ids = model.encode(text), t = model.vocab.id(a.targets[i]);
-      if (p(ids, t, {}) < a.holds_at) return;
-      kinds.forEach((kind, k) => {
-        const hooks = ablationHooks(model, head, [], kind, ids.length, a.seed, i);
-        if (p(ids, t, { hooks }) < a.holds_at) counts[k] += 1;
-      });
-    });
+    await inFrames((function* passes() {       // 160 passes: a few at a time, the page kept answering
+      for (let i = 0; i < a.prompts.length; i++) {
+        const ids = model.encode(a.prompts[i]), t = model.vocab.id(a.targets[i]);
+        if (p(ids, t, {}) < a.holds_at) continue;
+        for (let k = 0; k < kinds.length; k++) {
+          yield;
+          const hooks = ablationHooks(model, head, [], kinds[k], ids.length, a.seed, i);
+          if (p(ids, t, { hooks }) < a.holds_at) counts[k] += 1;
+        }
+      }
+    })());
     return { decide(answer) {
       const values = answer.kind === "tuple" ? answer.value.map(asNumber) : [];
       if (values.length !== kinds.length || values.some((v) => v === null || v !== Math.trunc(v))) return { ok: false, key: "three" };
@@ -638,9 +656,9 @@ export const COMPUTE = {
 
   async bestPatch(a, model) {
     // lib.exercises.ablation.best_patch: the patching explorer's grid, its head rows' largest cell (the first).
-    const { patchingGrid, swapPlayers } = await import("./views.js");
-    const { grid } = patchingGrid(model, model.encode(a.clean), model.encode(swapPlayers(a.clean)),
-      model.vocab.id(a.target), model.vocab.id(a.against));
+    const { patchingSteps, swapPlayers } = await import("./views.js");
+    const { grid } = await inFrames(patchingSteps(model, model.encode(a.clean), model.encode(swapPlayers(a.clean)),
+      model.vocab.id(a.target), model.vocab.id(a.against)));
     const names = allHeads(model).map(([l, h]) => `L${l}H${h}`);
     let best = null;
     names.forEach((name, r) => grid[r].forEach((x, p) => { if (best === null || x > best[2]) best = [name, p, x]; }));
@@ -718,6 +736,7 @@ function answerBox(exercise, label, decl) {
   const out = el("p", { class: "course-verdict", role: "status", "aria-live": "polite", "data-verdict": "" });
   const run = async () => {
     try {
+      if (!decl.values && !COMPUTED.has(decl.check)) { out.dataset.verdict = ""; out.textContent = "Checking in the page…"; }
       const v = await compute(decl);
       const result = judge(decl, input.value, v);
       out.dataset.verdict = result.verdict;
