@@ -6,7 +6,7 @@ import numpy as np
 from lib.analysis import maps
 from lib.analysis.maps import direction
 from lib.content.worked_examples import GS_WORDS
-from lib.exercises import Feedback, check_number
+from lib.exercises import Feedback, as_number, check_number, check_whole_number
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
@@ -42,24 +42,39 @@ def prince_royalty(answer) -> Feedback:
     return PRINCE_ROYALTY.judge(answer)
 
 
-def _overlap_values() -> Values:
+OVERLAP_WHAT = "The component along e1"
+
+
+def _overlaps() -> tuple[float, dict[str, float]]:
+    """king - woman's component along e1, and the known wrong values by their texts' keys."""
     v = _words()
     e1, e2 = _axes()
-    return Values(float(direction(v, ["king"], ["woman"]) @ e1),
-                  hints={"man": float(direction(v, ["king"], ["man"]) @ e1),
-                         "e2": float(direction(v, ["king"], ["woman"]) @ e2)})
+    return (float(direction(v, ["king"], ["woman"]) @ e1),
+            {"man": float(direction(v, ["king"], ["man"]) @ e1), "e2": float(direction(v, ["king"], ["woman"]) @ e2)})
 
 
-# On this toy's coordinates the component is a whole number: the tolerance only forgives float rounding.
-OVERLAP_BEFORE = site_check(__name__, "overlap_before", rule="number", compute="overlapBefore", values=_overlap_values,
-                            what="The component along e1", tol=1e-3, args={"words": GS_WORDS}, texts={
+def _overlap_examples() -> Values:
+    """Answers the tests type (an open check ships no values): the right one, and one per text."""
+    expected, wrong = _overlaps()
+    return Values(round(expected), hints={**wrong, "off/": round(expected) + 3})
+
+
+# On this toy's coordinates the component is a whole number, so the check asks for it exactly (a
+# whole-number check); a known wrong value, whole or not, still gets its text.
+OVERLAP_BEFORE = site_check(__name__, "overlap_before", rule="open", reads="number", compute="overlapBefore",
+                            values=_overlap_examples, args={"words": GS_WORDS, "what": OVERLAP_WHAT}, texts={
     "man": "that is king - man's component, which the page printed; take king - woman.",
     "e2": "that is the component along e2; measure along e1 (gender)."})
 
 
 def overlap_before(answer) -> Feedback:
     """Predict: with royalty as king - woman, its component along e1 before Gram-Schmidt."""
-    return OVERLAP_BEFORE.judge(answer)
+    expected, wrong = _overlaps()
+    fb = check_whole_number(answer, round(expected), what=OVERLAP_WHAT)
+    value = as_number(answer)
+    if fb or value is None:
+        return fb
+    return next((OVERLAP_BEFORE.say(key) for key, w in wrong.items() if abs(value - w) < 1e-3), fb)
 
 
 # ------------------------------------------------------------------ write: Gram-Schmidt

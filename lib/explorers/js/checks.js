@@ -541,8 +541,15 @@ export const COMPUTE = {
   },
 
   overlapBefore(a) {
+    // lib.exercises.gram_schmidt_by_hand.overlap_before: a whole number, then the known wrong values' texts.
     const w = a.words, { e1, e2, raw } = gsAxes(w), other = sub(w.king, w.woman);
-    return { expected: dot(other, e1), hints: [["man", dot(raw, e1)], ["e2", dot(other, e2)]] };
+    const expected = dot(other, e1), wrong = [["man", dot(raw, e1)], ["e2", dot(other, e2)]];
+    return { decide(answer) {
+      const r = checkWhole(answer, Math.round(expected), a.what, []), value = asNumber(answer);
+      if (r.ok || value === null) return r;
+      const hit = wrong.find(([, x]) => Math.abs(value - x) < 1e-3);
+      return hit ? { ok: false, key: hit[0] } : r;
+    } };
   },
 
   unscaledWeight(a) {
