@@ -604,6 +604,20 @@ export const COMPUTE = {
       hints: [["self", a.word], ...(other !== best ? [["other_model", other]] : [])] };
   },
 
+  selfAttention(a, model) {
+    // lib.exercises.circuits: each head's mean attention from the last position to itself over the
+    // prompts (lib.analysis.circuits.head_habits, "the callee itself"); the first head with the most.
+    const heads = allHeads(model), share = heads.map(() => 0);
+    for (const text of a.prompts) {
+      const ids = model.encode(text), T = ids.length, run = model.run(ids, {}, "patterns");
+      heads.forEach(([l, h], k) => { share[k] += run.patterns[l][h][T - 1][T - 1] / a.prompts.length; });
+    }
+    let best = 0;
+    share.forEach((x, k) => { if (x > share[best]) best = k; });
+    const names = heads.map(([l, h]) => `L${l}H${h}`);
+    return { expected: names[best], options: names };
+  },
+
   // ---- open checks: `decide(a)` is the check's own decision, step for step (see judge)
 
   smallestScale(a) {
