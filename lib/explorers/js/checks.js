@@ -618,6 +618,21 @@ export const COMPUTE = {
     return { expected: names[best], options: names };
   },
 
+  pushShare(a, model) {
+    // lib.exercises.lever: lib.analysis.trajectory.residual_trajectory's push of a block (its write at
+    // the last position along the first axis, the toward word's unit row) over where the path ends.
+    const along = (prompt, toward) => {
+      const ids = model.encode(prompt), run = model.run(ids, {}, true), names = model.stageNames();
+      const row = embeddingRow(model, model.vocab.id(toward)), n = norm(row), e1 = row.map((x) => x / n);
+      const x = names.map((name) => dot(Array.from(run.stages[name][ids.length - 1]), e1));
+      const at = names.indexOf(a.component);
+      return { push: x[at] - x[at - 1], end: x[x.length - 1] };
+    };
+    const mine = along(a.prompt, a.toward), chapter = along(a.chapter_prompt, a.chapter_toward);
+    const expected = mine.push / mine.end;
+    return { expected, hints: [["chapter", chapter.push / chapter.end], ["percent", expected * 100], ["push", mine.push]] };
+  },
+
   // ---- open checks: `decide(a)` is the check's own decision, step for step (see judge)
 
   smallestScale(a) {
