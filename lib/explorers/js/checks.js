@@ -650,6 +650,13 @@ export const COMPUTE = {
       hints: [["tool", a.tool_word], ...a.epithets.map((e) => [`epithet_${e}`, e])] };
   },
 
+  async planeSpread(a) {
+    // lib.exercises.three_ways: the concept-plane explorer's view (lib.analysis.maps.views.plane_view).
+    const { VIEWS } = await import("./views.js");
+    const view = await VIEWS.plane({ points }, { points: a.points, axis_1: a.axis_1, axis_2: a.axis_2 }, { labels: {} });
+    return { expected: view.spread, hints: [["percent", view.spread * 100]] };
+  },
+
   // ---- open checks: `decide(a)` is the check's own decision, step for step (see judge)
 
   smallestScale(a) {
