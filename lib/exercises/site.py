@@ -52,8 +52,8 @@ class SiteCheck:
     check: str         # the check function's name in it
     rule: str          # number, whole or choice
     compute: str | None  # the page's computation of the same Values, in checks.js's COMPUTE; None where
-    # the page cannot compute them (a stored t-SNE run, sampled rounds, a prompt set): the default site
-    # ships the values, the class site says to check it live
+    # the page does not compute them (t-SNE runs the library stores, rounds drawn by torch's sampler): the
+    # default site ships the values, the class site says to check it live
     values: Callable   # the library's: values(lm) -> Values (or values() for a check without a model)
     what: str = ""     # a number's name in the messages ("The weight")
     tol: float | None = None                 # a number's tolerance (absolute)
@@ -234,7 +234,8 @@ def coverage_markdown(root: Path | None = None) -> str:
             "explorers do), so their boxes work on the class site as well and ship no answer.")
     if shipped:
         text += (f" {len(shipped)} more check on the default site from values it ships with them, where the page "
-                 "does not compute them (a stored t-SNE run, rounds the library samples, a set of prompts): "
+                 "does not compute them (t-SNE runs the library stores, rounds drawn by torch's sampler, which the page "
+                 "does not repeat): "
                  f"{refs(shipped)}; the class site leaves those values out and sends the learner to the live "
                  "notebook instead.")
     if live:
