@@ -52,8 +52,8 @@ class SiteCheck:
     check: str         # the check function's name in it
     rule: str          # number, whole or choice
     compute: str | None  # the page's computation of the same Values, in checks.js's COMPUTE; None where
-    # the page does not compute them (t-SNE runs the library stores, rounds drawn by torch's sampler): the
-    # default site ships the values, the class site says to check it live
+    # the page does not compute them (t-SNE runs the library stores; sampled rounds): the default site
+    # ships the values, the class site says to check it live
     values: Callable   # the library's: values(lm) -> Values (or values() for a check without a model)
     what: str = ""     # a number's name in the messages ("The weight")
     tol: float | None = None                 # a number's tolerance (absolute)
@@ -234,8 +234,8 @@ def coverage_markdown(root: Path | None = None) -> str:
             "explorers do), so their boxes work on the class site as well and ship no answer.")
     if shipped:
         text += (f" {len(shipped)} more check on the default site from values it ships with them, where the page "
-                 "does not compute them (t-SNE runs the library stores, rounds drawn by torch's sampler, which the page "
-                 "does not repeat): "
+                 "does not compute them (t-SNE runs the library stores; rounds the library samples, some with torch's "
+                 "sampler, which the page does not repeat, some in more passes than a click can wait for): "
                  f"{refs(shipped)}; the class site leaves those values out and sends the learner to the live "
                  "notebook instead.")
     if live:
