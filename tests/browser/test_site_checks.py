@@ -79,7 +79,8 @@ CLASS_SITE = 'SOLUTIONS = "hide"' in (
 def test_the_registry_covers_exercises():
     from lib.exercises.site import coverage
     computed, shipped, total = coverage()
-    assert computed >= 30 and computed + shipped == len(twins_by_label()), (computed, shipped, total)
+    # every predict and investigate exercise has a page twin; all but a few compute in the page
+    assert computed + shipped == len(twins_by_label()) == total and computed >= 50, (computed, shipped, total)
 
 
 @pytest.mark.parametrize("chapter,entries", PAGES, ids=[c.rsplit("/", 1)[-1] for c, _ in PAGES])
