@@ -64,6 +64,12 @@ MESSAGES: dict[str, str] = {
     "game_unfinished": "the round keeps the rules so far but stops before it ends: position {position} would be "
                        "one of {allowed}",
     "game_valid": "valid",
+    # a prefix of a round (lib.content.corpora.calling_game.next_token_distribution; the page's game.js)
+    "prefix_start": "a prefix of a round starts with <BOS>",
+    "prefix_token": "not a prefix of a valid round: position {position} should be {token}",
+    "prefix_opening": "not a prefix of a valid round: position {position}, {got}, the opening call cannot be wrong",
+    "prefix_callee": "not a prefix of a valid round: position {position}, {got}, is not a callee",
+    "prefix_ending": "not a prefix of a valid round: after a wrong call it ends {ending}",
     "game_valid_wrong": "valid (ends with a wrong call)",
     # the explorers' boxes (lib.explorers.boxes, lib.analysis.maps.views, inventory; the page's views.js)
     "position": "position must be a whole number from 0 to {last} (the prompt has {n} tokens), or blank for the "

@@ -75,3 +75,29 @@ def test_the_pages_checker_is_the_librarys(tmp_path):
     got = json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True).stdout)
     differ = [(c, verdict(c), g) for c, g in zip(cases, got) if verdict(c) != g]
     assert not differ, differ[:3]
+
+
+def why_not_a_prefix(tokens) -> str | None:
+    try:
+        cg.next_token_distribution(tokens)
+        return None
+    except cg.CourseError as e:
+        return str(e)
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js runs the page's modules; install it (README)")
+def test_the_pages_prefix_reading_is_the_librarys(tmp_path):
+    """game.js's whyNotAPrefix (the answer boxes' reading of a typed prompt) and next_token_distribution:
+    the same prompts allowed, the same sentence for each one forbidden."""
+    web.install(tmp_path)
+    cases = rounds(4000, seed=11) + [[], ["<BOS>"], "<BOS> Pietro chiama Pietro capo".split(),
+                                     "<BOS> Paolo chiama Pietro".split(), ["x'y"]]
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    script = (f"import('{(tmp_path / 'game.js').as_uri()}').then((g) => {{"
+              f"const cases = JSON.parse(require('fs').readFileSync('{tmp_path / 'cases.json'}', 'utf8'));"
+              "console.log(JSON.stringify(cases.map((c) => g.whyNotAPrefix(c)))); })")
+    got = json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True).stdout)
+    want = [why_not_a_prefix(c) for c in cases]
+    assert sum(w is None for w in want) > 300 and sum(w is not None for w in want) > 300
+    differ = [(c, w, g) for c, w, g in zip(cases, want, got) if w != g]
+    assert not differ, differ[:3]

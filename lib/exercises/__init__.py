@@ -163,6 +163,12 @@ def check_whole_number(answer, expected: int, *, what: str, hints: dict | None =
     return Feedback(False, say("answer_off", what=what, value=told, direction="too high" if value > expected else "too low"))
 
 
+# What a check that takes a prompt as its answer says when the model cannot read it (its page twin
+# declares these texts too: lib.exercises.site, rule "open").
+PROMPT_TEXTS = {"not_a_prompt": "the answer should be a prompt, as a string of tokens; got {shown}.",
+                "unreadable": "the model cannot read that prompt: {error}"}
+
+
 def prompt_signs(lm, answer):
     """A prompt given as an answer, read by the model: its `Signs`, or the `Feedback` saying why not."""
     from lib.errors import CourseError
@@ -171,8 +177,8 @@ def prompt_signs(lm, answer):
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not isinstance(answer, str):
-        return Feedback(False, f"the answer should be a prompt, as a string of tokens; got {shown(answer)}.")
+        return Feedback(False, PROMPT_TEXTS["not_a_prompt"].format(shown=shown(answer)))
     try:
         return read_signs(lm, answer)
     except CourseError as e:
-        return Feedback(False, f"the model cannot read that prompt: {e}")
+        return Feedback(False, PROMPT_TEXTS["unreadable"].format(error=e))

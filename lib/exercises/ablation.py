@@ -67,14 +67,49 @@ KIND_EPITHET = "Cefa"
 KIND_HEAD = "L0H3"
 
 
+def _kind_set(lm):
+    from lib.content.prompt_sets import epithet_sets
+
+    return epithet_sets(40, KIND_SET_SEED, max_tokens=lm.model.cfg.n_ctx)[KIND_EPITHET]
+
+
 @per_model
 def _lost_each_way(lm) -> tuple[int, int, int]:
     from lib.analysis.ablation import KINDS
-    from lib.analysis.head_survey import ablation_survey
-    from lib.content.prompt_sets import epithet_sets
+    from lib.analysis.head_survey import ablation_survey, single_heads
 
-    group = epithet_sets(40, KIND_SET_SEED, max_tokens=lm.model.cfg.n_ctx)[KIND_EPITHET]
-    return tuple(ablation_survey(lm, group, kind=kind, seed=KIND_SET_SEED).lost(KIND_HEAD) for kind in KINDS)
+    group, switch = _kind_set(lm), {KIND_HEAD: single_heads(lm.model)[KIND_HEAD]}   # the one head asked about
+    return tuple(ablation_survey(lm, group, switch, kind=kind, seed=KIND_SET_SEED).lost(KIND_HEAD) for kind in KINDS)
+
+
+def _kind_args() -> dict:
+    """What the page's twin reads: the set's prompts and the tokens the rules fix after them (inputs of
+    the question, not its answer: the page switches the head off and counts)."""
+    from lib.analysis.head_survey import HOLDS_AT
+    from lib.model.store import load
+
+    group = _kind_set(load("calling-game"))
+    return {"prompts": [p.text for p in group], "targets": [p.target for p in group], "head": KIND_HEAD,
+            "seed": KIND_SET_SEED, "holds_at": HOLDS_AT}
+
+
+def _kind_examples(lm) -> Values:
+    """Answers the tests type (an open check ships no values): the right one, and one per text."""
+    zero, mean, resample = _lost_each_way(lm)
+    return Values((zero, mean, resample), hints={"three": (zero, mean), "order": (mean, zero, resample)
+                                                 if mean != zero else (resample, mean, zero),
+                                                 "count": (zero, mean + 1, resample)})
+
+
+LOST_EACH_WAY = site_check(__name__, "lost_each_way", rule="open", reads="tuple", compute="lostEachWay",
+                           values=_kind_examples, model="calling-game", args=_kind_args, texts={
+    "three": "give three whole numbers, in the order zero, mean, resample: (lost to zero ablation, lost to mean "
+             "ablation, lost to resample ablation).",
+    "right": KIND_HEAD + " costs {zero} answers zeroed, {mean} replaced by its mean and {resample} replaced by "
+             "another round's write.",
+    "order": "the three counts are right but not in the order asked: zero, mean, resample.",
+    "count": "the count for {wrong} ablation is not what the library finds on that set: use the " + KIND_EPITHET
+             + f" set of epithet_sets(40, {KIND_SET_SEED}, ...), and pass the same seed to ablation_survey."})
 
 
 def lost_each_way(lm, answer) -> Feedback:
@@ -90,18 +125,13 @@ def lost_each_way(lm, answer) -> Feedback:
     except TypeError:
         values = []
     if len(values) != len(KINDS) or any(v is None or v != int(v) for v in values):
-        return Feedback(False, f"give three whole numbers, in the order {', '.join(KINDS)}: "
-                               "(lost to zero ablation, lost to mean ablation, lost to resample ablation).")
+        return LOST_EACH_WAY.say("three")
     expected = _lost_each_way(lm)
     if list(map(int, values)) == list(expected):
-        return Feedback(True, f"{KIND_HEAD} costs {expected[0]} answers zeroed, {expected[1]} replaced by its "
-                              f"mean and {expected[2]} replaced by another round's write.")
-    wrong = [kind for kind, v, e in zip(KINDS, values, expected) if int(v) != e]
+        return LOST_EACH_WAY.say("right", True, **dict(zip(KINDS, expected)))
     if sorted(map(int, values)) == sorted(expected):
-        return Feedback(False, "the three counts are right but not in the order asked: zero, mean, resample.")
-    return Feedback(False, f"the count for {' and '.join(wrong)} ablation is not what the library finds on that set: "
-                           f"use the {KIND_EPITHET} set of epithet_sets(40, {KIND_SET_SEED}, ...), and pass the same "
-                           "seed to ablation_survey.")
+        return LOST_EACH_WAY.say("order")
+    return LOST_EACH_WAY.say("count", wrong=" and ".join(k for k, v, e in zip(KINDS, values, expected) if int(v) != e))
 
 
 # ------------------------------------------------------------------ investigate: which write carries the caller
@@ -118,19 +148,35 @@ def _best_patch(lm) -> tuple[str, int]:
     return best["head"], int(best["position"])
 
 
+def _patch_examples(lm) -> Values:
+    """Answers the tests type (an open check ships no values): the right one, and one per text."""
+    head, position = _best_patch(lm)
+    other = next(head_name(h) for h in all_heads(lm.model) if head_name(h) != head)
+    return Values((head, position), hints={"pair": (head,), "wrong_head": (other, position),
+                                           "position": (head, position + 1), "no_head": ("MLP0", position)})
+
+
+BEST_PATCH = site_check(__name__, "best_patch", rule="open", reads="tuple", compute="bestPatch",
+                        values=_patch_examples, model="calling-game",
+                        args={"clean": PATCH_CLEAN, "target": PATCH_TARGET, "against": PATCH_AGAINST}, texts={
+    "pair": 'give a pair: the head\'s name and the position, such as ("L1H2", 3).',
+    "wrong_head": "another head's write brings back more of the difference; read the heads' rows of the grid, not "
+                  "the MLPs'."})
+
+
 def best_patch(lm, answer) -> Feedback:
     """Investigate: the head and position whose write, patched from PATCH_CLEAN into its swapped twin,
     brings back the largest fraction of the capo-Cefa logit difference."""
+    from lib.exercises import check_whole_number
+
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
-        return Feedback(False, 'give a pair: the head\'s name and the position, such as ("L1H2", 3).')
+        return BEST_PATCH.say("pair")
     head, position = answer
     best_head, best_position = _best_patch(lm)
     names = [head_name(h) for h in all_heads(lm.model)]
-    fb = check_choice(head, names, best_head, right="", wrong="another head's write brings back more of the "
-                      "difference; read the heads' rows of the grid, not the MLPs'.")
+    fb = check_choice(head, names, best_head, right="", wrong=BEST_PATCH.texts["wrong_head"])
     if not fb:
         return fb
-    from lib.exercises import check_whole_number
     return check_whole_number(position, best_position, what="The position")

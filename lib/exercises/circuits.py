@@ -37,10 +37,13 @@ def pair_ov_rank(lm, answer) -> Feedback:
     return PAIR_OV_RANK.judge(answer, lm)
 
 
+def _capo_set(lm):
+    return epithet_sets(40, max_tokens=lm.model.cfg.n_ctx)["capo"]
+
+
 @per_model
 def _most_self_attending_capo(lm) -> str:
-    group = epithet_sets(40, max_tokens=lm.model.cfg.n_ctx)["capo"]
-    habits = head_habits(lm, group)
+    habits = head_habits(lm, _capo_set(lm))
     return head_name(max(all_heads(lm.model), key=lambda h: habits.shares[h]["the callee itself"]))
 
 
@@ -48,8 +51,15 @@ def _self_values(lm) -> Values:
     return Values(_most_self_attending_capo(lm), options=tuple(head_name(h) for h in all_heads(lm.model)))
 
 
-MOST_SELF_ATTENDING = site_check(__name__, "most_self_attending_capo", rule="choice", compute=None,
-                                 values=_self_values, model="calling-game", texts={
+def _capo_prompts() -> dict:
+    """The page's input: the 40 prompts (the question's set, not its answer: the page runs them)."""
+    from lib.model.store import load
+
+    return {"prompts": [p.text for p in _capo_set(load("calling-game"))]}
+
+
+MOST_SELF_ATTENDING = site_check(__name__, "most_self_attending_capo", rule="choice", compute="selfAttention",
+                                 values=_self_values, model="calling-game", args=_capo_prompts, texts={
     "right": "on the capo prompts {answer} looks at the callee itself the most.",
     "wrong": "not on the capo prompts: measure the share on the callee itself for every head, over those 40 prompts "
              "only."})

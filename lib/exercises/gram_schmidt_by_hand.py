@@ -42,21 +42,39 @@ def prince_royalty(answer) -> Feedback:
     return PRINCE_ROYALTY.judge(answer)
 
 
-def overlap_before(answer) -> Feedback:
-    """Predict: with royalty as king - woman, its component along e1 before Gram-Schmidt. On this
-    toy's coordinates it is a whole number, so the check asks for it exactly."""
+OVERLAP_WHAT = "The component along e1"
+
+
+def _overlaps() -> tuple[float, dict[str, float]]:
+    """king - woman's component along e1, and the known wrong values by their texts' keys."""
     v = _words()
     e1, e2 = _axes()
-    expected = float(direction(v, ["king"], ["woman"]) @ e1)
-    fb = check_whole_number(answer, round(expected), what="The component along e1")
+    return (float(direction(v, ["king"], ["woman"]) @ e1),
+            {"man": float(direction(v, ["king"], ["man"]) @ e1), "e2": float(direction(v, ["king"], ["woman"]) @ e2)})
+
+
+def _overlap_examples() -> Values:
+    """Answers the tests type (an open check ships no values): the right one, and one per text."""
+    expected, wrong = _overlaps()
+    return Values(round(expected), hints={**wrong, "off/": round(expected) + 3})
+
+
+# On this toy's coordinates the component is a whole number, so the check asks for it exactly (a
+# whole-number check); a known wrong value, whole or not, still gets its text.
+OVERLAP_BEFORE = site_check(__name__, "overlap_before", rule="open", reads="number", compute="overlapBefore",
+                            values=_overlap_examples, args={"words": GS_WORDS, "what": OVERLAP_WHAT}, texts={
+    "man": "that is king - man's component, which the page printed; take king - woman.",
+    "e2": "that is the component along e2; measure along e1 (gender)."})
+
+
+def overlap_before(answer) -> Feedback:
+    """Predict: with royalty as king - woman, its component along e1 before Gram-Schmidt."""
+    expected, wrong = _overlaps()
+    fb = check_whole_number(answer, round(expected), what=OVERLAP_WHAT)
     value = as_number(answer)
     if fb or value is None:
         return fb
-    hints = {float(direction(v, ["king"], ["man"]) @ e1): "that is king - man's component, which the page "
-                                                          "printed; take king - woman.",
-             float(direction(v, ["king"], ["woman"]) @ e2): "that is the component along e2; measure along e1 "
-                                                            "(gender)."}
-    return next((Feedback(False, hint) for wrong, hint in hints.items() if abs(value - wrong) < 1e-3), fb)
+    return next((OVERLAP_BEFORE.say(key) for key, w in wrong.items() if abs(value - w) < 1e-3), fb)
 
 
 # ------------------------------------------------------------------ write: Gram-Schmidt

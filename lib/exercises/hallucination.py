@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from lib.analysis.signs import read_signs
-from lib.exercises import Feedback, prompt_signs
+from lib.exercises import PROMPT_TEXTS, Feedback, prompt_signs
 from lib.exercises.site import Values, site_check
 
 
@@ -28,17 +28,44 @@ def entropy_of(lm, answer) -> Feedback:
     return ENTROPY_OF.judge(answer, lm)
 
 
-def confident_impossible(lm, answer, threshold: float = 0.9) -> Feedback:
-    """Investigate: a prompt the rules forbid on which the model is still confident."""
+CONFIDENT_AT = 0.9
+
+
+def _confident_examples(lm) -> Values:
+    """Prompts the tests type (an open check ships no values): a right one, found among prompts that end
+    in a call the rules could not have made, and one per text."""
+    from lib.analysis.signs import read_signs
+
+    candidates = [f"<BOS> {a} chiama {b}" for a in ("Paolo", "1", "2") for b in ("Pietro", "Paolo", "3")]
+    right = next(p for p in candidates if not read_signs(lm, p).on_distribution
+                 and read_signs(lm, p).top_prob > CONFIDENT_AT)
+    unsure = next(p for p in (ENTROPY_PROMPT, "<BOS> banana", "<BOS> chiama chiama")
+                  if read_signs(lm, p).top_prob <= CONFIDENT_AT)
+    return Values(right, hints={"possible": "<BOS> Pietro chiama Paolo", "unsure": unsure,
+                                "unreadable": "<BOS> Pietro chiama Nessuno"})
+
+
+CONFIDENT_IMPOSSIBLE = site_check(
+    __name__, "confident_impossible", rule="open", reads="text", compute="confidentImpossible",
+    values=_confident_examples, model="calling-game", args={"threshold": CONFIDENT_AT}, texts={
+        **PROMPT_TEXTS,
+        "possible": "that prompt can occur in the game; find one the rules forbid.",
+        "unsure": "the rules forbid it, but the model's top word has only {top_prob:.3f}; find one where it "
+                  "exceeds {threshold}.",
+        "right": "impossible in the game, yet the model gives {top} {top_prob:.3f}."})
+
+
+def confident_impossible(lm, answer) -> Feedback:
+    """Investigate: a prompt the rules forbid on which the model is still confident (top word above
+    CONFIDENT_AT)."""
     signs = prompt_signs(lm, answer)
     if isinstance(signs, Feedback):
         return signs
     if signs.on_distribution:
-        return Feedback(False, "that prompt can occur in the game; find one the rules forbid.")
-    if signs.top_prob <= threshold:
-        return Feedback(False, f"the rules forbid it, but the model's top word has only {signs.top_prob:.3f}; "
-                               f"find one where it exceeds {threshold}.")
-    return Feedback(True, f"impossible in the game, yet the model gives {signs.top} {signs.top_prob:.3f}.")
+        return CONFIDENT_IMPOSSIBLE.say("possible")
+    if signs.top_prob <= CONFIDENT_AT:
+        return CONFIDENT_IMPOSSIBLE.say("unsure", top_prob=signs.top_prob, threshold=CONFIDENT_AT)
+    return CONFIDENT_IMPOSSIBLE.say("right", True, top=signs.top, top_prob=signs.top_prob)
 
 
 SURE_TOP = 0.9

@@ -76,9 +76,12 @@ def _push_values(lm) -> Values:
 
 
 # The library computes it exactly; a tolerance wider than 0.002 would accept probabilities the
-# chapter prints to two decimals. The default site ships the values (the page has no concept plane).
-PUSH_SHARE = site_check(__name__, "push_share", rule="number", compute=None, values=_push_values,
-                        what=f"The share of {PUSH_COMPONENT}'s push", tol=0.002, model="calling-game", texts={
+# chapter prints to two decimals. The page computes it as the path explorer does (the push of a block is
+# the step its write makes along the first axis, the toward word's own row).
+PUSH_SHARE = site_check(__name__, "push_share", rule="number", compute="pushShare", values=_push_values,
+                        what=f"The share of {PUSH_COMPONENT}'s push", tol=0.002, model="calling-game",
+                        args={"prompt": VICE_PROMPT, "toward": "vice", "chapter_prompt": CONFIDENT,
+                              "chapter_toward": "Tarso", "component": PUSH_COMPONENT}, texts={
     "chapter": "that is the share on the chapter's prompt, toward Tarso; measure along vice's axis on the new prompt.",
     "percent": "that is a percentage; give the share as a fraction of 1.",
     "push": "that is the push itself; divide it by where the path ends along the axis."})

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from lib.analysis.signs import read_signs
-from lib.exercises import Feedback, check_choice, prompt_signs
+from lib.exercises import PROMPT_TEXTS, Feedback, prompt_signs
 from lib.exercises.site import Values, site_check
 
 REVIEW_PROMPTS = ("<BOS> Pietro chiama Paolo", "<BOS> Pietro chiama 4 <SEP> 4 chiama",
@@ -43,14 +43,34 @@ def needs_review(lm, answer) -> Feedback:
     return NEEDS_REVIEW.judge(answer, lm)
 
 
-def steer_to(lm, answer, word: str = "vice", threshold: float = 0.9) -> Feedback:
-    """Investigate: a prompt the game allows, after which the model says `word` with p > threshold."""
+STEER_WORD, STEER_AT = "vice", 0.9
+
+
+def _steer_examples(lm) -> Values:
+    """Prompts the tests type (an open check ships no values): a right one, found among the legal prompts
+    that end where a numbered player calls Paolo, and one per text."""
+    candidates = [f"<BOS> Pietro chiama {n} <SEP> {n} chiama Paolo" for n in "12345678"]
+    right = next(p for p in candidates if read_signs(lm, p).top == STEER_WORD and read_signs(lm, p).top_prob > STEER_AT)
+    return Values(right, hints={"forbidden": "<BOS> Paolo chiama Pietro", "wrong": "<BOS> Pietro chiama Paolo",
+                                "unreadable": "<BOS> Pietro chiama Nessuno"})
+
+
+STEER_TO = site_check(__name__, "steer_to", rule="open", reads="text", compute="steerTo", values=_steer_examples,
+                      model="calling-game", args={"word": STEER_WORD, "threshold": STEER_AT}, texts={
+    **PROMPT_TEXTS,
+    "forbidden": "the game's rules forbid that prompt ({why}); build a legal one.",
+    "wrong": "the model's top word there is {top} ({top_prob:.3f}); the rules must leave {word} as the only "
+             "possible next word.",
+    "right": "a legal prompt whose search lands on {word} with {top_prob:.3f}."})
+
+
+def steer_to(lm, answer) -> Feedback:
+    """Investigate: a prompt the game allows, after which the model says STEER_WORD with p > STEER_AT."""
     signs = prompt_signs(lm, answer)
     if isinstance(signs, Feedback):
         return signs
     if not signs.on_distribution:
-        return Feedback(False, f"the game's rules forbid that prompt ({signs.why_impossible}); build a legal one.")
-    if signs.top != word or signs.top_prob <= threshold:
-        return Feedback(False, f"the model's top word there is {signs.top} ({signs.top_prob:.3f}); "
-                               f"the rules must leave {word} as the only possible next word.")
-    return Feedback(True, f"a legal prompt whose search lands on {word} with {signs.top_prob:.3f}.")
+        return STEER_TO.say("forbidden", why=signs.why_impossible)
+    if signs.top != STEER_WORD or signs.top_prob <= STEER_AT:
+        return STEER_TO.say("wrong", top=signs.top, top_prob=signs.top_prob, word=STEER_WORD)
+    return STEER_TO.say("right", True, word=STEER_WORD, top_prob=signs.top_prob)

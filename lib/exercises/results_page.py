@@ -212,7 +212,9 @@ def _rounds_values(lm) -> Values:
                   hints={"t1": _broken_rounds(lm, 1.0, ROUNDS_SEEDS)})
 
 
-# The page has no rules checker: the default site ships the count, the class site says live.
+# The page could draw the same rounds (the seeded rolls are the website's too) and read them with the rules
+# checker's twin, but 40 rounds of up to n_ctx passes each (hundreds of passes; the page has no KV cache)
+# are more than a click should wait for: the default site ships the count, the class site says live.
 BROKEN_ROUNDS = site_check(__name__, "broken_rounds", rule="whole", compute=None, values=_rounds_values,
                            what=f"The number of broken rounds at temperature {ROUNDS_TEMPERATURE:g}", model="calling-game",
                            texts={"t1": "that is the count at temperature 1: pass the temperature to the generator too."})

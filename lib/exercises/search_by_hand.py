@@ -52,37 +52,91 @@ def winner_for_query(answer) -> Feedback:
     return WINNER_FOR_QUERY.judge(answer)
 
 
-def smallest_scale(answer, target: float = 0.95) -> Feedback:
-    """Investigate: the smallest whole multiple of the chapter's query that gives Tarso >= target."""
+SCALE_TARGET, SCALE_WORD = 0.95, "Tarso"
+
+
+def _p_at_scale(scale) -> float:
+    return dict((w, p) for w, _, p in search(np.multiply(SEARCH_QUERY, scale), SEARCH_DICTIONARY).ranked())[SCALE_WORD]
+
+
+def _smallest_scale() -> int:
+    k = 1
+    while _p_at_scale(k) < SCALE_TARGET:
+        k += 1
+    return k
+
+
+def _scale_examples() -> Values:
+    """Answers the tests type (an open check ships no values): the right one, and one per text."""
+    k = _smallest_scale()
+    return Values(k, hints={"invalid": 0, "high": k + 1} | ({"low": k - 1} if k > 1 else {}))
+
+
+SMALLEST_SCALE = site_check(__name__, "smallest_scale", rule="open", reads="number", compute="smallestScale",
+                            values=_scale_examples, args={**_SEARCH_ARGS, "target": SCALE_TARGET, "word": SCALE_WORD},
+                            texts={
+    "invalid": "the scale should be a whole number of at least 1; got {shown}.",
+    "low": "at scale {k}, {word}'s probability is still below {target}: lengthen the query more.",
+    "high": "scale {k} works, but a smaller whole scale already does.",
+    "right": "scale {k} is the smallest whole multiple that lifts {word} to {target} or more."})
+
+
+def smallest_scale(answer) -> Feedback:
+    """Investigate: the smallest whole multiple of the chapter's query that gives SCALE_WORD >= SCALE_TARGET."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
     if value is None or value != int(value) or value < 1:
-        return Feedback(False, f"the scale should be a whole number of at least 1; got {shown(answer)}.")
-    k = int(value)
-
-    def p_tarso(scale):
-        return dict((w, p) for w, _, p in search(np.multiply(SEARCH_QUERY, scale), SEARCH_DICTIONARY).ranked())["Tarso"]
-
-    if p_tarso(k) < target:
-        return Feedback(False, f"at scale {k}, Tarso's probability is still below {target}: lengthen the query more.")
-    if k > 1 and p_tarso(k - 1) >= target:
-        return Feedback(False, f"scale {k} works, but a smaller whole scale already does.")
-    return Feedback(True, f"scale {k} is the smallest whole multiple that lifts Tarso to {target} or more.")
+        return SMALLEST_SCALE.say("invalid", shown=shown(answer))
+    k, said = int(value), {"word": SCALE_WORD, "target": SCALE_TARGET}
+    if _p_at_scale(k) < SCALE_TARGET:
+        return SMALLEST_SCALE.say("low", k=k, **said)
+    if k > 1 and _p_at_scale(k - 1) >= SCALE_TARGET:
+        return SMALLEST_SCALE.say("high", k=k, **said)
+    return SMALLEST_SCALE.say("right", True, k=k, **said)
 
 
-def temperature_for_half(lm, answer, prompt: str = "<BOS> Pietro chiama Paolo", tol: float = 0.02) -> Feedback:
-    """Investigate: the temperature at which the top candidate's probability falls to one half."""
+HALF_PROMPT, HALF_TOL = "<BOS> Pietro chiama Paolo", 0.02
+
+
+def _top_at(lm, temperature) -> float:
+    return float(model_search(lm, HALF_PROMPT, temperature).probs.max())
+
+
+def _half_examples(lm) -> Values:
+    """Answers the tests type (an open check ships no values): a temperature found by bisection, and
+    one per text."""
+    low, high = 1.0, 1.0
+    while _top_at(lm, high) > 0.5:
+        high *= 2
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _top_at(lm, mid) > 0.5 else (low, mid)
+    return Values(high, hints={"invalid": -1, "wrong": 1.0, "wrong/lower": 100 * high})
+
+
+TEMPERATURE_FOR_HALF = site_check(
+    __name__, "temperature_for_half", rule="open", reads="number", compute="temperatureForHalf", values=_half_examples,
+    model="calling-game", args={"prompt": HALF_PROMPT, "tol": HALF_TOL}, texts={
+        "invalid": "a temperature is a positive number, at least {minimum}; got {shown}.",
+        "right": "at temperature {value:.3g} the top candidate holds {top:.3f}.",
+        "wrong": "at temperature {value:.3g} the top candidate still holds {top:.3f}: {direction} the temperature."})
+
+
+def temperature_for_half(lm, answer) -> Feedback:
+    """Investigate: the temperature at which the top candidate's probability after HALF_PROMPT falls to
+    one half (within HALF_TOL)."""
+    from lib.model.readout import MIN_TEMPERATURE
+
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
-    if value is None or value <= 0:
-        return Feedback(False, f"a temperature is a positive number; got {shown(answer)}.")
-    top = model_search(lm, prompt, value).probs.max()
-    if abs(top - 0.5) <= tol:
-        return Feedback(True, f"at temperature {value:.3g} the top candidate holds {top:.3f}.")
-    direction = "raise" if top > 0.5 else "lower"
-    return Feedback(False, f"at temperature {value:.3g} the top candidate still holds {top:.3f}: {direction} the temperature.")
+    if value is None or value < MIN_TEMPERATURE:
+        return TEMPERATURE_FOR_HALF.say("invalid", minimum=f"{MIN_TEMPERATURE:g}", shown=shown(answer))
+    top = _top_at(lm, value)
+    if abs(top - 0.5) <= HALF_TOL:
+        return TEMPERATURE_FOR_HALF.say("right", True, value=value, top=top)
+    return TEMPERATURE_FOR_HALF.say("wrong", value=value, top=top, direction="raise" if top > 0.5 else "lower")
 
 
 # ------------------------------------------------------------------ write: the search, by hand

@@ -1,7 +1,8 @@
 """Predict and investigate exercises checked on the website, without a kernel.
 
 A check that the page can run declares its twin once, beside the check, with `site_check`: the rule
-it applies (a number within a tolerance, a whole number, one of a list of options), the sentences it
+it applies (a number within a tolerance, a whole number, one of a list of options, or "open": the
+check's own decision, written out in the page's computation as in the check), the sentences it
 says (templates with named fields), the inputs the page's computation reads (`args`: a prompt, the
 sizes of a model; never the answer), and the name of that computation in the page's `checks.js`
 (`compute`). The Python check calls `twin.judge(answer, lm)`, which gets the expected value, the
@@ -28,7 +29,8 @@ from typing import Callable, Mapping
 
 from lib.exercises import Feedback, NOT_ANSWERED, check_choice, check_number, check_whole_number, shown, unanswered
 
-RULES = ("number", "whole", "choice")
+RULES = ("number", "whole", "choice", "open")
+READINGS = ("number", "text", "tuple")   # how an open check's box is read (the others: by their rule)
 GENERATED = "exercise_checks.js"
 
 SITE_CHECKS: dict[str, "SiteCheck"] = {}
@@ -50,7 +52,7 @@ class SiteCheck:
     check: str         # the check function's name in it
     rule: str          # number, whole or choice
     compute: str | None  # the page's computation of the same Values, in checks.js's COMPUTE; None where
-    # the page cannot compute them (a stored t-SNE run, sampled rounds, a prompt set): the default site
+    # the page does not compute them (t-SNE runs the library stores; sampled rounds): the default site
     # ships the values, the class site says to check it live
     values: Callable   # the library's: values(lm) -> Values (or values() for a check without a model)
     what: str = ""     # a number's name in the messages ("The weight")
@@ -59,24 +61,49 @@ class SiteCheck:
     texts: Mapping[str, str] = field(default_factory=dict)  # right/wrong (choice) and a text per hint
     args: Mapping | Callable = field(default_factory=dict)   # what the page's computation reads (or a
     # function returning it, for inputs the library works out, such as a prompt drawn from a set)
-    model: str | None = None                 # the shipped model the check reads, if any
+    model: str | tuple[str, ...] | None = None   # the shipped model (or models, in the check's order) it reads
+    reads: str | None = None                 # an open check's reading of the box: number, text or tuple
+    # An open check ("open") decides by itself, as the library's function is written: its sentences
+    # are `texts`, said through `say`, and the page's computation decides the same way. Its `values`
+    # are examples for the tests only (a right answer, and a wrong one per text key), never shipped.
 
     @property
     def name(self) -> str:
         return f"{self.module}.{self.check}"
 
-    def computed(self, lm=None) -> Values:
+    @property
+    def models(self) -> tuple[str, ...]:
+        return () if self.model is None else (self.model,) if isinstance(self.model, str) else tuple(self.model)
+
+    @property
+    def reading(self) -> str:
+        """How the page's box is read: `reads` for an open check, else its rule."""
+        return self.reads if self.rule == "open" else self.rule
+
+    def load_models(self) -> tuple:
+        from lib.model.store import load
+
+        return tuple(load(m) for m in self.models)
+
+    def computed(self, *lms) -> Values:
         """The library's values, worked out once per model however often a learner checks."""
-        key = (self.name, getattr(lm, "name", None), id(getattr(lm, "model", lm)))
+        lms = tuple(lm for lm in lms if lm is not None)
+        key = (self.name,) + tuple((getattr(lm, "name", None), id(getattr(lm, "model", lm))) for lm in lms)
         if key not in _COMPUTED:
-            _COMPUTED[key] = self.values(lm) if self.model else self.values()
+            _COMPUTED[key] = self.values(*lms)
         return _COMPUTED[key]
 
-    def judge(self, answer, lm=None) -> Feedback:
+    def say(self, key: str, ok: bool = False, **fields) -> Feedback:
+        """An open check's verdict, with its declared sentence `key` filled with `fields`."""
+        return Feedback(ok, self.texts[key].format(**fields))
+
+    def judge(self, answer, *lms) -> Feedback:
         """The check: `answer` against the library's values, with the declared sentences."""
+        if self.rule == "open":
+            raise TypeError(f"{self.name} is an open check: it decides by itself and says its texts with `say`")
         if unanswered(answer):
             return Feedback(False, NOT_ANSWERED, answered=False)
-        v = self.computed(lm)
+        v = self.computed(*lms)
         fill = lambda key, **more: self.texts[key].format(**v.fields, **more)   # noqa: E731
         if self.rule == "number":
             tol = self.tol if self.tol is not None else self.rel_tol * v.expected
@@ -97,16 +124,14 @@ class SiteCheck:
         """What the page reads: everything but the expected values, which the page computes. A twin
         without a computation ships its values on the default site; on the class site ("hide") it
         is only marked live."""
-        out = {"check": self.name, "rule": self.rule, "compute": self.compute, "what": self.what,
+        out = {"check": self.name, "rule": self.rule, "reads": self.reading, "compute": self.compute, "what": self.what,
                "tol": self.tol, "rel_tol": self.rel_tol, "texts": dict(self.texts), "model": self.model,
                "args": dict(self.args() if callable(self.args) else self.args)}
         if not self.shipped:
             return out
         if mode == "hide":
             return {"check": self.name, "rule": self.rule, "live": True}
-        from lib.model.store import load
-
-        v = self.computed(load(self.model) if self.model else None)
+        v = self.computed(*self.load_models())
         return {**out, "values": {"expected": v.expected, "hints": [[k, w] for k, w in v.hints.items()],
                                   "options": list(v.options) if v.options is not None else None,
                                   "fields": dict(v.fields)}}
@@ -124,6 +149,9 @@ def site_check(module: str, check: str, *, rule: str, compute: str | None, value
     twin = SiteCheck(module, check, rule, compute, values, **kw)
     if rule == "choice" and not {"right", "wrong"} <= set(twin.texts):
         raise ValueError(f"{twin.name}: a choice declares its right and wrong texts")
+    if rule == "open" and (twin.reads not in READINGS or compute is None):
+        raise ValueError(f"{twin.name}: an open check reads its box as one of {', '.join(READINGS)} "
+                         "and the page computes its decision (it has no values to ship)")
     if twin.name in SITE_CHECKS:
         raise ValueError(f"{twin.name} declared twice")
     SITE_CHECKS[twin.name] = twin
@@ -142,13 +170,23 @@ def registry() -> dict[str, SiteCheck]:
 
 def typed_answer(text: str, rule: str):
     """What a reader typed in the page's box, as the library's check receives it: for a number, an int
-    or a float where Python reads one, else the text; for a choice, the text without its outer spaces.
+    or a float where Python reads one, else the text; for a choice or a text, the text without its
+    outer spaces; for a tuple, its items (separated by commas, or else by spaces; in parentheses or
+    brackets or not; an item in quotes is a string, any other is read as a number is).
     (checks.js reads the box the same way.)"""
     s = text.strip()
     if s == "":
         return ...
-    if rule == "choice":
+    if rule in ("choice", "text"):
         return s
+    if rule == "tuple":
+        if len(s) >= 2 and (s[0], s[-1]) in (("(", ")"), ("[", "]")):
+            s = s[1:-1].strip()
+        items = [i.strip() for i in s.split(",")] if "," in s else s.split()
+        if len(items) > 1 and items[-1] == "":
+            items.pop()              # a trailing comma, as in ("L0H3", 2,)
+        return tuple(i[1:-1] if len(i) >= 2 and i[0] == i[-1] and i[0] in "'\"" else typed_answer(i, "number")
+                     if i else "" for i in items)
     for read in (int, float):
         try:
             return read(s)
@@ -179,6 +217,30 @@ def coverage(root: Path | None = None) -> tuple[int, int, int]:
     total = sum(e.kind in ("predict", "investigate") for e in catalogue(root or ROOT))
     twins = twins_by_label(root).values()
     return sum(not t.shipped for t in twins), sum(t.shipped for t in twins), total
+
+
+def coverage_markdown(root: Path | None = None) -> str:
+    """The instructors' page's paragraph on the website's answer boxes, counted from the registry."""
+    from lib.exercises.catalogue import ROOT, catalogue
+
+    asked = [e for e in catalogue(root or ROOT) if e.kind in ("predict", "investigate")]
+    twins = twins_by_label(root)
+    computed = [e.label for e in asked if e.label in twins and not twins[e.label].shipped]
+    shipped = [e.label for e in asked if e.label in twins and twins[e.label].shipped]
+    live = [e.label for e in asked if e.label not in twins]
+    refs = lambda labels: ", ".join(f"{{ref}}`{label}`" for label in labels)   # noqa: E731
+    text = (f"{len(computed)} of the {len(asked)} predict and investigate exercises check on the website by "
+            "computing, in the page, what their check compares with (the shipped models run there, as the "
+            "explorers do), so their boxes work on the class site as well and ship no answer.")
+    if shipped:
+        text += (f" {len(shipped)} more check on the default site from values it ships with them, where the page "
+                 "does not compute them (t-SNE runs the library stores; rounds the library samples, some with torch's "
+                 "sampler, which the page does not repeat, some in more passes than a click can wait for): "
+                 f"{refs(shipped)}; the class site leaves those values out and sends the learner to the live "
+                 "notebook instead.")
+    if live:
+        text += f" {len(live)} check only live, in a notebook: {refs(live)}."
+    return text
 
 
 def module_text(mode: str = "fold") -> str:

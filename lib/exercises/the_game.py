@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from lib.content.corpora import calling_game as cg
 from lib.exercises import Feedback, check_choice, check_number, per_model
+from lib.exercises.site import Values, site_check
 
 # ------------------------------------------------------------------ predict: the end of a round
 CALL_BACK = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama 3 <SEP> 3 chiama Paolo"
@@ -20,6 +21,32 @@ def round_ending(prefix: str = CALL_BACK) -> list[str]:
         tokens.append(v.allowed[0])
 
 
+ERRED, CALLED_BACK = "3", "Paolo"     # CALL_BACK's last caller, who calls back the one who called him
+
+
+def _ending_examples() -> Values:
+    """Answers the tests type (an open check ships no values): the right one, and one per text."""
+    ending = round_ending()
+    return Values(" ".join(ending), hints={"sep_first": "<SEP> Paolo chiama 4",
+                                           "first_word": " ".join(["Tarso"] + ending[1:]),
+                                           "loser": " ".join(ending[:1] + ["<SEP>", CALLED_BACK, "perde", "<EOS>"]),
+                                           "goes_on": " ".join(ending[:1] + ["<SEP>", CALLED_BACK, "chiama", "4"]),
+                                           "other": " ".join(ending[:-1])})
+
+
+REST_OF_ROUND = site_check(__name__, "rest_of_round", rule="open", reads="text", compute="restOfRound",
+                           values=_ending_examples, args={"prefix": CALL_BACK, "erred": ERRED, "called_back": CALLED_BACK},
+                           texts={
+    "not_tokens": "the answer should be the tokens as one string, separated by spaces; got {shown}.",
+    "right": "{answer}: " + ERRED + " calls back the player who just called him, a wrong call that still carries its "
+             "epithet, and the caller who erred loses.",
+    "sep_first": "the callee is Pietro or Paolo here: something is spoken before the turn ends.",
+    "first_word": "{first} is not the word spoken when this caller calls this callee: read the epithets' table again.",
+    "loser": "the loser is not the one who erred: who made the wrong call?",
+    "goes_on": "the round does not go on as if nothing happened: who called " + ERRED + " just before?",
+    "other": "not the ending the rules give; the checker reads your round as: {reading}."})
+
+
 def rest_of_round(answer) -> Feedback:
     """Predict: the tokens that must follow CALL_BACK, to the end of the round."""
     from lib.exercises import NOT_ANSWERED, shown, unanswered
@@ -27,22 +54,19 @@ def rest_of_round(answer) -> Feedback:
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not isinstance(answer, str) or not answer.split():
-        return Feedback(False, f"the answer should be the tokens as one string, separated by spaces; got {shown(answer)}.")
+        return REST_OF_ROUND.say("not_tokens", shown=shown(answer))
     got, expected = answer.split(), round_ending()
     if got == expected:
-        return Feedback(True, f"{answer}: 3 calls back the player who just called him, a wrong call that still "
-                              "carries its epithet, and the caller who erred loses.")
+        return REST_OF_ROUND.say("right", True, answer=answer)
     if got[:1] == ["<SEP>"]:
-        return Feedback(False, "the callee is Pietro or Paolo here: something is spoken before the turn ends.")
+        return REST_OF_ROUND.say("sep_first")
     if got[:1] != expected[:1]:
-        return Feedback(False, f"{got[0]} is not the word spoken when this caller calls this callee: read the "
-                               "epithets' table again.")
-    if "perde" in got[1:] and got[got.index("perde") - 1] != "3":
-        return Feedback(False, "the loser is not the one who erred: who made the wrong call?")
-    if got[1:3] == ["<SEP>", "Paolo"]:
-        return Feedback(False, "the round does not go on as if nothing happened: who called 3 just before?")
-    return Feedback(False, f"not the ending the rules give; the checker reads your round as: "
-                           f"{cg.read_round(CALL_BACK.split() + got).message}.")
+        return REST_OF_ROUND.say("first_word", first=got[0])
+    if "perde" in got[1:] and got[got.index("perde") - 1] != ERRED:
+        return REST_OF_ROUND.say("loser")
+    if got[1:3] == ["<SEP>", CALLED_BACK]:
+        return REST_OF_ROUND.say("goes_on")
+    return REST_OF_ROUND.say("other", reading=cg.read_round(CALL_BACK.split() + got).message)
 
 
 # ------------------------------------------------------------------ investigate: the model's own mistakes
@@ -69,15 +93,26 @@ def rule_counts(lm) -> dict[str, int]:
     return counts
 
 
-def most_broken_rule(lm, answer) -> Feedback:
-    """Investigate: the rule the model's own rounds break most often."""
+def _broken_values(lm) -> Values:
     counts = rule_counts(lm)
     broken = {k: n for k, n in counts.items() if k != "none"}
     top = max(broken, key=lambda k: (broken[k], -RULE_ANSWERS.index(k)))
-    return check_choice(answer, RULE_ANSWERS, top,
-                        right=f"{answer}: {broken[top]} of the model's {GENERATED_ROUNDS} rounds break it, "
-                              f"{sum(broken.values())} break a rule in all.",
-                        wrong=f"{answer} is not the rule the model breaks most often: read every round with "
-                              "read_round and count the verdicts' rules.",
-                        hints={"none": "most rounds are valid, but the question is which rule the broken ones break; "
-                                       "leave the valid ones out of the count."})
+    return Values(top, options=RULE_ANSWERS, hints={"none": "none"},
+                  fields={"count": broken[top], "broken": sum(broken.values())})
+
+
+# The rounds are drawn by torch's sampler, which the page does not repeat: the default site ships the
+# values, the class site says to check it live.
+MOST_BROKEN_RULE = site_check(__name__, "most_broken_rule", rule="choice", compute=None, values=_broken_values,
+                              model="calling-game", texts={
+    "right": "{answer}: {count} of the model's " + str(GENERATED_ROUNDS) + " rounds break it, {broken} break a rule "
+             "in all.",
+    "wrong": "{answer} is not the rule the model breaks most often: read every round with read_round and count the "
+             "verdicts' rules.",
+    "none": "most rounds are valid, but the question is which rule the broken ones break; leave the valid ones out "
+            "of the count."})
+
+
+def most_broken_rule(lm, answer) -> Feedback:
+    """Investigate: the rule the model's own rounds break most often."""
+    return MOST_BROKEN_RULE.judge(answer, lm)

@@ -29,9 +29,11 @@ def _plane_values() -> Values:
     return Values(best, options=EPITHET_PLANES, fields={"share": spreads[best]})
 
 
-# The page cannot compute these (t-SNE runs stored by the library, a concept plane's spread): the
-# default site ships the values, the class site says to check them live.
-WIDEST_PLANE = site_check(__name__, "widest_epithet_plane", rule="choice", compute=None, values=_plane_values, texts={
+# The page computes the six spreads with the concept-plane explorer's view; the t-SNE exercises below
+# read runs the library stores, which the page does not hold: the default site ships their values, the
+# class site says to check them live.
+WIDEST_PLANE = site_check(__name__, "widest_epithet_plane", rule="choice", compute="widestPlane", values=_plane_values,
+                          args={"points": "calling-game", "planes": EPITHET_PLANES}, texts={
     "right": "{answer}: their plane holds {share:.3f} of the spread, more than any other pair of epithets.",
     "wrong": "the plane of {answer} is not the widest; build all six planes and compare their shares."})
 

@@ -25,9 +25,10 @@ def _after_values(lm) -> Values:
 
 
 _EPITHET = "an epithet follows only a call to Pietro or Paolo; by the game's rules numbers get none."
-# The belt runs the library's harness: the default site ships the answer, the class site says live.
-WORD_AFTER_TOOL = site_check(__name__, "word_after_tool", rule="choice", compute=None, values=_after_values,
-                             model="calling-game", texts={
+# The page runs the belt's loop itself (greedy, the tool's word after the model's first chiama).
+WORD_AFTER_TOOL = site_check(__name__, "word_after_tool", rule="choice", compute="wordAfterTool", values=_after_values,
+                             model="calling-game", args={"tool_word": TOOL_WORD, "trigger": "chiama",
+                                                         "epithets": EPITHETS}, texts={
     "right": "after the tool writes " + TOOL_WORD + ", the model writes {answer}.",
     "wrong": "the model does not write {answer} there; work out what the rules want after Pietro chiama " + TOOL_WORD
              + ", then run the belt and read it.",

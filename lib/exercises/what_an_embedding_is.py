@@ -5,7 +5,7 @@ from functools import partial
 import numpy as np
 
 from lib.analysis.maps import cosine_matrix, nearest
-from lib.exercises import Feedback, check_choice, check_number, same_option, shown
+from lib.exercises import Feedback, check_number
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
 
@@ -38,19 +38,30 @@ def row_cosine(lm, answer) -> Feedback:
 
 
 # ------------------------------------------------------------------ investigate: a neighbour in the other model
-def zero_layer_neighbour(lm, zl, answer, word: str = "Cefa") -> Feedback:
-    """`word`'s nearest row by cosine in the zero-layer model's embedding (the page prints the
+NEIGHBOUR_WORD = "Cefa"
+
+
+def _neighbour_values(lm, zl) -> Values:
+    best = nearest(_rows(zl), zl.vocab.tokens, NEIGHBOUR_WORD, k=1)[0][0]
+    in_calling_game = nearest(_rows(lm), lm.vocab.tokens, NEIGHBOUR_WORD, k=1)[0][0]
+    hints = {"self": NEIGHBOUR_WORD} | ({"other_model": in_calling_game} if in_calling_game != best else {})
+    return Values(best, options=tuple(zl.vocab.tokens), hints=hints, fields={"word": NEIGHBOUR_WORD})
+
+
+ZERO_LAYER_NEIGHBOUR = site_check(
+    __name__, "zero_layer_neighbour", rule="choice", compute="nearestRow", values=_neighbour_values,
+    model=("calling-game", "zero-layer"), args={"word": NEIGHBOUR_WORD}, texts={
+        "right": "in the zero-layer model, {word}'s nearest row is {answer}.",
+        "wrong": "{shown} is not the nearest; rank every other row by cosine.",
+        "self": "a row is always nearest to itself: leave {word} out of the ranking.",
+        "other_model": "{answer} is {word}'s nearest row in the calling-game model; ask the zero-layer model's "
+                       "embedding."})
+
+
+def zero_layer_neighbour(lm, zl, answer) -> Feedback:
+    """NEIGHBOUR_WORD's nearest row by cosine in the zero-layer model's embedding (the page prints the
     neighbours of four other words)."""
-    best = nearest(_rows(zl), zl.vocab.tokens, word, k=1)[0][0]
-    in_calling_game = nearest(_rows(lm), lm.vocab.tokens, word, k=1)[0][0]
-    if same_option(answer, word):
-        return Feedback(False, f"a row is always nearest to itself: leave {word} out of the ranking.")
-    if same_option(answer, in_calling_game) and in_calling_game != best:
-        return Feedback(False, f"{answer} is {word}'s nearest row in the calling-game model; ask the "
-                               "zero-layer model's embedding.")
-    return check_choice(answer, zl.vocab.tokens, best,
-                        right=f"in the zero-layer model, {word}'s nearest row is {answer}.",
-                        wrong=f"{shown(answer)} is not the nearest; rank every other row by cosine.")
+    return ZERO_LAYER_NEIGHBOUR.judge(answer, lm, zl)
 
 
 # ------------------------------------------------------------------ write: nearest neighbours by cosine

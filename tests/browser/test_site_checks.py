@@ -22,13 +22,19 @@ SITE = ROOT / "_build" / "html"
 
 
 def _typed(value) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
+    return repr(value) if isinstance(value, (float, tuple)) else str(value)
 
 
 def answers(twin, values) -> list[str]:
-    """The texts to type: the right answer, each known wrong one, a plain wrong one and garbage."""
+    """The texts to type: the right answer, each known wrong one, a plain wrong one and garbage (an open
+    check: its examples, and garbage for its reading)."""
     out = [_typed(values.expected)]
     out += [_typed(v) for v in values.hints.values()]
+    if twin.rule == "open":
+        garbage = {"number": ["banana", "1e400", "nan", "-3", "3.5", "12345678901234567890123"],
+                   "text": ["banana", "<BOS> Pietro chiama", "x" * 80],
+                   "tuple": ["banana", "(1, 2", "[1, 2, 3, 4]", "1 2 3", "'L1H2', 'x'", "()"]}[twin.reads]
+        return out + garbage + [""]
     if twin.rule == "choice":
         options = list(values.options)
         out += [next(o for o in options if o != values.expected), "banana", " " + str(values.expected) + " ",
@@ -46,8 +52,8 @@ def answers(twin, values) -> list[str]:
 
 def library_says(twin, text: str, lm) -> tuple[str, str]:
     check = getattr(importlib.import_module(f"lib.exercises.{twin.module}"), twin.check)
-    answer = typed_answer(text, twin.rule)
-    fb = check(lm, answer) if twin.model else check(answer)
+    answer = typed_answer(text, twin.reading)
+    fb = check(*lm, answer)
     if answer is ...:
         # The notebook's `...` has no page equivalent: an empty box says to type an answer.
         return fb.verdict(), MESSAGES["answer_empty"]
@@ -73,13 +79,12 @@ CLASS_SITE = 'SOLUTIONS = "hide"' in (
 def test_the_registry_covers_exercises():
     from lib.exercises.site import coverage
     computed, shipped, total = coverage()
-    assert computed >= 30 and computed + shipped == len(twins_by_label()), (computed, shipped, total)
+    # every predict and investigate exercise has a page twin; all but a few compute in the page
+    assert computed + shipped == len(twins_by_label()) == total and computed >= 50, (computed, shipped, total)
 
 
 @pytest.mark.parametrize("chapter,entries", PAGES, ids=[c.rsplit("/", 1)[-1] for c, _ in PAGES])
 def test_the_page_checks_as_the_library_does(visit, site_url, chapter, entries):
-    from lib.model.store import load
-
     v = visit(f"{site_url}/{chapter}.html")
     v.page.wait_for_function("window.courseChecks && window.courseChecks.ready", timeout=30_000)
     for label, twin in entries:
@@ -88,8 +93,8 @@ def test_the_page_checks_as_the_library_does(visit, site_url, chapter, entries):
             note = v.page.locator(f'.course-live-note[data-exercise="{label}"]')
             assert note.count() == 1 and "Binder" in note.inner_text(), label
             continue
-        lm = load(twin.model) if twin.model else None
-        values = twin.computed(lm)
+        lm = twin.load_models()
+        values = twin.computed(*lm)
         box = v.page.locator(f'div.course-check[data-exercise="{label}"]')
         assert box.count() == 1, label
         typed = answers(twin, values)

@@ -233,7 +233,7 @@ def next_token_distribution(prefix: list[str], options: GameOptions = GameOption
     This is the target a perfectly trained model would match: the chapters compare the model's
     results page with it.
     """
-    require(prefix and prefix[0] == BOS, "a prefix of a round starts with <BOS>")
+    require(prefix and prefix[0] == BOS, say("prefix_start"))
     # Replay the prefix to find the state.
     caller, previous, legal, i = "Pietro", None, 0, 1
     n = len(prefix)
@@ -241,11 +241,11 @@ def next_token_distribution(prefix: list[str], options: GameOptions = GameOption
         if i == n:
             return {caller: 1.0}
         if prefix[i] != caller:
-            raise CourseError(f"not a prefix of a valid round: position {i} should be {caller!r}")
+            raise CourseError(say("prefix_token", position=i, token=repr(caller)))
         if i + 1 == n:
             return {"chiama": 1.0}
         if prefix[i + 1] != "chiama":
-            raise CourseError(f"not a prefix of a valid round: position {i + 1} should be 'chiama'")
+            raise CourseError(say("prefix_token", position=i + 1, token=repr("chiama")))
         if i + 2 == n:
             legal_list = legal_callees(caller, previous)
             if legal == 0:
@@ -260,21 +260,20 @@ def next_token_distribution(prefix: list[str], options: GameOptions = GameOption
         callee = prefix[i + 2]
         wrong = callee not in legal_callees(caller, previous)
         if wrong and (legal == 0 or callee not in (caller, previous) + ABSURD):
-            raise CourseError(f"not a prefix of a valid round: position {i + 2}, {callee!r}, "
-                              + ("the opening call cannot be wrong" if legal == 0 else "is not a callee"))
+            raise CourseError(say("prefix_opening" if legal == 0 else "prefix_callee", position=i + 2, got=repr(callee)))
         i += 3
         e = epithet(caller, callee)
         if e is not None:
             if i == n:
                 return {e: 1.0}
             if prefix[i] != e:
-                raise CourseError(f"not a prefix of a valid round: position {i} should be {e!r}")
+                raise CourseError(say("prefix_token", position=i, token=repr(e)))
             i += 1
         if wrong:
             ending = [SEP, caller, "perde", EOS]
             k = n - i
             if prefix[i:] != ending[:k]:
-                raise CourseError(f"not a prefix of a valid round: after a wrong call it ends {' '.join(ending)}")
+                raise CourseError(say("prefix_ending", ending=" ".join(ending)))
             return {ending[k]: 1.0} if k < len(ending) else {}
         legal += 1
         if i == n:
@@ -282,7 +281,7 @@ def next_token_distribution(prefix: list[str], options: GameOptions = GameOption
         if legal == options.legal_calls:
             return {}
         if prefix[i] != SEP:
-            raise CourseError(f"not a prefix of a valid round: position {i} should be '<SEP>'")
+            raise CourseError(say("prefix_token", position=i, token=repr(SEP)))
         i += 1  # the separator
         caller, previous = callee, caller
 

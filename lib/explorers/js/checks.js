@@ -13,7 +13,7 @@ import { MESSAGES } from "./constants.js";
 import { el } from "./dom.js";
 import { EXERCISE_CHECKS, SOLUTIONS } from "./exercise_checks.js";
 import { loadModel } from "./model.js";
-import { CourseError, greedy, softmax, truncationMask } from "./readout.js";
+import { CourseError, MIN_TEMPERATURE, greedy, softmax, truncationMask } from "./readout.js";
 import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pySplit, pyStrip } from "./python.js";
 
 const BASE = new URL("./", import.meta.url);
@@ -46,11 +46,19 @@ function say(name, fields) {
 }
 
 /** What the reader typed, as the library's check receives it (lib.exercises.site.typed_answer):
- *  {kind: "int" (a BigInt) | "float" | "str", value}, or null for an empty box. */
+ *  {kind: "int" (a BigInt) | "float" | "str" | "tuple" (value: the items, each such a reading), value},
+ *  or null for an empty box. `rule`: number, whole, choice, text or tuple. */
 export function typedAnswer(text, rule) {
-  const s = pyStrip(text);
+  let s = pyStrip(text);
   if (s === "") return null;
-  if (rule === "choice") return { kind: "str", value: s };
+  if (rule === "choice" || rule === "text") return { kind: "str", value: s };
+  if (rule === "tuple") {
+    if (s.length >= 2 && ((s[0] === "(" && s.endsWith(")")) || (s[0] === "[" && s.endsWith("]")))) s = pyStrip(s.slice(1, -1));
+    const items = s.includes(",") ? s.split(",").map(pyStrip) : pySplit(s);
+    if (items.length > 1 && items[items.length - 1] === "") items.pop();
+    return { kind: "tuple", value: items.map((i) => (i.length >= 2 && i[0] === i[i.length - 1] && (i[0] === "'" || i[0] === '"')
+      ? { kind: "str", value: i.slice(1, -1) } : i === "" ? { kind: "str", value: "" } : typedAnswer(i, "number"))) };
+  }
   const i = pyInt(s);
   if (i !== null) return { kind: "int", value: i };
   const f = pyParseFloat(s);
@@ -59,6 +67,7 @@ export function typedAnswer(text, rule) {
 }
 
 function reprOf(a) {
+  if (a.kind === "tuple") return `(${a.value.map(reprOf).join(", ")}${a.value.length === 1 ? "," : ""})`;
   if (a.kind === "int") return a.value.toString();
   if (a.kind === "float") return pyFloat(a.value);
   return pyRepr(a.value);
@@ -73,7 +82,7 @@ function shown(a, limit = 60) {
 
 /** lib.exercises.as_number: a finite number, or null. */
 function asNumber(a) {
-  if (a.kind === "str") return null;
+  if (a.kind === "str" || a.kind === "tuple") return null;
   const v = Number(a.value);
   return Number.isFinite(v) ? v : null;
 }
@@ -114,10 +123,16 @@ function checkChoice(a, options, expected, right, wrong, hints) {
   return verdict(false, hint ? hint[1] : wrong);
 }
 
-/** The verdict on `text` for the exercise declared by `decl`, given what COMPUTE found (`v`). */
+/** The verdict on `text` for the exercise declared by `decl`, given what COMPUTE found (`v`). An open
+ *  check's computation gives `decide(a)`: {ok, key, fields} (the declared text `key`), or a rule's
+ *  verdict ({ok, verdict, message}). */
 export function judge(decl, text, v) {
-  const a = typedAnswer(text, decl.rule);
+  const a = typedAnswer(text, decl.reads || decl.rule);
   if (a === null) return { ok: false, verdict: "not answered", message: say("answer_empty", {}) };
+  if (decl.rule === "open") {
+    const r = v.decide(a);
+    return r.message !== undefined ? r : verdict(r.ok, pyFormat(decl.texts[r.key], { ...(r.fields || {}), shown: shown(a) }));
+  }
   const fields = { ...(v.fields || {}), answer: a.value, shown: shown(a) };
   const fill = (key) => pyFormat(decl.texts[key], fields);
   // A value the library gives two texts keeps the last text at the first place (a Python dict).
@@ -191,6 +206,7 @@ function points(name) {
 }
 
 const norm = (v) => Math.sqrt(dot(v, v));
+const embeddingRow = (model, id) => Array.from(model.w.W_E.subarray(id * model.cfg.d_model, (id + 1) * model.cfg.d_model));
 const cosine = (u, v) => { const n = norm(u) * norm(v); return n > 0 ? dot(u, v) / n : 0; };
 
 /** The best of `pool` by cosine with `target`; ties keep the pool's order (lib.analysis.maps.analogy). */
@@ -237,6 +253,17 @@ function varianceShares(rows) {
   return eig.map((x) => x / total);
 }
 
+const sub = (x, y) => x.map((v, i) => v - y[i]);
+
+/** The chapter's axes (lib.exercises.gram_schmidt_by_hand._axes): e1 from king - queen, e2 from king - man
+ *  (`raw`) made orthogonal to e1, both of length 1. */
+function gsAxes(w) {
+  const unit = (x) => x.map((v) => v / norm(x));
+  const e1 = unit(sub(w.king, w.queen)), raw = sub(w.king, w.man);
+  const along = dot(raw, e1);
+  return { e1, e2: unit(raw.map((v, i) => v - along * e1[i])), raw };
+}
+
 const cumulative = (shares, k) => shares.slice(0, k).reduce((s, x) => s + x, 0);
 
 function componentsFor(rows, share) {
@@ -244,6 +271,36 @@ function componentsFor(rows, share) {
   const shares = varianceShares(rows);
   for (let i = 0; i < shares.length; i++) { sum += shares[i]; if (sum >= share - 1e-12) return i + 1; }
   return shares.length;
+}
+
+const FRAME_MS = 4;
+
+/** Runs `steps` (a generator) to its end, handing the browser its thread back after every FRAME_MS of
+ *  work, so that a check of many passes never holds a frame; returns the generator's value. */
+async function inFrames(steps) {
+  let step, start = performance.now();
+  while (!(step = steps.next()).done) {
+    if (performance.now() - start > FRAME_MS) {
+      await new Promise((go) => setTimeout(go, 0));
+      start = performance.now();
+    }
+  }
+  return step.value;
+}
+
+/** lib.exercises.prompt_signs and lib.analysis.signs.read_signs for a typed prompt: the model's top word
+ *  and its probability, and why the rules forbid the prompt (null where they allow it); or, where the model
+ *  cannot read it, the open check's verdict saying so. */
+function promptSigns(model, text, whyNotAPrefix) {
+  let probs;
+  try {
+    probs = softmax(model.promptLogits(model.encode(text)));
+  } catch (e) {
+    if (e instanceof CourseError) return { ok: false, key: "unreadable", fields: { error: e.message } };
+    throw e;
+  }
+  const top = greedy(probs);
+  return { top: model.vocab.tokens[top], top_prob: probs[top], why: whyNotAPrefix(pySplit(text)) };
 }
 
 export const COMPUTE = {
@@ -480,10 +537,20 @@ export const COMPUTE = {
   },
 
   princeRoyalty(a) {
-    const w = a.words, sub2 = (x, y) => x.map((v, i) => v - y[i]), unit = (x) => x.map((v) => v / norm(x));
-    const e1 = unit(sub2(w.king, w.queen)), raw = sub2(w.king, w.man);
-    const along = dot(raw, e1), e2 = unit(raw.map((v, i) => v - along * e1[i]));
+    const { e1, e2, raw } = gsAxes(a.words);
     return { expected: dot(a.prince, e2), hints: [["e1", dot(a.prince, e1)], ["raw", dot(a.prince, raw)]] };
+  },
+
+  overlapBefore(a) {
+    // lib.exercises.gram_schmidt_by_hand.overlap_before: a whole number, then the known wrong values' texts.
+    const w = a.words, { e1, e2, raw } = gsAxes(w), other = sub(w.king, w.woman);
+    const expected = dot(other, e1), wrong = [["man", dot(raw, e1)], ["e2", dot(other, e2)]];
+    return { decide(answer) {
+      const r = checkWhole(answer, Math.round(expected), a.what, []), value = asNumber(answer);
+      if (r.ok || value === null) return r;
+      const hit = wrong.find(([, x]) => Math.abs(value - x) < 1e-3);
+      return hit ? { ok: false, key: hit[0] } : r;
+    } };
   },
 
   unscaledWeight(a) {
@@ -530,6 +597,198 @@ export const COMPUTE = {
       hints: [["excluded", bestByCosine(target, a.words.filter((w) => !a.inputs.includes(w)), row)]] };
   },
 
+  nearestRow(a, models) {
+    const [lm, zl] = models;
+    // lib.analysis.maps.nearest with k=1: the other rows ranked by cosine, ties in vocabulary order.
+    const nearest = (model) => {
+      const row = (w) => embeddingRow(model, model.vocab.id(w));
+      return bestByCosine(row(a.word), model.vocab.tokens.filter((w) => w !== a.word), row);
+    };
+    const best = nearest(zl), other = nearest(lm);
+    return { expected: best, options: zl.vocab.tokens, fields: { word: a.word },
+      hints: [["self", a.word], ...(other !== best ? [["other_model", other]] : [])] };
+  },
+
+  selfAttention(a, model) {
+    // lib.exercises.circuits: each head's mean attention from the last position to itself over the
+    // prompts (lib.analysis.circuits.head_habits, "the callee itself"); the first head with the most.
+    const heads = allHeads(model), share = heads.map(() => 0);
+    for (const text of a.prompts) {
+      const ids = model.encode(text), T = ids.length, run = model.run(ids, {}, "patterns");
+      heads.forEach(([l, h], k) => { share[k] += run.patterns[l][h][T - 1][T - 1] / a.prompts.length; });
+    }
+    let best = 0;
+    share.forEach((x, k) => { if (x > share[best]) best = k; });
+    const names = heads.map(([l, h]) => `L${l}H${h}`);
+    return { expected: names[best], options: names };
+  },
+
+  pushShare(a, model) {
+    // lib.exercises.lever: lib.analysis.trajectory.residual_trajectory's push of a block (its write at
+    // the last position along the first axis, the toward word's unit row) over where the path ends.
+    const along = (prompt, toward) => {
+      const ids = model.encode(prompt), run = model.run(ids, {}, true), names = model.stageNames();
+      const row = embeddingRow(model, model.vocab.id(toward)), n = norm(row), e1 = row.map((x) => x / n);
+      const x = names.map((name) => dot(Array.from(run.stages[name][ids.length - 1]), e1));
+      const at = names.indexOf(a.component);
+      return { push: x[at] - x[at - 1], end: x[x.length - 1] };
+    };
+    const mine = along(a.prompt, a.toward), chapter = along(a.chapter_prompt, a.chapter_toward);
+    const expected = mine.push / mine.end;
+    return { expected, hints: [["chapter", chapter.push / chapter.end], ["percent", expected * 100], ["push", mine.push]] };
+  },
+
+  wordAfterTool(a, model) {
+    // lib.exercises.tools: lib.content.conveyor.run_belt from <BOS>, greedy, a tool stuck on one word: after
+    // the model's first trigger the tool writes its word, and the model's next word is the answer.
+    const ids = model.encode("<BOS>"), trigger = model.vocab.id(a.trigger), eos = model.vocab.id("<EOS>");
+    let expected = null;
+    for (let toolAt = -1; ids.length < model.cfg.n_ctx;) {
+      const next = greedy(model.promptLogits(ids));
+      if (toolAt >= 0) { expected = model.vocab.tokens[next]; break; }
+      ids.push(next);
+      if (next === eos) break;
+      if (next === trigger && ids.length < model.cfg.n_ctx) { ids.push(model.vocab.id(a.tool_word)); toolAt = ids.length - 1; }
+    }
+    if (expected === null) throw new CourseError("the belt ended before the tool wrote");
+    return { expected, options: model.vocab.tokens,
+      hints: [["tool", a.tool_word], ...a.epithets.map((e) => [`epithet_${e}`, e])] };
+  },
+
+  async widestPlane(a) {
+    // lib.exercises.three_ways: each plane's share by the concept-plane explorer's view
+    // (lib.analysis.maps.views.plane_view); the first of the widest, as max() picks it.
+    const { VIEWS } = await import("./views.js");
+    let best = null, share = -Infinity;
+    for (const name of a.planes) {
+      const [axis_1, axis_2] = name.split(" and ");
+      const view = await VIEWS.plane({ points }, { points: a.points, axis_1, axis_2 }, { labels: {} });
+      if (view.spread > share) { best = name; share = view.spread; }
+    }
+    return { expected: best, options: a.planes, fields: { share } };
+  },
+
+  // ---- open checks: `decide(a)` is the check's own decision, step for step (see judge)
+
+  smallestScale(a) {
+    // lib.exercises.search_by_hand.smallest_scale: the chapter's query times k, searched as by search().
+    const words = Object.keys(a.dictionary), t = words.indexOf(a.word);
+    const p = (k) => softmax(words.map((w) => dot(a.chapter_query.map((x) => x * k), a.dictionary[w])))[t];
+    return { decide(answer) {
+      const value = asNumber(answer);
+      if (value === null || value !== Math.trunc(value) || value < 1) return { ok: false, key: "invalid" };
+      const fields = { k: wholeString(value), word: a.word, target: a.target };
+      if (p(value) < a.target) return { ok: false, key: "low", fields };
+      if (value > 1 && p(value - 1) >= a.target) return { ok: false, key: "high", fields };
+      return { ok: true, key: "right", fields };
+    } };
+  },
+
+  temperatureForHalf(a, model) {
+    // lib.exercises.search_by_hand.temperature_for_half: the model's page after the prompt at the
+    // temperature (model_search's scores are the logits).
+    const logits = model.promptLogits(model.encode(a.prompt));
+    return { decide(answer) {
+      const value = asNumber(answer);
+      if (value === null || value < MIN_TEMPERATURE) return { ok: false, key: "invalid", fields: { minimum: formatG(MIN_TEMPERATURE) } };
+      const top = Math.max(...softmax(logits, value)), fields = { value, top };
+      if (Math.abs(top - 0.5) <= a.tol) return { ok: true, key: "right", fields };
+      return { ok: false, key: "wrong", fields: { ...fields, direction: top > 0.5 ? "raise" : "lower" } };
+    } };
+  },
+
+  async lostEachWay(a, model) {
+    // lib.exercises.ablation.lost_each_way: lib.analysis.head_survey.ablation_survey's lost count for one
+    // head, each way (the page's ablation explorer's hooks; a prompt's place in the set is its resample roll).
+    const { ablationHooks } = await import("./views.js");
+    const head = [[+a.head[1], +a.head[3]]], kinds = ["zero", "mean", "resample"];
+    const p = (ids, t, off) => softmax(model.promptLogits(ids, off))[t];
+    const counts = kinds.map(() => 0);
+    await inFrames((function* passes() {       // 160 passes: a few at a time, the page kept answering
+      for (let i = 0; i < a.prompts.length; i++) {
+        const ids = model.encode(a.prompts[i]), t = model.vocab.id(a.targets[i]);
+        if (p(ids, t, {}) < a.holds_at) continue;
+        for (let k = 0; k < kinds.length; k++) {
+          yield;
+          const hooks = ablationHooks(model, head, [], kinds[k], ids.length, a.seed, i);
+          if (p(ids, t, { hooks }) < a.holds_at) counts[k] += 1;
+        }
+      }
+    })());
+    return { decide(answer) {
+      const values = answer.kind === "tuple" ? answer.value.map(asNumber) : [];
+      if (values.length !== kinds.length || values.some((v) => v === null || v !== Math.trunc(v))) return { ok: false, key: "three" };
+      if (values.every((v, k) => v === counts[k])) return { ok: true, key: "right", fields: Object.fromEntries(kinds.map((k, i) => [k, counts[i]])) };
+      const sorted = (xs) => xs.slice().sort((x, y) => x - y);
+      if (sorted(values).every((v, k) => v === sorted(counts)[k])) return { ok: false, key: "order" };
+      return { ok: false, key: "count", fields: { wrong: kinds.filter((_, k) => values[k] !== counts[k]).join(" and ") } };
+    } };
+  },
+
+  async bestPatch(a, model) {
+    // lib.exercises.ablation.best_patch: the patching explorer's grid, its head rows' largest cell (the first).
+    const { patchingSteps, swapPlayers } = await import("./views.js");
+    const { grid } = await inFrames(patchingSteps(model, model.encode(a.clean), model.encode(swapPlayers(a.clean)),
+      model.vocab.id(a.target), model.vocab.id(a.against)));
+    const names = allHeads(model).map(([l, h]) => `L${l}H${h}`);
+    let best = null;
+    names.forEach((name, r) => grid[r].forEach((x, p) => { if (best === null || x > best[2]) best = [name, p, x]; }));
+    return { decide(answer) {
+      if (answer.kind !== "tuple" || answer.value.length !== 2) return { ok: false, key: "pair" };
+      const [head, position] = answer.value;
+      const r = checkChoice(head, names, best[0], "", a.texts.wrong_head, []);
+      return r.ok ? checkWhole(position, best[1], "The position", []) : r;
+    } };
+  },
+
+  async restOfRound(a) {
+    // lib.exercises.the_game.rest_of_round: the rules' one way on from the prefix (round_ending), then
+    // the check's diagnosis, in its order.
+    const { readRound } = await import("./game.js");
+    const prefix = pySplit(a.prefix), ending = [];
+    for (;;) {
+      const v = readRound(prefix.concat(ending));
+      if (v.status === "valid") break;
+      if (v.status !== "unfinished" || v.allowed.length !== 1) throw new CourseError(`${a.prefix} does not go on one way only`);
+      ending.push(v.allowed[0]);
+    }
+    return { decide(answer) {
+      const got = pySplit(answer.value);
+      if (got.length === 0) return { ok: false, key: "not_tokens" };
+      if (got.length === ending.length && got.every((t, i) => t === ending[i])) return { ok: true, key: "right", fields: { answer: answer.value } };
+      if (got[0] === "<SEP>") return { ok: false, key: "sep_first" };
+      if (got[0] !== ending[0]) return { ok: false, key: "first_word", fields: { first: got[0] } };
+      if (got.slice(1).includes("perde") && got.at(got.indexOf("perde") - 1) !== a.erred) return { ok: false, key: "loser" };
+      if (got[1] === "<SEP>" && got[2] === a.called_back) return { ok: false, key: "goes_on" };
+      return { ok: false, key: "other", fields: { reading: readRound(prefix.concat(got)).message } };
+    } };
+  },
+
+  async confidentImpossible(a, model) {
+    // lib.exercises.hallucination.confident_impossible
+    const { whyNotAPrefix } = await import("./game.js");
+    return { decide(answer) {
+      const signs = promptSigns(model, answer.value, whyNotAPrefix);
+      if (signs.key) return signs;
+      if (signs.why === null) return { ok: false, key: "possible" };
+      if (signs.top_prob <= a.threshold) return { ok: false, key: "unsure", fields: { top_prob: signs.top_prob, threshold: a.threshold } };
+      return { ok: true, key: "right", fields: signs };
+    } };
+  },
+
+  async steerTo(a, model) {
+    // lib.exercises.practice.steer_to
+    const { whyNotAPrefix } = await import("./game.js");
+    return { decide(answer) {
+      const signs = promptSigns(model, answer.value, whyNotAPrefix);
+      if (signs.key) return signs;
+      if (signs.why !== null) return { ok: false, key: "forbidden", fields: { why: signs.why } };
+      const fields = { ...signs, word: a.word };
+      if (signs.top !== a.word || signs.top_prob <= a.threshold) return { ok: false, key: "wrong", fields };
+      return { ok: true, key: "right", fields };
+    } };
+  },
+
   blockOff(a, model) {
     // P(target) averaged over the prompts (lib.exercises.residual_path.mean_target).
     const target = model.vocab.id(a.target), all = a.prompts.map((q) => model.encode(q));
@@ -540,20 +799,23 @@ export const COMPUTE = {
   },
 };
 
-const COMPUTED = new Map();   // check -> its values, computed once a page (some run the model on 40 prompts)
+const COMPUTED = new Map();
 
-/** What the check of `decl` compares with, computed in the page. */
-export async function compute(decl) {
-  if (decl.values) return decl.values;      // shipped by the default site: the page cannot compute them
+/** What the check of `decl` compares with, computed in the page (once: the models do not change). A
+ *  check that reads several models gets them as a list, in its order. */
+export function compute(decl) {
+  if (decl.values) return Promise.resolve(decl.values);   // shipped by the default site: the page cannot compute them
   if (!COMPUTED.has(decl.check)) {
-    const run = (async () => {
-      const model = decl.model ? await loadModel(new URL("models/", BASE).href, decl.model) : null;
+    const load = (name) => loadModel(new URL("models/", BASE).href, name);
+    const work = (async () => {
+      const model = decl.model === null || decl.model === undefined ? null
+        : Array.isArray(decl.model) ? await Promise.all(decl.model.map(load)) : await load(decl.model);
       return await COMPUTE[decl.compute]({ ...decl.args, texts: decl.texts }, model);
     })();
-    COMPUTED.set(decl.check, run);
-    run.catch(() => COMPUTED.delete(decl.check));   // a failure is tried again at the next check
+    work.catch(() => COMPUTED.delete(decl.check));      // a failure is tried again at the next click
+    COMPUTED.set(decl.check, work);
   }
-  return await COMPUTED.get(decl.check);
+  return COMPUTED.get(decl.check);
 }
 
 // ----------------------------------------------------------------------------- the page
@@ -570,6 +832,7 @@ function answerBox(exercise, label, decl) {
   const out = el("p", { class: "course-verdict", role: "status", "aria-live": "polite", "data-verdict": "" });
   const run = async () => {
     try {
+      if (!decl.values && !COMPUTED.has(decl.check)) { out.dataset.verdict = ""; out.textContent = "Checking in the page…"; }
       const v = await compute(decl);
       const result = judge(decl, input.value, v);
       out.dataset.verdict = result.verdict;

@@ -94,4 +94,43 @@ export function readRound(tokens) {
   }
 }
 
+/** Why `tokens` cannot begin a round, or null if they can: the checks of
+ *  lib.content.corpora.calling_game.next_token_distribution, in its order, with its sentences (a round
+ *  played to its last legal call is a prefix whatever follows, as there). */
+export function whyNotAPrefix(tokens) {
+  const n = tokens.length;
+  if (n === 0 || tokens[0] !== BOS) return say("prefix_start");
+  const token = (position, t) => say("prefix_token", { position: String(position), token: pyRepr(t) });
+  let caller = "Pietro", previous = null, legal = 0, i = 1;
+  for (;;) {
+    if (i === n) return null;
+    if (tokens[i] !== caller) return token(i, caller);
+    if (i + 1 === n) return null;
+    if (tokens[i + 1] !== "chiama") return token(i + 1, "chiama");
+    if (i + 2 === n) return null;
+    const callee = tokens[i + 2];
+    const wrong = !legalCallees(caller, previous).includes(callee);
+    if (wrong && (legal === 0 || !(callee === caller || callee === previous || GAME.absurd.includes(callee)))) {
+      return say(legal === 0 ? "prefix_opening" : "prefix_callee", { position: String(i + 2), got: pyRepr(callee) });
+    }
+    i += 3;
+    const e = epithet(caller, callee);
+    if (e !== null) {
+      if (i === n) return null;
+      if (tokens[i] !== e) return token(i, e);
+      i += 1;
+    }
+    if (wrong) {
+      const ending = [SEP, caller, "perde", EOS], rest = tokens.slice(i);
+      const same = rest.length <= ending.length && rest.every((t, k) => t === ending[k]);
+      return same ? null : say("prefix_ending", { ending: ending.join(" ") });
+    }
+    legal += 1;
+    if (i === n || legal === GAME.legal_calls) return null;
+    if (tokens[i] !== SEP) return token(i, SEP);
+    i += 1;
+    [caller, previous] = [callee, caller];
+  }
+}
+
 export { GAME };

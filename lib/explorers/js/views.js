@@ -35,17 +35,18 @@ function switchedOff(model, v) {
 const ABLATION_KINDS = ["zero", "mean", "resample"];
 
 /** The round a resample takes its writes from, for a prompt of n tokens (lib.analysis.ablation.resample_picks):
- *  the seed's first roll picks among the reference rounds at least n long, in their order. */
-function resamplePick(reference, n, seed = 0) {
+ *  the seed's roll number `roll` (the prompt's place in a batch; the first for one prompt) picks among the
+ *  reference rounds at least n long, in their order. */
+function resamplePick(reference, n, seed = 0, roll = 0) {
   const candidates = [];
   reference.rounds.forEach((r, i) => { if (r.length >= n) candidates.push(i); });
-  return candidates[Math.floor(uniform(BigInt(seed), 0) * candidates.length)];
+  return candidates[Math.floor(uniform(BigInt(seed), roll) * candidates.length)];
 }
 
 /** Hooks that switch heads and MLPs off the `kind` way, for a prompt of n tokens
  *  (lib.analysis.ablation.ablation_hooks): zero writes nothing; mean the reference set's average write at
- *  each position; resample what one reference round wrote there. */
-export function ablationHooks(model, heads, mlps, kind, n, seed = 0) {
+ *  each position; resample what one reference round wrote there (`roll`: the prompt's place in a batch). */
+export function ablationHooks(model, heads, mlps, kind, n, seed = 0, roll = 0) {
   require(ABLATION_KINDS.includes(kind), say("ablation_kind", { kind: pyRepr(kind), kinds: ABLATION_KINDS.join(", ") }));
   if (kind === "zero") return zeroHooks(heads, mlps);
   const ref = model.reference;
@@ -56,7 +57,7 @@ export function ablationHooks(model, heads, mlps, kind, n, seed = 0) {
   if (kind === "mean") {
     source = (name, p, h) => { const m = ref.means[name].data; return h < 0 ? m.subarray(p * D, (p + 1) * D) : m.subarray((p * H + h) * D, (p * H + h + 1) * D); };
   } else {
-    const round = ref.rounds[resamplePick(ref, n, seed)].slice(0, n);
+    const round = ref.rounds[resamplePick(ref, n, seed, roll)].slice(0, n);
     const seen = {};
     const keep = (rows, name) => { seen[name] = rows.slice(); };
     const record = {};
