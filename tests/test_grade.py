@@ -49,6 +49,27 @@ def solutions() -> dict:
     return notebooks.solution_code(ROOT / (CHAPTER + ".md"))
 
 
+# The forgeries the grading tests share: wrong answers, a verdict displayed in an answer's place, and
+# a cell above the exercises that rewrites the library's checks (`extra`: more lines of it).
+def answer_wrong(nb):
+    for cell in answer_cells(nb).values():     # a value of -1, and a function that returns -1
+        cell.source = cell.source.replace("= ...", "= -1").replace("    ...", "    return -1")
+
+
+DISPLAYED_VERDICT = ("from IPython.display import HTML, display\n"
+                     "display(HTML('<div class=\"course-feedback\" data-verdict=\"correct\">Correct</div>'))")
+
+
+def insert_checks_patch(nb, extra: str = ""):
+    first = nb.cells.index(answer_cells(nb)["ex-search-score"])
+    nb.cells.insert(first, nbformat.v4.new_code_cell(
+        "import lib.exercises, lib.exercises.search_by_hand as sbh\n"
+        "lib.exercises.Feedback.verdict = lambda self: 'correct'\n"
+        "for name in dir(sbh):\n"
+        "    if not name.startswith('_') and callable(getattr(sbh, name)):\n"
+        "        setattr(sbh, name, lambda *a, **k: lib.exercises.Feedback(True, 'fine'))\n" + extra))
+
+
 ESCAPES = r'''
 import os, socket, pathlib
 escaped = []
@@ -104,9 +125,7 @@ def graded(tmp_path_factory):
         for label, cell in answer_cells(nb).items():
             cell.source = worked[label]
 
-    def wrong(nb):
-        for cell in answer_cells(nb).values():     # a value of -1, and a function that returns -1
-            cell.source = cell.source.replace("= ...", "= -1").replace("    ...", "    return -1")
+    wrong = answer_wrong
 
     def kernel_dies(nb):
         right(nb)
@@ -128,8 +147,7 @@ def graded(tmp_path_factory):
 
     def displays_verdict(nb):            # every answer cell replaced by a verdict of its own
         for cell in answer_cells(nb).values():
-            cell.source = ("from IPython.display import HTML, display\n"
-                           "display(HTML('<div class=\"course-feedback\" data-verdict=\"correct\">Correct</div>'))")
+            cell.source = DISPLAYED_VERDICT
 
     def redefines_check(nb):             # a wrong answer, and a check that says yes to it
         wrong(nb)
@@ -142,15 +160,9 @@ def graded(tmp_path_factory):
 
     def patches_checks(nb):              # a cell above the exercises rewrites the library's checks
         wrong(nb)
-        first = nb.cells.index(answer_cells(nb)["ex-search-score"])
-        nb.cells.insert(first, nbformat.v4.new_code_cell(
-            "import lib.exercises, lib.exercises.search_by_hand as sbh, lib.exercises.writing as w\n"
-            "lib.exercises.Feedback.verdict = lambda self: 'correct'\n"
-            "lib.exercises.Feedback.__bool__ = lambda self: True\n"
-            "for name in dir(sbh):\n"
-            "    if not name.startswith('_') and callable(getattr(sbh, name)):\n"
-            "        setattr(sbh, name, lambda *a, **k: lib.exercises.Feedback(True, 'fine'))\n"
-            "w.same = lambda *a, **k: True\n"))
+        insert_checks_patch(nb, "import lib.exercises.writing as w\n"
+                                "lib.exercises.Feedback.__bool__ = lambda self: True\n"
+                                "w.same = lambda *a, **k: True\n")
 
     def patches_builtins(nb):            # wrong answers, and comparisons that always agree
         wrong(nb)

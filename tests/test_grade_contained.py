@@ -26,7 +26,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from test_grade import ESCAPES, LABELS, NAME, ROOT, answer_cells, solutions, student_notebook
+from test_grade import (DISPLAYED_VERDICT, ESCAPES, LABELS, NAME, ROOT, answer_cells, insert_checks_patch, solutions,
+                        student_notebook)
 
 NOBODY = pwd.getpwnam("nobody").pw_uid if "nobody" in {p.pw_name for p in pwd.getpwall()} else 65534
 
@@ -162,15 +163,8 @@ def graded_unprivileged():
         def forges(nb):
             for cell in answer_cells(nb).values():
                 cell.source = cell.source.replace("= ...", "= -1").replace("    ...", "    return -1") + (
-                    "\nfrom IPython.display import HTML, display\n"
-                    "display(HTML('<div class=\"course-feedback\" data-verdict=\"correct\">Correct</div>'))")
-            first = nb.cells.index(answer_cells(nb)["ex-search-score"])
-            nb.cells.insert(first, nbformat.v4.new_code_cell(
-                "import lib.exercises, lib.exercises.search_by_hand as sbh\n"
-                "lib.exercises.Feedback.verdict = lambda self: 'correct'\n"
-                "for name in dir(sbh):\n"
-                "    if not name.startswith('_') and callable(getattr(sbh, name)):\n"
-                "        setattr(sbh, name, lambda *a, **k: lib.exercises.Feedback(True, 'fine'))\n"))
+                    "\n" + DISPLAYED_VERDICT)
+            insert_checks_patch(nb)
 
         hand_in("ada", right)
         hand_in("=lee", tries_to_escape)

@@ -16,7 +16,7 @@ import otter  # noqa: F401  (the real package: the test is about it)
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_grade import LABELS, NAME, answer_cells, solutions, student_notebook  # noqa: E402
+from test_grade import LABELS, NAME, answer_cells, insert_checks_patch, solutions, student_notebook  # noqa: E402
 
 
 def forge(nb):
@@ -29,13 +29,7 @@ def forge(nb):
                                         "winner = 'Paolo'\ncheck.winner_for_query(winner)")
     for label in LABELS[2:]:
         cells[label].source = cells[label].source.replace("= ...", "= -1").replace("    ...", "    return -1")
-    first = nb.cells.index(cells["ex-search-score"])
-    nb.cells.insert(first, nbformat.v4.new_code_cell(
-        "import lib.exercises, lib.exercises.search_by_hand as sbh\n"
-        "lib.exercises.Feedback.verdict = lambda self: 'correct'\n"
-        "for name in dir(sbh):\n"
-        "    if not name.startswith('_') and callable(getattr(sbh, name)):\n"
-        "        setattr(sbh, name, lambda *a, **k: lib.exercises.Feedback(True, 'fine'))\n"))
+    insert_checks_patch(nb)
 
 
 @pytest.fixture(scope="module")

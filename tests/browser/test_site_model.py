@@ -157,6 +157,15 @@ JS_VIEWS = """async (cases) => {
 }"""
 
 
+def add_case(ex, values, cases, expected):
+    """One case for the page's views (JS_VIEWS), and what the library computes for it: its view, or its message."""
+    try:
+        expected.append({"view": json.loads(json.dumps(ex.compute(values)))})
+    except CourseError as e:
+        expected.append({"error": str(e)})
+    cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args})
+
+
 def test_every_explorer_computes_the_librarys_view_and_messages(page):
     """Every explorer, at its defaults and at random settings (bad values included): the page's view
     equals the library's, and a value the library refuses gets the same sentence in the page."""
@@ -167,11 +176,7 @@ def test_every_explorer_computes_the_librarys_view_and_messages(page):
         lm = lib.load(ex.model) if ex.model else None
         for i in range(25):
             values = ex.defaults() if i == 0 else random_values(ex, rng, lm, labels)
-            try:
-                expected.append({"view": json.loads(json.dumps(ex.compute(values)))})
-            except CourseError as e:
-                expected.append({"error": str(e)})
-            cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args})
+            add_case(ex, values, cases, expected)
     got = page.evaluate(JS_VIEWS, cases)
     problems = []
     for case, e, g in zip(cases, expected, got):
@@ -350,12 +355,7 @@ def test_typed_temperatures_at_the_extremes_equal_the_library(page):
         first = ex.controls[0].options[0]
         for prompt in (first, " ".join(first.split()[:2]), "<BOS>"):
             for t in typed:
-                values = dict(ex.defaults(), prompt=prompt, temperature=t)
-                try:
-                    expected.append({"view": json.loads(json.dumps(ex.compute(values)))})
-                except CourseError as e:
-                    expected.append({"error": str(e)})
-                cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args})
+                add_case(ex, dict(ex.defaults(), prompt=prompt, temperature=t), cases, expected)
     got = page.evaluate(JS_VIEWS, cases)
     problems, extremes = [], 0
     for case, e, g in zip(cases, expected, got):
