@@ -60,9 +60,13 @@ DISPLAYED_VERDICT = ("from IPython.display import HTML, display\n"
                      "display(HTML('<div class=\"course-feedback\" data-verdict=\"correct\">Correct</div>'))")
 
 
+def insert_above(nb, source: str):
+    """A cell of the learner's own, just above the first exercise."""
+    nb.cells.insert(nb.cells.index(answer_cells(nb)["ex-search-score"]), nbformat.v4.new_code_cell(source))
+
+
 def insert_checks_patch(nb, extra: str = ""):
-    first = nb.cells.index(answer_cells(nb)["ex-search-score"])
-    nb.cells.insert(first, nbformat.v4.new_code_cell(
+    insert_above(nb, (
         "import lib.exercises, lib.exercises.search_by_hand as sbh\n"
         "lib.exercises.Feedback.verdict = lambda self: 'correct'\n"
         "for name in dir(sbh):\n"
@@ -166,15 +170,13 @@ def graded(tmp_path_factory):
 
     def patches_builtins(nb):            # wrong answers, and comparisons that always agree
         wrong(nb)
-        first = nb.cells.index(answer_cells(nb)["ex-search-score"])
-        nb.cells.insert(first, nbformat.v4.new_code_cell(
+        insert_above(nb, (
             "import builtins, numpy\n"
             "builtins.abs = lambda x: 0.0\n"
             "numpy.allclose = numpy.isclose = lambda *a, **k: True\n"))
 
     def equals_everything(nb):           # answers that are equal to anything they are compared with
-        first = nb.cells.index(answer_cells(nb)["ex-search-score"])
-        nb.cells.insert(first, nbformat.v4.new_code_cell(
+        insert_above(nb, (
             "class Yes(float):\n"
             "    __eq__ = lambda self, other: True\n"
             "    __ne__ = lambda self, other: False\n"
@@ -191,8 +193,7 @@ def graded(tmp_path_factory):
 
     def tries_to_escape(nb):             # right answers, kept only if every way out is closed
         right(nb)
-        first = nb.cells.index(answer_cells(nb)["ex-search-score"])
-        nb.cells.insert(first, nbformat.v4.new_code_cell(
+        insert_above(nb, (
             ESCAPES.format(class_dir=str(class_dir), check_file=str(CHECK_FILE))))
         for cell in answer_cells(nb).values():
             cell.source += ("\nif escaped or not os.path.exists('scratch.txt'):\n"

@@ -26,8 +26,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from test_grade import (DISPLAYED_VERDICT, ESCAPES, LABELS, NAME, ROOT, answer_cells, insert_checks_patch, solutions,
-                        student_notebook)
+from test_grade import (DISPLAYED_VERDICT, ESCAPES, LABELS, NAME, ROOT, answer_cells, insert_above, insert_checks_patch,
+                        solutions, student_notebook)
 
 NOBODY = pwd.getpwnam("nobody").pw_uid if "nobody" in {p.pw_name for p in pwd.getpwall()} else 65534
 
@@ -156,9 +156,7 @@ def graded_unprivileged():
             for label, cell in answer_cells(nb).items():
                 cell.source = worked[label] + ("\nif escaped or not os.path.exists('scratch.txt'):\n"
                                                "    raise SystemExit(f'escaped: {escaped}')\n")
-            first = nb.cells.index(answer_cells(nb)["ex-search-score"])
-            nb.cells.insert(first, nbformat.v4.new_code_cell(
-                ESCAPES.format(class_dir=str(class_dir), check_file=str(own_file)) + EXTRA))
+            insert_above(nb, ESCAPES.format(class_dir=str(class_dir), check_file=str(own_file)) + EXTRA)
 
         def forges(nb):
             for cell in answer_cells(nb).values():

@@ -778,9 +778,11 @@ def _minilm_chance(seed):
 
 @claim("ablation.minilm-nearest-noun", "ablation",
        "The plain rule \"the nearest noun before the pronoun\" hits {nearest:.0f} times on the same sentences (the "
-       "first noun of the sentence, {first:.0f}), and {beating:.0f} of the {n_heads:.0f} heads beat it",
-       holds=lambda x: x["beating"] == 0,
-       note="MiniLM: no head hits the antecedent more often than the nearest-noun rule on the report half")
+       "first noun of the sentence, {first:.0f}), and {beating:.0f} of the {n_heads:.0f} heads beat it (on other "
+       "splits, at most one)",
+       holds=lambda x: x["beating"] <= 1,
+       note="MiniLM: at most one head of 72 hits the antecedent more often than the nearest-noun rule on the report "
+            "half (none on the pages' splits; one on 2 of 11 splits measured)")
 def _minilm_nearest(seed):
     f = pronoun_finding(seed)
     return {"nearest": f.report_baselines["nearest noun"], "first": f.report_baselines["first noun"],
