@@ -174,6 +174,8 @@ def read_returned(path: Path, spec: dict) -> tuple[list[dict] | None, list[str]]
 
 
 VERDICT_HTML = re.compile(r"data-verdict|course-feedback", re.I)
+# Where the checks live: their machinery (lib.exercises) and each chapter's checks (lib.chapters).
+CHECK_PACKAGES = ("lib.exercises", "lib.chapters")
 
 
 def findings(cells: list[dict], spec: dict) -> list[str]:
@@ -187,14 +189,15 @@ def findings(cells: list[dict], spec: dict) -> list[str]:
             trees.append(ast.parse(transform(cell["source"])))
         except (SyntaxError, ValueError, TypeError):
             trees.append(None)
-    # Every name the notebook gives lib.exercises or one of its modules (the stubs' `check` among them).
-    aliases = {"check", "exercises"}
+    # Every name the notebook gives lib.exercises, a chapter's checks or one of their modules (the stubs'
+    # `check` among them).
+    aliases = {"check", "exercises", "chapters"}
     for tree in filter(None, trees):
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                aliases |= {a.asname for a in node.names if a.asname and a.name.startswith("lib.exercises")}
+                aliases |= {a.asname for a in node.names if a.asname and a.name.startswith(CHECK_PACKAGES)}
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("lib.exercises", "lib")):
-                if (node.module or "").startswith("lib.exercises") or any(a.name == "exercises" for a in node.names):
+                if (node.module or "").startswith(CHECK_PACKAGES) or any(a.name in ("exercises", "chapters") for a in node.names):
                     aliases |= {a.asname or a.name for a in node.names}
 
     def patched(node) -> str | None:
@@ -202,7 +205,7 @@ def findings(cells: list[dict], spec: dict) -> list[str]:
         if name is None:
             return None
         root = name.split(".")[0]
-        if root in aliases or name.startswith("lib.exercises"):
+        if root in aliases or name.startswith(CHECK_PACKAGES):
             return "lib.exercises"
         if root in ("builtins", "__builtins__"):
             return "builtins"
@@ -231,7 +234,7 @@ def findings(cells: list[dict], spec: dict) -> list[str]:
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 for alias in node.names:
                     module = node.module if isinstance(node, ast.ImportFrom) else alias.name
-                    if (alias.asname or alias.name) == "check" and not (module or "").startswith("lib.exercises"):
+                    if (alias.asname or alias.name) == "check" and not (module or "").startswith(CHECK_PACKAGES):
                         notes[f"{where}: redefines the check"] = None
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
                     and node.args and patched(node.args[0]):
@@ -466,7 +469,7 @@ def as_text(value) -> str:
 
 
 # ----------------------------------------------------------------------------- Otter-Grader
-OTTER_TEST = '''"""Otter-Grader test of {label} ({doc}): the course's own self-check, lib.exercises.{module}.{check}.
+OTTER_TEST = '''"""Otter-Grader test of {label} ({doc}): the course's own self-check, {module}.{check}.
 
 Written by `python scripts/grade.py export`; the answer is the value bound to `{answer}` by the
 answer cell (for a write exercise, the function). The check modules are loaded again from the course's
@@ -509,9 +512,9 @@ def test_{slug}(env):
     import lib
 
     # The site's registry first: a check module declares its page twin again when it is reloaded.
-    for module in ("lib.exercises", "lib.exercises.site", "lib.exercises.writing", "lib.exercises.{module}"):
+    for module in ("lib.exercises", "lib.exercises.site", "lib.exercises.writing", "{module}"):
         importlib.reload(importlib.import_module(module))
-    check = getattr(importlib.import_module("lib.exercises.{module}"), {check!r})
+    check = getattr(importlib.import_module("{module}"), {check!r})
     answer = _plain(env.get({answer!r}, ...))
     feedback = check({call_args})
     assert feedback.verdict() == "correct", feedback.message
@@ -523,6 +526,8 @@ def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
     that runs the course's check on the learner's answer (`otter run -a autograder.zip NOTEBOOK`
     grades a returned notebook without Docker; on Gradescope the zip is the autograder)."""
     import zipfile
+
+    from lib.chapters import unit
 
     specs = chapters()
     names = [n if n.endswith(".ipynb") else n + ".ipynb" for n in wanted] if wanted else list(specs)
@@ -545,7 +550,7 @@ def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
                 answer = next(a["name"] for a in stub["args"] if a["role"] == "answer")
                 call = ", ".join("answer" if a["role"] == "answer" else f"lib.load({a['model']!r})" for a in stub["args"])
                 z.writestr(f"tests/{label}.py", OTTER_TEST.format(
-                    label=label, doc=spec["doc"], module=stub["module"], check=stub["check"], answer=answer,
+                    label=label, doc=spec["doc"], module=f"{unit(stub['module']).package}.checks", check=stub["check"], answer=answer,
                     slug=re.sub(r"\W", "_", label), call_args=call))
         written.append(zip_path)
     (out / "README.md").write_text(OTTER_README)

@@ -11,7 +11,6 @@ which no learner's process holds.
 """
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -62,6 +61,7 @@ class Replay:
 
 def check_one(spec: dict, record: dict | None, models: dict) -> dict:
     """{verdict, message, note} for one exercise of one learner."""
+    from lib import chapters
     from lib.exercises import Feedback
 
     if record is None:
@@ -70,7 +70,7 @@ def check_one(spec: dict, record: dict | None, models: dict) -> dict:
         return {"verdict": "error", "note": record["problem"]}
     if "absent" in record:
         return {"verdict": "not answered", "note": f"no `{record['absent']}` after the answer cell"}
-    check = getattr(importlib.import_module(f"lib.exercises.{spec['module']}"), spec["check"])
+    check = getattr(chapters.checks(spec['module']), spec["check"])
     replay = None
     if record.get("function"):
         answer = Ellipsis if record.get("empty") else Replay(record.get("calls") or [], models)

@@ -328,7 +328,7 @@ def _cat_sat_page(unscaled_first: bool) -> tuple[str, dict]:
     """A page with the one-head chapter's explorer and its undivided-scores predict, in either order."""
     from lib.explorers.hand_worked import cat_sat_explorer
     from lib.explorers.page import html
-    from lib.exercises import one_head
+    from lib.chapters.part1.one_head import checks as one_head
 
     e = cat_sat_explorer()
     expected = one_head.SAT_ON_CAT.computed().expected

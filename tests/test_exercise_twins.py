@@ -3,7 +3,6 @@ shipping no answer. The browser half (tests/browser/test_site_checks.py) holds t
 and messages to the library's."""
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import re
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from lib import chapters
 from lib.exercises.catalogue import catalogue
 from lib.exercises.site import SiteCheck, declarations, module_text, registry, typed_answer
 
@@ -34,7 +34,7 @@ def test_every_twin_is_the_check_an_exercise_calls_and_its_computation_is_in_the
         e = listed.get((twin.module, twin.check))
         assert e is not None, f"{name}: no exercise calls this check"
         assert e.kind in ("predict", "investigate"), f"{name}: a twin for a {e.kind} exercise"
-        assert callable(getattr(importlib.import_module(f"lib.exercises.{twin.module}"), twin.check)), name
+        assert callable(getattr(chapters.checks(twin.module), twin.check)), name
         assert twin.shipped or twin.compute in computes, f"{name}: checks.js has no computation {twin.compute}"
         for key in twin.computed(*twin.load_models()).hints:
             # an open check's examples: a text's key, "key/anything" for a second example of it, or a
@@ -59,7 +59,7 @@ def test_each_twin_judges_the_right_answer_right_and_a_known_wrong_one_with_its_
     for name, twin in registry().items():
         lms = twin.load_models()
         v = twin.computed(*lms)
-        check = getattr(importlib.import_module(f"lib.exercises.{twin.module}"), twin.check)
+        check = getattr(chapters.checks(twin.module), twin.check)
         say = lambda a: check(*lms, a)     # noqa: E731
         assert say(v.expected), name
         assert not say(...).answered, name

@@ -15,8 +15,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import book  # noqa: E402
 import notebooks  # noqa: E402
+from lib import chapters  # noqa: E402
 from lib.exercises import Feedback, check_number  # noqa: E402
-from lib.exercises import search_by_hand as check  # noqa: E402
+from lib.chapters.part3.search_by_hand import checks as check  # noqa: E402
 from lib.model.store import load  # noqa: E402
 
 
@@ -263,7 +264,13 @@ def test_the_book_shows_every_solution_as_correct():
 
 # ------------------------------------------------------------------ Part 3's self-checks
 from lib.content.prompts import CONFIDENT, UNCERTAIN  # noqa: E402
-from lib.exercises import hallucination, lever, mechanism, practice, results_page, scale, tools  # noqa: E402
+from lib.chapters.part3.hallucination import checks as hallucination  # noqa: E402
+from lib.chapters.part3.lever import checks as lever  # noqa: E402
+from lib.chapters.part3.mechanism import checks as mechanism  # noqa: E402
+from lib.chapters.part3.practice import checks as practice  # noqa: E402
+from lib.chapters.part3.results_page import checks as results_page  # noqa: E402
+from lib.chapters.part3.scale import checks as scale  # noqa: E402
+from lib.chapters.part3.tools import checks as tools  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -486,11 +493,10 @@ def test_the_catalogue_lists_every_exercise_with_its_self_check():
     assert set(kinds.values()) <= {"write", "predict", "investigate", None}
     assert len({e.label for e in listed}) == len(listed), "exercise labels are unique"
     assert all(e.checks for e in listed), [e.label for e in listed if not e.checks]
-    import importlib
     for e in listed:
-        module = importlib.import_module("lib.exercises." + e.chapter.rsplit("/", 1)[1].replace("-", "_"))
+        module = chapters.checks(e.chapter)
         for name in e.checks:
-            assert callable(getattr(module, name, None)), f"{e.label}: lib.exercises has no {name}"
+            assert callable(getattr(module, name, None)), f"{e.label}: the chapter's checks have no {name}"
 
 
 # ------------------------------------------------------------------ the instructor page's plan
@@ -509,7 +515,7 @@ def _exercise(label, kind, call, module="results_page"):
     option = f":class: {kind}\n" if kind else ""
     return (f":::{{exercise}}\n:label: {label}\n{option}\nDo it.\n:::\n\n"
             f"```{{code-cell}} ipython3\n:tags: [remove-cell, exercise-stub]\n\n"
-            f"from lib.exercises import {module} as check\nanswer = ...\ncheck.{call}\n```\n\n")
+            f"from {chapters.unit(module).package} import checks as check\nanswer = ...\ncheck.{call}\n```\n\n")
 
 
 def test_a_chapter_plan_counts_kinds_and_lists_the_exercises_that_suit_grading(tmp_path):
@@ -570,7 +576,7 @@ def test_a_chapter_plan_refuses_a_misspelt_kind_and_a_check_that_is_not_there(tm
     with pytest.raises(CourseError, match="'wirte' is not a kind of exercise"):
         teaching.count_by_kind([Exercise("ch", "A chapter", "ex-1", "wirte", "Do it.", ("f",), "results_page")])
     _fabricated_chapter(tmp_path, _exercise("ex-1", "investigate", "no_such_check(answer)"))
-    with pytest.raises(CourseError, match="no_such_check is not in lib.exercises.results_page"):
+    with pytest.raises(CourseError, match="no_such_check is not in the checks of chapter results_page"):
         teaching.chapter_plans(tmp_path)
     with pytest.raises(CourseError, match="not a chapter with exercises"):
         teaching.plan_of("chapters/part9/nowhere", [])
@@ -603,7 +609,13 @@ def test_every_chapter_with_exercises_has_a_plan_on_the_instructor_page():
 
 # ------------------------------------------------------------------ Part 1's self-checks
 def test_part1_checks(lm):
-    from lib.exercises import ablation, bigrams, circuits, many_heads, one_head, shapes_and_cache, why_attention
+    from lib.chapters.part1.ablation import checks as ablation
+    from lib.chapters.part1.bigrams import checks as bigrams
+    from lib.chapters.part1.circuits import checks as circuits
+    from lib.chapters.part1.many_heads import checks as many_heads
+    from lib.chapters.part1.one_head import checks as one_head
+    from lib.chapters.part1.shapes_and_cache import checks as shapes_and_cache
+    from lib.chapters.part1.why_attention import checks as why_attention
     # The T: the horizontal filter at the centre stop sees the bar on its negative row.
     assert why_attention.centre_response(-2) and why_attention.centre_response(-2.0)
     assert "vertical" in why_attention.centre_response(4).message
@@ -618,7 +630,7 @@ def test_part1_checks(lm):
 
 def test_one_head_value_checks():
     from lib.content.worked_examples import cat_sat
-    from lib.exercises import one_head
+    from lib.chapters.part1.one_head import checks as one_head
     ex = cat_sat()
     _, cache = ex.model.run_with_cache(ex.tokens)
     raw = cache["blocks.0.attn.qk"][0, 2, :3].double()
@@ -637,7 +649,8 @@ def test_one_head_value_checks():
 
 
 def test_many_heads_and_shapes_value_checks():
-    from lib.exercises import many_heads, shapes_and_cache
+    from lib.chapters.part1.many_heads import checks as many_heads
+    from lib.chapters.part1.shapes_and_cache import checks as shapes_and_cache
     assert many_heads.mlp_weights(96) and many_heads.mlp_weights(96.0)
     assert "one of the two matrices" in many_heads.mlp_weights(48).message
     assert "biases" in many_heads.mlp_weights(96 + 6 + 8).message
@@ -659,7 +672,7 @@ def test_many_heads_and_shapes_value_checks():
 
 
 def test_bigram_two_steps_check():
-    from lib.exercises import bigrams
+    from lib.chapters.part1.bigrams import checks as bigrams
     from lib.model.readout import prompt_logits, softmax
     zl = load("zero-layer")
     prefix, target = bigrams.TWO_STEPS["prefix"], bigrams.TWO_STEPS["target"]
@@ -679,7 +692,7 @@ def test_bigram_two_steps_check():
 
 
 def test_bigram_unseen_pair_check():
-    from lib.exercises import bigrams
+    from lib.chapters.part1.bigrams import checks as bigrams
     zl = load("zero-layer")
     p = bigrams.unseen_probability(zl)
     assert 0 < p < 0.001, "the predict's right range is the second"
@@ -699,7 +712,7 @@ def test_the_ways_of_switching_off_and_the_patch_checks(lm):
     from lib.analysis.head_survey import ablation_survey
     from lib.analysis.patching import patch, swap_players
     from lib.content.prompt_sets import epithet_sets
-    from lib.exercises import ablation
+    from lib.chapters.part1.ablation import checks as ablation
 
     group = epithet_sets(40, ablation.KIND_SET_SEED, max_tokens=lm.model.cfg.n_ctx)[ablation.KIND_EPITHET]
     lost = tuple(ablation_survey(lm, group, kind=k, seed=ablation.KIND_SET_SEED).lost(ablation.KIND_HEAD)
@@ -729,7 +742,8 @@ def test_the_ways_of_switching_off_and_the_patch_checks(lm):
 
 def test_ablation_and_circuits_value_checks(lm):
     from lib.analysis.ablation import ablation_view, all_heads
-    from lib.exercises import ablation, circuits
+    from lib.chapters.part1.ablation import checks as ablation
+    from lib.chapters.part1.circuits import checks as circuits
     # The page names L0H3, the head Cefa needs most; the exercise ranks all eight and asks for the second (L0H1 on the shipped
     # model, which takes Cefa from 0.9998 to 0.984, where L0H3 takes it to 0.30).
     assert ablation.cefa_head(lm, "L0H1") and not ablation.cefa_head(lm, "L1H3") and not ablation.cefa_head(lm, "L0H0")
@@ -755,7 +769,7 @@ def test_ablation_and_circuits_value_checks(lm):
 
 
 def test_part2_embedding_checks(lm):
-    from lib.exercises import what_an_embedding_is as emb
+    from lib.chapters.part2.what_an_embedding_is import checks as emb
     from lib.analysis.maps import nearest
     zl = load("zero-layer")
     # Cefa's neighbour in the zero-layer model: right; the calling-game model's; Cefa itself; not a token.
@@ -775,7 +789,7 @@ def test_part2_embedding_checks(lm):
 
 
 def test_part2_gram_schmidt_checks():
-    from lib.exercises import gram_schmidt_by_hand as gs
+    from lib.chapters.part2.gram_schmidt_by_hand import checks as gs
     assert gs.prince_royalty(1.5 / np.sqrt(2)) and gs.prince_royalty(1.06), "a pencil estimate from e2 to 3 decimals"
     assert "e1" in gs.prince_royalty(1.0).message
     assert "length greater than 1" in gs.prince_royalty(1.5).message
@@ -787,7 +801,7 @@ def test_part2_gram_schmidt_checks():
 
 def test_part2_hand_wired_checks():
     from lib.content.corpora import hand_wired as hw
-    from lib.exercises import hand_wired
+    from lib.chapters.part2.hand_wired import checks as hand_wired
     from lib.analysis.maps import analogy, pca
     hwm = load("hand-wired")
     E = hwm.model.W_E.detach().double().numpy()
@@ -805,7 +819,7 @@ def test_part2_hand_wired_checks():
 
 
 def test_part2_three_ways_checks():
-    from lib.exercises import three_ways
+    from lib.chapters.part2.three_ways import checks as three_ways
     from lib.analysis.maps.views import plane_view
     spreads = three_ways.epithet_plane_spreads()
     assert len(spreads) == 6 and spreads["Tarso and capo"] == plane_view("calling-game", "Tarso", "capo").spread
@@ -841,7 +855,7 @@ def test_part2_three_ways_checks():
 
 
 def test_part2_residual_path_checks(lm):
-    from lib.exercises import residual_path
+    from lib.chapters.part2.residual_path import checks as residual_path
     from lib.analysis.ablation import all_heads
     from lib.analysis.trajectory import path_view
     from lib.model.readout import prompt_logits
@@ -877,7 +891,7 @@ def test_part2_residual_path_checks(lm):
 
 
 def test_part2_real_language_checks():
-    from lib.exercises import real_language
+    from lib.chapters.part2.real_language import checks as real_language
     from lib.content import real_words
     from lib.analysis.maps import analogy, nearest, pca
     rows = real_words.load()
@@ -904,7 +918,7 @@ def test_part2_real_language_checks():
 
 
 def test_dot_versus_cosine_predict(lm):
-    from lib.exercises import what_an_embedding_is as ch
+    from lib.chapters.part2.what_an_embedding_is import checks as ch
     n = ch.dot_disagreements(lm)
     assert 0 < n < len(lm.vocab.tokens)
     assert ch.dot_vs_cosine(lm, ch.dot_range(n))
@@ -918,7 +932,7 @@ def test_dot_versus_cosine_predict(lm):
 
 
 def test_lever_top_without_mlp_predict(lm):
-    from lib.exercises import lever
+    from lib.chapters.part3.lever import checks as lever
     from lib.model.readout import prompt_logits
     top = lm.vocab.tokens[int(prompt_logits(lm, lever.CONFIDENT, ablate_mlps=[1]).argmax())]
     assert lever.top_without_mlp(lm, top) and "keeps its place" in lever.top_without_mlp(lm, top).message

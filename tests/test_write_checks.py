@@ -9,8 +9,17 @@ import pytest
 import torch
 
 from lib.exercises import Feedback, writing
-from lib.exercises import (bigrams, gram_schmidt_by_hand, lever, many_heads, one_head, real_language,
-                           results_page, search_by_hand, shapes_and_cache, three_ways, what_an_embedding_is)
+from lib.chapters.part1.bigrams import checks as bigrams
+from lib.chapters.part2.gram_schmidt_by_hand import checks as gram_schmidt_by_hand
+from lib.chapters.part3.lever import checks as lever
+from lib.chapters.part1.many_heads import checks as many_heads
+from lib.chapters.part1.one_head import checks as one_head
+from lib.chapters.part2.real_language import checks as real_language
+from lib.chapters.part3.results_page import checks as results_page
+from lib.chapters.part3.search_by_hand import checks as search_by_hand
+from lib.chapters.part1.shapes_and_cache import checks as shapes_and_cache
+from lib.chapters.part2.three_ways import checks as three_ways
+from lib.chapters.part2.what_an_embedding_is import checks as what_an_embedding_is
 
 
 # ------------------------------------------------------------------ right answers, as a learner writes them
@@ -417,18 +426,16 @@ def test_the_write_check_runs_in_a_real_kernel():
 # ------------------------------------------------------------------ every other check survives garbage too
 def _answer_checks():
     """Every self-check that takes a learner's value (a parameter named answer, or tool)."""
-    import importlib
     import inspect
-    import pkgutil
 
-    import lib.exercises as package
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"lib.exercises.{info.name}")
+    from lib import chapters
+    for module in chapters.load("checks"):
+        info = module.__name__.rsplit(".", 2)[1]
         for name, fn in sorted(vars(module).items()):
             if inspect.isfunction(fn) and fn.__module__ == module.__name__ and not name.startswith("_"):
                 params = list(inspect.signature(fn).parameters)
                 if "answer" in params or "tool" in params:
-                    yield f"{info.name}.{name}", fn
+                    yield f"{info}.{name}", fn
 
 
 ANSWER_CHECKS = dict(_answer_checks())

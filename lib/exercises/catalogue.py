@@ -16,7 +16,7 @@ OPTION = re.compile(r"^:([\w-]+):[ \t]*(.*)$", re.M)
 TITLE = re.compile(r"^# (.+)$", re.M)
 STUB = re.compile(r"```\{code-cell\} ipython3\n:tags: \[remove-cell, exercise-stub\]\n(?P<code>.*?)```", re.S)
 # The check module a stub calls as `check`: the chapter's first stub imports it, later stubs reuse it.
-CHECK_MODULE = re.compile(r"^from lib\.exercises import (\w+) as check\b", re.M)
+CHECK_MODULE = re.compile(r"^from lib\.chapters\.part\d+\.(\w+) import checks as check\b", re.M)
 
 # The three kinds of exercise, by the name a directive's :class: gives them, and how the website
 # labels each (the same words _assets/course.css shows above the task).
@@ -31,7 +31,7 @@ class Exercise:
     kind: str | None  # write, predict or investigate; None for an exercise not yet given a kind
     task: str         # the task, on one line
     checks: tuple[str, ...]   # the self-check functions its answer cell calls
-    module: str | None = None  # the module of lib.exercises they live in, as the stub imports it
+    module: str | None = None  # the chapter unit whose checks they are (lib.chapters.checks(module))
 
     @property
     def kind_label(self) -> str:

@@ -7,7 +7,6 @@ labels come from the catalogue, the reading time from the chapter's own words.
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 import math
 import re
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib.errors import CourseError
+from lib import chapters
 from lib.exercises.catalogue import KINDS, ROOT, Exercise, catalogue
 from lib.exercises.site import SiteCheck
 from lib.exercises.writing import WriteCheck
@@ -53,9 +53,9 @@ def check_style(module: str, name: str) -> str:
     function the learner wrote against the library's), "value" (it compares one number or choice
     with the library's) or "open" (it tests the properties of something the learner built)."""
     try:
-        found = getattr(importlib.import_module(f"lib.exercises.{module}"), name)
-    except (ImportError, AttributeError):
-        raise CourseError(f"the self-check {name} is not in lib.exercises.{module}") from None
+        found = getattr(chapters.checks(module), name)
+    except (ImportError, LookupError, AttributeError):
+        raise CourseError(f"the self-check {name} is not in the checks of chapter {module}") from None
     if isinstance(found, WriteCheck):
         return "function"
     return "value" if _calls(found) & VALUE_HELPERS else "open"
@@ -84,7 +84,7 @@ def _calls(fn, seen: set | None = None) -> set[str]:
         else:
             continue
         names.add(name)
-        if inspect.isfunction(called) and called.__module__.startswith("lib.exercises."):
+        if inspect.isfunction(called) and called.__module__.startswith("lib.chapters."):
             names |= _calls(called, seen)
     return names
 

@@ -19,15 +19,14 @@ library's).
 """
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping
 
 from lib.exercises import Feedback, NOT_ANSWERED, check_choice, check_number, check_whole_number, shown, unanswered
+from lib import chapters
 
 RULES = ("number", "whole", "choice", "open")
 READINGS = ("number", "text", "tuple")   # how an open check's box is read (the others: by their rule)
@@ -48,7 +47,7 @@ class Values:
 
 @dataclass(frozen=True)
 class SiteCheck:
-    module: str        # lib.exercises.<module>
+    module: str        # the chapter unit whose checks module declares it (lib.chapters.checks(module))
     check: str         # the check function's name in it
     rule: str          # number, whole or choice
     compute: str | None  # the page's computation of the same Values, in checks.js's COMPUTE; None where
@@ -138,9 +137,9 @@ class SiteCheck:
 
 
 def site_check(module: str, check: str, *, rule: str, compute: str | None, values: Callable, **kw) -> SiteCheck:
-    """Declare the page twin of lib.exercises.<module>.<check> (module: the check module's __name__
-    or its last part) and register it."""
-    module = module.rsplit(".", 1)[-1]
+    """Declare the page twin of the check `check` of a chapter's checks module (module: that module's
+    __name__, lib.chapters.PART.UNIT.checks, or the unit's name) and register it."""
+    module = module[:-len(".checks")].rsplit(".", 1)[-1] if module.endswith(".checks") else module.rsplit(".", 1)[-1]
     if rule not in RULES:
         raise ValueError(f"{module}.{check}: rule {rule!r} is not one of {', '.join(RULES)}")
     kw["texts"] = MappingProxyType(dict(kw.get("texts", {})))
@@ -160,11 +159,7 @@ def site_check(module: str, check: str, *, rule: str, compute: str | None, value
 
 def registry() -> dict[str, SiteCheck]:
     """Every declared twin: the check modules imported, each declares its own."""
-    import lib.exercises as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name not in ("site", "catalogue", "plan", "writing"):
-            importlib.import_module(f"lib.exercises.{info.name}")
+    chapters.load("checks")
     return SITE_CHECKS
 
 

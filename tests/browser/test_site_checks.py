@@ -7,12 +7,12 @@ about the same typed text (read as lib.exercises.site.typed_answer reads it).
 """
 from __future__ import annotations
 
-import importlib
 import math
 from collections import defaultdict
 
 import pytest
 
+from lib import chapters
 from lib.exercises.catalogue import ROOT, catalogue
 from lib.exercises.site import twins_by_label, typed_answer
 from lib.messages import MESSAGES
@@ -51,7 +51,7 @@ def answers(twin, values) -> list[str]:
 
 
 def library_says(twin, text: str, lm) -> tuple[str, str]:
-    check = getattr(importlib.import_module(f"lib.exercises.{twin.module}"), twin.check)
+    check = getattr(chapters.checks(twin.module), twin.check)
     answer = typed_answer(text, twin.reading)
     fb = check(*lm, answer)
     if answer is ...:
