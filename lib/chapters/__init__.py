@@ -15,7 +15,9 @@ so adding a chapter's explorer, claim or exercise touches its folder and its pag
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -50,11 +52,28 @@ class Unit:
         return importlib.import_module(f"{self.package}.{kind}")
 
 
+def _book_order() -> dict[str, int]:
+    """Each page's place in the table of contents (_toc.yml), by its path without extension."""
+    toc = ROOT / "_toc.yml"
+    names = re.findall(r"file:\s*(\S+)", toc.read_text()) if toc.is_file() else []
+    return {name: i for i, name in enumerate(names)}
+
+
+@functools.lru_cache(maxsize=None)
+def _units() -> tuple[Unit, ...]:
+    found = [Unit(part.name, folder.name)
+             for part in sorted(HERE.glob("part*")) if (part / "__init__.py").is_file()
+             for folder in sorted(part.iterdir()) if (folder / "__init__.py").is_file()]
+    order = _book_order()
+    # In the book's order (a registry lists its entries as the reader meets them); a unit whose page
+    # is not in the table of contents comes after, by part and name.
+    return tuple(sorted(found, key=lambda u: (u.page not in order, order.get(u.page, 0), u.part, u.name)))
+
+
 def units() -> list[Unit]:
-    """Every chapter unit, by part and name (the folders under lib/chapters with an __init__.py)."""
-    return [Unit(part.name, folder.name)
-            for part in sorted(HERE.glob("part*")) if (part / "__init__.py").is_file()
-            for folder in sorted(part.iterdir()) if (folder / "__init__.py").is_file()]
+    """Every chapter unit (the folders under lib/chapters/PART with an __init__.py), in the order of
+    the book's table of contents."""
+    return list(_units())
 
 
 def unit(name: str) -> Unit:
