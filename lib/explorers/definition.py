@@ -158,7 +158,7 @@ def prompt_control(prompts: Sequence[str], name: str = "prompt", label: str = "p
 
 def temperature_control(default: float = 1.0) -> Control:
     """A slider over 0.1 to 10 and a box that takes any temperature the read-out accepts."""
-    from lib.model.readout import MIN_TEMPERATURE
+    from lib.model.readout import MIN_TEMPERATURE  # deferred: the read-out imports torch, a definition need not
 
     return Control("temperature", "temperature", "divides every logit before the softmax: below 1 sharpens the page, "
                    f"above 1 flattens it; slide from {shown_number(TEMPERATURES[0])} to {shown_number(TEMPERATURES[-1])}, "

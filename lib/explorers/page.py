@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lib.content.point_sets import WORD_SETS, point_set
 from lib.explorers.registry import entries
 
 FIGURE = '<div class="course-figure" aria-live="polite"></div>'
@@ -52,6 +53,7 @@ def export_reference(name: str, models: Path) -> Path:
     here, once, by the library, for the page: its label, its rounds (token ids: the page runs the one a
     resample picks) and the per-position means of every head's write and MLP output (float32, as the
     library holds them), up to the longest round."""
+    # Deferred, as below: the analysis and the model store import torch, which the page's element does not need.
     from lib.analysis.ablation import reference_set
     from lib.model.store import load
 
@@ -65,7 +67,6 @@ def export_reference(name: str, models: Path) -> Path:
 def export_site(folder: Path) -> list[Path]:
     """Write the shipped models, the explorers' own site files and the point sets under `folder` (the
     site's _static/explorers)."""
-    from lib.content.point_sets import WORD_SETS, point_set
     from lib.model.store import META, WEIGHTS, model_folder, shipped_names
 
     written = []
