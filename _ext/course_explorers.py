@@ -68,7 +68,7 @@ def _page(app, pagename, templatename, context, doctree):
     for model in sorted({s["model"] for s in specs if s.get("model")}):
         links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"models/{model}.{ext}")}">'
                   for ext in ("json", "safetensors")]
-    # The index of the real model's stored patterns (lib.explorers.real_attention), read before its first
+    # The index of the real model's stored patterns (lib.chapters.part1.ablation.explorers), read before its first
     # picture (each sentence's patterns are a file of their own, fetched when it is shown).
     for data in sorted({s["args"]["data"] for s in specs if s.get("args", {}).get("data")}):
         links.append(f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{static(f"{data}.json")}">')

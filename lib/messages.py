@@ -86,7 +86,7 @@ MESSAGES: dict[str, str] = {
     "bytes_per_element": "bytes per element must be a positive number, at most {maximum} (4 for float32, 2 for "
                          "float16), got {got}",
     "vector_numbers": "{name} must be {n} numbers from -{limit} to {limit}, separated by spaces; got {got}",
-    # the real model's attention explorer (lib.explorers.real_attention; the page's real.js)
+    # the real model's attention explorer (lib.chapters.part1.ablation.explorers; the page's real.js)
     "query": "the query must be a position from 0 to {last} or one of the sentence's tokens ({tokens}); got {got}",
     "not_precomputed": "the website holds the real model's attention for the {n} sentences of this menu only; in a "
                        "kernel (launch or download this page) the explorer runs the model on any sentence",

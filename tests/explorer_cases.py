@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 import random
-import re
+
+from lib.explorers.registry import entry
 
 TOL = 1e-5
 
@@ -27,7 +28,9 @@ def random_prompt(rng: random.Random, tokens: list[str], n_ctx: int) -> str:
     return " ".join(words)
 
 
-def random_text(rng: random.Random, name: str, n_tokens: int, vocab_size: int, labels=()) -> str:
+def random_text(rng: random.Random, name: str, n_tokens: int, vocab_size: int) -> str:
+    """A box the explorers share (lib.explorers.boxes: top-k, top-p, seed, position), good or bad.
+    An explorer's own boxes are filled by the `random_text` its registration names."""
     bad = rng.random() < 0.15
     if name == "top_k":
         return rng.choice(["0", "2.5", "abc", "-3"]) if bad else rng.choice(["", str(rng.randint(1, vocab_size + 3))])
@@ -38,21 +41,10 @@ def random_text(rng: random.Random, name: str, n_tokens: int, vocab_size: int, l
                                                                                          rng.randint(0, 2**63 - 1)]))
     if name == "position":
         return rng.choice(["x", str(n_tokens), "-1"]) if bad else rng.choice(["", str(rng.randrange(max(n_tokens, 1)))])
-    if name in ("layers", "context", "heads", "d_head"):
-        return rng.choice(["two", "0", "-4", "1.5", "9" * 400]) if bad else str(rng.randint(1, 200000))
-    if name == "bytes":
-        return rng.choice(["two", "0", "-1", "nan", "inf"]) if bad else rng.choice(["0.5", "1", "2", "4", "1e300"])
-    if name.startswith("embed_"):
-        if bad:
-            return rng.choice(["1 2 3 4", "1 2 3 4 5 6", "a b c d e", "1 2 3 4 nan", "0 0 0 0 11", "", "1;2;3;4;5"])
-        return rng.choice([" ", ", "]).join(f"{rng.uniform(-3, 3):.{rng.randint(0, 3)}f}" for _ in range(5))
-    if name.startswith("axis"):
-        if bad:
-            w = rng.choice(labels)
-            return rng.choice([f"{w} - {w}", "Pippo", "", "+ -"])
-        words = rng.sample(list(labels), rng.randint(1, 4))
-        return " ".join(f"{rng.choice(['+', '-'])} {w}" if i else w for i, w in enumerate(words))
     raise KeyError(name)
+
+
+SHARED_BOXES = ("top_k", "top_p", "seed", "position")
 
 
 def random_number(rng: random.Random, c):
@@ -67,7 +59,8 @@ def random_number(rng: random.Random, c):
 
 
 def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = None) -> dict:
-    """One random setting of every control of `explorer` (`labels`: each point set's labels, for axes)."""
+    """One random setting of every control of `explorer` (`labels`: unused, kept for the callers: an
+    explorer's own boxes are filled by its registration's `random_text`)."""
     tokens = lm.vocab.tokens if lm is not None else []
     n_ctx = lm.model.cfg.n_ctx if lm is not None else 0
     values = {}
@@ -84,26 +77,16 @@ def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = N
             values[c.name] = random_number(rng, c)
         elif c.kind == "toggle":
             values[c.name] = rng.random() < 0.3
-        elif c.name == "corrupted":
-            # The patching explorer's second prompt: the clean one with two of its words swapped (as
-            # long as the clean one), now and then another prompt (most likely of another length).
-            words = values.get("clean", "").split()
-            if len(words) >= 2 and rng.random() < 0.8:
-                i, j = rng.sample(range(len(words)), 2)
-                words[i], words[j] = words[j], words[i]
-                values[c.name] = " ".join(words)
-            else:
-                values[c.name] = random_prompt(rng, tokens, n_ctx)
-        elif c.name == "query":
-            # The real-attention explorer's query: a position, a word of the sentence, blank, or a mistake.
-            words = re.findall(r"[a-z]+", values.get("sentence", "").lower()) or ["it"]
-            values[c.name] = (rng.choice(["zebra", "99", "-1", "1.5", "[cls"]) if rng.random() < 0.15 else
-                              rng.choice(["", str(rng.randrange(len(words) + 2)), rng.choice(words).upper(),
-                                          rng.choice(words)]))
-        else:
+        elif c.name in SHARED_BOXES:
             n = len(values.get("prompt", "").split()) if "prompt" in values else 5
-            words = (labels or {}).get(values.get("points"), ())
-            values[c.name] = random_text(rng, c.name, n, len(tokens), words)
+            values[c.name] = random_text(rng, c.name, n, len(tokens))
+        else:
+            # A box of this explorer's own: its registration says how a reader fills it (None: any prompt).
+            own = entry(explorer.view).random_text
+            if own is None:
+                raise KeyError(f"{explorer.view}: no random_text in its registration for its box {c.name!r}")
+            text = own(rng, c.name, values, tokens)
+            values[c.name] = random_prompt(rng, tokens, n_ctx) if text is None else text
     return values
 
 

@@ -236,10 +236,9 @@ def moves(spec: dict, task: str) -> list[dict]:
 
 @functools.cache
 def _registered(view: str) -> tuple:
-    import lib.explorers.catalogue  # noqa: F401  (its definitions register themselves)
-    from lib.explorers.definition import REGISTRY
+    from lib.explorers.registry import entries
 
-    return tuple(e for entry in REGISTRY.values() if entry.view == view for e in entry.examples())
+    return tuple(e for entry in entries() if entry.view == view for e in entry.examples())
 
 
 def library_explorer(spec: dict):
@@ -326,7 +325,7 @@ def move_leaks(page: str, tasks: dict, site: Path = SITE) -> tuple[list[MoveLeak
 
 def _cat_sat_page(unscaled_first: bool) -> tuple[str, dict]:
     """A page with the one-head chapter's explorer and its undivided-scores predict, in either order."""
-    from lib.explorers.hand_worked import cat_sat_explorer
+    from lib.chapters.part1.one_head.explorers import cat_sat_explorer
     from lib.explorers.page import html
     from lib.chapters.part1.one_head import checks as one_head
 

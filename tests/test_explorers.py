@@ -11,12 +11,18 @@ import math
 import pytest
 
 from lib.errors import CourseError
-from lib.explorers import catalogue, page
+from lib.chapters.part1.index.explorers import machine_explorer
+from lib.chapters.part2.residual_path.explorers import path_explorer
+from lib.chapters.part2.three_ways.explorers import plane_builder, tsne_explorer
+from lib.chapters.part3.lever.explorers import lens_explorer
+from lib.chapters.part3.results_page.explorers import sampling_explorer
+from lib.chapters.part3.search_by_hand.explorers import temperature_explorer
+from lib.explorers import page
 from lib.analysis.lens import lens_view
 from lib.analysis.sampling import sampling_view
-from lib.explorers.boxes import parse_position, parse_seed, parse_top_k, parse_top_p
-from lib.explorers.definition import (TEMPERATURES, Control, every_example, log_stops, nearest_stop, parse_number,
-                                      shown_number)
+from lib.explorers.boxes import nearest_stop, parse_number, parse_position, parse_seed, parse_top_k, parse_top_p
+from lib.explorers.definition import TEMPERATURES, Control, log_stops, shown_number
+from lib.explorers.registry import every_example
 from lib.model.readout import check_temperature, prompt_logits, softmax
 from lib.model.store import load
 
@@ -147,16 +153,16 @@ def test_a_control_refuses_a_default_outside_its_options():
 
 def test_the_tsne_explorer_offers_only_perplexities_the_points_allow():
     for points, n in (("calling-game", 28), ("real-language", 84)):
-        ex = catalogue.tsne_explorer(points, perplexity=5)
+        ex = tsne_explorer(points, perplexity=5)
         perplexity = next(c for c in ex.controls if c.name == "perplexity")
         assert perplexity.options and max(perplexity.options) < n
         assert "precomputed" in ex.note.lower() and str(n) in ex.note
     with pytest.raises(CourseError, match="not one of this set's stops"):
-        catalogue.tsne_explorer("calling-game", perplexity=40)
+        tsne_explorer("calling-game", perplexity=40)
 
 
 def test_the_pages_element_carries_the_definition_and_cannot_close_its_script(lm):
-    ex = catalogue.lens_explorer(lm, ["<BOS> Pietro chiama Paolo"], track="</script><b>")
+    ex = lens_explorer(lm, ["<BOS> Pietro chiama Paolo"], track="</script><b>")
     html = page.html(ex, {"x": "</script>"})
     payload = html.split('class="course-explorer-spec">')[1].split("</script>")[0]
     spec = json.loads(payload)
@@ -167,7 +173,7 @@ def test_the_pages_element_carries_the_definition_and_cannot_close_its_script(lm
 # ----------------------------------------------------------------------------- widgets in a kernel
 def test_a_widget_always_carries_the_websites_version(lm):
     """No switch: the same output holds the live widget (JupyterLab) and the page's element (website)."""
-    bundle = catalogue.temperature_explorer(lm, [CONFIDENT])._repr_mimebundle_()
+    bundle = temperature_explorer(lm, [CONFIDENT])._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert 'class="course-explorer course-live"' in bundle["text/html"]
     spec = json.loads(bundle["text/html"].split('class="course-explorer-spec">')[1].split("</script>")[0])
@@ -175,7 +181,7 @@ def test_a_widget_always_carries_the_websites_version(lm):
 
 
 def test_the_widgets_controls_come_from_the_definition(lm):
-    ex = catalogue.sampling_explorer(lm, [UNCERTAIN])
+    ex = sampling_explorer(lm, [UNCERTAIN])
     box = ex.widget()
     assert list(box.controls) == [c.name for c in ex.controls]
     for c in ex.controls:
@@ -187,7 +193,7 @@ def test_the_widgets_controls_come_from_the_definition(lm):
 
 
 def test_sampling_widget_shows_every_bad_input_as_a_message(lm):
-    box = catalogue.sampling_explorer(lm, [UNCERTAIN]).widget()
+    box = sampling_explorer(lm, [UNCERTAIN]).widget()
     assert box.message.value == "" and box.figure.view == "sampling"
     first = box.figure.data
     for name, value, expected in (("top_k", "0", "top-k"), ("top_k", "", None), ("top_p", "1.5", "top-p"),
@@ -204,7 +210,7 @@ def test_sampling_widget_shows_every_bad_input_as_a_message(lm):
     assert box.figure.data != first and box.figure.data["rows"][0]["token"] == "Tarso"
 
 
-@pytest.mark.parametrize("make", [catalogue.temperature_explorer, catalogue.sampling_explorer])
+@pytest.mark.parametrize("make", [temperature_explorer, sampling_explorer])
 def test_a_typed_temperature_over_the_librarys_whole_range(lm, make):
     """The temperature box takes any number the read-out takes (the slider pins at its end beyond its
     range); text, 0, negatives, nan, inf and values below MIN_TEMPERATURE get check_temperature's
@@ -217,8 +223,8 @@ def test_a_typed_temperature_over_the_librarys_whole_range(lm, make):
         t.box.value = text
         assert box.message.value == "" and t.value == value and t.slider.value == stop, text
         assert box.figure.data["temperature"] == value
-    page = box.figure.data["page" if make is catalogue.temperature_explorer else "rows"]
-    heated = [p for _, p in page] if make is catalogue.temperature_explorer else [r["heated"] for r in page]
+    page = box.figure.data["page" if make is temperature_explorer else "rows"]
+    heated = [p for _, p in page] if make is temperature_explorer else [r["heated"] for r in page]
     want = softmax(prompt_logits(lm, UNCERTAIN), 2.0).sort(descending=True).values[:len(heated)].tolist()
     assert heated == pytest.approx(want, abs=1e-12)
     for text in ("abc", "0", "-1", "nan", "inf", "1e-7", ""):
@@ -237,8 +243,6 @@ def test_a_typed_temperature_over_the_librarys_whole_range(lm, make):
 def test_a_click_on_the_machines_map_sets_its_menu_in_a_kernel(lm):
     """The renderer sends {"choose": "part=..."} when a marked part of the map is clicked (render.js);
     the kernel's widget sets the "show" menu to it, as the page does, and ignores what it does not know."""
-    from lib.explorers.machine import machine_explorer
-
     box = machine_explorer(lm, [CONFIDENT]).widget()
     show = box.controls["part"]
     start = box.figure.data
@@ -262,14 +266,14 @@ def test_a_click_on_the_machines_map_sets_its_menu_in_a_kernel(lm):
 def test_the_seed_picks_what_the_library_picks(lm):
     from lib.model.readout import sample
 
-    box = catalogue.sampling_explorer(lm, [UNCERTAIN]).widget()
+    box = sampling_explorer(lm, [UNCERTAIN]).widget()
     for seed in (0, 1, 17, 2**63 - 1):
         box.controls["seed"].value = str(seed)
         assert box.figure.data["chosen"] == lm.vocab.tokens[sample(prompt_logits(lm, UNCERTAIN), seed=seed)]
 
 
 def test_lens_and_temperature_widgets_show_bad_input_as_a_message(lm):
-    box = catalogue.lens_explorer(lm, [CONFIDENT]).widget()
+    box = lens_explorer(lm, [CONFIDENT]).widget()
     box.controls["track"].value = "banana!"
     assert "unknown token" in box.message.value
     box.controls["track"].value = ""
@@ -279,13 +283,13 @@ def test_lens_and_temperature_widgets_show_bad_input_as_a_message(lm):
     assert box.message.value == "" and box.figure.data["position"] == 1
     box.controls["prompt"].value = "   "
     assert "empty" in box.message.value
-    box = catalogue.temperature_explorer(lm, [UNCERTAIN]).widget()
+    box = temperature_explorer(lm, [UNCERTAIN]).widget()
     box.controls["prompt"].value = "<BOS> Pietro chiam"
     assert "did you mean 'chiama'" in box.message.value
 
 
 def test_tsne_widget_moves_with_every_control():
-    box = catalogue.tsne_explorer().widget()
+    box = tsne_explorer().widget()
     first = box.figure.data
     assert first["seeds"] == [0, 1] and first["perplexity"] == 5 and len(first["layouts"]) == 2
     box.controls["right"].value = 3
@@ -295,7 +299,7 @@ def test_tsne_widget_moves_with_every_control():
 
 
 def test_plane_builder_messages_and_redraws():
-    box = catalogue.plane_builder().widget()
+    box = plane_builder().widget()
     start = box.figure.data
     assert start["axes"] == ["Paolo - Pietro", "Tarso + Cefa - capo - vice"] and round(start["spread"], 2) == 0.13
     box.controls["axis_2"].value = "Paolo - Paolo"
@@ -313,7 +317,7 @@ def test_plane_builder_messages_and_redraws():
 
 
 def test_path_explorer_switches_change_the_path(lm):
-    box = catalogue.path_explorer(lm).widget()
+    box = path_explorer(lm).widget()
     start = box.figure.data
     assert start["off"] == [] and start["ablated"] is None and start["prob"] == pytest.approx(0.9999, abs=1e-4)
     box.controls["MLP0"].value = True

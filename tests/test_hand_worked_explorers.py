@@ -1,5 +1,6 @@
-"""The hand-worked chapters' explorers in a kernel (lib.explorers.hand_worked): what their views hold,
-checked against the library's own computations, and every control of their widgets moved.
+"""The hand-worked chapters' explorers in a kernel (why-attention, bigrams, one-head, many-heads, each in
+its unit's explorers.py): what their views hold, checked against the library's own computations, and
+every control of their widgets moved.
 
 Their page twins are held to these views with every other explorer's in tests/browser/test_site_model.py.
 """
@@ -10,10 +11,13 @@ import pytest
 import torch
 
 import lib
-from lib.explorers import hand_worked
-from lib.explorers.definition import REGISTRY, every_example
+from lib.chapters.part1.bigrams.explorers import bigram_explorer, counted_table
+from lib.chapters.part1.many_heads.explorers import heads_explorer
+from lib.chapters.part1.one_head.explorers import cat_sat_explorer
+from lib.chapters.part1.why_attention.explorers import box_filter, window_explorer
+from lib.explorers.registry import REGISTRY, entries
 
-HAND = ("window_explorer", "bigram_explorer", "cat_sat_explorer", "heads_explorer")
+HAND = (window_explorer, bigram_explorer, cat_sat_explorer, heads_explorer)
 EXAMPLE = "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo vice <SEP> Paolo chiama Pietro"
 
 
@@ -23,13 +27,12 @@ def lm():
 
 
 def test_the_registry_holds_them():
-    import lib.explorers.catalogue  # noqa: F401  (the registry as every test of every explorer loads it)
-
-    assert set(HAND) <= set(REGISTRY)
+    entries()               # every unit's explorers loaded, as every test of every explorer loads them
+    assert all(REGISTRY[make.__name__].make is make for make in HAND)
 
 
 def test_the_window_is_a_box_and_the_head_is_the_models_pattern(lm):
-    ex = hand_worked.window_explorer(lm, [EXAMPLE])
+    ex = window_explorer(lm, [EXAMPLE])
     for width in (1, 3, 8):
         v = ex.compute(dict(ex.defaults(), width=width, layer=1, head=2))
         n = len(v["tokens"])
@@ -40,13 +43,13 @@ def test_the_window_is_a_box_and_the_head_is_the_models_pattern(lm):
         assert np.allclose(v["pattern"], cache["blocks.1.attn.pattern"][2].numpy(), atol=1e-6)
         last = np.array(v["pattern"][-1])
         assert v["outside"] == pytest.approx(last[:max(0, n - width)].sum()) and v["head_best"] == int(last.argmax())
-    assert ex.compute(dict(ex.defaults(), prompt="<BOS> Paolo"))["window"] == hand_worked.box_filter(2, 3)
+    assert ex.compute(dict(ex.defaults(), prompt="<BOS> Paolo"))["window"] == box_filter(2, 3)
 
 
 def test_the_bigram_view_reads_the_last_token_alone_and_the_counted_table():
     zl = lib.load("zero-layer")
-    ex = hand_worked.bigram_explorer(zl, ["<BOS> Pietro chiama Paolo"])
-    tokens, table, pairs = hand_worked.counted_table()
+    ex = bigram_explorer(zl, ["<BOS> Pietro chiama Paolo"])
+    tokens, table, pairs = counted_table()
     a = ex.compute(dict(ex.defaults(), prompt="<BOS> Pietro chiama Paolo"))
     b = ex.compute(dict(ex.defaults(), prompt="<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"))
     assert a["last"] == b["last"] == "Paolo" and a["pairs"] > 0
@@ -66,7 +69,7 @@ def test_the_bigram_view_reads_the_last_token_alone_and_the_counted_table():
 def test_the_cat_sat_head_is_the_chapters_head():
     from lib.content.worked_examples import cat_sat
 
-    ex = hand_worked.cat_sat_explorer()
+    ex = cat_sat_explorer()
     chapter = cat_sat()
     _, cache = chapter.model.run_with_cache(chapter.tokens)
     v = ex.compute(ex.defaults())
@@ -88,13 +91,13 @@ def test_the_cat_sat_head_is_the_chapters_head():
 def test_a_bad_embedding_says_what_is_allowed(text):
     from lib.errors import CourseError
 
-    ex = hand_worked.cat_sat_explorer()
+    ex = cat_sat_explorer()
     with pytest.raises(CourseError, match=r"the embedding of cat must be 5 numbers from -10 to 10, separated by spaces"):
         ex.compute(dict(ex.defaults(), embed_cat=text))
 
 
 def test_without_positions_layer_0_reads_words_not_places(lm):
-    ex = hand_worked.heads_explorer(lm, [EXAMPLE])
+    ex = heads_explorer(lm, [EXAMPLE])
     swapped = EXAMPLE.replace("chiama 5 <SEP> 5 chiama Paolo", "chiama Paolo <SEP> 5 chiama 5")
     words, other = EXAMPLE.split(), swapped.split()
     for positions_off in (True, False):
@@ -112,7 +115,7 @@ def test_without_positions_layer_0_reads_words_not_places(lm):
 
 def test_every_control_of_their_widgets_redraws(lm):
     """Each control moved in a kernel: a new picture and no message; a bad value: a message, the picture kept."""
-    for ex in [e for name in HAND for e in REGISTRY[name].examples()]:
+    for ex in [e for make in HAND for e in REGISTRY[make.__name__].examples()]:
         box = ex.widget()
         for c in ex.controls:
             before = box.figure.data

@@ -1,12 +1,13 @@
 """Part 1's map: the whole machine's view adds up, its switches act through the hook points, every
-"where this sits" names a registered view; the rules checker's explorer in a kernel."""
+explorer says where it sits on it; the rules checker's explorer in a kernel."""
 import random
 
 import pytest
 
 import lib
-from lib.explorers import machine
-from lib.explorers.definition import registered_views
+from lib.chapters.part1.index.explorers import machine_explorer
+from lib.chapters.part1.the_game.explorers import rules_explorer
+from lib.explorers.registry import entries, where_it_sits
 
 
 @pytest.fixture(scope="module")
@@ -17,7 +18,7 @@ def lm():
 def test_the_writes_add_up_to_the_answers_logit(lm):
     """No LayerNorm before the read-out: the answer's logit is every part's write along its
     unembedding plus the bias, at any position, with any parts switched off (float32: 1e-4)."""
-    ex = machine.machine_explorer(lm, ["<BOS> Pietro chiama Paolo"])
+    ex = machine_explorer(lm, ["<BOS> Pietro chiama Paolo"])
     rng = random.Random(3)
     for _ in range(25):
         words = ["<BOS>"] + [rng.choice(lm.vocab.tokens) for _ in range(rng.randint(0, 40))]
@@ -38,23 +39,25 @@ def test_the_writes_add_up_to_the_answers_logit(lm):
 def test_switching_a_part_off_changes_the_answer_as_ablation_does(lm):
     from lib.model.readout import prompt_logits
 
-    ex = machine.machine_explorer(lm, ["<BOS> Pietro chiama Paolo"])
+    ex = machine_explorer(lm, ["<BOS> Pietro chiama Paolo"])
     v = ex.compute(dict(ex.defaults(), MLP1=True, L0H2=True))
     logits = prompt_logits(lm, "<BOS> Pietro chiama Paolo", [(0, 2)], [1])
     assert lm.vocab.tokens[int(logits.argmax())] == v["answer"]
     assert abs(float(logits.max()) - v["logit"]) < 1e-4
 
 
-def test_every_where_this_sits_names_a_registered_view():
-    assert set(machine.WHERE) <= registered_views(), sorted(set(machine.WHERE) - registered_views())
-    assert machine.where_it_sits("machine") == ""
-    # Every other explorer says where it sits (the map and the game's checker are the map and its rules).
-    missing = registered_views() - set(machine.WHERE) - {"machine", "rules"}
-    assert not missing, f"explorers with no 'where this sits' sentence: {sorted(missing)}"
+def test_every_explorer_says_where_it_sits_on_the_map():
+    """Each registration says where its explorer sits (`where=` is required): a sentence, or nothing for
+    the map itself and for what is no part of the machine (the game's rules); its spec carries it."""
+    for e in entries():
+        assert e.where == "" or (e.where[0].islower() and e.where.endswith(".")), (e.name, e.where)
+        assert where_it_sits(e.view) == e.where
+        assert all(x.spec()["where"] == e.where for x in e.examples()), e.name
+    assert where_it_sits("machine") == "" and where_it_sits("no such view") == ""
 
 
 def test_the_rules_checker_in_a_kernel_reads_a_round_and_says_what_is_wrong(lm):
-    box = machine.rules_explorer(lm, ["<BOS> Pietro chiama Paolo Tarso"]).widget()
+    box = rules_explorer(lm, ["<BOS> Pietro chiama Paolo Tarso"]).widget()
     assert box.figure.data["status"] == "unfinished" and box.figure.data["allowed"] == ["<SEP>"]
     box.controls["prompt"].value = "<BOS> Pietro chiama Paolo vice"
     assert box.figure.data["status"] == "broken" and box.figure.data["position"] == 4

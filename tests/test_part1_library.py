@@ -8,7 +8,9 @@ import torch
 
 matplotlib.use("Agg")
 
-from lib.explorers import catalogue  # noqa: E402
+from lib.chapters.part1.ablation.explorers import ablation_explorer  # noqa: E402
+from lib.chapters.part1.circuits.explorers import pattern_viewer  # noqa: E402
+from lib.chapters.part1.shapes_and_cache.explorers import kv_cache_calculator  # noqa: E402
 from lib.analysis.ablation import (ablation_view, all_heads, context_blindness, head_effects, head_name,  # noqa: E402
                                    without_attention, zero_W_O)
 from lib.analysis.bigrams import bigram_table, compare  # noqa: E402
@@ -103,7 +105,7 @@ def test_abc_reproduces_the_sources_weights():
 
 
 def test_part1_widgets_show_bad_input_as_messages(lm):
-    box = catalogue.ablation_explorer(lm, [CEFA]).widget()
+    box = ablation_explorer(lm, [CEFA]).widget()
     first = box.figure.data
     box.controls["L0H3"].value = True
     assert box.figure.data["off"] == ["L0H3"] and box.figure.data != first
@@ -112,10 +114,10 @@ def test_part1_widgets_show_bad_input_as_messages(lm):
     box.controls["track"].value = ""
     box.controls["prompt"].value = ""
     assert "empty" in box.message.value
-    viewer = catalogue.pattern_viewer(lm, [CEFA]).widget()
+    viewer = pattern_viewer(lm, [CEFA]).widget()
     viewer.controls["prompt"].value = "<BOS> " * 60
     assert "at most 48" in viewer.message.value
-    calc = catalogue.kv_cache_calculator().widget()
+    calc = kv_cache_calculator().widget()
     assert calc.figure.data["total"] == 17_179_869_184
     calc.controls["bytes"].value = "two"
     assert "bytes per number must be a number" in calc.message.value

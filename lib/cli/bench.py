@@ -40,7 +40,13 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     The widget's own observer runs synchronously when a control's value is set, so timing the
     assignment times what the kernel does for a reader; the picture itself is drawn in the browser
     (by the renderer the website uses; scripts/site_bench.py times that)."""
-    from lib.explorers import catalogue
+    from lib.chapters.part1.ablation.explorers import ablation_explorer
+    from lib.chapters.part1.circuits.explorers import pattern_viewer
+    from lib.chapters.part2.residual_path.explorers import path_explorer
+    from lib.chapters.part2.three_ways.explorers import plane_builder
+    from lib.chapters.part3.lever.explorers import lens_explorer
+    from lib.chapters.part3.results_page.explorers import sampling_explorer
+    from lib.chapters.part3.search_by_hand.explorers import temperature_explorer
     from lib.explorers.definition import TEMPERATURES
 
     prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
@@ -55,26 +61,26 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
 
     temperatures = [TEMPERATURES[(7 * i) % len(TEMPERATURES)] for i in range(steps)]
     cases = []
-    box = catalogue.temperature_explorer(lm, prompts).widget()
+    box = temperature_explorer(lm, prompts).widget()
     cases.append(("temperature slider", setting(box, "temperature", temperatures)))
-    box = catalogue.sampling_explorer(lm, prompts).widget()
+    box = sampling_explorer(lm, prompts).widget()
     cases.append(("sampling: temperature slider", setting(box, "temperature", temperatures)))
     # A temperature typed into the box beside the slider, over the read-out's whole range (1e-6 to 1000).
     typed = [f"{10 ** (-6 + 9 * ((7 * i) % steps) / steps):.3g}" for i in range(steps)]
     cases.append(("sampling: temperature typed", setting(box.controls["temperature"], "box", typed)))
     cases.append(("sampling: seed box", setting(box, "seed", [str(i % 21) for i in range(1, steps + 1)])))
     cases.append(("sampling: top-p box", setting(box, "top_p", [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)])))
-    box = catalogue.lens_explorer(lm, prompts).widget()
+    box = lens_explorer(lm, prompts).widget()
     words = ["Tarso", "Cefa", "vice", "capo", "Paolo"]
     cases.append(("lens: followed token", setting(box, "track", [words[i % 5] for i in range(steps)])))
-    box = catalogue.ablation_explorer(lm, prompts).widget()
+    box = ablation_explorer(lm, prompts).widget()
     heads = [c for c in box.controls if c.startswith("L")]
     cases.append(("head ablation: one toggle", flipping(box, heads)))
-    box = catalogue.pattern_viewer(lm, prompts).widget()
+    box = pattern_viewer(lm, prompts).widget()
     cases.append(("attention-pattern viewer: head", setting(box, "head", [i % 4 for i in range(1, steps + 1)])))
-    box = catalogue.path_explorer(lm).widget()
+    box = path_explorer(lm).widget()
     cases.append(("residual-path explorer: one toggle", flipping(box, [c for c in box.controls if c[0] in "LM"])))
-    box = catalogue.plane_builder().widget()
+    box = plane_builder().widget()
     axes = ["Paolo - Pietro", "Tarso", "Tarso - capo", "chiama - perde", "Cefa + Tarso - vice - capo"]
     cases.append(("concept-plane builder: axis 2", setting(box, "axis_2", [axes[i % 5] for i in range(steps)])))
     out = []
@@ -107,7 +113,7 @@ def load_costs(repeat: int = 20) -> list[tuple[str, float]]:
 def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     """The perplexity-and-seed explorer: building it (every layout its controls reach is read from
     the store then, as a reader meets it) and the p95 of one step of each control, on each point set."""
-    from lib.explorers import catalogue
+    from lib.chapters.part2.three_ways.explorers import tsne_explorer
     from lib.analysis.maps.views import _RUNS, SEEDS, grid_cells, step_stops, tsne_grid, valid_perplexities
     from lib.content.point_sets import POINT_SETS
 
@@ -117,7 +123,7 @@ def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
         tsne_grid.cache_clear()
         usable = valid_perplexities(points)
         t = time.perf_counter()
-        box = catalogue.tsne_explorer(points).widget()
+        box = tsne_explorer(points).widget()
         out.append((f"t-SNE explorer ({points}): built, all {len(grid_cells(points))} layouts read from data/tsne/", time.perf_counter() - t))
         stops = step_stops(points)
         controls = [("perplexity", "perplexity", [usable[i % len(usable)] for i in range(1, steps + 1)]),
@@ -151,7 +157,7 @@ def minilm_costs(repeat: int = 20) -> list[tuple[str, float, float | None]]:
     cpu = time.process_time()
     wall = _median_time(lambda: lm.run_with_cache(ids), repeat)
     cpu = (time.process_time() - cpu) / repeat
-    from lib.explorers.real_attention import export_patterns, sentences
+    from lib.chapters.part1.ablation.explorers import export_patterns, sentences
 
     with tempfile.TemporaryDirectory() as folder:
         t = time.perf_counter()

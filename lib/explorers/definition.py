@@ -19,6 +19,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+# The registry (lib.explorers.registry), as the explorers' definitions name it.
+from lib.explorers.registry import (REGISTRY, Registered, every_example, registered,  # noqa: F401
+                                    registered_views, where_it_sits)
+
 KINDS = ("prompt", "token", "text", "choice", "toggle", "number")
 
 
@@ -35,7 +39,7 @@ class Control:
     - "number": any number, typed in a box, beside a slider over `options` (its stops, shown as
       `shown`) for the common range, linked both ways: the slider's stop writes the box, a typed
       number moves the slider to its nearest stop (or to its end, out of its range). Its value is the
-      number typed (`parse_number`: text that is no number stays text), and `compute` checks it.
+      number typed (`boxes.parse_number`: text that is no number stays text), and `compute` checks it.
     `description` says what the control does: a tooltip, and what a screen reader announces.
     """
     name: str
@@ -110,6 +114,8 @@ class Explorer:
     def widget(self):
         """The live box in a kernel (lib.explorers.kernel), built on first use."""
         if self._box is None:
+            # Deferred: the kernel's module imports ipywidgets and anywidget, which a definition, the
+            # site's build and the tests that never show a widget need not load.
             from lib.explorers.kernel import widget
             self._box = widget(self)
         return self._box
@@ -118,9 +124,8 @@ class Explorer:
         return self.widget()._repr_mimebundle_(**kwargs)
 
     def spec(self) -> dict:
-        """The declaration as the page reads it."""
-        from lib.explorers.machine import where_it_sits
-
+        """The declaration as the page reads it ("where": the line its registration gives, saying where
+        it sits on the machine of Part 1's map)."""
         return {"view": self.view, "model": self.model, "args": self.args, "note": self.note,
                 "where": where_it_sits(self.view), "rows": [[c.spec() for c in row] for row in self.rows]}
 
@@ -138,29 +143,6 @@ def log_stops(low: float, high: float, n: int, digits: int = 3) -> tuple[float, 
     return tuple(stops)
 
 
-def parse_number(text):
-    """What a "number" control's box holds, as `compute` reads it: the number Python's float() reads in
-    the text (nan, inf, 0 and negatives included: `compute` says what is allowed), else the text itself.
-    The page's twin is `parseNumber` in page.js (python.js's pyParseFloat)."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return float(text)
-    try:
-        return float(text)
-    except (TypeError, ValueError):
-        return text
-
-
-def nearest_stop(stops: Sequence[float], value) -> int:
-    """The index of the slider's stop nearest `value` in the logarithm (its end when `value` lies beyond
-    it; the first stop for a value that is no positive number)."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
-        return 0
-    if value >= stops[-1]:
-        return len(stops) - 1
-    target = math.log(value)
-    return min(range(len(stops)), key=lambda i: (abs(math.log(stops[i]) - target), i))
-
-
 def shown_number(v: float, digits: int = 3) -> str:
     """A stop as its slider shows it: `digits` significant digits, trailing zeros kept (0.100)."""
     return f"{v:#.{digits}g}".rstrip(".")
@@ -176,12 +158,15 @@ def prompt_control(prompts: Sequence[str], name: str = "prompt", label: str = "p
 
 def temperature_control(default: float = 1.0) -> Control:
     """A slider over 0.1 to 10 and a box that takes any temperature the read-out accepts."""
-    from lib.model.readout import MIN_TEMPERATURE
+    from lib.model.readout import MIN_TEMPERATURE  # deferred: the read-out imports torch, a definition need not
 
     return Control("temperature", "temperature", "divides every logit before the softmax: below 1 sharpens the page, "
                    f"above 1 flattens it; slide from {shown_number(TEMPERATURES[0])} to {shown_number(TEMPERATURES[-1])}, "
                    f"or type any number from {MIN_TEMPERATURE:g} up", "number", default,
                    options=TEMPERATURES, shown=tuple(shown_number(t) for t in TEMPERATURES), width=7)
+
+
+FOLLOW = "the token whose probability the picture follows; blank: the model's own answer"
 
 
 def token_control(name: str, label: str, description: str, default: str = "", placeholder: str = "") -> Control:
@@ -197,45 +182,3 @@ def head_toggles(n_layers: int, n_heads: int) -> list[list[Control]]:
 def switched_off(values: dict, n_layers: int, n_heads: int) -> list[tuple[int, int]]:
     """The heads whose switches are on, as (layer, head)."""
     return [(layer, head) for layer in range(n_layers) for head in range(n_heads) if values.get(f"L{layer}H{head}")]
-
-
-# ----------------------------------------------------------------------------- the registry
-@dataclass(frozen=True)
-class Registered:
-    """One explorer of the course: the function that makes it, the view it draws, and the settings
-    the tests make it with (`examples`: a function, since most need a model loaded)."""
-    name: str
-    view: str
-    make: Callable[..., "Explorer"]
-    examples: Callable[[], Sequence["Explorer"]]
-
-
-REGISTRY: dict[str, Registered] = {}
-
-
-def registered(view: str, examples: Callable[[], Sequence["Explorer"]]):
-    """Register the decorated explorer function, where it is defined. Every test about "every
-    explorer" iterates `REGISTRY` (`every_example()`), never a list of its own."""
-    def register(make):
-        REGISTRY[make.__name__] = Registered(make.__name__, view, make, examples)
-        return make
-    return register
-
-
-def every_example() -> list["Explorer"]:
-    """Every registered explorer, in each of its example settings (the catalogue loaded first)."""
-    import lib.explorers.catalogue  # noqa: F401  (its definitions register themselves)
-
-    out = []
-    for entry in REGISTRY.values():
-        made = list(entry.examples())
-        if not made or any(e.view != entry.view for e in made):
-            raise ValueError(f"{entry.name}: its examples must be explorers of view {entry.view!r}")
-        out += made
-    return out
-
-
-def registered_views() -> set[str]:
-    import lib.explorers.catalogue  # noqa: F401
-
-    return {entry.view for entry in REGISTRY.values()}

@@ -13,21 +13,23 @@ from __future__ import annotations
 
 import html
 
+import anywidget
+import ipywidgets as W
+import traitlets
+
 from lib.errors import CourseError
+from lib.explorers import page, web
+from lib.explorers.boxes import nearest_stop, parse_number
+from lib.explorers.registry import where_it_sits
 
 STYLE = {"description_width": "initial"}
 _VIEW_CLASS = None
 
 
 def _view_class():
-    """The anywidget that draws a view (defined on first use: anywidget is imported only then)."""
+    """The anywidget that draws a view (defined on first use: its renderer is read only then)."""
     global _VIEW_CLASS
     if _VIEW_CLASS is None:
-        import anywidget
-        import traitlets
-
-        from lib.explorers import web
-
         class ExplorerView(anywidget.AnyWidget):
             _esm = web.kernel_renderer()
             _css = web.JS / "explorers.css"
@@ -41,11 +43,6 @@ def _view_class():
 def _number(c, tip):
     """A "number" control: a slider over its stops and a box beside it, linked both ways. The box's
     `value` is what `compute` reads: the number typed (or the text, when it is no number)."""
-    import ipywidgets as W
-    import traitlets
-
-    from lib.explorers.definition import nearest_stop, parse_number
-
     stops, labels = list(c.options), list(c.labels())
 
     def text_of(v):
@@ -94,8 +91,6 @@ def _number(c, tip):
 
 def _control(c):
     """The ipywidgets control for one `Control`; its value is what `compute` reads."""
-    import ipywidgets as W
-
     tip = {"tooltip": c.description} if c.description else {}
     if c.kind == "number":
         return _number(c, tip)
@@ -138,10 +133,6 @@ def choose(explorer, controls, content) -> bool:
 
 def widget(explorer):
     """The explorer's live box: rows of controls, a message line, the picture."""
-    import ipywidgets as W
-
-    from lib.explorers import page
-
     class ExplorerBox(W.VBox):
         def _repr_mimebundle_(self, **kwargs):
             bundle = dict(super()._repr_mimebundle_(**kwargs))
@@ -169,8 +160,6 @@ def widget(explorer):
     update()
     rows = [W.HBox([controls[c.name] for c in row], layout=W.Layout(flex_flow="row wrap")) for row in explorer.rows]
     notes = [W.HTML(f'<p class="course-note">{html.escape(explorer.note)}</p>')] if explorer.note else []
-    from lib.explorers.machine import where_it_sits
-
     where = where_it_sits(explorer.view)
     if where:
         notes.append(W.HTML(f'<p class="course-note">Where this sits on the machine (Part 1\'s map): '

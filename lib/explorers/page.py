@@ -8,9 +8,10 @@ builds the controls from the declaration, runs the model in the page and redraws
 
 `export_site(folder)` writes what the whole site serves once, whichever pages use it: each
 shipped model (its weights as shipped, its config and vocabulary, and the reference set of mean and
-resample ablation with its means, computed here by the library), the real model's attention on
-the sentences its explorer offers (lib.explorers.real_attention) and the point sets of the
-maps that the page computes with (concept planes), as the book's build asks (`_ext/course_explorers.py`).
+resample ablation with its means, computed here by the library), the files an explorer's
+registration names for its page twin (`site_files`: the real model's attention on the sentences its
+explorer offers, lib/chapters/part1/ablation/explorers.py) and the point sets of the maps that the
+page computes with (concept planes), as the book's build asks (`_ext/course_explorers.py`).
 """
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+
+from lib.content.point_sets import WORD_SETS, point_set
+from lib.explorers.registry import entries
 
 FIGURE = '<div class="course-figure" aria-live="polite"></div>'
 NO_SCRIPT = ("Without JavaScript this explorer shows its starting picture; with it, every control works, "
@@ -49,6 +53,7 @@ def export_reference(name: str, models: Path) -> Path:
     here, once, by the library, for the page: its label, its rounds (token ids: the page runs the one a
     resample picks) and the per-position means of every head's write and MLP output (float32, as the
     library holds them), up to the longest round."""
+    # Deferred, as below: the analysis and the model store import torch, which the page's element does not need.
     from lib.analysis.ablation import reference_set
     from lib.model.store import load
 
@@ -60,8 +65,8 @@ def export_reference(name: str, models: Path) -> Path:
 
 
 def export_site(folder: Path) -> list[Path]:
-    """Write the shipped models and the point sets under `folder` (the site's _static/explorers)."""
-    from lib.content.point_sets import WORD_SETS, point_set
+    """Write the shipped models, the explorers' own site files and the point sets under `folder` (the
+    site's _static/explorers)."""
     from lib.model.store import META, WEIGHTS, model_folder, shipped_names
 
     written = []
@@ -78,9 +83,9 @@ def export_site(folder: Path) -> list[Path]:
         written += [models / f"{name}.json", models / f"{name}.safetensors"]
         if reference:
             written.append(export_reference(name, models))
-    from lib.explorers.real_attention import export_patterns
-
-    written += export_patterns(folder)    # the real model's patterns on the sentences the page offers
+    for entry in entries():         # what an explorer's page twin reads (the real model's patterns on its sentences)
+        if entry.site_files:
+            written += entry.site_files(folder)
     points = folder / "points"
     points.mkdir(parents=True, exist_ok=True)
     for name in WORD_SETS:          # the sets the page computes with (the t-SNE layouts come in its grid)

@@ -19,7 +19,8 @@ import torch
 
 import lib
 from lib.errors import CourseError
-from lib.explorers import catalogue, web
+from lib.chapters.part1.ablation.explorers import patching_explorer
+from lib.explorers import web
 from lib.explorers.definition import every_example
 from lib.content.point_sets import POINT_SETS, point_set
 from lib.explorers.page import export_site
@@ -260,7 +261,7 @@ def test_the_page_patches_as_the_library_does(page):
     every recovered fraction equal to the library's to 1e-5, the same results page of the picked cell,
     the same sentence for a pair the library refuses."""
     lm = lib.load("calling-game")
-    ex = catalogue.patching_explorer(lm)
+    ex = patching_explorer(lm)
     rng = random.Random("patching")
     cases = [ex.defaults()]
     for p in prompt_set("epithet-later-turn", 4, seed=8807) + prompt_set("next-caller", 3, seed=8807):
@@ -325,7 +326,7 @@ def test_the_machine_is_the_library_with_any_part_switched_off(page):
 def test_the_page_holds_the_real_models_sentences_only(page):
     """The real-attention explorer on the website: a sentence its build computed gives the library's
     view to the stored bytes' tolerance; any other gets the sentence saying where it runs (the kernel)."""
-    from lib.explorers.real_attention import TOLERANCE, real_attention_explorer, sentences
+    from lib.chapters.part1.ablation.explorers import TOLERANCE, real_attention_explorer, sentences
 
     ex = real_attention_explorer()
     cases = [dict(ex.defaults(), sentence=s, layer=5, head=11, query="0") for s in (sentences()[-1], sentences()[2])]

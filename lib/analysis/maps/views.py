@@ -1,9 +1,9 @@
 """The maps of Part 2 as pure functions: t-SNE layouts of a named point set for any seeds, perplexity
 and iteration stop, and the concept plane a reader builds from words.
 
-The kernel's explorers (lib.explorers.catalogue) call these on every change, the stored t-SNE runs
-(`tsne_store`) are computed by them, and the chapters measure with them: one computation behind
-every picture of a map.
+The kernel's explorers (lib/chapters/part2/three_ways/explorers.py) call these on every change,
+the stored t-SNE runs (`tsne_store`) are computed by them, and the chapters measure with them: one
+computation behind every picture of a map.
 """
 from __future__ import annotations
 
