@@ -26,6 +26,9 @@ export function switchedOff(model, v) {
   for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) if (v[headName(l, h)]) out.push([l, h]);
   return out;
 }
+
+// ----------------------------------------------------------------------------- ablation (a view's and a check's)
+
 const ABLATION_KINDS = ["zero", "mean", "resample"];
 
 /** The round a resample takes its writes from, for a prompt of n tokens (lib.analysis.ablation.resample_picks):
