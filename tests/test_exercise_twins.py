@@ -13,10 +13,17 @@ import pytest
 from lib import chapters
 from lib.exercises.catalogue import catalogue
 from lib.exercises.site import SiteCheck, declarations, module_text, registry, typed_answer
+from lib.explorers import web
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKS_JS = ROOT / "lib" / "explorers" / "js" / "checks.js"
 SITE = ROOT / "_build" / "html"
+
+
+def page_checks_js() -> str:
+    """The page's check code: checks.js, the rules and the computations chapters share (rules.js,
+    twins.js), and every chapter's computations (its unit's page.js)."""
+    core = [web.JS / name for name in ("checks.js", "rules.js", "twins.js")]
+    return "".join(path.read_text() for path in core + [p for _, p in web.unit_files() if p.name == "page.js"])
 
 
 def _said(template: str, message: str) -> bool:
@@ -28,14 +35,14 @@ def _said(template: str, message: str) -> bool:
 
 def test_every_twin_is_the_check_an_exercise_calls_and_its_computation_is_in_the_page():
     listed = {(e.module, c): e for e in catalogue() for c in e.checks}
-    js = CHECKS_JS.read_text()
+    js = page_checks_js()
     computes = set(re.findall(r"^  (?:async )?(\w+)\(a(?:, models?)?\) \{", js, re.M))
     for name, twin in registry().items():
         e = listed.get((twin.module, twin.check))
         assert e is not None, f"{name}: no exercise calls this check"
         assert e.kind in ("predict", "investigate"), f"{name}: a twin for a {e.kind} exercise"
         assert callable(getattr(chapters.checks(twin.module), twin.check)), name
-        assert twin.shipped or twin.compute in computes, f"{name}: checks.js has no computation {twin.compute}"
+        assert twin.shipped or twin.compute in computes, f"{name}: the page has no computation {twin.compute}"
         for key in twin.computed(*twin.load_models()).hints:
             # an open check's examples: a text's key, "key/anything" for a second example of it, or a
             # key of none where the check says a rule's sentence (check_whole_number's, ...)
@@ -105,9 +112,9 @@ def _searchable(value) -> bool:
 
 
 def test_the_page_table_holds_no_expected_value():
-    """What the page reads (exercise_checks.js) and computes with (checks.js) is the same on the class
+    """What the page reads (exercise_checks.js) and computes with (page_checks_js) is the same on the class
     site: neither holds a value a check compares against, at any usual spelling."""
-    shipped = module_text("hide") + CHECKS_JS.read_text()
+    shipped = module_text("hide") + page_checks_js()
     assert 'SOLUTIONS = "hide"' in shipped
     for name, twin in registry().items():
         v = twin.computed(*twin.load_models())
@@ -131,7 +138,7 @@ def test_the_class_site_ships_no_answer():
     pages = [p.read_text(errors="replace") for p in SITE.rglob("*.html")]
     for page in pages:
         assert 'data-verdict="correct"' not in page and 'class="solution' not in page, "a solution on the class site"
-    scripts = [p.read_text(errors="replace") for p in (SITE / "_static" / "explorers").glob("*.js")]
+    scripts = [p.read_text(errors="replace") for p in (SITE / "_static" / "explorers").rglob("*.js")]   # units/ too
     scripts += [m.group(1) for page in pages for m in re.finditer(r"<script\b[^>]*>(.*?)</script>", page, re.S)]
     text = "\n".join(scripts)
     for name, twin in registry().items():

@@ -23,12 +23,12 @@ def test_every_template_has_plain_named_fields_only():
 def test_no_shared_value_is_typed_in_the_page():
     """Colours and limits reach the page only through the generated module."""
     shared = {*colours.PALETTE.values(), *colours.GROUP_COLOURS}
-    for path in web.JS.glob("*.js"):
+    for name, path in web.sources():            # the core's modules and every chapter's page.js, pictures.js
         text = path.read_text().lower()
         typed = [c for c in shared if c.lower() in text]
-        assert not typed, f"{path.name} types {typed}: import them from constants.js"
+        assert not typed, f"{name} types {typed}: import them from constants.js"
         for sentence in ("must be a whole number", "must lie in (0, 1]", "unknown token"):
-            assert sentence not in text, f"{path.name} types a message ({sentence!r}): use say() and lib/messages.py"
+            assert sentence not in text, f"{name} types a message ({sentence!r}): use say() and lib/messages.py"
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js draws the book's pictures; install it (README)")
@@ -63,20 +63,51 @@ def test_an_installed_library_carries_its_page_files(tmp_path):
                     "--disable-pip-version-check", "--target", str(target), str(source)], check=True, timeout=300)
     env = dict(os.environ, PYTHONPATH=str(target))
     out = subprocess.run([sys.executable, "-c", "from lib.explorers import web; print(web.JS); "
-                          "print(sorted(p.name for p in web.JS.iterdir())); print(len(web.kernel_renderer()))"],
+                          "print(sorted(p.name for p in web.JS.iterdir())); print(len(web.kernel_renderer())); "
+                          "print(sorted(t for t, _ in web.unit_files()))"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, check=True).stdout.splitlines()
     assert out[0].startswith(str(target)), out[0]
     assert {"render.js", "page.js", "model.js", "views.js", "explorers.css", "package.json"} <= set(eval(out[1]))
     assert int(out[2]) > 10_000
+    # Every chapter's page twins and pictures too: the kernel's renderer draws with the units' pictures.
+    assert eval(out[3]) == sorted(t for t, _ in web.unit_files())
 
 
 @pytest.mark.skipif(NODE is None, reason="Node.js draws the book's pictures; install it (README)")
 def test_every_registered_view_has_its_page_twin_and_its_picture(tmp_path):
-    """The registry's views, the page's twins (views.js) and the renderer's pictures are one set."""
+    """The registry's views, the page's twins (every unit's VIEWS, as the build assembles them in
+    units.js) and the renderer's pictures (every unit's pictures, in the site's render.js and in the
+    kernel's single module) are one set; the page computes every check computation the exercises
+    declare (every unit's COMPUTE and the core's)."""
+    from lib.exercises.site import registry
     from lib.explorers.definition import registered_views
 
     web.install(tmp_path)
-    script = (f"Promise.all([import('{(tmp_path / 'views.js').as_uri()}'), import('{(tmp_path / 'render.js').as_uri()}')])"
-              ".then(([v, r]) => console.log(JSON.stringify([Object.keys(v.VIEWS), r.VIEWS])))")
-    twins, pictures = json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True).stdout)
+    script = (f"Promise.all([import('{(tmp_path / web.UNITS).as_uri()}'), import('{(tmp_path / 'render.js').as_uri()}')])"
+              ".then(([u, r]) => console.log(JSON.stringify([Object.keys(u.VIEWS), Object.keys(u.COMPUTE), r.VIEWS])))")
+    twins, computations, pictures = json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True,
+                                                              check=True).stdout)
     assert set(twins) == set(pictures) == registered_views(), (sorted(twins), sorted(pictures))
+    declared = {twin.compute for twin in registry().values() if twin.compute}
+    assert declared <= set(computations), sorted(declared - set(computations))
+    kernel = tmp_path / "kernel.mjs"
+    kernel.write_text(web.kernel_renderer() + "\nconsole.log(JSON.stringify(VIEWS));\n")
+    drawn = json.loads(subprocess.run([NODE, str(kernel)], capture_output=True, text=True, check=True).stdout)
+    assert set(drawn) == registered_views(), sorted(drawn)
+
+
+def test_a_unit_imports_the_core_where_the_site_installs_it(tmp_path):
+    """A unit's page.js imports the core as the repository lays it out (so the file resolves where it
+    is written); installed, the same import names the installed core module, and none is left
+    pointing outside the site's explorers folder."""
+    web.install(tmp_path)
+    imports = re.compile(r'from\s*"(\.{1,2}/[^"]+)"')
+    for target, source in web.unit_files():
+        for spec in imports.findall(source.read_text()):
+            # constants.js is generated: in the repository only its place, beside the core, is known
+            written = (source.parent / spec).resolve()
+            assert written.is_file() or written == web.JS / web.CONSTANTS, (source, spec)
+        for spec in imports.findall((tmp_path / target).read_text()):
+            resolved = (tmp_path / target).parent / spec
+            assert resolved.resolve().is_relative_to(tmp_path.resolve()), (target, spec)
+            assert resolved.is_file(), (target, spec)

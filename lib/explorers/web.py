@@ -1,28 +1,49 @@
 """The explorers' page files, shipped with the library, and the constants the page shares with Python.
 
-`js/` beside this file holds the page's modules (the forward pass, the read-out, each view's twin,
-the renderer, the page's script) and their style sheet. They are package data: the kernel's widget
-and the website serve the same installed files.
+`js/` beside this file holds the page's core modules (the forward pass, the read-out, the helpers
+the page twins share, the renderer's kit, the page's script) and their style sheet; each chapter's
+unit (lib/chapters/PART/UNIT/) holds its own page twins (`page.js`: its explorers' views and its
+checks' computations) and pictures (`pictures.js`). They are package data: the kernel's widget and
+the website serve the same installed files.
+
+When the site is built (`install`), the units' files are copied under `units/` (their imports of the
+core pointed at the installed core) and two modules are generated that gather them by walking the
+units (`lib.chapters.units()`, no list by hand): `units.js` (every VIEWS and COMPUTE, merged with the
+core's; views.js and checks.js read it) and `unit-pictures.js` (every `pictures(kit)`; render.js
+reads it).
 
 What the page and the library must agree on (colours and the heatmaps' ramp, the read-out's limits,
 the sentences a reader's mistake gets) is written once in Python, in its own home, and generated into
-one module, `constants.js`, when the site is built (`install`). The kernel's widget, which loads the
-renderer as a single module, gets the same constants written in front of it (`kernel_renderer`).
+one module, `constants.js`. The kernel's widget, which loads the renderer as a single module, gets
+the same constants and every unit's pictures written in front of it (`kernel_renderer`).
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 import re
 import shutil
 from pathlib import Path
 
+from lib import chapters
+
 JS = Path(__file__).resolve().parent / "js"
 CONSTANTS = "constants.js"
-# The modules page.js imports, directly or not (fetched together instead of one layer at a time).
-MODULES = ("model.js", "readout.js", "render.js", "views.js", "views_hand.js", "share.js", "dom.js", "vocab.js",
-           "python.js", "machine.js", "machine-render.js", "game.js", "real.js", CONSTANTS)
-_IMPORT_CONSTANTS = re.compile(r'^import \{[^}]*\} from "\./constants\.js";\n', re.M)
+# Generated when the site is built: every chapter's page twins (its page.js's VIEWS and COMPUTE)
+# merged with the core's, and every chapter's pictures (its pictures.js) for the renderer.
+UNITS = "units.js"
+UNIT_PICTURES = "unit-pictures.js"
+UNIT_FILES = ("page.js", "pictures.js")      # what a chapter's unit gives the page
+UNITS_FOLDER = "units"                         # where they sit in the site's explorers folder
+# The core modules page.js imports, directly or not (fetched together instead of one layer at a time);
+# MODULES adds the generated ones and every unit's files.
+CORE_MODULES = ("model.js", "readout.js", "render.js", "views.js", "twins.js", "rules.js", "share.js", "dom.js",
+                "vocab.js", "python.js", "game.js", "real.js")
+_IMPORT_CONSTANTS = re.compile(r'^import \{[^}]*\} from "(?:\./|(?:\.\./)+explorers/js/)constants\.js";\n', re.M)
+_IMPORT_UNIT_PICTURES = re.compile(r'^import \{ UNIT_PICTURES \} from "\./unit-pictures\.js";\n', re.M)
+# Every module a file names: `from "..."`, `import "..."` and `import("...")`.
+_IMPORTED = re.compile(r'(\bfrom\s*|\bimport\s*\(?\s*)"(\.{1,2}/[^"]+)"')
 # Beyond this a JavaScript Number is no longer exact: such a whole number is written as a BigInt.
 _SAFE_INTEGER = 2**53 - 1
 
@@ -58,46 +79,176 @@ def constants_module() -> str:
     return "\n".join(lines) + "\n"
 
 
-# Pictures render.js adds to its own, each from a file that imports only the constants: in the
-# kernel's single module they are written in front of it, without their imports and exports.
-PICTURE_FILES = ("machine-render.js",)
-_IMPORT_PICTURES = re.compile(r'^import \{[^}]*\} from "\./(?:' + "|".join(re.escape(f) for f in PICTURE_FILES)
-                              + r')";\n', re.M)
+# ----------------------------------------------------------------------------- the chapters' units
+
+def unit_files() -> list[tuple[str, Path]]:
+    """Every unit's page files, as (where the site holds it, under the explorers' folder; its source)."""
+    return [(f"{UNITS_FOLDER}/{u.part}/{u.name}/{name}", u.folder / name)
+            for u in chapters.units() for name in UNIT_FILES if u.has(name)]
+
+
+def sources() -> list[tuple[str, Path]]:
+    """Every page module the site serves from a source file: the core's, then the units'."""
+    return [(p.name, p) for p in sorted(JS.glob("*.js"))] + unit_files()
+
+
+def _installed_name(path: Path) -> str:
+    """Where the site holds the source file `path` (a core module, or a unit's file)."""
+    path = path.resolve()
+    if path.parent == JS:
+        return path.name
+    rel = path.relative_to(chapters.HERE)       # raises for a file outside the core and the units
+    return f"{UNITS_FOLDER}/{rel.as_posix()}"
+
+
+def _rewritten(target: str, source: Path) -> str:
+    """A unit's file as the site holds it at `target`: each relative import, written to resolve in the
+    repository (../../../explorers/js/readout.js), pointed at the same module in the site."""
+    def point(m):
+        spec = m.group(2)
+        try:
+            name = _installed_name(source.parent / spec)
+        except ValueError:
+            raise RuntimeError(f"{source}: imports {spec}, neither a core module nor a unit's file") from None
+        if name not in (CONSTANTS,) and not (source.parent / spec).is_file():
+            raise RuntimeError(f"{source}: imports {spec}, which does not exist")
+        rel = posixpath.relpath(name, posixpath.dirname(target))
+        return f'{m.group(1)}"{rel if rel.startswith("../") else "./" + rel}"'
+    return _IMPORTED.sub(point, source.read_text())
+
+
+def _tables() -> list[tuple[str, str]]:
+    """(unit's name, where the site holds its page.js) for every unit with page twins."""
+    return [(f"{u.part}/{u.name}", f"{UNITS_FOLDER}/{u.part}/{u.name}/page.js") for u in chapters.units() if u.has("page.js")]
+
+
+def units_module() -> str:
+    """units.js: the core's check computations (twins.js) and every unit's VIEWS and COMPUTE, merged
+    into one table each (a name defined twice is an error when the page loads it)."""
+    tables = _tables()
+    lines = ["// Generated from lib/chapters when the site is built (lib/explorers/web.py): every chapter's page",
+             "// twins, from its unit's page.js. Edit them there, never here.",
+             'import { COMPUTE as CORE } from "./twins.js";']
+    lines += [f'import * as unit{i} from "./{path}";' for i, (_, path) in enumerate(tables)]
+    lines += ["", "function merged(kind, tables) {",
+              "  const out = {}, home = {};",
+              "  for (const [where, table] of tables) {",
+              "    for (const name of Object.keys(table || {})) {",
+              "      if (name in out) throw new Error(`${kind} ${name} is in both ${home[name]} and ${where}`);",
+              "      out[name] = table[name];",
+              "      home[name] = where;",
+              "    }",
+              "  }",
+              "  return out;",
+              "}", ""]
+    units = ", ".join(f'["{name}", unit{i}.{{}}]' for i, (name, _) in enumerate(tables))
+    lines.append(f'export const VIEWS = merged("the view", [{units.replace("{}", "VIEWS")}]);')
+    lines.append(f'export const COMPUTE = merged("the computation", [["twins.js", CORE], {units.replace("{}", "COMPUTE")}]);')
+    return "\n".join(lines) + "\n"
+
+
+def _picture_units():
+    return [u for u in chapters.units() if u.has("pictures.js")]
+
+
+def unit_pictures_module() -> str:
+    """unit-pictures.js: every unit's pictures(kit), for the renderer."""
+    units = _picture_units()
+    lines = ["// Generated from lib/chapters when the site is built (lib/explorers/web.py): every chapter's",
+             "// pictures, from its unit's pictures.js. Edit them there, never here."]
+    lines += [f'import {{ pictures as unit{i} }} from "./{UNITS_FOLDER}/{u.part}/{u.name}/pictures.js";'
+              for i, u in enumerate(units)]
+    lines.append(f"export const UNIT_PICTURES = [{', '.join(f'unit{i}' for i in range(len(units)))}];")
+    return "\n".join(lines) + "\n"
 
 
 def kernel_renderer() -> str:
-    """The renderer as one module for the kernel's widget: the constants, the picture files render.js
-    imports, then render.js, without their imports."""
+    """The renderer as one module for the kernel's widget: the constants, every unit's pictures (each
+    file in a function of its own, without its imports and exports), then render.js, without its imports."""
     body, n = _IMPORT_CONSTANTS.subn("", (JS / "render.js").read_text())
     if n != 1:
         raise RuntimeError("render.js must import its constants in one line from ./constants.js")
-    body, n = _IMPORT_PICTURES.subn("", body)
-    if n != len(PICTURE_FILES):
-        raise RuntimeError(f"render.js must import each of {', '.join(PICTURE_FILES)} in one line")
-    extra = ""
-    for name in PICTURE_FILES:
-        text, n = _IMPORT_CONSTANTS.subn("", (JS / name).read_text())
-        extra += re.sub(r"^export (function|const) ", r"\1 ", text, flags=re.M)
-    return constants_module().replace("export const", "const") + extra + body
+    body, n = _IMPORT_UNIT_PICTURES.subn("", body)
+    if n != 1:
+        raise RuntimeError(f"render.js must import UNIT_PICTURES in one line from ./{UNIT_PICTURES}")
+    pictures = []
+    for u in _picture_units():
+        text, _ = _IMPORT_CONSTANTS.subn("", (u.folder / "pictures.js").read_text())
+        if re.search(r"^import\b", text, re.M):
+            raise RuntimeError(f"{u.folder / 'pictures.js'} may import the constants only (the kernel's renderer is one module)")
+        text, n = re.subn(r"^export function pictures\(", "function pictures(", text, flags=re.M)
+        if n != 1 or re.search(r"^export\b", text, re.M):
+            raise RuntimeError(f"{u.folder / 'pictures.js'} must export one thing, `function pictures(k)`")
+        pictures.append(f"// {u.part}/{u.name}/pictures.js\n(() => {{\n{text}\nreturn pictures;\n}})()")
+    units = "const UNIT_PICTURES = [\n" + ",\n".join(pictures) + "];\n"
+    return constants_module().replace("export const", "const") + units + body
+
+
+def _imports(text: str) -> list[str]:
+    return [m.group(2) for m in _IMPORTED.finditer(text)]
+
+
+def _check_acyclic(folder: Path) -> None:
+    """The installed modules' imports form no cycle (a unit importing a core module that reads the
+    assembled tables would)."""
+    graph = {}
+    for path in folder.rglob("*.js"):
+        name = path.relative_to(folder).as_posix()
+        graph[name] = [posixpath.normpath(posixpath.join(posixpath.dirname(name), spec)) for spec in _imports(path.read_text())]
+    state = {}
+
+    def visit(name, trail):
+        if state.get(name) == "done":
+            return
+        if state.get(name) == "open":
+            raise RuntimeError("the page's modules import in a cycle: " + " -> ".join(trail[trail.index(name):] + [name]))
+        state[name] = "open"
+        for other in graph.get(name, ()):
+            visit(other, trail + [name])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        visit(name, [])
 
 
 def install(folder: Path) -> list[Path]:
-    """Write the page's modules, their style sheet and the generated constants into `folder`
-    (the site's _static/explorers)."""
+    """Write the page's modules, their style sheet and the generated modules into `folder` (the site's
+    _static/explorers): the core's as they are, each unit's page.js and pictures.js under units/ with
+    their imports pointed at the installed core, the constants, and the modules that gather the units."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for source in sorted(JS.iterdir()):
         if source.suffix in (".js", ".css", ".json"):
             shutil.copyfile(source, folder / source.name)
             written.append(folder / source.name)
-    (folder / CONSTANTS).write_text(constants_module())
-    return written + [folder / CONSTANTS]
+    stale = folder / UNITS_FOLDER
+    if stale.is_dir():
+        shutil.rmtree(stale)
+    for target, source in unit_files():
+        (folder / target).parent.mkdir(parents=True, exist_ok=True)
+        (folder / target).write_text(_rewritten(target, source))
+        written.append(folder / target)
+    for name, text in ((CONSTANTS, constants_module()), (UNITS, units_module()), (UNIT_PICTURES, unit_pictures_module())):
+        (folder / name).write_text(text)
+        written.append(folder / name)
+    _check_acyclic(folder)
+    return written
+
+
+def modules() -> tuple[str, ...]:
+    """Every module page.js imports, directly or not, as the site holds them (for the page's preload tags)."""
+    return CORE_MODULES + (CONSTANTS, UNITS, UNIT_PICTURES) + tuple(target for target, _ in unit_files())
+
+
+MODULES = modules()
 
 
 def digest() -> str:
-    """A short digest of the page's modules and constants: page.js's address changes when they do."""
+    """A short digest of the page's modules (the core's, the units') and the generated ones: page.js's
+    address changes when they do."""
     h = hashlib.sha256()
-    for path in sorted(JS.glob("*.js")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    h.update(constants_module().encode())
+    for name, path in sources():
+        h.update(name.encode() + b"\0" + path.read_bytes())
+    for text in (constants_module(), units_module(), unit_pictures_module()):
+        h.update(text.encode())
     return h.hexdigest()[:8]

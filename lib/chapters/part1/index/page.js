@@ -1,18 +1,14 @@
-/* The page's twins of Part 1's map (lib/explorers/machine.py): the rules checker and the whole machine.
- *
- * `rules` reads a round with game.js (the twin of calling_game.read_round); `machine` runs the model
- * with the parts switched off (zero hooks, as the library's `ablate=` and `ablate_mlps=`) and hooks
- * that read each head's and MLP's write, then measures every write along the answer's unembedding.
- * The same fields and numbers as the library's views (tests/browser/test_site_model.py).
+/* The page twin of Part 1's map (the part's index page): the whole machine at once
+ * (lib/chapters/part1/index/explorers.py). It runs the model with the parts switched off (zero hooks,
+ * as the library's `ablate=` and `ablate_mlps=`) and hooks that read each head's and MLP's write, then
+ * measures every write along the answer's unembedding: the same fields and numbers as the library's
+ * view (tests/browser/test_site_model.py).
  */
-import { readRound, GAME } from "./game.js";
-import { order, softmax } from "./readout.js";
-import { parsePosition } from "./views.js";
-
-const tokensOf = (model, ids) => ids.map((i) => model.vocab.tokens[i]);
+import { order, softmax } from "../../../explorers/js/readout.js";
+import { parsePosition, tokensOf } from "../../../explorers/js/twins.js";
 
 /** Every part in the order the residual stream meets it (machine.machine_parts): [name, label]. */
-export function machineParts(model) {
+function machineParts(model) {
   const parts = [["embed", "embedding + positions"]];
   for (let l = 0; l < model.nLayers; l++) {
     for (let h = 0; h < model.nHeads; h++) parts.push([`L${l}H${h}`, `L${l}H${h}`]);
@@ -51,15 +47,7 @@ function dot(a, U, V, t) {
   return s;
 }
 
-export const MACHINE_VIEWS = {
-  rules({ model }, v) {
-    const tokens = tokensOf(model, model.encode(v.prompt));
-    const verdict = readRound(tokens);
-    return { tokens, roles: tokens.map((t) => GAME.roles[t]), status: verdict.status, position: verdict.position,
-      rule: verdict.rule, rule_text: verdict.rule ? GAME.rules[verdict.rule] : "", message: verdict.message,
-      allowed: verdict.allowed, turns: verdict.turns };
-  },
-
+export const VIEWS = {
   machine({ model }, v, a = {}) {
     const ids = model.encode(v.prompt), T = ids.length;
     const p = parsePosition(v.position, T);

@@ -1,0 +1,39 @@
+/* The page twins of the real-language chapter: its checks' computations (its t-SNE explorer's
+ * view is the three-ways chapter's).
+ */
+import { bestByCosine, points, varianceShares } from "../../../explorers/js/twins.js";
+
+const cumulative = (shares, k) => shares.slice(0, k).reduce((s, x) => s + x, 0);
+
+export const COMPUTE = {
+  async pcaShare(a) {
+    const { groups, vectors } = await points(a.points);
+    const content = vectors.filter((_, i) => groups[i] !== a.leave_out);
+    const shares = varianceShares(content), top4 = cumulative(shares, 4);
+    return { expected: top4, hints: [["all", cumulative(varianceShares(vectors), 4)], ["top2", cumulative(shares, 2)],
+      ["percent", top4 * 100]] };
+  },
+
+  async offsetAnalogy(a) {
+    const { labels, vectors } = await points(a.points);
+    const row = (w) => vectors[labels.indexOf(w)];
+    const [x, y, z] = a.inputs;
+    const target = row(x).map((v, i) => v - row(y)[i] + row(z)[i]);
+    const expected = bestByCosine(target, labels.filter((w) => !a.inputs.includes(w)), row);
+    const baseline = bestByCosine(row(x), labels.filter((w) => w !== x && w !== y && w !== z), row);
+    return { expected, options: labels,
+      hints: [["input_a", x], ["input_b", y], ["input_c", z], ["baseline", baseline]] };
+  },
+
+  async analogyAgrees(a) {
+    const { labels, vectors } = await points(a.points);
+    const row = (w) => vectors[labels.indexOf(w)];
+    const [x, y, z] = a.inputs;
+    const target = row(x).map((v, i) => v - row(y)[i] + row(z)[i]);
+    const offset = bestByCosine(target, labels.filter((w) => !a.inputs.includes(w)), row);
+    const baseline = bestByCosine(row(x), labels.filter((w) => w !== x && w !== y && w !== z), row);
+    const same = offset === baseline;
+    return { expected: same ? "same" : "different", options: ["same", "different"],
+      fields: { outcome: same ? "the same word" : "different words" } };
+  },
+};

@@ -1,0 +1,87 @@
+/* The three-ways chapter's pictures: two t-SNE layouts side by side, and the concept plane (the
+ * real-language chapter shows the t-SNE explorer too).
+ * The renderer (lib/explorers/js/render.js) adds them to its pictures, handing over its drawing kit; in a
+ * kernel this file is written into the renderer's single module (lib.explorers.web.kernel_renderer), so it
+ * imports nothing but the constants.
+ */
+import { GROUP_COLOURS } from "../../../explorers/js/constants.js";
+
+export function pictures(k) {
+  const { h, svg, text, rect, line, f1, fix, pct, signed, words, commas, figure, row, planeScale, SOFT, GRID } = k;
+  function groupColours(groups) {
+    const out = new Map();
+    for (const g of groups) if (!out.has(g)) out.set(g, GROUP_COLOURS[out.size % GROUP_COLOURS.length]);
+    return out;
+  }
+
+  /** Labelled points coloured by group; without `axes` (t-SNE) no axis means anything, so none is drawn. */
+  function scatter(points, labels, groups, alt, o = {}) {
+    const width = o.width || 380, height = o.height || 360;
+    const colours = groupColours(groups);
+    const top0 = o.title ? 26 : 8, bottom = 30 + 16 * Math.ceil(colours.size / 4), left = 34, right = 14;
+    const pw = width - left - right, ph = height - top0 - bottom;
+    const { sx, sy, lo, hi } = planeScale(points, left, top0, pw, ph);
+    const body = [];
+    if (o.title) body.push(text(left, 13, o.title, { size: 13 }));
+    if (o.axes) {
+      if (lo[0] < 0 && 0 < hi[0]) body.push(line(sx(0), top0, sx(0), top0 + ph, GRID));
+      if (lo[1] < 0 && 0 < hi[1]) body.push(line(left, sy(0), left + pw, sy(0), GRID));
+      body.push(text(left + pw / 2, top0 + ph + 14, o.xlabel || "", { anchor: "middle", size: 11 }));
+      body.push(text(12, top0 + ph / 2, o.ylabel || "", { anchor: "middle", size: 11, rotate: -90 }));
+    } else {
+      body.push(rect(left, top0, pw, ph, "none", { style: `stroke:${GRID}` }));
+      body.push(text(left + pw / 2, top0 + ph + 14, "no axes: only who sits next to whom counts", { anchor: "middle", size: 11, fill: SOFT }));
+    }
+    points.forEach(([x, y], i) => {
+      body.push(h("circle", { cx: f1(sx(x)), cy: f1(sy(y)), r: "3.5", fill: colours.get(groups[i]) },
+        h("title", {}, `${labels[i]} (${groups[i]})`)));
+      if (o.labelled !== false) body.push(text(sx(x) + 5, sy(y) - 5, labels[i], { size: 10 }));
+    });
+    [...colours].forEach(([group, c], i) => {
+      const lx = left + (i % 4) * (pw / 4), ly = top0 + ph + 32 + 16 * Math.floor(i / 4);
+      body.push(rect(f1(lx), ly - 5, 10, 10, c));
+      body.push(text(lx + 14, ly, group, { size: 10 }));
+    });
+    return svg(width, height, alt, body);
+  }
+
+  /** Each of the first points' nearest neighbour on the page, in words. */
+  function nearestOnPage(points, labels, n = 8) {
+    const out = [];
+    for (let i = 0; i < Math.min(points.length, n); i++) {
+      let best = -1, bestD = Infinity;
+      points.forEach((q, j) => {
+        if (j === i) return;
+        const d = (q[0] - points[i][0]) ** 2 + (q[1] - points[i][1]) ** 2;
+        if (d < bestD) { bestD = d; best = j; }
+      });
+      out.push(`${labels[i]} next to ${labels[best]}`);
+    }
+    return out.join("; ");
+  }
+
+  return {
+    tsne(v, o) {
+      const panels = v.layouts.map((layout, i) => {
+        const run = `${commas(v.iterations[i])} iterations${v.converged[i] ? " (converged)" : " (stopped before converging)"}`;
+        const alt = `t-SNE layout (perplexity ${v.perplexity}, seed ${v.seeds[i]}) of ${v.points_label}, coloured by group, ` +
+          `after ${run}, KL ${fix(v.kl[i])}. Nearest on the page: ${nearestOnPage(layout, v.labels)}. ` +
+          `${pct(v.kept[i])} of each point's 5 nearest neighbours kept.`;
+        const title = `seed ${v.seeds[i]}: ${v.converged[i] ? "converged" : "stopped"} at ${commas(v.iterations[i])}, ` +
+          `KL ${fix(v.kl[i])}, ${pct(v.kept[i])} kept`;
+        return [scatter(layout, v.labels, v.groups, alt, { title, labelled: v.labelled }), alt];
+      });
+      return figure(row(panels.map((p) => p[0])), panels.map((p) => p[1]).join(" "));
+    },
+
+    plane(v, o) {
+      const [t1, t2] = v.axes;
+      const alt = `Concept plane with axis 1 = ${t1} and axis 2 = ${t2} made orthogonal to it, of ${v.points_label}, ` +
+        `coloured by group. Nearest on the page: ${nearestOnPage(v.coords, v.labels)}. The plane holds ${pct(v.spread)} of the spread.`;
+      const width = Math.max(340, Math.min(o.width || 640, 640));
+      return figure(scatter(v.coords, v.labels, v.groups, alt, { axes: true, width, height: Math.round(width * 0.75),
+        title: `plane holds ${pct(v.spread)} of the spread; axes' cosine before Gram-Schmidt ${signed(v.raw_overlap)}`,
+        xlabel: t1, ylabel: `${t2} (orthogonalised)` }), alt);
+    },
+  };
+}
