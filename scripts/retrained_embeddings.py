@@ -3,7 +3,7 @@
 Part 2 compares two models' embedding geometries; a comparison means something only beside the spread
 that retraining the same recipe on another seed gives. Retraining takes tens of seconds per model, so
 the embeddings are computed here, once, and stored as data (`data/training-seeds/embeddings.json`); the
-claims read them (`lib.claims.part2`). Run from the repository's root:
+claims read them (`lib/chapters/part2/what_an_embedding_is/claims.py`). Run from the repository's root:
 
     python scripts/retrained_embeddings.py [--seeds 1,2,3,4]
 """

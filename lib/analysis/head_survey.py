@@ -8,11 +8,13 @@ when that probability falls below one half while the intact model held it above.
 measures, for every head, how much of the last position's attention lands on a named place of
 each prompt (the caller, the callee just called, ...) and on how many prompts that place gets the
 head's largest weight. `head_disagreement` says how differently a layer's heads look, beside the
-same figure for the `untrained_twin`.
+same figure for the `untrained_twin`. `later_turn_blocks` switches whole blocks off over the
+later turns (the residual path's and the lever's claims).
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
@@ -22,9 +24,10 @@ import numpy as np
 import torch
 
 from lib.analysis.ablation import ablated_logits, all_heads, head_name
-from lib.content.prompt_sets import LabelledPrompt, places
+from lib.content.prompt_sets import LabelledPrompt, places, prompt_set
 from lib.errors import require
 from lib.model.readout import last_logits, softmax
+from lib.model.store import load
 from lib.model.transformer import Head, Transformer
 
 # A prompt's answer counts as held while the rules' next token keeps at least this probability.
@@ -176,3 +179,44 @@ def untrained_twin(lm, seed: int = 0):
         model = Transformer(lm.model.cfg)
     model.eval()
     return dataclasses.replace(lm, name=f"{lm.name} before training", model=model)
+
+
+# ----------------------------------------------------------------------------- whole blocks off on later turns
+LATER_TURNS = 40          # later turns per set
+
+
+def target_probs(lm, prompts, targets, heads=(), mlps=(), kind="zero", seed=0) -> np.ndarray:
+    """P(each prompt's target) with the listed heads and MLPs switched off the `kind` way."""
+    probs = torch.softmax(ablated_logits(lm, prompts, heads, mlps, kind, seed=seed), -1)
+    return np.array([float(probs[i, lm.vocab.id(t)]) for i, t in enumerate(targets)])
+
+
+@functools.lru_cache(maxsize=None)
+def later_turn_blocks(seed: int) -> dict:
+    """The calling-game model on `LATER_TURNS` later turns drawn with `seed` whose answer is Tarso
+    (`tarso_*`) and on as many of every epithet (`all_*`): how many answers it holds intact (`_held`)
+    and how many of those each whole block switched off loses (`_mean_attn0`, `_zero_attn0`,
+    `_mean_mlp1`, ...; for every epithet, also split into the peer epithets' and the others')."""
+    lm = load("calling-game")
+    n_ctx = lm.model.cfg.n_ctx
+    out = {"holds_at": HOLDS_AT}
+    sets = {"tarso": prompt_set("epithet-later-turn", LATER_TURNS, seed, n_ctx, target="Tarso"),
+            "all": prompt_set("epithet-later-turn", LATER_TURNS, seed, n_ctx)}
+    switches = whole_blocks(lm.model)
+    for key, prompts in sets.items():
+        targets = [p.target for p in prompts]
+        intact = target_probs(lm, prompts, targets)
+        held = intact >= HOLDS_AT
+        out[f"{key}_n"], out[f"{key}_held"] = len(prompts), int(held.sum())
+        for name, sw in switches.items():
+            short = name.replace("attention ", "attn").replace("MLP ", "mlp")
+            for kind in (("zero", "mean") if name == "attention 0" else ("mean",)):
+                p = target_probs(lm, prompts, targets, sw.heads, sw.mlps, kind, seed)
+                out[f"{key}_{kind}_{short}"] = int((held & (p < HOLDS_AT)).sum())
+                if key == "all" and kind == "mean" and name == "attention 0":
+                    peer = np.array([t in ("Tarso", "Cefa") for t in targets])
+                    out["all_peer"] = int((held & peer).sum())
+                    out["all_peer_lost"] = int((held & peer & (p < HOLDS_AT)).sum())
+                    out["all_other"] = int((held & ~peer).sum())
+                    out["all_other_lost"] = int((held & ~peer & (p < HOLDS_AT)).sum())
+    return out

@@ -256,8 +256,8 @@ def measure(seed: int = 0, k: int = 3, control_draws: int = 10, lm=None) -> Find
         hits_select=hits_s, hits_report=hits_r)
 
 
-# The conclusions the page states from these numbers are registered claims (`lib.claims.part1`, the
-# `ablation.minilm-*` ids), measured on any split seed by `python -m lib claims`.
+# The conclusions the page states from these numbers are registered claims (the `ablation.minilm-*`
+# ids of `lib.chapters.part1.ablation.claims`), measured on any split seed by `python -m lib claims`.
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The registry of claims: every conclusion a chapter states, as code.
 
-A claim is registered once, where its measurement is defined, with the `claim` decorator:
+A claim is registered once, where its measurement is defined, with the `claim` decorator, in the
+`claims.py` of its chapter's unit (`lib/chapters/PART/UNIT/claims.py`, see `lib.chapters`):
 
     @claim("real-language.analogies-vs-baselines", "real-language",
            "The offset method gets {offset} of {n}; ...",
@@ -18,15 +19,22 @@ A claim is registered once, where its measurement is defined, with the `claim` d
 A page prints a claim over its own seeds (`PAGE_SEEDS`): where a number differs between seeds,
 the statement gives its range ("from 3 to 5"), never one seed's value. `python -m lib claims`
 measures every claim again on any seeds, and says on which it holds.
+
+Nothing lists the claims by hand: the first time they are asked for, the registry imports the
+`claims` module of every chapter unit (`lib.chapters.load`), and lists them in the order of the
+book's table of contents (`_toc.yml`), each chapter's in the order its module registers them.
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import re
 import string
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from lib import chapters as units
 from lib.errors import CourseError, require
 
 # The prompt-set seeds the pages print their claims over.
@@ -49,13 +57,32 @@ _CACHE: dict[tuple[str, int], dict] = {}
 
 
 def claim(id: str, chapter: str, statement: str, holds: Callable[[dict], bool], *, seeded: bool = True,
-          note: str = ""):
-    """Register the decorated function as the measurement of a claim; returns it unchanged."""
+          note: str = "", one_thread: bool = False):
+    """Register the decorated function as the measurement of a claim; returns it unchanged.
+
+    With `one_thread`, torch runs on one thread while the claim is measured: for the course's tiny
+    models on a busy 2-core machine, the second thread costs far more in waiting than it gains."""
     def register(measure):
         require(id not in REGISTRY, f"claim {id!r} is registered twice")
-        REGISTRY[id] = Claim(id, chapter, statement, measure, holds, seeded, note or (measure.__doc__ or "").strip())
+        run = _on_one_thread(measure) if one_thread else measure
+        REGISTRY[id] = Claim(id, chapter, statement, run, holds, seeded, note or (measure.__doc__ or "").strip())
         return measure
     return register
+
+
+def _on_one_thread(measure):
+    @functools.wraps(measure)
+    def on_one_thread(seed):
+        # torch is imported here, not at the top: every page that glues a claim imports the registry.
+        import torch
+
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return measure(seed)
+        finally:
+            torch.set_num_threads(threads)
+    return on_one_thread
 
 
 def get(id: str) -> Claim:
@@ -65,17 +92,20 @@ def get(id: str) -> Claim:
 
 
 def claims(chapter: str | None = None) -> list[Claim]:
-    """Every registered claim (of one chapter), in the order they were registered."""
+    """Every registered claim (of one chapter), in the book's order: by chapter as the table of
+    contents lists them, and within a chapter in the order they were registered."""
     _load()
-    found = [c for c in REGISTRY.values() if chapter is None or c.chapter == chapter]
+    place = _book_order()
+    found = sorted((c for c in REGISTRY.values() if chapter is None or c.chapter == chapter),
+                   key=lambda c: place.get(c.chapter, len(place)))
     if chapter is not None and not found:
         raise CourseError(f"no claims for chapter {chapter!r}; chapters with claims: {', '.join(chapters())}")
     return found
 
 
 def chapters() -> list[str]:
-    _load()
-    return list(dict.fromkeys(c.chapter for c in REGISTRY.values()))
+    """The chapters with claims, in the book's order."""
+    return list(dict.fromkeys(c.chapter for c in claims()))
 
 
 def measure(id: str, seed: int = 0) -> dict:
@@ -157,12 +187,24 @@ def is_close(a: float, b: float, tol: float = 1e-9) -> bool:
     return math.isclose(a, b, abs_tol=tol)
 
 
+@functools.lru_cache(maxsize=1)
+def _book_order() -> dict[str, int]:
+    """Each page's place in the book's table of contents, by its file name without .md (the name a
+    claim gives its chapter); the first page of a name when two parts share it (index, glossary)."""
+    toc = units.ROOT / "_toc.yml"
+    pages = re.findall(r"file:\s*(\S+)", toc.read_text(encoding="utf-8")) if toc.is_file() else []
+    place: dict[str, int] = {}
+    for i, page in enumerate(pages):
+        place.setdefault(page.rsplit("/", 1)[-1], i)
+    return place
+
+
 _LOADED = False
 
 
 def _load():
-    """Import the modules that register claims (once)."""
+    """Import the claims of every chapter unit, which registers them (once)."""
     global _LOADED
     if not _LOADED:
         _LOADED = True
-        from lib.claims import part1, part2, part3  # noqa: F401
+        units.load("claims")

@@ -19,11 +19,13 @@ One more kind, `callee-choice` (in `OPEN_KINDS`, asked for by name), cuts right 
 where the rules leave the choice open: any legal callee (and, after the opening, a wrong call).
 Its pages should be flat; its `target` is only the first of the rules' most likely callees.
 
-`hand_wired_prompts` gives prefixes of the hand-wired corpus's sentences, for claims about the
-hand-wired model.
+`fixed_and_open` gives the texts of every fixed kind's set and of the open kind's, for the claims
+of Part 3. `hand_wired_prompts` gives prefixes of the hand-wired corpus's sentences, for claims
+about the hand-wired model.
 """
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 
@@ -161,4 +163,18 @@ def hand_wired_prompts(n: int = 200, seed: int = 0) -> list[str]:
     return list(found)
 
 
-__all__ = ["KINDS", "OPEN_KINDS", "LabelledPrompt", "epithet_sets", "hand_wired_prompts", "places", "prompt_set", "prompt_sets"]
+PER_KIND = 40     # prompts of each kind in Part 3's labelled sets
+
+
+@functools.lru_cache(maxsize=None)
+def fixed_and_open(seed: int, max_tokens: int | None = None, n: int = PER_KIND) -> tuple[list[str], list[str]]:
+    """The texts of `n` prompts of each kind drawn with `seed`: those of the kinds where the rules fix
+    the next token (`KINDS`), then those where they leave it open (`OPEN_KINDS`). Drawn once per
+    process and shared: the lists must not be changed."""
+    fixed = [p.text for kind in KINDS for p in prompt_set(kind, n, seed, max_tokens=max_tokens)]
+    open_ = [p.text for kind in OPEN_KINDS for p in prompt_set(kind, n, seed, max_tokens=max_tokens)]
+    return fixed, open_
+
+
+__all__ = ["KINDS", "OPEN_KINDS", "PER_KIND", "LabelledPrompt", "epithet_sets", "fixed_and_open", "hand_wired_prompts",
+           "places", "prompt_set", "prompt_sets"]

@@ -7,6 +7,7 @@ no longer behaves as described.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from dataclasses import dataclass
@@ -120,6 +121,36 @@ def hand_wired_figures(lm: LoadedModel) -> dict:
                            "not_excluded": [[w, c] for w, c in kmw_all.ranked[:5]]},
     }
 
+
+
+@functools.lru_cache(maxsize=1)
+def _hand_wired_rows():
+    lm = load("hand-wired")
+    words = list(hand_wired.WORDS)
+    vecs = embedding_vectors(lm)
+    learned = np.array([vecs[w] for w in words])
+    designed = hand_wired.designed_matrix(words)
+    return hand_wired_figures(lm), learned, designed
+
+
+@functools.lru_cache(maxsize=None)
+def axes_read_back(seed: int) -> dict:
+    """Which of the hand-wired model's designed axes a straight line reads back from its rows, and
+    gender among the words the corpus calls male or female, beside the same probe with their genders
+    shuffled (10 shuffles drawn with `seed`): the numbers the chapters state about the axes."""
+    f, learned, designed = _hand_wired_rows()
+    read = [a for a in hand_wired.AXES if f["probes"][a]["r2"] > PROBE_R2_THRESHOLD]
+    named = designed[:, 0] != 0
+    gender_named = best_probe(learned[named], designed[named, 0])
+    # the same probe with the genders shuffled among the same words: what a line finds in no structure
+    rng = np.random.default_rng(seed)
+    shuffled = [best_probe(learned[named], rng.permutation(designed[named, 0])).r2 for _ in range(10)]
+    return {"read": len(read), "axes": len(hand_wired.AXES), "read_names": ", ".join(read),
+            "missed_names": " and ".join(a for a in hand_wired.AXES if a not in read),
+            "threshold": PROBE_R2_THRESHOLD, "gender_all": f["probes"]["gender"]["r2"],
+            "gender_named": gender_named.r2, "n_named": int(named.sum()), "n_words": len(named),
+            "shuffled_hi": float(max(shuffled)), "analogies": f["analogies_recovered"],
+            "n_analogies": len(f["analogies"])}
 
 def zero_layer_figures(lm: LoadedModel) -> dict:
     """How close the zero-layer model comes to the corpus's bigram table."""

@@ -105,3 +105,30 @@ def score_analogies(vectors: dict[str, np.ndarray], sets: dict[str, Sequence[tup
                     candidates: Sequence[str] | None = None) -> list[AnalogyScore]:
     """Every analogy of every kind, scored over the same pool of candidate words."""
     return [score_analogy(vectors, a, b, c, d, kind, candidates) for kind, quads in sets.items() for a, b, c, d in quads]
+
+
+# ----------------------------------------------------------------------------- Linzen's baselines
+# Linzen (2016) scores the offset method against baselines that leave out part of the arithmetic.
+# In the course's notation a - b + c -> d (king - man + woman -> queen):
+ANALOGY_METHODS = {
+    "offset": lambda a, b, c: a - b + c,          # the arithmetic itself
+    "nearest to a": lambda a, b, c: a,              # no arithmetic: a's nearest word
+    "nearest to c": lambda a, b, c: c,              # the word the answer should resemble (woman)
+    "nearest to b": lambda a, b, c: b,
+    "a + c": lambda a, b, c: a + c,                 # no subtraction (Linzen's ignore-a, in his letters)
+}
+
+
+def _nearest(vectors: dict[str, np.ndarray], target: np.ndarray, exclude) -> str:
+    pool = [w for w in vectors if w not in exclude]
+    return max(pool, key=lambda w: (_cos(target, vectors[w]), -pool.index(w)))
+
+
+def methods_right(vectors: dict[str, np.ndarray], quads) -> dict[str, int]:
+    """How many of the analogies (a, b, c, d) each of `ANALOGY_METHODS` lands on d, the inputs
+    excluded, over the same pool (every word of `vectors`)."""
+    right = {name: 0 for name in ANALOGY_METHODS}
+    for a, b, c, d in quads:
+        for name, f in ANALOGY_METHODS.items():
+            right[name] += _nearest(vectors, f(vectors[a], vectors[b], vectors[c]), (a, b, c)) == d
+    return right

@@ -1,0 +1,113 @@
+"""The claims of the chapter `chapters/part1/circuits.md`, each with its measurement.
+
+The prompts are the labelled sets of `lib.analysis.calling_sets`, drawn with the claim's seed;
+every head is ranked, none is left out of a ranking by name.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from lib.analysis.ablation import all_heads, head_name
+from lib.analysis.calling_sets import EPITHETS4, N, calling_game, sets, surveys
+from lib.analysis.circuits import head_habits, ov_circuit, ov_copies, qk_circuit
+from lib.analysis.head_survey import attention_survey
+from lib.claims.registry import claim as register
+from lib.content.corpora.calling_game import PLAYERS
+
+# Measured with torch on one thread (the chapter's models are tiny: see `lib.claims.registry.claim`).
+claim = functools.partial(register, one_thread=True)
+
+
+@claim("circuits.rank", "circuits",
+       "Each circuit is {d_model:.0f} by {d_model:.0f}, yet {n_rank:.0f} of the {n:.0f} have rank {d_head:.0f} "
+       "exactly: past the head's width the singular values are rounding noise (at most {tail:.0e} of the largest)",
+       holds=lambda x: x["n_rank"] == x["n"] and x["tail"] < 1e-5, seeded=False,
+       note="every QK and OV circuit of the calling-game model has rank d_head")
+def _rank(seed):
+    cfg = calling_game().model.cfg
+    ranks, tails = [], []
+    for layer, h in all_heads(calling_game().model):
+        for M in (qk_circuit(calling_game().model, layer, h), ov_circuit(calling_game().model, layer, h)):
+            sv = np.linalg.svd(M, compute_uv=False)
+            ranks.append(int((sv > sv[0] * 1e-5).sum()))
+            tails.append(sv[cfg.d_head] / sv[0])
+    return {"d_model": cfg.d_model, "d_head": cfg.d_head, "n": len(ranks),
+            "n_rank": sum(r == cfg.d_head for r in ranks), "tail": float(max(tails))}
+
+
+@functools.lru_cache(maxsize=None)
+def _attention(seed):
+    """Where each head looks from the callee, on the four later-call epithet sets of `seed`."""
+    by_epithet = {e: attention_survey(calling_game(), sets(seed)[e], ["where the caller was called"]) for e in EPITHETS4}
+    habits = head_habits(calling_game(), [p for e in EPITHETS4 for p in sets(seed)[e]])
+    return habits, by_epithet
+
+
+@claim("circuits.finder", "circuits",
+       "No head looks at the caller's own token two places back: the largest share any head gives it is "
+       "{caller_max:.2f}. {finder} looks to where the caller was called, with {share:.2f} of its attention on "
+       "average, and puts its largest weight there on {Tarso:.0f} of the Tarso prompts and {Cefa:.0f} of the "
+       "Cefa prompts, against {capo:.0f} capo and {vice:.0f} vice prompts",
+       holds=lambda x: x["caller_max"] < 0.2 and min(x["Tarso"], x["Cefa"]) >= 0.6 * N
+       and max(x["capo"], x["vice"]) <= 0.15 * N,
+       note="attention from the callee over 40 later calls per epithet: the head with the largest share on where "
+            "the caller was called gets its largest weight there on 60%+ of the peer prompts, 15% or fewer of the "
+            "subordinate")
+def _finder(seed):
+    habits, by_epithet = _attention(seed)
+    called = "where the caller was called"
+    heads = all_heads(calling_game().model)
+    finder = max(heads, key=lambda hd: habits.shares[hd][called])
+    return {"caller_max": max(habits.shares[hd]["the caller"] for hd in heads), "finder": head_name(finder),
+            "share": habits.shares[finder][called],
+            **{e: by_epithet[e][finder][called].largest for e in EPITHETS4}}
+
+
+@functools.lru_cache(maxsize=None)
+def _copying(seed):
+    return {name: attention_survey(calling_game(), sets(seed)[name], ["the callee", "the epithet the callee earned"])
+            for name in ("next: a number", "next: Pietro or Paolo")}
+
+
+@claim("circuits.copier", "circuits",
+       "{copier} puts its largest weight from `<SEP>` on the player just called on {largest:.0f} of the {n:.0f} "
+       "prompts where a number was called (mean share {share:.2f}); its OV circuit makes each of {ov:.0f} players "
+       "raise its own logit more than any other; and switched off it loses the answer on {zero:.0f} of the "
+       "{held:.0f} prompts the model gets right when zeroed, {mean:.0f} when mean-ablated, {resample:.0f} when "
+       "resampled",
+       holds=lambda x: x["largest"] >= 0.75 * x["n"] and x["ov"] >= 8 and min(x["zero"], x["mean"], x["resample"])
+       >= 0.6 * x["held"] and x["is_finder"] == 1,
+       note="the head looking hardest at the callee from <SEP> (a number called) copies it (OV), is needed for it "
+            "under all three ablations, and is the head that finds where the caller was called")
+def _copier(seed):
+    looks = _copying(seed)["next: a number"]
+    copier = max(all_heads(calling_game().model), key=lambda hd: looks[hd]["the callee"].largest)
+    name = head_name(copier)
+    ids = [calling_game().vocab.id(p) for p in PLAYERS]
+    s = {k: surveys(seed, k)["next: a number"] for k in ("zero", "mean", "resample")}
+    return {"copier": name, "largest": looks[copier]["the callee"].largest, "n": s["zero"].n,
+            "share": looks[copier]["the callee"].mean, "ov": sum(ov_copies(calling_game().model, *copier, ids)),
+            "held": s["zero"].held(), **{k: v.lost(name) for k, v in s.items()},
+            "is_finder": int(name == _finder(seed)["finder"])}
+
+
+@claim("circuits.peer-next-caller", "circuits",
+       "When Pietro or Paolo was called, {copier} puts its largest weight on the callee on {copier_largest:.0f} of "
+       "the {n:.0f} prompts and switching it off loses {copier_lost:.0f} of {held:.0f}; {reader} reads the epithet "
+       "just before `<SEP>` (its largest weight, on {reader_largest:.0f} prompts), and no single head is "
+       "indispensable: the most any one loses is {most_zero:.0f} zeroed, {most_mean:.0f} mean-ablated",
+       holds=lambda x: max(x["most_zero"], x["most_mean"]) <= x["held"] / 2 and x["copier_lost"] <= 5,
+       note="next-caller prompts after Pietro or Paolo: no single head (zero or mean ablation) loses half of them")
+def _peer_next(seed):
+    heads = all_heads(calling_game().model)
+    number_looks = _copying(seed)["next: a number"]
+    looks = _copying(seed)["next: Pietro or Paolo"]
+    copier = max(heads, key=lambda hd: number_looks[hd]["the callee"].largest)
+    reader = max(heads, key=lambda hd: looks[hd]["the epithet the callee earned"].largest)
+    zero, mean = surveys(seed, "zero")["next: Pietro or Paolo"], surveys(seed, "mean")["next: Pietro or Paolo"]
+    return {"copier": head_name(copier), "copier_largest": looks[copier]["the callee"].largest, "n": zero.n,
+            "copier_lost": zero.lost(head_name(copier)), "held": zero.held(), "reader": head_name(reader),
+            "reader_largest": looks[reader]["the epithet the callee earned"].largest,
+            "most_zero": max(zero.lost(k) for k in zero.off), "most_mean": max(mean.lost(k) for k in mean.off)}

@@ -1,0 +1,132 @@
+"""The claims of the chapter `chapters/part2/residual-path.md`, each with its measurement.
+
+Blocks switched off over later turns are `lib.analysis.head_survey.later_turn_blocks`, shared
+with the lever chapter.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+import lib
+from lib.analysis.ablation import all_heads, head_name
+from lib.analysis.head_survey import LATER_TURNS, later_turn_blocks, target_probs
+from lib.analysis.patching import patch
+from lib.analysis.trajectory import residual_trajectory
+from lib.claims.registry import claim
+from lib.content.corpora.calling_game import PLAYERS, epithet
+from lib.content.prompt_sets import prompt_set
+
+FIRST_TURN = "<BOS> Pietro chiama Paolo"
+RESAMPLE_DRAWS = 20
+
+
+@functools.lru_cache(maxsize=None)
+def _first_turn_heads(seed):
+    lm = lib.load("calling-game")
+    heads = all_heads(lm.model)
+    block0 = [h for h in heads if h[0] == 0]
+    p = {f"{kind}_{name}": float(target_probs(lm, [FIRST_TURN], ["Tarso"], hs, (), kind)[0])
+         for kind in ("zero", "mean") for name, hs in (("all", heads), ("b0", block0))}
+    # resample ablation: RESAMPLE_DRAWS copies of the prompt in one batch, each with its own drawn round
+    resampled = target_probs(lm, [FIRST_TURN] * RESAMPLE_DRAWS, ["Tarso"] * RESAMPLE_DRAWS, heads, (), "resample", seed)
+    return {**p, "intact": float(target_probs(lm, [FIRST_TURN], ["Tarso"])[0]), "n_heads": len(heads),
+            "draws": RESAMPLE_DRAWS, "resample_kept": int((resampled >= 0.5).sum()),
+            "resample_median": float(np.median(resampled))}
+
+
+claim("residual-path.first-turn-average-enough", "residual-path",
+      "On the first turn, zeroing the four heads of block 0 leaves P(Tarso) at {zero_b0:.2f} and zeroing all "
+      "{n_heads:.0f} heads {zero_all:.2f}; but zero is a write the heads never make. Mean ablation, each head's "
+      "write replaced by its average at the same position over the reference rounds, leaves {mean_all:.2f} "
+      "with all {n_heads:.0f} off. Resample ablation, the writes of another round at the same position, keeps "
+      "P(Tarso) at 0.5 or more on {resample_kept:.0f} of {draws:.0f} drawn rounds (median {resample_median:.2f})",
+      holds=lambda x: x["mean_all"] > 0.9 and x["zero_all"] < 0.5 and x["resample_kept"] >= x["draws"] / 2,
+      note="first turn: P(Tarso) stays above 0.9 with every head mean-ablated and at 0.5 or more on most resampled "
+           "rounds (the seed draws them); zeroing every head drops it below 0.5")(_first_turn_heads)
+
+
+@claim("residual-path.first-turn-reads-caller", "residual-path",
+       "Yet the model does read the caller on the first turn: with each of the {n:.0f} numbered players put in "
+       "Pietro's place, P(Tarso) falls to at most {p_hi:.2f} on {fallen:.0f} of them, and patching one "
+       "component's write at the last position from the real first turn into that run, the head that brings "
+       "back most of the logit difference between Tarso and the game's epithet for that caller (vice) is {best} ({best_lo:.2f} "
+       "to {best_hi:.2f} of it)",
+       holds=lambda x: x["fallen"] >= x["n"] - 1 and x["best_lo"] > 0.5, seeded=False,
+       note="caller replaced by each numbered player: P(Tarso) falls; activation patching at the last "
+            "position finds one block-0 head carrying most of the difference")
+def _(seed):
+    NUMBERS = [p for p in PLAYERS if p.isdigit()]
+    lm = lib.load("calling-game")
+    ps, best, fracs = [], [], []
+    for number in NUMBERS:
+        corrupted = FIRST_TURN.replace("Pietro", number)
+        ps.append(float(target_probs(lm, [corrupted], ["Tarso"])[0]))
+        pt = patch(lm, FIRST_TURN, corrupted, target="Tarso", against=epithet(number, "Paolo"))
+        last = pt.heads[:, :, -1]
+        layer, h = np.unravel_index(int(np.argmax(last)), last.shape)
+        best.append(head_name((int(layer), int(h))))
+        fracs.append(float(last[layer, h]))
+    fallen = [p for p in ps if p < 0.5]
+    return {"n": len(NUMBERS), "fallen": len(fallen), "p_hi": max(fallen) if fallen else 1.0,
+            "best": " / ".join(dict.fromkeys(best)), "best_lo": min(fracs), "best_hi": max(fracs)}
+
+
+@claim("residual-path.first-turn-mlps", "residual-path",
+       "On the first turn, zeroing MLP 1, the largest push, leaves P(Tarso) at {zero_mlp1:.2f}, while mean "
+       "ablation of MLP 1 leaves {mean_mlp1:.3f}; MLP 0 off leaves {zero_mlp0:.3f} zeroed and {mean_mlp0:.3f} "
+       "mean-ablated",
+       holds=lambda x: x["mean_mlp1"] < 0.1 and x["mean_mlp0"] < 0.1 and x["zero_mlp0"] < 0.1 and x["zero_mlp1"] > 0.5,
+       seeded=False,
+       note="first turn: both MLPs needed under mean ablation; zeroing MLP 1 alone leaves Tarso above 0.5")
+def _(seed):
+    lm = lib.load("calling-game")
+    return {f"{kind}_mlp{m}": float(target_probs(lm, [FIRST_TURN], ["Tarso"], (), (m,), kind)[0])
+            for kind in ("zero", "mean") for m in (0, 1)}
+
+
+claim("residual-path.later-turn-block0", "residual-path",
+      "On later turns where Pietro calls Paolo, the intact model gives Tarso at least {holds_at:.1f} on "
+      "{tarso_held:.0f} of {tarso_n:.0f}; mean-ablating block 0's four heads loses {tarso_mean_attn0:.0f} of those "
+      "(zeroing them, {tarso_zero_attn0:.0f}), mean-ablating block 1's heads {tarso_mean_attn1:.0f}, and each MLP "
+      "mean-ablated loses {tarso_mean_mlp1:.0f} (MLP 1) and {tarso_mean_mlp0:.0f} (MLP 0)",
+      holds=lambda x: (x["tarso_mean_attn0"] >= 0.9 * x["tarso_held"] and x["tarso_mean_attn1"] <= 0.1 * x["tarso_held"]
+                       and x["tarso_mean_mlp0"] >= 0.9 * x["tarso_held"] and x["tarso_mean_mlp1"] >= 0.9 * x["tarso_held"]),
+      note="later-turn Tarso set: block-0 heads and both MLPs needed (mean ablation loses 90%+), block-1 heads not "
+           "(10% or less)")(later_turn_blocks)
+
+claim("residual-path.later-turn-every-epithet", "residual-path",
+      "Over later turns of every kind ({all_held:.0f} answered, of {all_n:.0f}), mean-ablating block 0's heads loses "
+      "only {all_mean_attn0:.0f} answers (zeroing them, {all_zero_attn0:.0f}): {all_other_lost:.0f} of the "
+      "{all_other:.0f} whose answer is capo or vice, and {all_peer_lost:.0f} of the {all_peer:.0f} whose answer is a "
+      "peer epithet (Tarso, Cefa)",
+      holds=lambda x: (x["all_peer"] > 0 and x["all_other_lost"] <= 0.4 * x["all_other"]
+                       and x["all_peer_lost"] / x["all_peer"] >= x["all_other_lost"] / x["all_other"]),
+      note="every later turn: without block-0 heads (mean) at most 40% of capo/vice answers are lost, and a larger "
+           "share of the peer-epithet answers")(
+    later_turn_blocks)
+
+
+@claim("residual-path.push-not-need", "residual-path",
+       "On the same later turns, block 0's heads push the residual along Tarso's row by a median of "
+       "{attn0:+.2f}, against {mlp1:+.2f} for MLP 1 and {mlp0:+.2f} for MLP 0: the heads the answer needs push "
+       "least",
+       holds=lambda x: abs(x["attn0"]) < 0.25 * min(abs(x["mlp1"]), abs(x["mlp0"])) or abs(x["attn0"]) < 0.25 * abs(x["mlp1"]),
+       note="median push along the target's row of block-0 attention is under a quarter of MLP 1's")
+def _(seed):
+    lm = lib.load("calling-game")
+    prompts = prompt_set("epithet-later-turn", LATER_TURNS, seed, lm.model.cfg.n_ctx, target="Tarso")
+    pushes = [residual_trajectory(lm, p.text, toward=p.target, against=p.tokens[-1]).pushes for p in prompts]
+    med = lambda k: float(np.median([x[k] for x in pushes]))
+    return {"attn0": med("blocks.0.attn"), "mlp1": med("blocks.1.mlp"), "mlp0": med("blocks.0.mlp")}
+
+
+@claim("residual-path.plane-hides", "residual-path",
+       "On the first turn the concept plane (Tarso, Paolo orthogonalised) holds {spread:.0f}% of the path's "
+       "spread; the path's own top two components hold {best:.0f}%",
+       holds=lambda x: x["spread"] < x["best"] and x["spread"] < 50, seeded=False,
+       note="the concept plane captures under half of the first-turn path's variance, less than its PCA plane")
+def _(seed):
+    traj = residual_trajectory(lib.load("calling-game"), FIRST_TURN)
+    return {"spread": 100 * traj.spread, "best": 100 * traj.best_spread}

@@ -1,0 +1,93 @@
+"""The claims of the chapter `chapters/part3/results-page.md`, each with its measurement."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+
+import lib
+from lib.claims.registry import claim
+from lib.content.corpora.calling_game import check_round, next_token_distribution
+from lib.content.prompt_sets import PER_KIND, prompt_set
+from lib.model.generate import generate, sample_many
+
+ROUNDS_SAMPLED = 200
+
+
+@functools.lru_cache(maxsize=None)
+def _sampled_rounds(seed: int, temperature: float = 1.0, n: int = ROUNDS_SAMPLED) -> list[tuple[bool, str]]:
+    lm = lib.load("calling-game")
+    eos = lm.vocab.id("<EOS>")
+    with torch.no_grad():
+        rounds = sample_many(lm.model, lm.encode("<BOS>"), n, lm.model.cfg.n_ctx, seed=seed,
+                             temperature=temperature, stop=eos)
+    return [check_round(lm.vocab.decode(r)) for r in rounds]
+
+
+def _broken_numbers(seed):
+    judged = _sampled_rounds(seed)
+    broken = [why for ok, why in judged if not ok]
+    after_wrong = [why for why in broken if "after a wrong call" in why]
+    return {"n": len(judged), "broken": len(broken), "share": len(broken) / len(judged),
+            "after_wrong": len(after_wrong), "share_after_wrong": len(after_wrong) / max(1, len(broken))}
+
+
+claim("results-page.broken-rounds", "results-page",
+      "Sampled at temperature 1 from <BOS>, {broken:.0f} of {n:.0f} whole rounds ({share:.0%}) break the "
+      "rules somewhere; {after_wrong:.0f} of those break them after a wrong call, by ending the round "
+      "other than <SEP>, the caller's name, perde, <EOS>",
+      holds=lambda x: 0.1 <= x["share"] <= 0.4 and x["share_after_wrong"] > 0.5,
+      note="10-40% of 200 sampled rounds break the rules, most of them in the ending after a wrong call")(
+    _broken_numbers)
+
+PAGE_ROUND_START = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama"
+PAGE_ROUND_SEED = 3
+
+
+@claim("results-page.page-round", "results-page",
+       "The round this page generates (temperature 1, seed {seed:.0f}) breaks the rules; the rules checker "
+       "says: {why}", holds=lambda x: x["ok"] == 0, seeded=False,
+       note="the page's own generated round is one check_round rejects")
+def _page_round(seed):
+    lm = lib.load("calling-game")
+    out = generate(lm.model, lm.encode(PAGE_ROUND_START), lm.model.cfg.n_ctx, use_cache=True, do_sample=True,
+                   seed=PAGE_ROUND_SEED, stop=[lm.vocab.id("<EOS>")])
+    ok, why = check_round(lm.vocab.decode(out.tokens))
+    return {"seed": PAGE_ROUND_SEED, "ok": int(ok), "why": why, "text": lm.vocab.to_text(out.tokens)}
+
+
+@functools.lru_cache(maxsize=None)
+def _open_page_numbers(seed):
+    lm = lib.load("calling-game")
+    tvs, rules_top = [], 0
+    for p in prompt_set("callee-choice", PER_KIND, seed, max_tokens=lm.model.cfg.n_ctx):
+        with torch.no_grad():
+            probs = torch.softmax(lm.model(lm.encode(p.text))[-1].double(), -1).numpy()
+        rules = next_token_distribution(p.tokens)
+        want = np.array([rules.get(t, 0.0) for t in lm.vocab.tokens])
+        tvs.append(0.5 * float(np.abs(probs - want).sum()))
+        rules_top += want[int(probs.argmax())] > 0
+    return {"n": len(tvs), "median_tv": float(np.median(tvs)), "max_tv": float(max(tvs)), "legal_top": int(rules_top)}
+
+
+claim("results-page.open-pages-follow-rules", "results-page",
+      "Where the rules leave the callee open ({n:.0f} prompts cut right after chiama), the model's page stays "
+      "close to the rules' own: the total variation between the two is {median_tv:.3f} at the median and at "
+      "most {max_tv:.3f}, and the top word is one the rules allow on {legal_top:.0f} of them",
+      holds=lambda x: x["median_tv"] < 0.1 and x["legal_top"] >= 0.95 * x["n"],
+      note="callee-choice pages: median total variation from the rules' page below 0.1")(_open_page_numbers)
+
+
+def _temperature_numbers(seed):
+    one = _sampled_rounds(seed, 1.0)
+    two = _sampled_rounds(seed, 2.0)
+    return {"n": len(one), "broken_1": sum(not ok for ok, _ in one), "broken_2": sum(not ok for ok, _ in two)}
+
+
+claim("results-page.hotter-breaks-more", "results-page",
+      "Of {n:.0f} whole rounds sampled from <BOS>, {broken_1:.0f} break the rules at temperature 1 and "
+      "{broken_2:.0f} at temperature 2",
+      holds=lambda x: x["broken_2"] > x["broken_1"],
+      note="heating the page from temperature 1 to 2 breaks more whole rounds (not always many more)")(
+    _temperature_numbers)

@@ -1,0 +1,33 @@
+"""The claims of the chapter `chapters/part3/search-by-hand.md`, each with its measurement."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+import lib
+from lib.analysis.search import model_query
+from lib.claims.registry import claim
+from lib.content.prompt_sets import fixed_and_open
+
+
+@functools.lru_cache(maxsize=None)
+def _query_length_numbers(seed):
+    lm = lib.load("calling-game")
+    fixed, open_ = fixed_and_open(seed, lm.model.cfg.n_ctx)
+    fixed_len = np.array([np.linalg.norm(model_query(lm, p)) for p in fixed])
+    open_len = np.array([np.linalg.norm(model_query(lm, p)) for p in open_])
+    return {"n_fixed": len(fixed), "n_open": len(open_), "fixed_median": float(np.median(fixed_len)),
+            "open_median": float(np.median(open_len)), "open_hi": float(open_len.max()),
+            "fixed_above": int((fixed_len > open_len.max()).sum())}
+
+
+claim("search-by-hand.long-when-sure", "search-by-hand",
+      "Over labelled prompts, the query is longer where the rules fix the next word (median length "
+      "{fixed_median:.1f} over {n_fixed:.0f} prompts) than where they leave the callee open (median "
+      "{open_median:.1f} over {n_open:.0f}); {fixed_above:.0f} of the {n_fixed:.0f} fixed prompts have a query "
+      "longer than the longest open one",
+      holds=lambda x: x["fixed_median"] > 3 * x["open_median"] and x["fixed_above"] >= 0.9 * x["n_fixed"],
+      note="median query length on fixed-word prompts exceeds 3 times that on open-choice prompts, and 90% "
+           "of fixed prompts exceed the longest open one")(
+    _query_length_numbers)
