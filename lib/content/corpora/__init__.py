@@ -21,13 +21,22 @@ class Corpus:
     max_len: int
 
 
+def _calling_game(options: dict) -> Corpus:
+    game = calling_game.GameOptions(**options)
+    return Corpus("calling-game", calling_game.TOKENS, lambda rng: calling_game.sample_round(rng, game),
+                  calling_game.MAX_ROUND_TOKENS)
+
+
+def _hand_wired(options: dict) -> Corpus:
+    require(not options, "the hand-wired corpus takes no options")
+    return Corpus("hand-wired", hand_wired.TOKENS, hand_wired.sample_sentence, 9)
+
+
+# Each corpus by the name a preset gives it: options -> Corpus.
+CORPORA: dict[str, Callable[[dict], Corpus]] = {"calling-game": _calling_game, "hand-wired": _hand_wired}
+
+
 def get_corpus(name: str, options: dict | None = None) -> Corpus:
-    options = dict(options or {})
-    if name == "calling-game":
-        game = calling_game.GameOptions(**options)
-        return Corpus(name, calling_game.TOKENS, lambda rng: calling_game.sample_round(rng, game),
-                      calling_game.MAX_ROUND_TOKENS)
-    if name == "hand-wired":
-        require(not options, "the hand-wired corpus takes no options")
-        return Corpus(name, hand_wired.TOKENS, hand_wired.sample_sentence, 9)
-    raise CourseError(f"unknown corpus {name!r}; known: calling-game, hand-wired")
+    if name not in CORPORA:
+        raise CourseError(f"unknown corpus {name!r}; known: {', '.join(CORPORA)}")
+    return CORPORA[name](dict(options or {}))
