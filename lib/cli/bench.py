@@ -4,6 +4,7 @@ Timings are medians of repeated runs on this machine; nothing here asserts, it r
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import statistics
@@ -13,7 +14,20 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+import torch
+
+from lib.analysis.maps import same_group_share
+from lib.analysis.maps.tsne import tsne_run
+from lib.analysis.maps.views import _RUNS, SEEDS, grid_cells, step_stops, tsne_grid, valid_perplexities
+from lib.analysis.patching import patch
 from lib.budgets import BUDGETS
+from lib.content.point_sets import POINT_SETS, point_set
+from lib.explorers import catalogue
+from lib.explorers.definition import TEMPERATURES
+from lib.explorers.real_attention import export_patterns, sentences
+from lib.model import minilm
+from lib.model.store import WEIGHTS, load, model_folder, read_model, shipped_names
 
 
 def _median_time(fn, repeat: int) -> float:
@@ -40,9 +54,6 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     The widget's own observer runs synchronously when a control's value is set, so timing the
     assignment times what the kernel does for a reader; the picture itself is drawn in the browser
     (by the renderer the website uses; scripts/site_bench.py times that)."""
-    from lib.explorers import catalogue
-    from lib.explorers.definition import TEMPERATURES
-
     prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
 
     def setting(box, name, values):
@@ -90,10 +101,6 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
 
 def load_costs(repeat: int = 20) -> list[tuple[str, float]]:
     """Reading each shipped model from disk, verified, and the part of it the SHA-256 takes."""
-    import hashlib
-
-    from lib.model.store import WEIGHTS, model_folder, read_model, shipped_names
-
     out = []
     for name in shipped_names():
         data = (model_folder(name) / WEIGHTS).read_bytes()
@@ -107,10 +114,6 @@ def load_costs(repeat: int = 20) -> list[tuple[str, float]]:
 def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     """The perplexity-and-seed explorer: building it (every layout its controls reach is read from
     the store then, as a reader meets it) and the p95 of one step of each control, on each point set."""
-    from lib.explorers import catalogue
-    from lib.analysis.maps.views import _RUNS, SEEDS, grid_cells, step_stops, tsne_grid, valid_perplexities
-    from lib.content.point_sets import POINT_SETS
-
     out = []
     for points in POINT_SETS:
         _RUNS.clear()
@@ -137,7 +140,6 @@ def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
 def minilm_costs(repeat: int = 20) -> list[tuple[str, float, float | None]]:
     """all-MiniLM-L6-v2: loading it in a fresh process, and one sentence of 64 WordPiece tokens
     through its 6 layers with the cache (wall clock; the CPU time beside it shows a busy machine)."""
-    from lib.model import minilm
     if minilm.package_dir() is None:
         return []
     # torch's import is the budget of `import lib`; this is reading the files and building the model.
@@ -151,8 +153,6 @@ def minilm_costs(repeat: int = 20) -> list[tuple[str, float, float | None]]:
     cpu = time.process_time()
     wall = _median_time(lambda: lm.run_with_cache(ids), repeat)
     cpu = (time.process_time() - cpu) / repeat
-    from lib.explorers.real_attention import export_patterns, sentences
-
     with tempfile.TemporaryDirectory() as folder:
         t = time.perf_counter()
         export_patterns(Path(folder), lm)
@@ -176,10 +176,6 @@ def main(train_models: bool = True) -> int:
                                  check=True).stdout)
     print(_row("import lib (package only)", light, BUDGETS["import"]))
 
-    import numpy as np
-    import torch
-    from lib.model.store import load
-
     lm = load("calling-game")
     ids = lm.encode("<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama 5 <SEP> 5 chiama Pietro capo")
     with torch.no_grad():
@@ -189,7 +185,6 @@ def main(train_models: bool = True) -> int:
     print(_row("run_with_cache, calling-game", _median_time(lambda: lm.model.run_with_cache(ids), 50),
                BUDGETS["forward"]))
 
-    from lib.analysis.patching import patch
     players = ["Pietro", "Paolo", *map(str, range(1, 9))]
     words = ["<BOS>"]
     while len(words) < lm.model.cfg.n_ctx:
@@ -206,10 +201,6 @@ def main(train_models: bool = True) -> int:
         print(_row(label, seconds, None))
     for label, seconds, budget in minilm_costs():
         print(_row(label, seconds, budget))
-
-    from lib.analysis.maps import same_group_share
-    from lib.analysis.maps.tsne import tsne_run
-    from lib.content.point_sets import point_set
 
     t = time.perf_counter()
     import sklearn.manifold  # noqa: F401  (paid once per kernel, before the first layout)
@@ -243,7 +234,6 @@ def main(train_models: bool = True) -> int:
         print(_row(f"{label}, one step, p95 of 40", seconds, BUDGETS["slider_step"]))
 
     if train_models:
-        from lib.model.store import shipped_names
         for name in shipped_names():
             with tempfile.TemporaryDirectory() as tmp:
                 t = time.perf_counter()
