@@ -13,13 +13,16 @@
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
+from lib.exercises import site
 from lib.explorers import web
+from lib.explorers.page import export_site
 
 HERE = Path(__file__).resolve().parent
 SPEC = re.compile(r'<script type="application/json" class="course-explorer-spec">(.*?)</script>'
@@ -80,14 +83,10 @@ def _page(app, pagename, templatename, context, doctree):
 
 def _export(app, exception):
     if exception is None and app.builder.format == "html":
-        from lib.explorers.page import export_site
-
         export_site(Path(app.outdir) / "_static" / "explorers")
 
 
 def _renderer_hash() -> str:
-    import hashlib
-
     return hashlib.sha256(web.digest().encode() + Path(__file__).read_bytes()).hexdigest()
 
 
@@ -105,8 +104,6 @@ def _install(app):
     """The page's modules and the generated constants, in place before any page is drawn; the table of
     the exercises the page checks (lib.exercises.site), told whether this is the class site."""
     if app.builder.format == "html":
-        from lib.exercises import site
-
         folder = Path(app.outdir) / "_static" / "explorers"
         web.install(folder)
         site.install(folder, getattr(app.config, "course_solutions", "fold"))

@@ -85,8 +85,8 @@ def _write_downloads(app, exception):
     scripts = Path(app.srcdir) / "scripts"
     if str(scripts) not in sys.path:
         sys.path.insert(0, str(scripts))
-    import notebooks
-    from myst_markdown import Unrenderable
+    import notebooks  # deferred: scripts/ joins the path only here, found from the build's app.srcdir
+    from myst_markdown import Unrenderable  # deferred: as above
 
     solutions = "absent" if app.config.course_solutions == "hide" else "fold"
     try:

@@ -35,7 +35,9 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import zipfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -44,6 +46,10 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import notebooks  # noqa: E402
+from lib.chapters import unit  # noqa: E402
+from lib.exercises.catalogue import catalogue  # noqa: E402
 
 VERDICTS = ("correct", "not yet", "not answered", "error", "missing")
 GRADEBOOK = "gradebook.csv"
@@ -77,8 +83,6 @@ def chapters() -> dict[str, dict]:
     instructor's chapter sources (never from a returned notebook)."""
     global _CHAPTERS
     if _CHAPTERS is None:
-        from lib.exercises.catalogue import catalogue
-
         by_doc: dict[str, list] = {}
         for exercise in catalogue(ROOT):
             by_doc.setdefault(exercise.chapter, []).append(exercise)
@@ -89,8 +93,6 @@ def chapters() -> dict[str, dict]:
 def chapter_spec(doc: str, exercises: list) -> dict:
     """The chapter's code cells (answer cells labelled) and, per exercise, the check its stub calls:
     the module, the function and its arguments (the answer's name, or a model the chapter loads)."""
-    import notebooks
-
     nb = notebooks.read_source(ROOT / (doc + ".md"))
     modules = {e.label: e.module for e in exercises}
     models = dict(LOADED.findall("\n".join(c.source for c in nb.cells if c.cell_type == "code")))
@@ -288,8 +290,6 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
     Each learner's cells go to the run in a file of their own (read by their run only, then hidden
     under its working folder), and their answers come back on a pipe of their own, read here: the
     chapter's process never holds a learner's code or answers."""
-    import threading
-
     runs = {learner["name"]: {"records": [], "problem": None} for learner in learners}
     readers, ends = [], []
 
@@ -525,10 +525,6 @@ def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
     """One Otter-Grader autograder per chapter: OUT/CHAPTER/autograder.zip, a test file per exercise
     that runs the course's check on the learner's answer (`otter run -a autograder.zip NOTEBOOK`
     grades a returned notebook without Docker; on Gradescope the zip is the autograder)."""
-    import zipfile
-
-    from lib.chapters import unit
-
     specs = chapters()
     names = [n if n.endswith(".ipynb") else n + ".ipynb" for n in wanted] if wanted else list(specs)
     unknown = [n for n in names if n not in specs]

@@ -26,19 +26,18 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
+import grade  # noqa: E402
+import notebooks  # noqa: E402
+
 BUDGET_SECONDS = 600
 
 
 def solutions(doc: str) -> dict[str, str]:
     """Each exercise's worked solution code, from the chapter's source."""
-    import notebooks
-
     return notebooks.solution_code(ROOT / (doc + ".md"))
 
 
 def make_class(folder: Path, learners: int, wanted: list[str] | None) -> int:
-    import grade
-
     specs = grade.chapters()
     names = [n for n in specs if not wanted or n.removesuffix(".ipynb") in wanted]
     for name in names:

@@ -21,6 +21,10 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import grade_wire  # noqa: E402
+import lib  # noqa: E402  (the grader's own copy, on the path above)
+from lib import chapters  # noqa: E402
+from lib.exercises import Feedback  # noqa: E402
+from lib.exercises.writing import TimeUp  # noqa: E402
 
 
 class NotRecorded(Exception):
@@ -40,8 +44,6 @@ class Replay:
         return "a function"
 
     def __call__(self, *args, **kwargs):
-        from lib.exercises.writing import TimeUp
-
         asked = (grade_wire.encode(args), grade_wire.encode(kwargs))
         for i, call in enumerate(self.calls):
             if not self.used[i] and grade_wire.similar(call.get("args"), asked[0]) \
@@ -61,9 +63,6 @@ class Replay:
 
 def check_one(spec: dict, record: dict | None, models: dict) -> dict:
     """{verdict, message, note} for one exercise of one learner."""
-    from lib import chapters
-    from lib.exercises import Feedback
-
     if record is None:
         return {"verdict": "error", "note": "did not run"}
     if record.get("problem"):
@@ -96,7 +95,6 @@ def main() -> int:
     import torch
 
     torch.set_num_threads(1)
-    import lib
 
     names = {a["model"] for spec in job["answers"].values() for a in spec["args"] if a["role"] == "model"}
     models = {name: lib.load(name) for name in sorted(names)}

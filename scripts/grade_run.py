@@ -24,18 +24,23 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import io
 import json
 import os
 import resource
 import signal
 import sys
 import time
+import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import grade_wire  # noqa: E402
+import lib  # noqa: E402
+from lib import chapters  # noqa: E402
+from lib.exercises.writing import TimeUp, describe_exception, is_empty_stub  # noqa: E402
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
@@ -226,8 +231,6 @@ class Recorder:
         return "a function"
 
     def __call__(self, *args, **kwargs):
-        from lib.exercises.writing import TimeUp, describe_exception
-
         record = {"args": grade_wire.encode(args), "kwargs": grade_wire.encode(kwargs)}
         try:
             out = self.fn(*args, **kwargs)
@@ -250,8 +253,6 @@ class Recorder:
 
 def capture(shell, label: str, spec: dict, cell_problem: str | None) -> dict:
     """The learner's answer to one exercise, as plain data."""
-    from lib import chapters
-
     record = {"label": label, "problem": cell_problem}
     name = next(a["name"] for a in spec["args"] if a["role"] == "answer")
     value = shell.user_ns.get(name, _MISSING)
@@ -259,15 +260,11 @@ def capture(shell, label: str, spec: dict, cell_problem: str | None) -> dict:
         record["absent"] = name
         return record
     if callable(value) and not isinstance(value, type):
-        from lib.exercises.writing import is_empty_stub
-
         record["function"] = True
         record["empty"] = bool(is_empty_stub(value))
         if not record["empty"]:
             recorder = Recorder(value)
             try:
-                import lib
-
                 check = getattr(chapters.checks(spec['module']), spec["check"])
                 args = [recorder if a["role"] == "answer" else lib.load(a["model"]) for a in spec["args"]]
                 check(*args)
@@ -309,7 +306,6 @@ def learner_child(shell, learner: dict, job: dict) -> None:
     try:
         _run_learner(shell, cells, learner["start"], job, send)
     except BaseException:
-        import traceback
         send({"crash": traceback.format_exc()[-2000:]})
     out.close()
     os._exit(0)
@@ -321,7 +317,6 @@ def _run_learner(shell, cells, start, job, send):
     scratch = Path(job["workdir"])
     missing = contain(scratch, job["hide"], job["limits"])
     send({"contained": missing})
-    import io
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()   # the learner's prints go nowhere
     answers = job["answers"]
     for cell in cells[start:]:
@@ -344,8 +339,6 @@ def main() -> int:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # and it ends with the grader
     except OSError:
         pass
-    import io
-
     import torch
     torch.set_num_threads(1)
     from IPython.core.interactiveshell import InteractiveShell

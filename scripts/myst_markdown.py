@@ -19,12 +19,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+import yaml
 from markdown_it.renderer import RendererHTML
 from myst_nb.core.variables import format_plain_text
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.mdit import create_md_parser
 
-from book import MYST_EXTENSIONS  # the MyST extensions of _config.yml
+from chapter_cache import MYST_EXTENSIONS  # the MyST extensions of _config.yml
 
 _PARSER = create_md_parser(MdParserConfig(enable_extensions=MYST_EXTENSIONS), RendererHTML)
 
@@ -171,7 +172,6 @@ def split_directive(content: str) -> tuple[dict, str]:
     lines = content.split("\n")
     options = {}
     if lines and lines[0].strip() == "---":
-        import yaml
         end = lines.index("---", 1)
         options = yaml.safe_load("\n".join(lines[1:end])) or {}
         return options, "\n".join(lines[end + 1:]).strip("\n")

@@ -35,12 +35,12 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import book  # noqa: E402
+import chapter_cache  # noqa: E402
 from citations import Bibliography  # noqa: E402
 from myst_markdown import (Exercise, Page, SolutionEnd, SolutionStart, Unrenderable,  # noqa: E402
                            check_rendered, convert, convert_inline, split_directive, _PARSER, DIRECTIVE)
 
-ROOT = book.ROOT
+ROOT = chapter_cache.ROOT
 READER_DIR = ROOT / "notebooks"
 STUDENT_DIR = ROOT / "student"
 MANIFEST = ".generated.json"
@@ -114,7 +114,7 @@ def read_source(path: Path):
     from myst_nb.core.read import read_myst_markdown_notebook
     from myst_parser.config.main import MdParserConfig
 
-    return read_myst_markdown_notebook(path.read_text(), MdParserConfig(enable_extensions=book.MYST_EXTENSIONS),
+    return read_myst_markdown_notebook(path.read_text(), MdParserConfig(enable_extensions=chapter_cache.MYST_EXTENSIONS),
                                        add_source_map=True, path=path)
 
 
@@ -137,7 +137,7 @@ def has_code(nb) -> bool:
     return any(c.cell_type == "code" for c in nb.cells)
 
 
-def executed(path: Path, cache_dir: Path = book.CACHE):
+def executed(path: Path, cache_dir: Path = chapter_cache.CACHE):
     """The page with the outputs of its last execution in the cache, or the bare page if it has no code."""
     from jupyter_cache import get_cache
 
@@ -153,16 +153,16 @@ def executed(path: Path, cache_dir: Path = book.CACHE):
 
 def ensure_executed() -> None:
     """Execute, into the build's cache, every chapter it lacks (as the book's build would)."""
-    key = book.library_key()
-    if not book.KEY_FILE.exists() or book.KEY_FILE.read_text() != key:
+    key = chapter_cache.library_key()
+    if not chapter_cache.KEY_FILE.exists() or chapter_cache.KEY_FILE.read_text() != key:
         # The same rule as the build: a change in lib/ or data/ re-executes every chapter.
-        shutil.rmtree(book.CACHE, ignore_errors=True)
-        shutil.rmtree(book.BUILD / ".doctrees", ignore_errors=True)
-    ran, seconds = book.pre_execute(include_alone=True)
+        shutil.rmtree(chapter_cache.CACHE, ignore_errors=True)
+        shutil.rmtree(chapter_cache.BUILD / ".doctrees", ignore_errors=True)
+    ran, seconds = chapter_cache.pre_execute(include_alone=True)
     if ran:
         print(f"executed {ran} chapters in {seconds:.1f} s")
-    book.BUILD.mkdir(exist_ok=True)
-    book.KEY_FILE.write_text(key)
+    chapter_cache.BUILD.mkdir(exist_ok=True)
+    chapter_cache.KEY_FILE.write_text(key)
 
 
 # ----------------------------------------------------------------------------- one notebook
@@ -301,7 +301,7 @@ def reader_notebook(doc: str, nb, bookinfo: Book, *, solutions: str = "fold", ou
 
 # ----------------------------------------------------------------------------- writing them
 def notebooks(solutions: str, outputs: bool, root: Path = ROOT):
-    """(docname, notebook) for every page of the book."""
+    """(docname, notebook) for every page of the chapter_cache."""
     info = Book.read(root)
     for doc in toc_docnames(root):
         path = root / (doc + ".md")

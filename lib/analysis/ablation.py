@@ -31,8 +31,9 @@ import torch
 from lib.messages import say
 from lib.errors import CourseError, require
 from lib.model.hooks import check_heads, check_mlps, replace_heads, zero_hooks
-from lib.model.readout import prompt_logits, softmax, token_prob
+from lib.model.readout import Rolls, prompt_logits, softmax, token_prob
 from lib.model.transformer import Head
+from lib.content.corpora import get_corpus
 
 KINDS = ("zero", "mean", "resample")
 # The reference set of mean and resample ablation: rounds of the model's own corpus. Its seed is one no
@@ -76,8 +77,6 @@ def reference_set(lm, n: int = REFERENCE_ROUNDS, seed: int = REFERENCE_SEED) -> 
     """`n` rounds of the corpus `lm` was trained on (`meta["corpus"]`), drawn with `seed`, run once:
     every head's write and MLP output at every position of every round, and their per-position means
     (over the rounds long enough to reach the position). Kept per model, n and seed."""
-    from lib.content.corpora import get_corpus
-
     key = (id(lm.model), lm.name, n, seed)
     if key in _REFERENCES:
         return _REFERENCES[key]
@@ -152,8 +151,6 @@ def resample_picks(ref: Reference, lengths, seed: int = 0) -> list[int]:
     """For each prompt length, the reference round resample ablation takes its writes from: the n-th
     number of the seeded stream the die rolls use (`readout.Rolls`, which the page repeats) picks
     among the rounds at least that long, in their order."""
-    from lib.model.readout import Rolls
-
     rolls = Rolls(seed)
     picks = []
     for n in lengths:

@@ -8,6 +8,7 @@ calling game; `model_table` reads the same table off a model, one prompt per tok
 from __future__ import annotations
 
 import random
+import math
 
 import numpy as np
 import torch
@@ -87,8 +88,6 @@ def loss_per_token(lm, rounds: list[list[str]]) -> float:
 
 def rules_loss_per_token(rounds: list[list[str]]) -> float:
     """The same measure for the game's own rules: the best any model can do on these rounds."""
-    import math
-
     total, n = 0.0, 0
     for words in rounds:
         for k in range(1, len(words)):

@@ -11,6 +11,7 @@ questions have exact answers, with no sampling noise:
 from __future__ import annotations
 
 from dataclasses import dataclass
+import copy
 
 import numpy as np
 import torch
@@ -43,7 +44,6 @@ def _next_token_log_probs(lm, sentences: list[tuple[str, ...]]) -> torch.Tensor:
 
 
 def _double(model):
-    import copy
     return copy.deepcopy(model).double()
 
 

@@ -32,6 +32,8 @@ import torch
 from lib.messages import say
 from lib.errors import CourseError, require
 from lib.model.hooks import Hooks, Recorder
+from lib.analysis.ablation import head_name
+from lib.content.prompt_sets import places
 
 # The logit difference must move between the runs by more than this for a fraction of it to mean anything.
 MIN_CHANGE = 1e-6
@@ -72,7 +74,6 @@ class Patching:
     stages: list[str]
 
     def head_cells(self) -> list[dict]:
-        from lib.analysis.ablation import head_name
         L, H, T = self.heads.shape
         return [{"head": head_name((layer, h)), "position": p, "recovered": float(self.heads[layer, h, p])}
                 for layer in range(L) for h in range(H) for p in range(T)]
@@ -97,8 +98,6 @@ def swap_players(prompt: str, a: str | None = None, b: str | None = None) -> str
     that is not the callee), so the last call keeps its callee and changes its caller:
     `<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo` (vice) becomes `<BOS> 4 chiama Pietro <SEP> Pietro
     chiama Paolo` (Tarso)."""
-    from lib.content.prompt_sets import places
-
     tokens = prompt.split() if isinstance(prompt, str) else list(prompt)
     if a is None and b is None:
         where = places(tokens)

@@ -13,6 +13,7 @@ word against all this: allowed, a mistake by the rules, the epithet rule's word,
 from __future__ import annotations
 
 from dataclasses import dataclass
+import random
 
 import torch
 
@@ -86,8 +87,6 @@ def read_signs(lm, prompt: str) -> Signs:
 def random_prompts(lm, n: int, seed: int = 0, max_words: int = 6) -> list[str]:
     """`n` prompts of <BOS> then 1 to `max_words` words drawn at random from the vocabulary
     (no <PAD>, <BOS> or <EOS>): almost all of them impossible in the game."""
-    import random
-
     rng = random.Random(seed)
     words = [t for t in lm.vocab.tokens if t not in ("<PAD>", "<BOS>", "<EOS>")]
     return ["<BOS> " + " ".join(rng.choice(words) for _ in range(rng.randint(1, max_words))) for _ in range(n)]

@@ -4,6 +4,7 @@ Timings are medians of repeated runs on this machine; nothing here asserts, it r
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import statistics
@@ -13,7 +14,20 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+import torch
+
+from lib.analysis.maps import same_group_share
+from lib.analysis.maps.tsne import tsne_run
+from lib.analysis.maps.views import _RUNS, SEEDS, grid_cells, step_stops, tsne_grid, valid_perplexities
+from lib.analysis.patching import patch
 from lib.budgets import BUDGETS
+from lib.content.point_sets import POINT_SETS, point_set
+from lib import chapters
+from lib.explorers.definition import TEMPERATURES
+from lib.explorers.registry import entry
+from lib.model import minilm
+from lib.model.store import WEIGHTS, load, model_folder, read_model, shipped_names
 
 
 def _median_time(fn, repeat: int) -> float:
@@ -34,21 +48,17 @@ def _p95(times: list[float]) -> float:
     return sorted(times)[max(0, int(round(0.95 * len(times))) - 1)]
 
 
+def explorer(view: str):
+    """The function that makes the registered explorer drawing `view` (found in its chapter's unit)."""
+    return entry(view).make
+
+
 def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     """p95 of one control change in each kernel explorer: the view computed and handed to the picture.
 
     The widget's own observer runs synchronously when a control's value is set, so timing the
     assignment times what the kernel does for a reader; the picture itself is drawn in the browser
     (by the renderer the website uses; scripts/site_bench.py times that)."""
-    from lib.chapters.part1.ablation.explorers import ablation_explorer
-    from lib.chapters.part1.circuits.explorers import pattern_viewer
-    from lib.chapters.part2.residual_path.explorers import path_explorer
-    from lib.chapters.part2.three_ways.explorers import plane_builder
-    from lib.chapters.part3.lever.explorers import lens_explorer
-    from lib.chapters.part3.results_page.explorers import sampling_explorer
-    from lib.chapters.part3.search_by_hand.explorers import temperature_explorer
-    from lib.explorers.definition import TEMPERATURES
-
     prompts = ["<BOS> Pietro chiama", "<BOS> Pietro chiama Paolo"]
 
     def setting(box, name, values):
@@ -61,26 +71,26 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
 
     temperatures = [TEMPERATURES[(7 * i) % len(TEMPERATURES)] for i in range(steps)]
     cases = []
-    box = temperature_explorer(lm, prompts).widget()
+    box = explorer("temperature")(lm, prompts).widget()
     cases.append(("temperature slider", setting(box, "temperature", temperatures)))
-    box = sampling_explorer(lm, prompts).widget()
+    box = explorer("sampling")(lm, prompts).widget()
     cases.append(("sampling: temperature slider", setting(box, "temperature", temperatures)))
     # A temperature typed into the box beside the slider, over the read-out's whole range (1e-6 to 1000).
     typed = [f"{10 ** (-6 + 9 * ((7 * i) % steps) / steps):.3g}" for i in range(steps)]
     cases.append(("sampling: temperature typed", setting(box.controls["temperature"], "box", typed)))
     cases.append(("sampling: seed box", setting(box, "seed", [str(i % 21) for i in range(1, steps + 1)])))
     cases.append(("sampling: top-p box", setting(box, "top_p", [f"{0.05 + 0.02 * i:.2f}" for i in range(steps)])))
-    box = lens_explorer(lm, prompts).widget()
+    box = explorer("lens")(lm, prompts).widget()
     words = ["Tarso", "Cefa", "vice", "capo", "Paolo"]
     cases.append(("lens: followed token", setting(box, "track", [words[i % 5] for i in range(steps)])))
-    box = ablation_explorer(lm, prompts).widget()
+    box = explorer("ablation")(lm, prompts).widget()
     heads = [c for c in box.controls if c.startswith("L")]
     cases.append(("head ablation: one toggle", flipping(box, heads)))
-    box = pattern_viewer(lm, prompts).widget()
+    box = explorer("pattern")(lm, prompts).widget()
     cases.append(("attention-pattern viewer: head", setting(box, "head", [i % 4 for i in range(1, steps + 1)])))
-    box = path_explorer(lm).widget()
+    box = explorer("path")(lm).widget()
     cases.append(("residual-path explorer: one toggle", flipping(box, [c for c in box.controls if c[0] in "LM"])))
-    box = plane_builder().widget()
+    box = explorer("plane")().widget()
     axes = ["Paolo - Pietro", "Tarso", "Tarso - capo", "chiama - perde", "Cefa + Tarso - vice - capo"]
     cases.append(("concept-plane builder: axis 2", setting(box, "axis_2", [axes[i % 5] for i in range(steps)])))
     out = []
@@ -96,10 +106,6 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
 
 def load_costs(repeat: int = 20) -> list[tuple[str, float]]:
     """Reading each shipped model from disk, verified, and the part of it the SHA-256 takes."""
-    import hashlib
-
-    from lib.model.store import WEIGHTS, model_folder, read_model, shipped_names
-
     out = []
     for name in shipped_names():
         data = (model_folder(name) / WEIGHTS).read_bytes()
@@ -113,17 +119,13 @@ def load_costs(repeat: int = 20) -> list[tuple[str, float]]:
 def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
     """The perplexity-and-seed explorer: building it (every layout its controls reach is read from
     the store then, as a reader meets it) and the p95 of one step of each control, on each point set."""
-    from lib.chapters.part2.three_ways.explorers import tsne_explorer
-    from lib.analysis.maps.views import _RUNS, SEEDS, grid_cells, step_stops, tsne_grid, valid_perplexities
-    from lib.content.point_sets import POINT_SETS
-
     out = []
     for points in POINT_SETS:
         _RUNS.clear()
         tsne_grid.cache_clear()
         usable = valid_perplexities(points)
         t = time.perf_counter()
-        box = tsne_explorer(points).widget()
+        box = explorer("tsne")(points).widget()
         out.append((f"t-SNE explorer ({points}): built, all {len(grid_cells(points))} layouts read from data/tsne/", time.perf_counter() - t))
         stops = step_stops(points)
         controls = [("perplexity", "perplexity", [usable[i % len(usable)] for i in range(1, steps + 1)]),
@@ -143,9 +145,9 @@ def tsne_steps(steps: int = 40) -> list[tuple[str, float]]:
 def minilm_costs(repeat: int = 20) -> list[tuple[str, float, float | None]]:
     """all-MiniLM-L6-v2: loading it in a fresh process, and one sentence of 64 WordPiece tokens
     through its 6 layers with the cache (wall clock; the CPU time beside it shows a busy machine)."""
-    from lib.model import minilm
     if minilm.package_dir() is None:
         return []
+    real = chapters.unit("ablation").module("explorers")   # the real model's attention explorer
     # torch's import is the budget of `import lib`; this is reading the files and building the model.
     code = ("from lib.model import minilm; import time; t=time.perf_counter(); minilm.load(); "
             "print(time.perf_counter()-t)")
@@ -157,15 +159,13 @@ def minilm_costs(repeat: int = 20) -> list[tuple[str, float, float | None]]:
     cpu = time.process_time()
     wall = _median_time(lambda: lm.run_with_cache(ids), repeat)
     cpu = (time.process_time() - cpu) / repeat
-    from lib.chapters.part1.ablation.explorers import export_patterns, sentences
-
     with tempfile.TemporaryDirectory() as folder:
         t = time.perf_counter()
-        export_patterns(Path(folder), lm)
+        real.export_patterns(Path(folder), lm)
         site = time.perf_counter() - t
     return [("MiniLM: load in a fresh process (torch imported), median of 3", statistics.median(loads),
              BUDGETS["minilm_load"]),
-            (f"MiniLM: the site's patterns, {len(sentences())} sentences (the build's precomputation)", site,
+            (f"MiniLM: the site's patterns, {len(real.sentences())} sentences (the build's precomputation)", site,
              BUDGETS["minilm_site_patterns"]),
             (f"MiniLM: run_with_cache, {len(ids)} tokens, median of {repeat}", wall, BUDGETS["minilm_sentence"]),
             ("  of which CPU time (mean)", cpu, None)]
@@ -182,10 +182,6 @@ def main(train_models: bool = True) -> int:
                                  check=True).stdout)
     print(_row("import lib (package only)", light, BUDGETS["import"]))
 
-    import numpy as np
-    import torch
-    from lib.model.store import load
-
     lm = load("calling-game")
     ids = lm.encode("<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama 5 <SEP> 5 chiama Pietro capo")
     with torch.no_grad():
@@ -195,7 +191,6 @@ def main(train_models: bool = True) -> int:
     print(_row("run_with_cache, calling-game", _median_time(lambda: lm.model.run_with_cache(ids), 50),
                BUDGETS["forward"]))
 
-    from lib.analysis.patching import patch
     players = ["Pietro", "Paolo", *map(str, range(1, 9))]
     words = ["<BOS>"]
     while len(words) < lm.model.cfg.n_ctx:
@@ -212,10 +207,6 @@ def main(train_models: bool = True) -> int:
         print(_row(label, seconds, None))
     for label, seconds, budget in minilm_costs():
         print(_row(label, seconds, budget))
-
-    from lib.analysis.maps import same_group_share
-    from lib.analysis.maps.tsne import tsne_run
-    from lib.content.point_sets import point_set
 
     t = time.perf_counter()
     import sklearn.manifold  # noqa: F401  (paid once per kernel, before the first layout)
@@ -249,7 +240,6 @@ def main(train_models: bool = True) -> int:
         print(_row(f"{label}, one step, p95 of 40", seconds, BUDGETS["slider_step"]))
 
     if train_models:
-        from lib.model.store import shipped_names
         for name in shipped_names():
             with tempfile.TemporaryDirectory() as tmp:
                 t = time.perf_counter()

@@ -12,7 +12,20 @@ import json
 import os
 import sys
 
+import torch
+
+from lib import claims as registry
+from lib.analysis.lens import logit_lens
+from lib.analysis.maps import tsne_store, views as maps
+from lib.analysis.patching import patch
+from lib.cli.bench import main as bench_main
+from lib.content import real_words
 from lib.errors import CourseError, require
+from lib.model import minilm
+from lib.model.readout import check_temperature, check_top_k, check_top_p, results_page
+from lib.model.store import load, models_dir, shipped_names
+from lib.shipped.behaviour import check
+from lib.shipped.retrain import train_preset
 
 
 class _Parser(argparse.ArgumentParser):
@@ -108,9 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _seeds(text):
-    from lib.claims import PAGE_SEEDS
     if text is None:
-        return list(PAGE_SEEDS)
+        return list(registry.PAGE_SEEDS)
     seeds = []
     for part in text.split(","):
         part = part.strip()
@@ -125,7 +137,6 @@ def _seeds(text):
 
 
 def cmd_claims(args) -> int:
-    from lib import claims as registry
     seeds = _seeds(args.seeds)
     chapter = args.chapter
     if chapter is not None:
@@ -151,7 +162,6 @@ def cmd_claims(args) -> int:
 
 
 def cmd_models(args) -> int:
-    from lib.model.store import load, shipped_names
     for name in shipped_names():
         meta = load(name).meta
         cfg = meta["config"]
@@ -161,16 +171,12 @@ def cmd_models(args) -> int:
 
 
 def _check_prompt_args(args):
-    from lib.model.readout import check_temperature, check_top_k, check_top_p
     check_temperature(args.temperature)
     check_top_k(args.top_k)
     check_top_p(args.top_p)
 
 
 def cmd_predict(args) -> int:
-    import torch
-    from lib.model.readout import results_page
-    from lib.model.store import load
     _check_prompt_args(args)
     lm = load(args.model)
     ids = lm.encode(args.prompt)
@@ -188,8 +194,6 @@ def cmd_predict(args) -> int:
 
 
 def cmd_lens(args) -> int:
-    from lib.analysis.lens import logit_lens
-    from lib.model.store import load
     if args.top < 1:
         raise CourseError(f"--top must be a whole number of at least 1, got {args.top}")
     lm = load(args.model)
@@ -214,9 +218,6 @@ ATTENTION_MAX_TOKENS = 128
 
 def attention_patterns(model: str, text: str) -> tuple[list[str], list]:
     """The tokens of `text` and the patterns [layer, head, query, key] of a shipped model or minilm."""
-    import torch
-    from lib.model import minilm
-    from lib.model.store import load, shipped_names
     if model == minilm.NAME:
         lm = minilm.load()
         n = len(lm.tokenizer.encode(text))
@@ -257,8 +258,6 @@ def cmd_attention(args) -> int:
 
 
 def cmd_patch(args) -> int:
-    from lib.analysis.patching import patch
-    from lib.model.store import load
     lm = load(args.model)
     r = patch(lm, args.clean, args.corrupted, args.target, args.against)
     mlps = [{"mlp": f"MLP{c['mlp']}", "position": c["position"], "recovered": c["recovered"]} for c in r.mlp_cells()]
@@ -281,7 +280,6 @@ def cmd_patch(args) -> int:
 
 
 def cmd_train(args) -> int:
-    from lib.shipped.retrain import train_preset
     meta = train_preset(args.model, seed=args.seed, out=args.out, replace_shipped=args.replace_shipped,
                         progress=not args.quiet)
     print(f"trained {args.model} (seed {meta['train']['seed']}, {meta['train']['steps']} steps) in "
@@ -290,8 +288,6 @@ def cmd_train(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from lib.shipped.behaviour import check
-    from lib.model.store import models_dir, shipped_names
     names = [args.model] if args.model is not None else shipped_names()
     if not names:
         raise CourseError(f"no shipped models found in {models_dir()}: restore data/models/ from the course's repository, "
@@ -307,13 +303,10 @@ def cmd_check(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from lib.cli.bench import main as bench_main
     return bench_main()
 
 
 def cmd_words(args) -> int:
-    from lib.content import real_words
-
     if args.extract:
         rows = real_words.extract()
         real_words.save(rows)
@@ -338,13 +331,12 @@ def cmd_words(args) -> int:
 
 
 def cmd_tsne(args) -> int:
-    from lib.analysis.maps import tsne_store
     if args.rebuild:
-        path, n, full, converged = tsne_store.rebuild()
+        path, n, full, converged = maps.rebuild()
         print(f"wrote {n} runs to {path}: {full} run until they converge ({converged} converged), "
               f"{n - full} stopped at an iteration stop")
         return 0
-    runs = tsne_store.course_runs()
+    runs = maps.course_runs()
     current = sum(tsne_store.lookup(tsne_store.run_key(x, p, s, n)) is not None for _, x, p, s, n in runs)
     print(f"{current} of the course's {len(runs)} t-SNE runs are stored in {tsne_store.store_path()} "
           f"under the settings in use")

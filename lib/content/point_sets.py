@@ -12,6 +12,9 @@ from functools import lru_cache
 import numpy as np
 
 from lib.errors import CourseError
+from lib import load
+from lib.content import clusters, real_words
+from lib.content.corpora.calling_game import ROLES
 
 POINT_SETS = {"calling-game": "the calling-game model's 28 embedding rows",
               "real-language": "84 token embeddings of all-MiniLM-L6-v2",
@@ -31,20 +34,13 @@ class PointSet:
 @lru_cache(maxsize=None)
 def point_set(name: str) -> PointSet:
     if name == "calling-game":
-        from lib import load
-        from lib.content.corpora.calling_game import ROLES
-
         lm = load("calling-game")
         tokens = tuple(lm.vocab.tokens)
         return PointSet(name, tokens, tuple(ROLES[t] for t in tokens), lm.model.W_E.detach().double().numpy())
     if name == "real-language":
-        from lib.content import real_words
-
         rows = real_words.load()
         return PointSet(name, tuple(rows.words), tuple(rows.groups), rows.vectors.astype(float))
     if name == "known-clusters":
-        from lib.content import clusters
-
         made = clusters.make()
         return PointSet(name, made.labels, made.groups, made.vectors)
     raise CourseError(f"no point set {name!r}; choose one of: {', '.join(POINT_SETS)}")

@@ -34,6 +34,7 @@ from lib.content.corpora.calling_game import (EPITHETS, GameOptions, legal_calle
 from lib.messages import say
 from lib.errors import require
 from lib.model.vocab import SEP
+from lib.content.corpora.hand_wired import sample_sentence
 
 KINDS = ("epithet-first-turn", "epithet-later-turn", "number-call", "next-caller", "wrong-call")
 # Cuts where the rules spread the next token over several choices.
@@ -149,8 +150,6 @@ def prompt_sets(n: int = 40, seed: int = 0, max_tokens: int | None = None) -> di
 def hand_wired_prompts(n: int = 200, seed: int = 0) -> list[str]:
     """Up to `n` distinct prefixes (from <BOS>, at least one word) of seeded hand-wired sentences,
     in the order the sentences meet them, none ending at <EOS>."""
-    from lib.content.corpora.hand_wired import sample_sentence
-
     require(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n must be a whole number of at least 1, got {n!r}")
     rng = random.Random(seed)
     found: dict[str, None] = {}

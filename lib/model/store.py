@@ -26,6 +26,7 @@ import torch
 from safetensors.torch import load as tensors_from_bytes
 from safetensors.torch import save_file
 
+from lib.data import PACKAGE_DATA, data_dir  # noqa: F401  (where the models live)
 from lib.model.config import ModelConfig
 from lib.messages import say
 from lib.errors import CourseError, require
@@ -33,12 +34,6 @@ from lib.model.transformer import Transformer
 from lib.model.vocab import Vocabulary
 
 WEIGHTS, META = "model.safetensors", "meta.json"
-PACKAGE_DATA = Path(__file__).resolve().parents[2] / "data"
-
-
-def data_dir() -> Path:
-    env = os.environ.get("COURSE_DATA")
-    return Path(env) if env else PACKAGE_DATA
 
 
 def models_dir() -> Path:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import random
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -80,8 +81,6 @@ def train(model_cfg: ModelConfig, train_cfg: TrainConfig, corpus: Corpus,
 
 
 def _train(model_cfg, train_cfg, corpus, callback, progress) -> TrainResult:
-    import time
-
     vocab = Vocabulary(corpus.tokens)
     require(len(vocab) == model_cfg.vocab_size,
             f"the corpus has {len(vocab)} tokens but the model expects {model_cfg.vocab_size}")
@@ -123,5 +122,5 @@ def _train(model_cfg, train_cfg, corpus, callback, progress) -> TrainResult:
 
 
 def _progress_bar(total: int, name: str):
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # deferred: only a progress bar needs it, and in a notebook tqdm.auto loads ipywidgets
     return tqdm(total=total, desc=f"training {name}", unit="step", file=sys.stderr, leave=True)

@@ -23,6 +23,7 @@ import unicodedata
 from pathlib import Path
 
 from lib.errors import CourseError, require
+from lib.model.vocab import decode_ids
 
 CLS, SEP, PAD, UNK, MASK = "[CLS]", "[SEP]", "[PAD]", "[UNK]", "[MASK]"
 SPECIAL = (PAD, UNK, CLS, SEP, MASK)
@@ -158,5 +159,4 @@ class WordPiece:
         return ids
 
     def decode(self, ids) -> list[str]:
-        from lib.model.vocab import decode_ids
         return decode_ids(self.tokens, ids)

@@ -6,6 +6,13 @@ metadata would go stale the day the model is retrained).
 """
 from __future__ import annotations
 
+import base64
+import html
+import io
+import textwrap
+
+import numpy as np
+
 from lib.analysis.lens import stage_label
 
 from lib.pictures.colours import GROUP_COLOURS, PALETTE, ink_on, text_shade  # noqa: F401  (the figures' palette, one home)
@@ -30,8 +37,6 @@ def subplots(nrows: int = 1, ncols: int = 1, height: float = 3.0, width: float =
 def title(ax, text: str, fontsize: float = 10, **kw):
     """An axes' title cut into lines, at spaces, that fit the axes' width (about 0.6 em a character),
     so that the titles of small multiples neither run into each other nor off the canvas."""
-    import textwrap
-
     width_px = ax.get_position().width * ax.figure.get_figwidth() * 72      # in points
     most = max(8, int(width_px / (0.6 * fontsize)))
     lines = [line for part in text.split("\n") for line in (textwrap.wrap(part, most) or [""])]
@@ -51,8 +56,6 @@ def cell_text(ax, image, x, y, s: str, value: float, **kw):
 def png_bytes(fig, dpi: float) -> bytes:
     """`fig` as a PNG of at most 256 colours (a palette: a chart drawn in a few colours and their
     anti-aliased edges loses nothing visible, and the page carries a third of the bytes), then closed."""
-    import io
-
     import matplotlib.pyplot as plt
     from PIL import Image
 
@@ -72,9 +75,6 @@ def show(fig, alt: str) -> None:
     The image goes out as HTML (an <img> with the PNG inline) because the book's builder takes an
     image's alt text only from the page source, never from the output; a PNG and the text itself
     ride along for readers that cannot show HTML."""
-    import base64
-    import html
-
     from IPython.display import display
 
     alt = " ".join(alt.split())
@@ -117,8 +117,6 @@ def results_page(ax, ranked, title: str = "", highlight: str | None = None, k: i
 def number_grids(panels, height: float = 2.2, fontsize: float = 9):
     """Small grids of numbers side by side, each shaded by its values and titled: [(title, matrix), ...]
     (the convolution's image, maps and pooled maps). Each number is written in the ink its cell needs."""
-    import numpy as np
-
     fig, axes = subplots(1, len(panels), height=height)
     for ax, (name, m) in zip(np.atleast_1d(axes), panels):
         m = np.asarray(m)
@@ -133,8 +131,6 @@ def number_grids(panels, height: float = 2.2, fontsize: float = 9):
 def lens_grid(ax, view):
     """The logit lens as a grid: one column per stage, the best tokens down each column, shaded
     by probability; the tracked token is drawn in the accent colour."""
-    import numpy as np
-
     k, n = len(view.top[0]), len(view.stages)
     shade = np.array([[p for _, p in col] for col in view.top]).T
     image = ax.imshow(shade, cmap="Blues", vmin=0, vmax=1, aspect="auto")
@@ -168,8 +164,6 @@ def lens_climb(ax, view):
 
 def trajectory(ax, traj, label: str = "", colour: str | None = None):
     """The last position's path across the stages on a concept plane, stages labelled."""
-    import numpy as np
-
     xy = traj.coords
     colour = colour or PALETTE["main"]
     ax.plot(xy[:, 0], xy[:, 1], marker="o", color=colour, label=label or None)
@@ -224,8 +218,6 @@ def belt_strip(belt, title: str = "", per_row: int = 12):
 
 def print_matrix(name: str, m, rows, digits: int = 3) -> None:
     """A labelled matrix as text, one row per token (minus infinity written out), for the worked examples."""
-    import numpy as np
-
     m = np.atleast_2d(np.asarray(m, dtype=float))
     print(f"{name}  shape {m.shape}")
     for label, row in zip(rows, m):
@@ -240,8 +232,6 @@ def label_offsets(ax, coords, labels, fontsize: int) -> list[tuple[float, float]
     """An offset for each point's label that keeps it clear of the labels placed before it, where
     one of a few spots next to the point allows (the first spot otherwise), so that crowded maps
     stay readable. Labels are sized from their length: no renderer is needed."""
-    import numpy as np
-
     ax.autoscale_view()
     to_px = ax.figure.dpi / 72.0
     xy = ax.transData.transform(np.asarray(coords, float)[:, :2])
@@ -298,9 +288,6 @@ def with_alt(fig, alt: str, dpi: int = DPI):
     """A matplotlib figure as an image whose text description is computed from the numbers it
     draws. (A notebook's image output takes its alt text only from typed cell metadata, which
     cannot follow the data.) The figure is closed so that it is not also drawn a second time."""
-    import base64
-    import html
-
     from IPython.display import HTML
 
     check(fig, dpi)

@@ -11,6 +11,18 @@ from __future__ import annotations
 
 from typing import Callable
 
+import lib
+from lib.analysis.lens import lens_view
+from lib.analysis.maps import pca
+from lib.analysis.trajectory import residual_trajectory
+from lib.content.conveyor import referee, run_belt
+from lib.content.convolution import ocr_pass
+from lib.content.point_sets import point_set
+from lib.content.prompts import CONFIDENT, UNCERTAIN
+from lib.content.worked_examples import FILTERS, stroke_image
+from lib.model.readout import prompt_logits, results_page
+from lib.pictures import figures
+
 FIGURES: dict[str, Callable] = {}
 
 
@@ -22,16 +34,11 @@ def example(name: str):
 
 
 def _lm():
-    import lib
-
     return lib.load("calling-game")
 
 
 @example("results_page: three pages side by side (hallucination)")
 def _results_pages():
-    from lib.model.readout import prompt_logits, results_page
-    from lib.pictures import figures
-
     lm = _lm()
     fig, axes = figures.subplots(1, 3, height=2.9)
     for ax, prompt in zip(axes, ("<BOS> Pietro chiama Pietro", "<BOS> banana chiama", "<BOS> Tarso Tarso Tarso")):
@@ -42,10 +49,6 @@ def _results_pages():
 
 @example("results_page: ten lines, two pages (search-by-hand)")
 def _results_pages_ten():
-    from lib.content.prompts import CONFIDENT, UNCERTAIN
-    from lib.model.readout import prompt_logits, results_page
-    from lib.pictures import figures
-
     lm = _lm()
     fig, axes = figures.subplots(1, 2, height=3.4)
     for ax, prompt, xmax in ((axes[0], CONFIDENT, 1.0), (axes[1], UNCERTAIN, 0.5)):
@@ -56,10 +59,6 @@ def _results_pages_ten():
 
 @example("lens_grid over lens_climb (lever)")
 def _lens():
-    from lib.analysis.lens import lens_view
-    from lib.content.prompts import CONFIDENT
-    from lib.pictures import figures
-
     view = lens_view(_lm(), CONFIDENT, "Tarso")
     fig, (top, bottom) = figures.subplots(2, 1, height=5.6, gridspec_kw={"height_ratios": [3, 2]})
     figures.lens_grid(top, view)
@@ -69,10 +68,6 @@ def _lens():
 
 @example("trajectory (lever, residual-path)")
 def _trajectory():
-    from lib.analysis.trajectory import residual_trajectory
-    from lib.content.prompts import CONFIDENT
-    from lib.pictures import figures
-
     fig, ax = figures.subplots(height=3.2, width=6.5)
     figures.trajectory(ax, residual_trajectory(_lm(), CONFIDENT))
     return fig
@@ -80,18 +75,11 @@ def _trajectory():
 
 @example("belt_strip (tools)")
 def _belt():
-    from lib.content.conveyor import referee, run_belt
-    from lib.pictures import figures
-
     return figures.belt_strip(run_belt(_lm(), "<BOS>", referee(seed=0)), "one round, the referee as the tool")
 
 
 @example("scatter_map: the calling game's rows on PCA, with legend (three-ways)")
 def _scatter():
-    from lib.analysis.maps import pca
-    from lib.content.point_sets import point_set
-    from lib.pictures import figures
-
     ps = point_set("calling-game")
     fig, ax = figures.subplots(height=4.2)
     figures.scatter_map(ax, pca(ps.vectors).coords[:, :2], list(ps.labels), list(ps.groups),
@@ -101,10 +89,6 @@ def _scatter():
 
 @example("number_grids: a convolution's five grids (why-attention)")
 def _grids():
-    from lib.content.convolution import ocr_pass
-    from lib.content.worked_examples import FILTERS, stroke_image
-    from lib.pictures import figures
-
     image = stroke_image()
     run = ocr_pass(image, FILTERS)
     return figures.number_grids([("image", image), ("vertical filter: map", run["conv"]["vertical"]),

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from lib.pictures.colours import CONTRAST_LARGE, CONTRAST_TEXT, luminance
 
 # The book theme's article column at desktop width, in CSS pixels (measured on the built site at
@@ -70,7 +72,6 @@ def _overlap(a, b) -> bool:
 
 def problems(fig, dpi: float | None = None) -> list[str]:
     """What keeps `fig` from reading on the page (empty if nothing), for a figure saved at `dpi`."""
-    import numpy as np
     from matplotlib.colors import to_rgba
     from matplotlib.text import Text
 

@@ -24,6 +24,8 @@ from lib.analysis.lens import direct_logit_attribution, group_by_block, logit_le
 from lib.analysis.maps import analogy, best_probe, concept_plane, direction, pca
 from lib.model.readout import next_distribution
 from lib.model.store import LoadedModel, load, model_folder, sha256, WEIGHTS
+from lib.analysis.bigrams import bigram_table, compare
+from lib.analysis.corpus_fit import fit_summary
 
 # The epithets' roles: which player they name (x axis: Paolo +, Pietro -) and their kind
 # (y axis: peer +, subordinate -).
@@ -87,8 +89,6 @@ def calling_game_figures(lm: LoadedModel) -> dict:
 
 
 def hand_wired_figures(lm: LoadedModel) -> dict:
-    from lib.analysis.corpus_fit import fit_summary
-
     words = list(hand_wired.WORDS)
     vecs = embedding_vectors(lm)
     learned = np.array([vecs[w] for w in words])
@@ -155,8 +155,6 @@ def axes_read_back(seed: int) -> dict:
 
 def zero_layer_figures(lm: LoadedModel) -> dict:
     """How close the zero-layer model comes to the corpus's bigram table."""
-    from lib.analysis.bigrams import bigram_table, compare
-
     _, counts, probs = bigram_table()
     return {"bigram": compare(lm, probs, counts)}
 

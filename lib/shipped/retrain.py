@@ -19,6 +19,7 @@ from lib.model.readout import check_seed
 from lib.model.store import LoadedModel, check_save_folder, models_dir, save_model
 from lib.model.train import train
 from lib.model.vocab import Vocabulary
+from lib.shipped.behaviour import measure
 
 FINAL_LOSS_WINDOW = 50  # the final loss is the mean of the last steps, not one noisy batch
 
@@ -37,8 +38,6 @@ def output_folder(name: str, out=None, replace_shipped: bool = False) -> Path:
 
 def train_preset(name: str, seed: int | None = None, out: Path | str | None = None, progress: bool = True,
                  replace_shipped: bool = False) -> dict:
-    from lib.shipped.behaviour import measure
-
     preset = get_preset(name)
     tcfg = preset.train if seed is None else dataclasses.replace(preset.train, seed=check_seed(seed))
     folder = output_folder(name, out, replace_shipped)

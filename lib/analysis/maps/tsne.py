@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lib.analysis.maps import tsne_store
+from lib.analysis.maps.tsne_store import MIN_GRAD_NORM  # the optimiser's stop, one of the store's settings
 from lib.errors import CourseError, require
 
 
@@ -32,10 +34,6 @@ def check_seed(seed) -> int:
     return s
 
 
-# The optimiser stops when the gradient's norm falls below this (scikit-learn's default, 1e-7, is
-# never reached on these small sets: the KL stops moving in its fourth decimal long before). At
-# 1e-4 the KL of the 28- and 84-point sets is within 0.1% of a run four times as long.
-MIN_GRAD_NORM = 1e-4
 # Low perplexities (2 and 3 on 28 points; 2 to 5 on 84) need up to about 24,000 iterations to get
 # there (5,000 left 24 of the course's 103 runs unfinished, KL up to 2.5% higher). Finished runs
 # are stored (tsne_store), so the build does not pay for them again.
@@ -91,8 +89,6 @@ def tsne_run(x, perplexity: float = 5.0, seed: int = 0, max_iter: int = MAX_ITER
 
     A run the course has finished before is read from the store (`tsne_store`: keyed by the points'
     bytes, the perplexity, the seed and the settings), so the same call returns the same layout."""
-    from lib.analysis.maps import tsne_store
-
     x = _checked_points(x)
     p = check_perplexity(perplexity, len(x))
     require(isinstance(max_iter, int) and not isinstance(max_iter, bool) and max_iter >= EXAGGERATION_ITER,

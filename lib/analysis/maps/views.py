@@ -1,19 +1,21 @@
 """The maps of Part 2 as pure functions: t-SNE layouts of a named point set for any seeds, perplexity
 and iteration stop, and the concept plane a reader builds from words.
 
-The kernel's explorers (lib/chapters/part2/three_ways/explorers.py) call these on every change,
-the stored t-SNE runs (`tsne_store`) are computed by them, and the chapters measure with them: one
-computation behind every picture of a map.
+The kernel's explorers (lib/chapters/part2/three_ways/explorers.py) call these on every change, the stored t-SNE runs
+(`tsne_store`) are computed by them (`course_runs`, `rebuild`), and the chapters measure with them: one computation behind
+every picture of a map.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
-from lib.analysis.maps import concept_plane, gram_schmidt, nearest_indices
+from lib.analysis.maps import concept_plane, gram_schmidt, nearest_indices, tsne_store, unit_sphere
 from lib.analysis.maps.tsne import EXAGGERATION_ITER, MAX_ITER, TsneRun, check_perplexity, check_seed, tsne_run
 from lib.content.point_sets import POINT_SETS, WORD_SETS, PointSet, point_set  # noqa: F401  (the maps' inputs)
 from lib.errors import CourseError, require
@@ -122,6 +124,40 @@ def tsne_grid(points: str) -> dict:
                                     "kept": neighbours_kept(ps.vectors, r.layout, original=original),
                                     "n_iter": r.n_iter, "kl": float(f"{r.kl:.4g}"), "converged": r.converged}
     return table
+
+
+# ----------------------------------------------------------------------------- the stored runs
+def course_runs() -> list[tuple[str, np.ndarray, float, int, int]]:
+    """Every run the course shows: (what it is, points, perplexity, seed, iteration limit).
+
+    The explorer's grids over the point sets hold all of the chapters' runs on the raw rows (on the
+    known clusters, at every iteration stop too); the real-language page also lays out the rows moved
+    onto the unit sphere."""
+    runs = []
+    for name in POINT_SETS:
+        x = point_set(name).vectors
+        runs += [(name, x, p, s, n) for p, s, n in grid_cells(name)]
+    sphere = unit_sphere(point_set("real-language").vectors)
+    runs += [("real-language on the unit sphere", sphere, 10.0, s, MAX_ITER) for s in range(3)]
+    return runs
+
+
+def rebuild(progress=print) -> tuple[Path, int, int, int]:
+    """Compute every course run afresh and write the store. Returns (path, runs, runs allowed to go
+    on until they converge, how many of those converged); the others stop at an iteration stop."""
+    os.environ["COURSE_TSNE_STORE"] = "off"
+    try:
+        runs, full = {}, []
+        for what, x, p, s, n in course_runs():
+            run = tsne_run(x, p, s, n)
+            runs[tsne_store.run_key(x, p, s, n)] = run
+            if n == MAX_ITER:
+                full.append(run)
+            progress(f"{what}: {run.describe()}" + ("" if n == MAX_ITER else f" (the {n}-iteration stop)"))
+    finally:
+        os.environ.pop("COURSE_TSNE_STORE", None)
+    path = tsne_store.write(runs)
+    return path, len(runs), len(full), sum(r.converged for r in full)
 
 
 # ----------------------------------------------------------------------------- concept planes

@@ -1,9 +1,13 @@
 """Self-checks for the chapter "Switching attention off"."""
 from __future__ import annotations
 
-from lib.analysis.ablation import ablation_view, all_heads, head_effects, head_name
-from lib.exercises import Feedback, NOT_ANSWERED, check_choice, per_model, same_option, unanswered
+from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_effects, head_name
+from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_whole_number, per_model, same_option, unanswered
 from lib.exercises.site import Values, site_check
+from lib.analysis.head_survey import HOLDS_AT, ablation_survey, single_heads
+from lib.analysis.patching import patch, swap_players
+from lib.content.prompt_sets import epithet_sets
+from lib.model.store import load
 
 CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 # A later call the explorer does not offer: Paolo, called by a numbered player, calls Pietro.
@@ -68,16 +72,11 @@ KIND_HEAD = "L0H3"
 
 
 def _kind_set(lm):
-    from lib.content.prompt_sets import epithet_sets
-
     return epithet_sets(40, KIND_SET_SEED, max_tokens=lm.model.cfg.n_ctx)[KIND_EPITHET]
 
 
 @per_model
 def _lost_each_way(lm) -> tuple[int, int, int]:
-    from lib.analysis.ablation import KINDS
-    from lib.analysis.head_survey import ablation_survey, single_heads
-
     group, switch = _kind_set(lm), {KIND_HEAD: single_heads(lm.model)[KIND_HEAD]}   # the one head asked about
     return tuple(ablation_survey(lm, group, switch, kind=kind, seed=KIND_SET_SEED).lost(KIND_HEAD) for kind in KINDS)
 
@@ -85,9 +84,6 @@ def _lost_each_way(lm) -> tuple[int, int, int]:
 def _kind_args() -> dict:
     """What the page's twin reads: the set's prompts and the tokens the rules fix after them (inputs of
     the question, not its answer: the page switches the head off and counts)."""
-    from lib.analysis.head_survey import HOLDS_AT
-    from lib.model.store import load
-
     group = _kind_set(load("calling-game"))
     return {"prompts": [p.text for p in group], "targets": [p.target for p in group], "head": KIND_HEAD,
             "seed": KIND_SET_SEED, "holds_at": HOLDS_AT}
@@ -115,9 +111,6 @@ LOST_EACH_WAY = site_check(__name__, "lost_each_way", rule="open", reads="tuple"
 def lost_each_way(lm, answer) -> Feedback:
     """Investigate: answers KIND_HEAD loses on the KIND_EPITHET set of seed KIND_SET_SEED, switched off by
     zero, mean and resample ablation, as three whole numbers in that order."""
-    from lib.analysis.ablation import KINDS
-    from lib.exercises import as_number
-
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     try:
@@ -141,8 +134,6 @@ PATCH_TARGET, PATCH_AGAINST = "capo", "Cefa"
 
 @per_model
 def _best_patch(lm) -> tuple[str, int]:
-    from lib.analysis.patching import patch, swap_players
-
     r = patch(lm, PATCH_CLEAN, swap_players(PATCH_CLEAN), PATCH_TARGET, PATCH_AGAINST)
     best = max(r.head_cells(), key=lambda c: c["recovered"])
     return best["head"], int(best["position"])
@@ -167,8 +158,6 @@ BEST_PATCH = site_check(__name__, "best_patch", rule="open", reads="tuple", comp
 def best_patch(lm, answer) -> Feedback:
     """Investigate: the head and position whose write, patched from PATCH_CLEAN into its swapped twin,
     brings back the largest fraction of the capo-Cefa logit difference."""
-    from lib.exercises import check_whole_number
-
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not (isinstance(answer, (tuple, list)) and len(answer) == 2):

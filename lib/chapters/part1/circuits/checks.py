@@ -8,6 +8,7 @@ from lib.analysis.circuits import head_habits, ov_circuit
 from lib.content.prompt_sets import epithet_sets
 from lib.exercises import Feedback, check_choice, check_whole_number, per_model
 from lib.exercises.site import Values, site_check
+from lib.model.store import load
 
 PAIR = ((0, 1), (0, 3))   # two heads of layer 0, whose OV circuits the learner adds
 RANK_TOL = 1e-5           # a singular value counts above this share of the largest
@@ -53,8 +54,6 @@ def _self_values(lm) -> Values:
 
 def _capo_prompts() -> dict:
     """The page's input: the 40 prompts (the question's set, not its answer: the page runs them)."""
-    from lib.model.store import load
-
     return {"prompts": [p.text for p in _capo_set(load("calling-game"))]}
 
 

@@ -10,6 +10,7 @@ from lib.exercises import Feedback, check_whole_number
 from lib.exercises.site import Values, site_check
 from lib.chapters.part1.one_head.layer import random_layer, run_layer
 from lib.exercises.writing import Case, Mistake, WriteCheck
+from lib.model.store import load
 
 
 def _mlp_sizes() -> dict:
@@ -43,8 +44,6 @@ def mlp_weights(answer) -> Feedback:
 def _layer_cases() -> tuple[tuple, ...]:
     """(Q as one projection [T, heads x d_head], the library's queries [T, head, d_head], its z
     [T, head, d_head], what the case is) for random layers and the shipped model's layer 1."""
-    from lib.model.store import load
-
     out = []
     for seed, T, H, Dh, about in ((1, 5, 4, 3, "5 positions, 4 heads of size 3"),
                                   (2, 3, 2, 8, "3 positions, 2 heads of size 8"),

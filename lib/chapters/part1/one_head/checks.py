@@ -13,6 +13,7 @@ from lib.exercises import Feedback, check_number
 from lib.exercises.site import Values, site_check
 from lib.chapters.part1.one_head.layer import random_layer, run_layer
 from lib.exercises.writing import Case, Mistake, Unreadable, WriteCheck, first_future_cell, read_array
+from lib.model.store import load
 
 
 def _sat_row() -> dict:
@@ -161,8 +162,6 @@ def _pattern_leak(case: Case, got) -> str:
 
 @functools.cache
 def _head_cases() -> tuple[Case, ...]:
-    from lib.model.store import load
-
     def one(seed, T, d_model, d_head, about, scale=1.0):
         x, W_Q, W_K, W_V, W_O = random_layer(seed, T, d_model, 1, d_head, scale)
         return Case((x, W_Q[0], W_K[0], W_V[0], W_O[0]), about)

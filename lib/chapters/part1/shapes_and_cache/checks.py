@@ -7,6 +7,7 @@ import math
 from lib.exercises import Feedback
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
+from lib.model.store import load
 
 
 # ------------------------------------------------------------------ investigate: the cache run the other way
@@ -73,8 +74,6 @@ def grouped_kv_cache_bytes(layers, context, heads, group, d_head, bytes_per_numb
 
 
 def _kv_cases() -> list[Case]:
-    from lib.model.store import load
-
     cfg = load("calling-game").model.cfg
     a, b = GPT2_SMALL, SEVEN_B
     # First a case whose sizes all differ, so each missing or extra factor shows as itself (GPT-2

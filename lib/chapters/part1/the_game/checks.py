@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from lib.content.corpora import calling_game as cg
-from lib.exercises import Feedback, check_choice, check_number, per_model
+from lib.exercises import Feedback, NOT_ANSWERED, check_choice, check_number, per_model, shown, unanswered
 from lib.exercises.site import Values, site_check
+from lib.model.generate import sample_many
 
 # ------------------------------------------------------------------ predict: the end of a round
 CALL_BACK = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama 3 <SEP> 3 chiama Paolo"
@@ -49,8 +50,6 @@ REST_OF_ROUND = site_check(__name__, "rest_of_round", rule="open", reads="text",
 
 def rest_of_round(answer) -> Feedback:
     """Predict: the tokens that must follow CALL_BACK, to the end of the round."""
-    from lib.exercises import NOT_ANSWERED, shown, unanswered
-
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not isinstance(answer, str) or not answer.split():
@@ -76,8 +75,6 @@ RULE_ANSWERS = tuple(cg.RULES) + ("none",)
 
 @per_model
 def _model_rounds(lm) -> list[list[str]]:
-    from lib.model.generate import sample_many
-
     bos, eos = lm.vocab.id("<BOS>"), lm.vocab.id("<EOS>")
     samples = sample_many(lm.model, [bos], GENERATED_ROUNDS, lm.model.cfg.n_ctx - 1, seed=GENERATION_SEED, stop=eos)
     return [lm.vocab.decode(s) for s in samples]

@@ -11,6 +11,7 @@ from lib.content.prompt_sets import prompt_set
 from lib.model.readout import prompt_logits, softmax
 from lib.exercises import Feedback, check_choice, per_model, same_option, shown
 from lib.exercises.site import Values, site_check
+from lib.model.store import load
 
 PROMPT = "<BOS> Pietro chiama Paolo"
 TARGET = "Tarso"
@@ -39,8 +40,6 @@ def _blind_values(lm) -> Values:
 
 
 def _later_turn_args() -> dict:
-    from lib.model.store import load
-
     return {"prompt": later_turn(load("calling-game")), "target": TARGET}
 
 
@@ -91,7 +90,6 @@ BLOCK1_OFF = site_check(__name__, "block1_off", rule="number", compute="blockOff
 
 
 def _load():
-    from lib.model.store import load
     return load("calling-game")
 
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 from functools import partial
 import numpy as np
 
-from lib.analysis.maps.views import layouts, plane_view
+from lib.analysis.maps.views import SEEDS, layouts, plane_view, run
 from lib.content.point_sets import point_set
 from lib.analysis.maps import nearest_indices, pca
 from lib.exercises import Feedback, check_choice, check_number
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, read_like
+from lib.analysis.maps.tsne import tsne_run
+from lib.content import real_words
+from lib.content.clusters import centre_distance
+from lib.content.corpora import hand_wired as hw
+from lib.model.store import load
 
 
 # Investigate: the plane explorer gives one plane's share for the axes typed in it; which of six planes
@@ -65,16 +70,12 @@ def full_neighbour(points: str, word: str) -> str:
 
 def seeds_keeping(points: str, word: str, perplexity: float) -> int:
     """In how many of the stored seeds' layouts `word`'s nearest token on the page is its nearest in full."""
-    from lib.analysis.maps.views import SEEDS
-
     labels = point_set(points).labels
     true = full_neighbour(points, word)
     return sum(page_neighbour(layouts(points, perplexity, [s])[0], labels, word) == true for s in SEEDS)
 
 
 def _seed_values() -> Values:
-    from lib.analysis.maps.views import SEEDS
-
     return Values(seeds_keeping("calling-game", SEED_WORD, SEED_PERPLEXITY), hints={"every": len(SEEDS)})
 
 
@@ -92,8 +93,6 @@ def seeds_keeping_neighbour(answer) -> Feedback:
 def nearest_kept(points: str, perplexity: float, seed: int) -> int:
     """How many points' nearest neighbour in the full space (by distance) is also their nearest on
     the t-SNE page drawn with `perplexity` from `seed` (a stored, converged run)."""
-    from lib.analysis.maps.tsne import tsne_run
-
     x = point_set(points).vectors
     page = tsne_run(x, perplexity, seed).layout
     return int((nearest_indices(x, 1)[:, 0] == nearest_indices(page, 1)[:, 0]).sum())
@@ -123,15 +122,11 @@ KNOWN_CHOICES = ("data", "perplexity 10")
 
 def far_over_near(layout) -> float:
     """How many times farther `far` is from `tight` than `near` is (between the clusters' means)."""
-    from lib.content.clusters import centre_distance
-
     groups = point_set("known-clusters").groups
     return centre_distance(layout, groups, "tight", "far") / centre_distance(layout, groups, "tight", "near")
 
 
 def _closer_values() -> Values:
-    from lib.analysis.maps.views import SEEDS, run
-
     truth = far_over_near(point_set("known-clusters").vectors)
     mean_at = {p: float(np.mean([far_over_near(run("known-clusters", p, s).layout) for s in SEEDS])) for p in (10, 50)}
     expected = "data" if abs(mean_at[50] - truth) < abs(mean_at[50] - mean_at[10]) else "perplexity 10"
@@ -184,10 +179,6 @@ def _pca_by_hand(x, k, *, centre=True, squared=True, of_kept=False, scale=False,
 
 
 def _pca_cases() -> list[Case]:
-    from lib.content import real_words
-    from lib.content.corpora import hand_wired as hw
-    from lib.model.store import load
-
     rng = np.random.default_rng(21)
     cloud = rng.normal(size=(30, 7)) * np.linspace(3, 0.5, 7) + 4.0   # off-centre, distinct spreads
     E = load("calling-game").model.W_E.detach().double().numpy()

@@ -8,6 +8,7 @@ from lib.analysis.maps import cosine_matrix, nearest
 from lib.exercises import Feedback, check_number
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
+from lib.model.store import load
 
 
 # ------------------------------------------------------------------ investigate: a pair the page did not print
@@ -84,8 +85,6 @@ def _ranked(rows, names, word, k, *, score="cos", keep_self=False, farthest=Fals
 
 
 def _neighbour_cases() -> list[Case]:
-    from lib.model.store import load
-
     lm = load("calling-game")
     E = lm.model.W_E.detach().double().numpy()
     rng = np.random.default_rng(0)   # a draw where cosine, dot product and distance rank differently

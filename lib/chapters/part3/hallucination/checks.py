@@ -34,8 +34,6 @@ CONFIDENT_AT = 0.9
 def _confident_examples(lm) -> Values:
     """Prompts the tests type (an open check ships no values): a right one, found among prompts that end
     in a call the rules could not have made, and one per text."""
-    from lib.analysis.signs import read_signs
-
     candidates = [f"<BOS> {a} chiama {b}" for a in ("Paolo", "1", "2") for b in ("Pietro", "Paolo", "3")]
     right = next(p for p in candidates if not read_signs(lm, p).on_distribution
                  and read_signs(lm, p).top_prob > CONFIDENT_AT)

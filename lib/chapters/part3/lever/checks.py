@@ -8,14 +8,16 @@ from types import SimpleNamespace
 import numpy as np
 import torch
 
-from lib.analysis.lens import read_out
+from lib.analysis.lens import lens_view, read_out
 from lib.model.transformer import LayerNorm
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
 from lib.content.prompts import CONFIDENT
-from lib.analysis.lens import lens_view
 from lib.analysis.trajectory import residual_trajectory
 from lib.exercises import Feedback, check_choice, check_number
+from lib.content.prompt_sets import epithet_sets
+from lib.model.readout import prompt_logits
+from lib.model.store import load
 
 
 # The investigations go where the chapter's figures do not: a numbered player calls Paolo, and the
@@ -31,9 +33,6 @@ VICE_SET_SEED, VICE_STAGE = 0, "blocks.1.attn"
 @functools.cache
 def vice_set() -> tuple[str, ...]:
     """The 40 later-turn prompts of the vice set drawn with VICE_SET_SEED, as text."""
-    from lib.content.prompt_sets import epithet_sets
-    from lib.model.store import load
-
     n_ctx = load("calling-game").model.cfg.n_ctx
     return tuple(p.text for p in epithet_sets(40, VICE_SET_SEED, max_tokens=n_ctx)["vice"])
 
@@ -124,8 +123,6 @@ def _lens_by_hand(resid, gain, bias, W_U, b_U, *, norm=True, centre=True, ddof=0
 
 @functools.cache
 def _lens_cases() -> tuple[Case, ...]:
-    from lib.model.store import load
-
     hw = load("hand-wired")
     m = hw.model
     prompt = "<BOS> the king is"
@@ -174,8 +171,6 @@ WITHOUT_MLP = 1
 
 
 def _without_values(lm) -> Values:
-    from lib.model.readout import prompt_logits
-
     tokens = lm.vocab.tokens
     intact = tokens[int(prompt_logits(lm, CONFIDENT).argmax())]
     expected = tokens[int(prompt_logits(lm, CONFIDENT, ablate_mlps=[WITHOUT_MLP]).argmax())]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from lib.analysis.signs import read_signs
 from lib.exercises import PROMPT_TEXTS, Feedback, prompt_signs
 from lib.exercises.site import Values, site_check
+from lib.model.store import load
 
 REVIEW_PROMPTS = ("<BOS> Pietro chiama Paolo", "<BOS> Pietro chiama 4 <SEP> 4 chiama",
                   "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro")
@@ -11,8 +12,6 @@ REVIEW_PROMPTS = ("<BOS> Pietro chiama Paolo", "<BOS> Pietro chiama 4 <SEP> 4 ch
 
 def _rules_want() -> dict[str, str | None]:
     """The word the game's rules fix after each prompt, where they fix one (the rules, not the model)."""
-    from lib.model.store import load
-
     lm = load("calling-game")
     return {p: read_signs(lm, p).rules_want for p in REVIEW_PROMPTS}
 

@@ -13,6 +13,7 @@ from lib.model.readout import prompt_logits, softmax, truncation_mask
 from lib.exercises import Feedback, as_number, check_number, check_whole_number, per_model
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
+from lib.model.store import load
 
 
 # ------------------------------------------------------------------ write: softmax with a temperature
@@ -24,8 +25,6 @@ def _stable(z):
 
 @functools.cache
 def _logit_cases() -> tuple[Case, ...]:
-    from lib.model.store import load
-
     lm = load("calling-game")
     flat, sharp = prompt_logits(lm, UNCERTAIN), prompt_logits(lm, CONFIDENT)
     g = torch.Generator().manual_seed(3)
@@ -105,8 +104,6 @@ def _kept_the_best(probs, got) -> str | None:
 
 
 def _truncate_cases() -> list[Case]:
-    from lib.model.store import load
-
     lm = load("calling-game")
     flat, sharp = softmax(prompt_logits(lm, UNCERTAIN)), softmax(prompt_logits(lm, CONFIDENT))
     rng = np.random.default_rng(11)

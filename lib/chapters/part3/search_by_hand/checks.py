@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from lib.analysis.search import model_search, search
+from lib.analysis.search import model_dictionary, model_query, model_search, search
 from lib.content.worked_examples import SEARCH_DICTIONARY, SEARCH_QUERY
 from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_number, shown, unanswered
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
+from lib.content.prompts import UNCERTAIN
+from lib.model.readout import MIN_TEMPERATURE
+from lib.model.store import load
 
 # The predict exercises use a new query against the chapter's dictionary.
 EXERCISE_QUERY = (0.2, 1.0, 0.4)
@@ -126,8 +129,6 @@ TEMPERATURE_FOR_HALF = site_check(
 def temperature_for_half(lm, answer) -> Feedback:
     """Investigate: the temperature at which the top candidate's probability after HALF_PROMPT falls to
     one half (within HALF_TOL)."""
-    from lib.model.readout import MIN_TEMPERATURE
-
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     value = as_number(answer)
@@ -162,10 +163,6 @@ def _cosines(query, dictionary):
 
 
 def _search_cases() -> list[Case]:
-    from lib.analysis.search import model_dictionary, model_query
-    from lib.model.store import load
-    from lib.content.prompts import UNCERTAIN
-
     lm = load("calling-game")
     words = list(SEARCH_DICTIONARY)
     rng = np.random.default_rng(4)
