@@ -114,8 +114,8 @@ class Explorer:
     def widget(self):
         """The live box in a kernel (lib.explorers.kernel), built on first use."""
         if self._box is None:
-            # Deferred: the kernel's module imports ipywidgets and anywidget, which a definition, the
-            # site's build and the tests that never show a widget need not load.
+            # The kernel's module imports ipywidgets and anywidget, which a definition, the site's build
+            # and the tests that never show a widget need not load: deferred until a widget is shown.
             from lib.explorers.kernel import widget
             self._box = widget(self)
         return self._box

@@ -55,7 +55,7 @@ def export_reference(name: str, models: Path) -> Path:
     library holds them), up to the longest round."""
     # Deferred, as below: the analysis and the model store import torch, which the page's element does not need.
     from lib.analysis.ablation import reference_set
-    from lib.model.store import load
+    from lib.model.store import load  # deferred: imports torch, as the line above does
 
     ref = reference_set(load(name))
     path = models / f"{name}.reference.json"
@@ -67,7 +67,7 @@ def export_reference(name: str, models: Path) -> Path:
 def export_site(folder: Path) -> list[Path]:
     """Write the shipped models, the explorers' own site files and the point sets under `folder` (the
     site's _static/explorers)."""
-    from lib.model.store import META, WEIGHTS, model_folder, shipped_names
+    from lib.model.store import META, WEIGHTS, model_folder, shipped_names  # deferred: imports torch (above)
 
     written = []
     models = folder / "models"

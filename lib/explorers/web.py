@@ -27,6 +27,12 @@ import shutil
 from pathlib import Path
 
 from lib import chapters
+from lib.analysis.inventory import MAX_COUNT
+from lib.analysis.patching import MIN_CHANGE
+from lib.content.corpora.calling_game import page_constants as game
+from lib.messages import MESSAGES
+from lib.model.readout import MAX_SEED, MIN_TEMPERATURE, TOP_P_FLOOR
+from lib.pictures import colours
 
 JS = Path(__file__).resolve().parent / "js"
 CONSTANTS = "constants.js"
@@ -50,13 +56,6 @@ _SAFE_INTEGER = 2**53 - 1
 
 def constants() -> dict:
     """Every value the page shares with the library, by the name the page's modules import."""
-    from lib.analysis.inventory import MAX_COUNT
-    from lib.analysis.patching import MIN_CHANGE
-    from lib.content.corpora.calling_game import page_constants as game
-    from lib.messages import MESSAGES
-    from lib.model.readout import MAX_SEED, MIN_TEMPERATURE, TOP_P_FLOOR
-    from lib.pictures import colours
-
     return {"PALETTE": colours.PALETTE, "GROUP_COLOURS": list(colours.GROUP_COLOURS),
             "BLUE_LOW": list(colours.BLUE_LOW), "BLUE_HIGH": list(colours.BLUE_HIGH),
             "BLUE_SHADES": colours.BLUE_SHADES, "BLUE_INKS": colours.blue_inks(), "MASKED": list(colours.MASKED),
