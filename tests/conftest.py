@@ -4,6 +4,14 @@ import sys
 
 import pytest
 
+# The tests mirror the package (tests/model/test_readout.py tests lib/model/readout.py) and are
+# packages under the repository's root (tests.model.test_readout), so two folders may hold test files
+# of the same name. tests/browser is the exception: it has no __init__.py and keeps its own conftest.
+# The shared helper modules (helpers, explorer_cases) are imported by their plain names.
+TESTS = os.path.dirname(os.path.abspath(__file__))
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
+
 
 @pytest.fixture
 def run_cli(capsys):

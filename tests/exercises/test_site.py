@@ -14,7 +14,7 @@ from lib import chapters
 from lib.exercises.catalogue import catalogue
 from lib.exercises.site import SiteCheck, declarations, module_text, registry, typed_answer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHECKS_JS = ROOT / "lib" / "explorers" / "js" / "checks.js"
 SITE = ROOT / "_build" / "html"
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from test_grade import (DISPLAYED_VERDICT, ESCAPES, LABELS, NAME, ROOT, answer_cells, insert_above, insert_checks_patch,
+from .test_grade import (DISPLAYED_VERDICT, ESCAPES, LABELS, NAME, ROOT, answer_cells, insert_above, insert_checks_patch,
                         solutions, student_notebook)
 
 NOBODY = pwd.getpwnam("nobody").pw_uid if "nobody" in {p.pw_name for p in pwd.getpwall()} else 65534

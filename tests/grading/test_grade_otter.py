@@ -13,10 +13,7 @@ import pytest
 
 import otter  # noqa: F401  (the real package: the test is about it)
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_grade import LABELS, NAME, answer_cells, insert_checks_patch, solutions, student_notebook  # noqa: E402
+from .test_grade import LABELS, NAME, ROOT, answer_cells, insert_checks_patch, solutions, student_notebook
 
 
 def forge(nb):

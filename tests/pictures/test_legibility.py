@@ -19,7 +19,7 @@ from lib.pictures.colours import GROUP_COLOURS, PALETTE, contrast, ink_on, text_
 from lib.pictures.gallery import FIGURES  # noqa: E402
 from lib.pictures.legibility import problems  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 
 # A whole-number answer below this is not searched for: small counts ("3", "Part 2", "layer 0")
