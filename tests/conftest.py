@@ -13,6 +13,41 @@ if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
 
+# One fixture per shipped model, made once for the whole run (a worker's run: xdist gives each worker
+# its own session). A test reads a model; one that changes a model makes its own (helpers.small_model)
+# or works on a copy of the data (course_data).
+@pytest.fixture(scope="session")
+def calling_game():
+    """The calling-game model, the one the chapters call `lm`."""
+    from lib.model.store import load
+    return load("calling-game")
+
+
+@pytest.fixture(scope="session")
+def lm(calling_game):
+    """The calling-game model under the name the chapters and the checks give it."""
+    return calling_game
+
+
+@pytest.fixture(scope="session")
+def zero_layer():
+    from lib.model.store import load
+    return load("zero-layer")
+
+
+@pytest.fixture(scope="session")
+def hand_wired():
+    from lib.model.store import load
+    return load("hand-wired")
+
+
+@pytest.fixture(scope="session")
+def minilm_model():
+    """The pretrained MiniLM (all-MiniLM-L6-v2), as lib.model.minilm loads it."""
+    from lib.model import minilm
+    return minilm.load()
+
+
 @pytest.fixture
 def run_cli(capsys):
     """`python -m lib ARGS`, run in this process (a new interpreter costs seconds of importing
