@@ -41,3 +41,13 @@ def test_the_catalogue_lists_every_exercise_with_its_self_check():
         module = chapters.checks(e.chapter)
         for name in e.checks:
             assert callable(getattr(module, name, None)), f"{e.label}: the chapter's checks have no {name}"
+
+
+def test_every_exercise_in_the_catalogue_has_a_kind():
+    """Every exercise on the pages names its kind (write, predict or investigate): the website labels it and
+    the plans count it. An exercise without one fails here, naming it."""
+    from lib.exercises.catalogue import KINDS, catalogue
+
+    listed = catalogue()
+    assert listed
+    assert [f"{e.chapter}: {e.label}" for e in listed if e.kind not in KINDS] == []
