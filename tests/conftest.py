@@ -1,6 +1,7 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,28 @@ import pytest
 TESTS = os.path.dirname(os.path.abspath(__file__))
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
+
+
+# The tiers (the markers are registered in pyproject.toml). Everything in these folders gets the marker;
+# `make test-fast` leaves out site, browser and slow, `make test` runs everything.
+FOLDER_MARKERS = {"site": "site", "browser": "browser", "grading": "slow"}
+# Tests elsewhere that belong to a tier for the same reasons: a Jupyter kernel started, the built site read.
+BY_NAME = {"exercises/test_writing.py::test_the_write_check_runs_in_a_real_kernel": "slow",
+           "exercises/test_site.py::test_the_class_site_ships_no_answer": "site"}
+
+
+def pytest_collection_modifyitems(config, items):
+    tests = Path(TESTS)
+    for item in items:
+        try:
+            where = Path(item.path).relative_to(tests)
+        except ValueError:               # a test file given outside tests/
+            continue
+        marker = FOLDER_MARKERS.get(where.parts[0]) if len(where.parts) > 1 else None
+        if marker:
+            item.add_marker(marker)
+        if f"{where.as_posix()}::{item.name}" in BY_NAME:
+            item.add_marker(BY_NAME[f"{where.as_posix()}::{item.name}"])
 
 
 # One fixture per shipped model, made once for the whole run (a worker's run: xdist gives each worker

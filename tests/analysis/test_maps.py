@@ -193,7 +193,7 @@ def _clear_tsne_caches():
 
 def test_every_course_run_is_stored_and_converged(run_in_process):
     """Every run the course shows is stored; every run allowed to go on until it converges did (the
-    others are the known clusters' iteration stops, test_tsne_steps.py)."""
+    others are the known clusters' iteration stops, tests/analysis/maps/test_tsne.py)."""
     code, out, _ = run_in_process("tsne")
     assert code == 0 and "203 of the course's 203 t-SNE runs are stored" in out, out
     import json

@@ -121,7 +121,7 @@ def test_the_class_site_ships_no_answer():
     """On a class site (`make book SOLUTIONS=hide`) no page holds a solution, and no script the site
     ships (the course's modules, the generated tables, the data in its pages' script elements) holds
     an exercise's expected value. (A page's prose may print the same number as another quantity,
-    GPT-2's embedding size is its search's multiply-adds: tests/test_exercise_pages.py holds the prose
+    GPT-2's embedding size is its search's multiply-adds: tests/site/test_exercise_pages.py holds the prose
     above each exercise to its answer.)"""
     table = SITE / "_static" / "explorers" / "exercise_checks.js"
     if not table.exists():

@@ -1,6 +1,6 @@
 """The grader run by a user who is not root: every learner's run in a user namespace of its own.
 
-tests/test_grade.py grades its class as whoever runs the tests (root in CI and in a container,
+tests/grading/test_grade.py grades its class as whoever runs the tests (root in CI and in a container,
 where the run needs no user namespace). This file grades a small class of the same chapter as a
 user without privileges, for real: the grader drops to `nobody` when the tests run as root (in a
 mount namespace of its own where the interpreter is reachable, if it lives in a folder only root

@@ -92,7 +92,7 @@ def test_retraining_goes_to_retrained_unless_the_shipped_model_is_asked_for(cour
 
 
 def untrained(model_cfg, train_cfg, corpus, progress=True, **kwargs):
-    """The training loop's result without its minute of work (test_training.py runs the real one)."""
+    """The training loop's result without its minute of work (tests/model/test_train.py runs the real one)."""
     from lib.model.train import TrainResult
     from lib.model.transformer import Transformer
     torch.manual_seed(train_cfg.seed)
