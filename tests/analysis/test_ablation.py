@@ -7,14 +7,8 @@ from lib.analysis.head_survey import Switch, ablation_survey
 from lib.content.prompt_sets import prompt_set
 from lib.errors import CourseError
 from lib.model.readout import last_logits
-from lib.model.store import load
 
 UNSHOWN_SEED = 8807
-
-
-@pytest.fixture(scope="module")
-def lm():
-    return load("calling-game")
 
 
 @pytest.fixture(scope="module")

@@ -24,11 +24,6 @@ from lib.model.vocab import Vocabulary
 UNSHOWN_SEED = 8807   # no chapter draws its prompts with this seed
 
 
-@pytest.fixture(scope="module")
-def lm():
-    return load("calling-game")
-
-
 def random_lm():
     """A small random model with LayerNorm, GELU and an untied unembedding, dressed as a loaded model."""
     model = small_model(layer_norm=True, act="gelu", tied=False)

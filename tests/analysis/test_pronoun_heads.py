@@ -14,8 +14,9 @@ pytestmark = pytest.mark.skipif(minilm.package_dir() is None, reason=f"{minilm.P
 
 
 @pytest.fixture(scope="module")
-def lm():
-    return minilm.load()
+def lm(minilm_model):
+    """The session's MiniLM (tests/conftest.py), under this file's name for it."""
+    return minilm_model
 
 
 def test_the_set_is_labelled_as_it_says(lm):

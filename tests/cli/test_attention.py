@@ -32,12 +32,12 @@ def test_json_patterns_of_a_shipped_model_are_its_cache(run_in_process, model):
 
 
 @needs_minilm
-def test_minilm_json_has_wordpiece_tokens_and_every_pattern(run_in_process):
+def test_minilm_json_has_wordpiece_tokens_and_every_pattern(run_in_process, minilm_model):
     text = "Ingrid's kayak capsized near Reykjavík; luckily, she swam ashore."
     code, out, err = run_in_process("attention", "minilm", text, "--json")
     assert code == 0, err
     got = json.loads(out)
-    lm = minilm.load()
+    lm = minilm_model
     tokens, patterns = lm.patterns(text)
     assert got["model"] == "minilm" and got["tokens"] == tokens
     assert got["tokens"][0] == "[CLS]" and got["tokens"][-1] == "[SEP]" and "reykjavik" in "".join(tokens)

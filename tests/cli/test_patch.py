@@ -7,17 +7,11 @@ import numpy as np
 import pytest
 
 from lib.analysis.patching import patch
-from lib.model.store import load
 
 CG = "calling-game"
 CLEAN = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"
 CORRUPTED = "<BOS> Pietro chiama Paolo <SEP> Paolo chiama 4"
 KEYS = {"model", "clean", "corrupted", "target", "against", "clean_diff", "corrupted_diff", "heads", "mlps", "resid"}
-
-
-@pytest.fixture(scope="module")
-def lm():
-    return load(CG)
 
 
 def test_json_has_every_cell_and_the_librarys_numbers(run_in_process, lm):

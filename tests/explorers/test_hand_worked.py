@@ -9,17 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-import lib
 from lib.explorers import hand_worked
 from lib.explorers.definition import REGISTRY, every_example
 
 HAND = ("window_explorer", "bigram_explorer", "cat_sat_explorer", "heads_explorer")
 EXAMPLE = "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo vice <SEP> Paolo chiama Pietro"
-
-
-@pytest.fixture(scope="module")
-def lm():
-    return lib.load("calling-game")
 
 
 def test_the_registry_holds_them():
@@ -43,8 +37,8 @@ def test_the_window_is_a_box_and_the_head_is_the_models_pattern(lm):
     assert ex.compute(dict(ex.defaults(), prompt="<BOS> Paolo"))["window"] == hand_worked.box_filter(2, 3)
 
 
-def test_the_bigram_view_reads_the_last_token_alone_and_the_counted_table():
-    zl = lib.load("zero-layer")
+def test_the_bigram_view_reads_the_last_token_alone_and_the_counted_table(zero_layer):
+    zl = zero_layer
     ex = hand_worked.bigram_explorer(zl, ["<BOS> Pietro chiama Paolo"])
     tokens, table, pairs = hand_worked.counted_table()
     a = ex.compute(dict(ex.defaults(), prompt="<BOS> Pietro chiama Paolo"))

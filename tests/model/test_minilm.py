@@ -48,8 +48,9 @@ UNSEEN = [
 
 
 @pytest.fixture(scope="module")
-def lm():
-    return minilm.load()
+def lm(minilm_model):
+    """The session's MiniLM (tests/conftest.py), under this file's name for it."""
+    return minilm_model
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -69,11 +69,9 @@ def test_top_p_is_judged_after_top_k_shares_the_probability_out():
     assert truncation_mask(probs, top_p=0.58).tolist() == [True, True, True, False, False]
 
 
-def test_the_prompt_named_in_the_sampling_bug_keeps_three_tokens():
-    import lib
+def test_the_prompt_named_in_the_sampling_bug_keeps_three_tokens(lm):
     from lib.model.readout import prompt_logits
 
-    lm = lib.load("calling-game")
     final = reshape(prompt_logits(lm, "<BOS> Pietro chiama"), top_k=5, top_p=0.5)
     assert int((final > 0).sum()) == 3
 

@@ -25,13 +25,13 @@ def test_metadata_is_complete_and_the_checksum_matches(name):
     assert set(load_file(str(folder / WEIGHTS))) == set(load(name).model.state_dict())
 
 
-def test_calling_game_has_the_specified_shape():
-    cfg = load("calling-game").model.cfg
+def test_calling_game_has_the_specified_shape(lm):
+    cfg = lm.model.cfg
     assert (cfg.n_layers, cfg.n_heads, cfg.d_model, cfg.tied, cfg.vocab_size) == (2, 4, 64, True, 28)
 
 
-def test_hand_wired_has_the_specified_shape_and_records_its_figures():
-    lm = load("hand-wired")
+def test_hand_wired_has_the_specified_shape_and_records_its_figures(hand_wired):
+    lm = hand_wired
     cfg = lm.model.cfg
     assert (cfg.n_layers, cfg.n_heads, cfg.d_model) == (2, 2, 32)
     fig = lm.meta["behaviour"]
@@ -41,13 +41,13 @@ def test_hand_wired_has_the_specified_shape_and_records_its_figures():
     assert 0 <= fig["probes_read_back"] <= 6 and 0 <= fig["analogies_recovered"] <= 5
 
 
-def test_the_hand_wired_model_has_learned_its_corpus():
+def test_the_hand_wired_model_has_learned_its_corpus(hand_wired):
     """Part 2 tests what the hand-wired model recovered of its table; that only means something
     once it has learned the sentences themselves, to within 0.02 nats of the corpus's entropy."""
     from lib.analysis.corpus_fit import fit_summary
     from lib.shipped.behaviour import HAND_WIRED_MAX_GAP
 
-    lm = load("hand-wired")
+    lm = hand_wired
     fit = fit_summary(lm)
     assert fit["entropy_floor"] < fit["expected_loss"] <= fit["entropy_floor"] + HAND_WIRED_MAX_GAP, fit
     recorded = lm.meta["behaviour"]["corpus_fit"]

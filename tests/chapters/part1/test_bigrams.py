@@ -3,13 +3,12 @@ answer and names the typical mistakes, without giving the answer away."""
 
 import numpy as np
 
-from lib.model.store import load
 
 
-def test_bigram_two_steps_check():
+def test_bigram_two_steps_check(zero_layer):
     from lib.chapters.part1.bigrams import checks as bigrams
     from lib.model.readout import prompt_logits, softmax
-    zl = load("zero-layer")
+    zl = zero_layer
     prefix, target = bigrams.TWO_STEPS["prefix"], bigrams.TWO_STEPS["target"]
     paths = bigrams.two_step_paths(zl, prefix, target)
     # The ways through x, summed over every x: the model's page two steps on, by brute force.
@@ -26,9 +25,9 @@ def test_bigram_two_steps_check():
     assert not bigrams.two_steps_ahead(zl, ...).answered
 
 
-def test_bigram_unseen_pair_check():
+def test_bigram_unseen_pair_check(zero_layer):
     from lib.chapters.part1.bigrams import checks as bigrams
-    zl = load("zero-layer")
+    zl = zero_layer
     p = bigrams.unseen_probability(zl)
     assert 0 < p < 0.001, "the predict's right range is the second"
     assert bigrams.unseen_pair(zl, bigrams.range_of(p))

@@ -3,14 +3,13 @@ right answer and names the typical mistakes, without giving the answer away."""
 
 import numpy as np
 
-from lib.model.store import load
 
 
-def test_part2_hand_wired_checks():
+def test_part2_hand_wired_checks(hand_wired):
     from lib.content.corpora import hand_wired as hw
     from lib.chapters.part2.hand_wired import checks as hand_wired
     from lib.analysis.maps import analogy, pca
-    hwm = load("hand-wired")
+    hwm = hand_wired
     E = hwm.model.W_E.detach().double().numpy()
     vecs = {w: E[hwm.vocab.id(w)] for w in hw.WORDS}
     learned = np.array([vecs[w] for w in hw.WORDS])

@@ -4,13 +4,12 @@ mistakes, without giving the answer away."""
 
 import numpy as np
 
-from lib.model.store import load
 
 
-def test_part2_embedding_checks(lm):
+def test_part2_embedding_checks(lm, zero_layer):
     from lib.chapters.part2.what_an_embedding_is import checks as emb
     from lib.analysis.maps import nearest
-    zl = load("zero-layer")
+    zl = zero_layer
     # Cefa's neighbour in the zero-layer model: right; the calling-game model's; Cefa itself; not a token.
     word = nearest(zl.model.W_E.detach().double().numpy(), zl.vocab.tokens, "Cefa", 1)[0][0]
     cg_word = nearest(lm.model.W_E.detach().double().numpy(), lm.vocab.tokens, "Cefa", 1)[0][0]
