@@ -1,6 +1,7 @@
 # The course's commands. Each creates what it needs on first use.
 #   make book    environment, assets, every chapter executed, the website built
 #   make test    everything make book does, then every test (Debian's chromium is installed if missing)
+#   make test-fast  the library's and the checks' tests only: no book, no browser, no grading (a few minutes)
 #   make serve   the built site on http://127.0.0.1:8000/
 #   make lab     JupyterLab on the reader-ready notebooks (written to notebooks/ from the chapters)
 #   make student student notebooks (no solutions, no outputs) in student/
@@ -28,7 +29,7 @@ SOLUTIONS ?= fold
 # JupyterLab's settings for a reader (no news prompt, no update check), as binder/postBuild installs them.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book test serve lab student grade bench bench-grade export-otter chromium clean
+.PHONY: install book test test-fast serve lab student grade bench bench-grade export-otter chromium clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-nodeps.txt pyproject.toml binder/jupyterlab-overrides.json
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +65,11 @@ chromium:
 test: install $(TEST_STAMP) chromium
 	$(PY) scripts/book.py build
 	$(TEST_THREADS) $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --durations=30 $(PYTEST_ARGS)
+
+# The tests that need no built book, no browser and no class to grade (markers: pyproject.toml, tests/conftest.py).
+test-fast: install $(TEST_STAMP)
+	$(TEST_THREADS) $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --durations=30 \
+		-m "not site and not browser and not slow" $(PYTEST_ARGS)
 
 serve:
 	@test -f _build/html/index.html || $(MAKE) book

@@ -1,8 +1,74 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+# The tests mirror the package (tests/model/test_readout.py tests lib/model/readout.py) and are
+# packages under the repository's root (tests.model.test_readout), so two folders may hold test files
+# of the same name. tests/browser is the exception: it has no __init__.py and keeps its own conftest.
+# The shared helper modules (helpers, explorer_cases) are imported by their plain names.
+TESTS = os.path.dirname(os.path.abspath(__file__))
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
+
+
+# The tiers (the markers are registered in pyproject.toml). Everything in these folders gets the marker;
+# `make test-fast` leaves out site, browser and slow, `make test` runs everything.
+FOLDER_MARKERS = {"site": "site", "browser": "browser", "grading": "slow"}
+# Tests elsewhere that belong to a tier for the same reasons: a Jupyter kernel started, the built site read.
+BY_NAME = {"exercises/test_writing.py::test_the_write_check_runs_in_a_real_kernel": "slow",
+           "exercises/test_site.py::test_the_class_site_ships_no_answer": "site"}
+
+
+def pytest_collection_modifyitems(config, items):
+    tests = Path(TESTS)
+    for item in items:
+        try:
+            where = Path(item.path).relative_to(tests)
+        except ValueError:               # a test file given outside tests/
+            continue
+        marker = FOLDER_MARKERS.get(where.parts[0]) if len(where.parts) > 1 else None
+        if marker:
+            item.add_marker(marker)
+        if f"{where.as_posix()}::{item.name}" in BY_NAME:
+            item.add_marker(BY_NAME[f"{where.as_posix()}::{item.name}"])
+
+
+# One fixture per shipped model, made once for the whole run (a worker's run: xdist gives each worker
+# its own session). A test reads a model; one that changes a model makes its own (helpers.small_model)
+# or works on a copy of the data (course_data).
+@pytest.fixture(scope="session")
+def calling_game():
+    """The calling-game model, the one the chapters call `lm`."""
+    from lib.model.store import load
+    return load("calling-game")
+
+
+@pytest.fixture(scope="session")
+def lm(calling_game):
+    """The calling-game model under the name the chapters and the checks give it."""
+    return calling_game
+
+
+@pytest.fixture(scope="session")
+def zero_layer():
+    from lib.model.store import load
+    return load("zero-layer")
+
+
+@pytest.fixture(scope="session")
+def hand_wired():
+    from lib.model.store import load
+    return load("hand-wired")
+
+
+@pytest.fixture(scope="session")
+def minilm_model():
+    """The pretrained MiniLM (all-MiniLM-L6-v2), as lib.model.minilm loads it."""
+    from lib.model import minilm
+    return minilm.load()
 
 
 @pytest.fixture

@@ -1,6 +1,8 @@
 """Shared test helpers (a module, not conftest: tests/browser has a conftest of its own)."""
+import numpy as np
 import torch
 
+from lib.exercises import Feedback
 from lib.model.config import ModelConfig
 from lib.model.transformer import Transformer
 
@@ -38,3 +40,15 @@ def figures_differ(now, then, rel: float, path: str = "") -> list[str]:
         import math
         return [] if math.isclose(now, then, rel_tol=rel, abs_tol=rel) else [f"{path}: {now!r} != {then!r}"]
     return [] if now == then and type(now) is type(then) else [f"{path}: {now!r} != {then!r}"]
+
+
+# What a learner may hand in by mistake: each gets a verdict in one line, never an exception.
+PART3_GARBAGE = (None, "Tarso?", np.array([1.0, 2.0]), torch.tensor([3.0, 4.0]), 10 ** 400, 1e308, float("nan"))
+
+
+def one_line_verdicts(check, *args):
+    """`check(*args, garbage)` for every garbage answer: a wrong verdict in one short line."""
+    for garbage in PART3_GARBAGE:
+        fb = check(*args, garbage)
+        assert isinstance(fb, Feedback) and not fb.ok, (garbage, fb)
+        assert "\n" not in fb.message and len(fb.message) < 400, fb.message

@@ -25,11 +25,6 @@ from lib.content.prompt_sets import epithet_sets, places, prompt_set  # noqa: E4
 CEFA = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 
 
-@pytest.fixture(scope="module")
-def lm():
-    return load("calling-game")
-
-
 def test_parameter_counts_match_the_published_figures_and_the_models():
     assert parameter_count(GPT2_SMALL) == 124_439_808
     assert parameter_count(SEVEN_B) == 6_738_415_616
@@ -92,10 +87,10 @@ def test_circuits_have_the_rank_of_a_head(lm):
         head_habits(lm, prompt_set("next-caller", 3))
 
 
-def test_the_zero_layer_model_learns_the_bigram_table():
+def test_the_zero_layer_model_learns_the_bigram_table(zero_layer):
     tokens, counts, probs = bigram_table(n_rounds=2000)
     assert np.allclose(probs[counts.sum(1) > 0].sum(1), 1)
-    r = compare(load("zero-layer"), probs, counts)
+    r = compare(zero_layer, probs, counts)
     assert r["max_gap"] < 0.1 and r["predecessors"] == 26
 
 

@@ -8,7 +8,6 @@ from lib.content.point_sets import point_set
 from lib.analysis.maps import best_probe, linear_probe
 from lib.content import real_words
 from lib.analysis.maps.tsne import tsne, tsne_seeds
-from lib.model.store import load
 
 
 def test_the_shipped_real_language_rows_and_their_provenance():
@@ -80,9 +79,8 @@ def test_parse_axis():
         parse_axis("  ", labels)
 
 
-def test_plane_view_reproduces_the_epithet_corners_and_refuses_zero_axes():
+def test_plane_view_reproduces_the_epithet_corners_and_refuses_zero_axes(lm):
     from lib.shipped.behaviour import epithet_plane
-    lm = load("calling-game")
     plane, _ = epithet_plane(lm)
     v = plane_view("calling-game", "Paolo - Pietro", "Tarso + Cefa - capo - vice")
     assert np.allclose(v.coords, plane.coords) and v.spread == pytest.approx(plane.spread)
@@ -93,8 +91,7 @@ def test_plane_view_reproduces_the_epithet_corners_and_refuses_zero_axes():
     assert plane_view("real-language", "king - queen", "man - woman").coords.shape == (84, 2)
 
 
-def test_switching_an_mlp_off_zeroes_its_write_and_changes_the_answer():
-    lm = load("calling-game")
+def test_switching_an_mlp_off_zeroes_its_write_and_changes_the_answer(lm):
     ids = lm.encode("<BOS> Pietro chiama Paolo")
     logits, cache = lm.model.run_with_cache(ids, ablate_mlps=[0])
     assert float(cache["blocks.0.mlp_out"].abs().max()) == 0.0
@@ -105,9 +102,8 @@ def test_switching_an_mlp_off_zeroes_its_write_and_changes_the_answer():
         lm.model.run_with_cache(ids, ablate_mlps=[5])
 
 
-def test_path_view_draws_both_paths_on_the_same_plane():
+def test_path_view_draws_both_paths_on_the_same_plane(lm):
     from lib.analysis.trajectory import path_view
-    lm = load("calling-game")
     v = path_view(lm, "<BOS> Pietro chiama Paolo", mlps_off=[1])
     assert np.allclose(v.intact.coords[:4], v.ablated.coords[:4])          # nothing changes before MLP 1
     assert v.ablated.coords[-1, 0] == pytest.approx(v.ablated.coords[-2, 0])  # MLP 1 writes nothing
@@ -157,14 +153,14 @@ def test_the_entropy_floor_is_the_sentence_entropy_per_predicted_token():
     assert hw.next_token_distribution(("<BOS>", "the", "banana")) == {}
 
 
-def test_a_model_that_knows_the_corpus_scores_the_floor_and_a_fit_report_counts_facts():
+def test_a_model_that_knows_the_corpus_scores_the_floor_and_a_fit_report_counts_facts(hand_wired):
     """An oracle whose logits are the corpus's log-probabilities reaches the floor exactly, and
     every fact prefix counts as learned; the shipped model is measured the same way."""
     import torch
     from lib.analysis import corpus_fit
     from lib.content.corpora import hand_wired as hw
 
-    lm = load("hand-wired")
+    lm = hand_wired
 
     class Oracle(torch.nn.Module):
         def forward(self, batch):

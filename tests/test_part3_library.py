@@ -10,13 +10,7 @@ from lib.content.corpora.calling_game import check_round
 from lib.errors import CourseError
 from lib.analysis.scale import search_cost
 from lib.analysis.signs import random_prompts, read_signs, rules_say
-from lib.model.store import load
 from lib.analysis.trajectory import residual_trajectory
-
-
-@pytest.fixture(scope="module")
-def lm():
-    return load("calling-game")
 
 
 def test_pushes_add_up_to_the_end_of_the_path(lm):
@@ -215,13 +209,13 @@ def test_without_the_bias_scaling_the_query_never_changes_the_winner(lm):
         temperature_vs_length(lm, "<BOS> Pietro chiama", 0)
 
 
-def test_a_final_layernorm_squeezes_the_query_length_into_a_band():
+def test_a_final_layernorm_squeezes_the_query_length_into_a_band(hand_wired):
     from lib.analysis.query_length import length_and_confidence, rank_correlation
     from lib.content.prompt_sets import hand_wired_prompts
 
     assert math.isclose(rank_correlation([1, 2, 3], [10, 20, 30]), 1.0)
     assert math.isclose(rank_correlation([1, 2, 3], [3, 2, 1]), -1.0)
-    hw = load("hand-wired")
+    hw = hand_wired
     r = length_and_confidence(hw, hand_wired_prompts(60))
     # The band is much narrower than the raw spread, but not a single length: the gain stretches
     # some directions more than others (the chapter reports both correlations, whichever is larger).

@@ -1,0 +1,38 @@
+"""The self-checks of chapters/part2/three-ways (lib/chapters/part2/three_ways/checks.py): each accepts the
+right answer and names the typical mistakes, without giving the answer away."""
+
+
+def test_part2_three_ways_checks():
+    from lib.chapters.part2.three_ways import checks as three_ways
+    from lib.analysis.maps.views import plane_view
+    spreads = three_ways.epithet_plane_spreads()
+    assert len(spreads) == 6 and spreads["Tarso and capo"] == plane_view("calling-game", "Tarso", "capo").spread
+    ranked = sorted(spreads, key=spreads.get, reverse=True)
+    assert spreads[ranked[0]] - spreads[ranked[1]] > 0.01, "the widest plane stands out at the explorer's percent"
+    assert three_ways.widest_epithet_plane(ranked[0]) and not three_ways.widest_epithet_plane(ranked[1])
+    assert "one of" in three_ways.widest_epithet_plane("Tarso, capo").message
+    from lib.analysis.maps.views import SEEDS
+    kept = three_ways.seeds_keeping("calling-game", "banana", 10.0)
+    assert 0 < kept < len(SEEDS), "the investigate asks about a word whose page neighbour the seed decides"
+    assert three_ways.seeds_keeping_neighbour(kept) and three_ways.seeds_keeping_neighbour(float(kept))
+    assert "not every seed" in three_ways.seeds_keeping_neighbour(len(SEEDS)).message
+    assert "whole number" in three_ways.seeds_keeping_neighbour("banana").message
+    assert three_ways.full_neighbour("calling-game", "Tarso") == "vice"
+    # The degenerate layout: the stored run's count is right, and so is chance's estimate if within 2;
+    # the count an ordinary perplexity keeps gets its own diagnosis.
+    count = three_ways.nearest_kept("calling-game", 27.0, 0)
+    ordinary = three_ways.nearest_kept("calling-game", 5.0, 0)
+    assert ordinary - count > 4
+    fb = three_ways.degenerate_nearest_kept(count)
+    assert fb and fb.accepts == (count - 2, count + 2)
+    assert three_ways.degenerate_nearest_kept(round(28 / 27)), "chance's estimate is within 2 of this count"
+    assert "ordinary perplexity" in three_ways.degenerate_nearest_kept(ordinary).message
+    assert "too high" in three_ways.degenerate_nearest_kept(count + 6).message
+    # The known clusters at perplexity 50: the right choice is computed, the other gets the hint, and
+    # anything else is told the two choices.
+    right = three_ways.known_distances_closer("data")
+    assert right and "4.96 in the data" in right.message
+    wrong = three_ways.known_distances_closer("perplexity 10")
+    assert not wrong and "neighbourhood" in wrong.message and "data" not in wrong.message
+    for garbage in ("Data", 4.5, True, None, ["data"]):
+        assert not three_ways.known_distances_closer(garbage)
