@@ -1,6 +1,4 @@
 """The website shows each exercise's kind to the reader, beside its number, in a real browser."""
-import pytest
-
 from lib.exercises.catalogue import KINDS, catalogue
 
 LABEL = """el => getComputedStyle(el.querySelector('.admonition-title .caption-number'), '::after').content"""
@@ -18,11 +16,3 @@ def test_each_exercise_shows_its_kind(visit, site_url):
         assert box.locator(".admonition-title").inner_text().startswith("Exercise")
     assert v.console_errors == []
 
-
-def test_an_exercise_without_a_kind_shows_no_label(visit, site_url):
-    unkinded = next((e for e in catalogue() if e.kind is None), None)
-    if unkinded is None:
-        pytest.skip("every exercise has a kind")
-    v = visit(f"{site_url}/{unkinded.chapter}.html")
-    shown = v.page.locator(f"div.exercise#{unkinded.label}").evaluate(LABEL)
-    assert shown in ("none", "normal", ""), shown

@@ -56,3 +56,14 @@ def test_the_hand_wired_model_has_learned_its_corpus(hand_wired):
     # (a retrained model moves these figures by more than 1e-3).
     assert not figures_differ(fit, recorded, rel=1e-9), figures_differ(fit, recorded, rel=1e-9)
     assert fit["by_kind"]["class"]["learned"] == fit["by_kind"]["class"]["prefixes"]
+
+
+def test_every_preset_is_measured_and_has_its_corpus():
+    """A shipped model is one entry in each registry: its recipe (PRESETS), how it is measured
+    (BEHAVIOUR), its corpus (CORPORA)."""
+    from lib.content.corpora import CORPORA
+    from lib.shipped.behaviour import BEHAVIOUR
+    from lib.shipped.presets import PRESETS
+
+    assert set(BEHAVIOUR) == set(PRESETS)
+    assert {p.corpus for p in PRESETS.values()} <= set(CORPORA)

@@ -44,10 +44,9 @@ def test_one_chapters_claims_alone(run_in_process):
     _check_run(code, out, "hand-wired")
 
 
-def test_every_chapter_with_claims_has_at_least_one_and_ids_are_unique():
+def test_every_chapter_with_claims_has_at_least_one_and_ids_name_their_chapter():
     chapters = claims.chapters()
     assert len(chapters) >= 6
-    assert len({c.id for c in claims.claims()}) == len(claims.claims())
     for c in claims.claims():
         assert c.id.startswith(c.chapter + "."), c.id
 
@@ -100,7 +99,7 @@ def test_glue_name_is_a_plain_identifier():
 
 def _chapter_texts():
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1] / "chapters"
+    root = Path(__file__).resolve().parents[2] / "chapters"
     return {p: p.read_text(encoding="utf-8") for p in sorted(root.glob("*/*.md"))}
 
 

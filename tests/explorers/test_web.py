@@ -52,7 +52,7 @@ def test_an_installed_library_carries_its_page_files(tmp_path):
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     # A copy of the sources, so the build's own folders (build/, *.egg-info) stay out of the checkout.
     source = tmp_path / "src"
     shutil.copytree(root / "lib", source / "lib", ignore=shutil.ignore_patterns("__pycache__"))
