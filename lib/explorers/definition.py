@@ -6,7 +6,7 @@ compute the view from the controls' values. Everything else follows from that on
   `compute` on every change;
 - on the website, the page reads the same declaration (as JSON, `Explorer.spec`), builds native
   controls from it and computes the same view with the shipped model running in the page
-  (`lib/explorers/js/views.js`, one function per view, tested against `compute`);
+  (the view's twin in its chapter's `page.js`, `VIEWS`, one function per view, tested against `compute`);
 - in both, one renderer draws the view (`lib/explorers/js/render.js`).
 
 A view is plain data (numbers, text, lists): what the picture shows, and nothing about how.
@@ -91,7 +91,7 @@ class Control:
 
 @dataclass
 class Explorer:
-    view: str                                   # the picture: a renderer in render.js, a twin in views.js
+    view: str                                   # the picture: drawn by render.js (or the unit's pictures.js), its twin in the unit's page.js
     rows: list[list[Control]]
     compute: Callable[[dict], dict]             # the controls' values -> the view
     model: str | None = None                    # the shipped model the page runs

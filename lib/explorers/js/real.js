@@ -1,4 +1,4 @@
-/* The real model's stored attention patterns in the page (lib/explorers/real_attention.py).
+/* The real model's stored attention patterns in the page (lib/chapters/part1/ablation/explorers.py, the real model's attention explorer).
  *
  * The page cannot run all-MiniLM-L6-v2 (90 MB of weights); the site's build computed every head's
  * pattern on the sentences the explorer offers and wrote them once for the whole site: an index
