@@ -27,7 +27,7 @@ CHAPTER = "chapters/part3/search-by-hand"
 NAME = "search-by-hand.ipynb"
 # In the chapter's order: a verdict after a dead run depends on what came before.
 LABELS = ["ex-search-score", "ex-search-winner", "ex-search-page", "ex-search-scale", "ex-search-temperature"]
-CHECK_FILE = ROOT / "lib" / "exercises" / "search_by_hand.py"
+CHECK_FILE = ROOT / "lib" / "chapters" / "part3" / "search_by_hand" / "checks.py"
 
 
 def answer_cells(nb):
