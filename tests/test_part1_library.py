@@ -14,7 +14,7 @@ from lib.chapters.part1.shapes_and_cache.explorers import kv_cache_calculator  #
 from lib.analysis.ablation import (ablation_view, all_heads, context_blindness, head_effects, head_name,  # noqa: E402
                                    without_attention, zero_W_O)
 from lib.analysis.bigrams import bigram_table, compare  # noqa: E402
-from lib.analysis.circuits import head_habits, ov_circuit, ov_copies, qk_circuit, token_ov  # noqa: E402
+from lib.chapters.part1.circuits.circuits import head_habits, ov_circuit, ov_copies, qk_circuit, token_ov  # noqa: E402
 from lib.errors import CourseError  # noqa: E402
 from lib.analysis.inventory import (GPT2_SMALL, SEVEN_B, activations, from_config, kv_cache_bytes,  # noqa: E402
                            parameter_count, twelve_L_d2)

@@ -168,7 +168,7 @@ def test_the_model_is_flat_where_the_rules_leave_a_choice(lm):
 # --- The lever in logits ---
 
 def test_the_logit_difference_adds_up_stage_by_stage(lm):
-    from lib.analysis.logit_difference import difference_view, rival_epithet, summarise
+    from lib.chapters.part3.lever.logit_difference import difference_view, rival_epithet, summarise
 
     assert [rival_epithet(w) for w in ("Tarso", "vice", "Cefa", "capo")] == ["vice", "Tarso", "capo", "Cefa"]
     with pytest.raises(CourseError, match="not an epithet"):
@@ -190,7 +190,7 @@ def test_the_logit_difference_adds_up_stage_by_stage(lm):
 # --- The query's length, the bias and the final LayerNorm ---
 
 def test_without_the_bias_scaling_the_query_never_changes_the_winner(lm):
-    from lib.analysis.query_length import scaled_logits, temperature_vs_length, tie_scale, winner_flips, winners
+    from lib.chapters.part3.mechanism.query_length import scaled_logits, temperature_vs_length, tie_scale, winner_flips, winners
     from lib.content.prompt_sets import prompt_set
 
     prompts = [p.text for p in prompt_set("callee-choice", 15, max_tokens=48)]
@@ -210,7 +210,7 @@ def test_without_the_bias_scaling_the_query_never_changes_the_winner(lm):
 
 
 def test_a_final_layernorm_squeezes_the_query_length_into_a_band(hand_wired):
-    from lib.analysis.query_length import length_and_confidence, rank_correlation
+    from lib.chapters.part3.mechanism.query_length import length_and_confidence, rank_correlation
     from lib.content.prompt_sets import hand_wired_prompts
 
     assert math.isclose(rank_correlation([1, 2, 3], [10, 20, 30]), 1.0)

@@ -6,7 +6,7 @@ import gzip
 import numpy as np
 import pytest
 
-from lib.content.pronouns import ITEMS
+from lib.chapters.part1.ablation.pronouns import ITEMS
 from lib.errors import CourseError
 from lib.chapters.part1.ablation.explorers import (CHAPTER_SENTENCES, SCALE, TOLERANCE, export_patterns, parse_query,
                                                    read_patterns, real_attention_explorer, sentences)

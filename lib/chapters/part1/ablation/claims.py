@@ -5,7 +5,7 @@ claim's seed: 40 later calls for each epithet, 40 turn ends where a number was c
 Pietro or Paolo was. Every head is ranked; none is left out of a ranking by name. A head is
 switched off the three ways of `lib.analysis.ablation` (zero, mean and resample, the last drawn
 with the claim's seed), and what carries who is calling is also measured by activation patching
-(`lib.analysis.patching`). The MiniLM claims measure `lib.analysis.pronoun_heads` on the split
+(`lib.analysis.patching`). The MiniLM claims measure `lib.chapters.part1.ablation.pronoun_heads` on the split
 the claim's seed draws.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import functools
 import numpy as np
 import torch
 
-from lib.analysis import pronoun_heads
+from lib.chapters.part1.ablation import pronoun_heads
 from lib.analysis.ablation import ablated_logits, all_heads, context_blindness, head_name, reference_set
 from lib.analysis.calling_sets import OPENING, answers_held, calling_game, sets, surveys
 from lib.analysis.head_survey import HOLDS_AT, Switch, ablation_survey, attention_survey, last_patterns
@@ -331,7 +331,7 @@ def _zero_vs_mean(seed):
 
 
 # ----------------------------------------------------------------------------- MiniLM's pronoun heads
-# The split seed of lib.analysis.pronoun_heads is the claim's seed: the heads are chosen on one half of
+# The split seed of lib.chapters.part1.ablation.pronoun_heads is the claim's seed: the heads are chosen on one half of
 # the labelled set and counted on the other.
 @functools.lru_cache(maxsize=None)
 def pronoun_finding(seed: int):

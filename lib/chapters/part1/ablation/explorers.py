@@ -7,7 +7,7 @@ third, lib/explorers/js/real.js; their pictures are drawn by render.js.
 The real model's attention. In a kernel the explorer runs the model (`lib.model.minilm`) on any
 sentence the reader types. The website cannot run a 90 MB encoder in the page, so the site's build
 computes, once, every head's pattern on the sentences the page offers (`SENTENCES`: the chapters'
-own, then the labelled pronoun set of `lib.content.pronouns`), and `export_patterns` writes them
+own, then the labelled pronoun set of `lib.chapters.part1.ablation.pronouns`), and `export_patterns` writes them
 where the whole site shares them (`_static/explorers/real/`, beside the shipped models; an index and
 one file per sentence, so a page loads the sentences it shows; the explorer's registration names it
 as its `site_files`, which `lib.explorers.page.export_site` writes): each attention weight p stored as
@@ -34,8 +34,8 @@ import torch
 
 from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_name, reference_set
 from lib.analysis.patching import double_model, patch, patch_one, swap_players
-from lib.analysis.pronoun_heads import is_eligible_key
-from lib.content.pronouns import ITEMS
+from lib.chapters.part1.ablation.pronoun_heads import is_eligible_key
+from lib.chapters.part1.ablation.pronouns import ITEMS
 from lib.errors import CourseError
 from lib.explorers.boxes import parse_position
 from lib.explorers.definition import (FOLLOW, Control, Explorer, head_toggles, prompt_control, registered, switched_off,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.analysis.ablation import all_heads, head_name
-from lib.analysis.circuits import head_habits, ov_circuit
+from lib.chapters.part1.circuits.circuits import head_habits, ov_circuit
 from lib.content.prompt_sets import epithet_sets
 from lib.exercises import Feedback, check_choice, check_whole_number, per_model
 from lib.exercises.site import Values, site_check

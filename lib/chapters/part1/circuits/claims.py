@@ -11,7 +11,7 @@ import numpy as np
 
 from lib.analysis.ablation import all_heads, head_name
 from lib.analysis.calling_sets import EPITHETS4, N, calling_game, sets, surveys
-from lib.analysis.circuits import head_habits, ov_circuit, ov_copies, qk_circuit
+from lib.chapters.part1.circuits.circuits import head_habits, ov_circuit, ov_copies, qk_circuit
 from lib.analysis.head_survey import attention_survey
 from lib.claims.registry import claim as register
 from lib.content.corpora.calling_game import PLAYERS

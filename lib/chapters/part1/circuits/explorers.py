@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from lib.analysis.circuits import pattern_view
+from lib.chapters.part1.circuits.circuits import pattern_view
 from lib.explorers.definition import Control, Explorer, prompt_control, registered
 from lib.explorers.shared import example_model, example_prompts
 

@@ -33,7 +33,7 @@ export const COMPUTE = {
 
   selfAttention(a, model) {
     // lib.exercises.circuits: each head's mean attention from the last position to itself over the
-    // prompts (lib.analysis.circuits.head_habits, "the callee itself"); the first head with the most.
+    // prompts (lib.chapters.part1.circuits.circuits.head_habits, "the callee itself"); the first head with the most.
     const heads = allHeads(model), share = heads.map(() => 0);
     for (const text of a.prompts) {
       const ids = model.encode(text), T = ids.length, run = model.run(ids, {}, "patterns");

@@ -8,7 +8,7 @@ import numpy as np
 from lib.content.worked_examples import concat_heads, two_heads
 from lib.exercises import Feedback, check_whole_number
 from lib.exercises.site import Values, site_check
-from lib.chapters.part1.one_head.layer import random_layer, run_layer
+from lib.exercises.one_layer import random_layer, run_layer
 from lib.exercises.writing import Case, Mistake, WriteCheck
 from lib.model.store import load
 

@@ -11,7 +11,7 @@ import torch
 from lib.content.worked_examples import cat_sat
 from lib.exercises import Feedback, check_number
 from lib.exercises.site import Values, site_check
-from lib.chapters.part1.one_head.layer import random_layer, run_layer
+from lib.exercises.one_layer import random_layer, run_layer
 from lib.exercises.writing import Case, Mistake, Unreadable, WriteCheck, first_future_cell, read_array
 from lib.model.store import load
 

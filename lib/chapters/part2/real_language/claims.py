@@ -6,13 +6,13 @@ import functools
 import numpy as np
 import torch.nn.functional as F
 
-from lib.analysis.contextual import separation, word_vectors
+from lib.chapters.part2.real_language.contextual import separation, word_vectors
 from lib.analysis.maps.analogy import methods_right
 from lib.analysis.maps.pca import share_vs_noise
 from lib.claims.registry import claim
 from lib.content import real_words
 from lib.content.point_sets import point_set
-from lib.content.senses import BANK_SENSES
+from lib.chapters.part2.real_language.senses import BANK_SENSES
 from lib.model import minilm
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import lib
 from lib.analysis.head_survey import later_turn_blocks
 from lib.analysis.lens import direct_logit_attribution, group_by_block
-from lib.analysis.logit_difference import difference_view, summarise
+from lib.chapters.part3.lever.logit_difference import difference_view, summarise
 from lib.claims.registry import claim
 from lib.content.prompt_sets import PER_KIND, prompt_set
 

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 import lib
-from lib.analysis.query_length import SCALES, length_and_confidence, winner_flips
+from lib.chapters.part3.mechanism.query_length import SCALES, length_and_confidence, winner_flips
 from lib.analysis.search import model_dictionary, model_query
 from lib.claims.registry import claim
 from lib.content.prompt_sets import fixed_and_open, hand_wired_prompts

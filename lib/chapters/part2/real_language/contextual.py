@@ -2,7 +2,7 @@
 
 The input row of a word is the same in every sentence (Part 2's real-language rows are those
 rows). After each layer the word's vector has read its sentence, so "bank" beside "loan" and
-"bank" beside "river" can drift apart. Measured over a labelled set (`lib.content.senses.BANK_SENSES`,
+"bank" beside "river" can drift apart. Measured over a labelled set (`lib.chapters.part2.real_language.senses.BANK_SENSES`,
 sentences written for each sense before anything was measured), at every stage: stage 0 is the
 normalised embedding sum (word + position + token type), stage L the output of layer L.
 

@@ -1,6 +1,6 @@
 """Which of MiniLM's heads look from a pronoun to its antecedent, and does it matter? Measured.
 
-Over the labelled set of `lib.content.pronouns` (sentences with a pronoun and its known
+Over the labelled set of `lib.chapters.part1.ablation.pronouns` (sentences with a pronoun and its known
 antecedent, and Winograd pairs where one word changes the antecedent):
 
 1. **Where the pronoun looks.** For every head (6 layers x 12), the key the pronoun attends to most,
@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from lib.content.pronouns import ITEMS, Item
+from lib.chapters.part1.ablation.pronouns import ITEMS, Item
 from lib.model import minilm as minilm_module
 from lib.model.transformer import ActivationCache
 from lib.model.wordpiece import CLS, PAD, SEP, is_punctuation

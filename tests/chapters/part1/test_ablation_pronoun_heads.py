@@ -1,4 +1,4 @@
-"""MiniLM's pronoun heads (lib.analysis.pronoun_heads) on its labelled set (lib.content.pronouns).
+"""MiniLM's pronoun heads (lib.chapters.part1.ablation.pronoun_heads) on its labelled set (lib.chapters.part1.ablation.pronouns).
 
 The set is checked (whole tokens, once each, pairs that differ by one word), the split keeps the
 selection and report halves apart, and every registered conclusion is re-measured on split seeds
@@ -6,8 +6,8 @@ the pages never use (the pages use seed 0).
 """
 import pytest
 
-from lib.analysis import pronoun_heads
-from lib.content.pronouns import ITEMS, PAIRS, SINGLES
+from lib.chapters.part1.ablation import pronoun_heads
+from lib.chapters.part1.ablation.pronouns import ITEMS, PAIRS, SINGLES
 from lib.model import minilm
 
 pytestmark = pytest.mark.skipif(minilm.package_dir() is None, reason=f"{minilm.PACKAGE} is not installed")
@@ -61,8 +61,8 @@ def test_the_pronoun_claims_are_registered_and_hold_on_a_split_the_page_never_us
 
 
 def test_bank_moves_apart_through_the_layers(lm):
-    from lib.analysis.contextual import separation
-    from lib.content.senses import BANK_SENSES
+    from lib.chapters.part2.real_language.contextual import separation
+    from lib.chapters.part2.real_language.senses import BANK_SENSES
     s = separation(lm, "bank", BANK_SENSES)
     assert s.n == 16 and s.stages == lm.cfg.n_layers + 1
     gaps = [w - a for w, a in zip(s.within, s.across)]

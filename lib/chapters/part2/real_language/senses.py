@@ -1,4 +1,4 @@
-"""One word in two senses: sentences for Part 2's contextual vectors (`lib.analysis.contextual`).
+"""One word in two senses: sentences for Part 2's contextual vectors (`lib.chapters.part2.real_language.contextual`).
 
 Written for each sense before anything was measured; "bank" is one whole WordPiece token, once
 in every sentence, and nothing but the sentence around it tells the senses apart.
