@@ -1,253 +1,61 @@
 """Write checks: each one accepts a right function written the way a learner would, names the
 specific mistake of typical wrong ones, and turns garbage (not a function, a function that raises,
 loops, returns None, a string, the wrong shape, huge numbers) into one clear sentence."""
+import importlib
 import re
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from lib.exercises import Feedback, writing
-from lib.chapters.part1.bigrams import checks as bigrams
-from lib.chapters.part2.gram_schmidt_by_hand import checks as gram_schmidt_by_hand
-from lib.chapters.part3.lever import checks as lever
-from lib.chapters.part1.many_heads import checks as many_heads
 from lib.chapters.part1.one_head import checks as one_head
-from lib.chapters.part2.real_language import checks as real_language
 from lib.chapters.part3.results_page import checks as results_page
-from lib.chapters.part3.search_by_hand import checks as search_by_hand
 from lib.chapters.part1.shapes_and_cache import checks as shapes_and_cache
-from lib.chapters.part2.three_ways import checks as three_ways
-from lib.chapters.part2.what_an_embedding_is import checks as what_an_embedding_is
+# Two right functions the tests below hand in too.
+from tests.chapters.part1.test_one_head import causal_mask
+from tests.chapters.part1.test_shapes_and_cache import kv_cache_size
 
 
-# ------------------------------------------------------------------ right answers, as a learner writes them
-def causal_mask(T):
-    return torch.tril(torch.ones(T, T)).bool()
+# ------------------------------------------------------------------ every chapter's write checks
+# Each chapter's test file, tests/chapters/PART/test_UNIT.py, holds its write checks in WRITE_CHECKS:
+# name -> (the check, a right function written as a learner would, [(a typical wrong function, words its
+# diagnosis must contain), ...]). They are gathered here by importing each file as the module pytest
+# collects (tests.chapters.PART.test_UNIT), so no test runs twice.
+CHAPTER_TESTS = Path(__file__).resolve().parent.parent / "chapters"
 
 
-def one_head_right(x, W_Q, W_K, W_V, W_O):
-    q, k, v = x @ W_Q, x @ W_K, x @ W_V
-    scores = q @ k.T / W_Q.shape[1] ** 0.5
-    T = x.shape[0]
-    scores = scores.masked_fill(torch.triu(torch.ones(T, T), 1).bool(), float("-inf"))
-    pattern = torch.softmax(scores, dim=-1)
-    return pattern, pattern @ v @ W_O
+def _chapters_write_checks():
+    merged, found_in = {}, {}
+    for path in sorted(CHAPTER_TESTS.glob("part*/test_*.py")):
+        module = importlib.import_module(f"tests.chapters.{path.parent.name}.{path.stem}")
+        for name, row in getattr(module, "WRITE_CHECKS", {}).items():
+            if name in merged:
+                raise AssertionError(f"the write check {name!r} is in the WRITE_CHECKS of both "
+                                     f"{found_in[name]} and {module.__name__}: keep it in one")
+            # A chapter's file holds its own unit's checks (lib/chapters/PART/UNIT/checks.py).
+            unit = f"lib.chapters.{path.parent.name}.{path.stem.removeprefix('test_')}.checks"
+            if getattr(sys.modules.get(unit), name, None) is not row[0]:
+                raise AssertionError(f"{module.__name__}'s WRITE_CHECKS holds {name!r}, which {unit} does not "
+                                     f"define: it belongs in its own chapter's test file")
+            merged[name], found_in[name] = row, module.__name__
+    return merged
 
 
-def split_heads(Q, n_heads):
-    T = Q.shape[0]
-    return Q.reshape(T, n_heads, -1).transpose(0, 1)
-
-
-def merge_heads(Z):
-    return Z.transpose(0, 1).reshape(Z.shape[1], -1)
-
-
-def kv_cache_size(layers, context, heads, group, d_head, bytes_per_number):
-    return 2 * layers * context * (heads // group) * d_head * bytes_per_number
-
-
-def bigram_table(rounds, tokens):
-    index = {t: i for i, t in enumerate(tokens)}
-    table = [[0.0] * len(tokens) for _ in tokens]
-    for words in rounds:
-        for a, b in zip(words, words[1:]):
-            table[index[a]][index[b]] += 1
-    return [[c / sum(row) if sum(row) else 0.0 for c in row] for row in table]
-
-
-def softmax_with_temperature(logits, temperature):
-    z = logits / temperature
-    z = z - z.max()
-    return z.exp() / z.exp().sum()
-
-
-def top_k_top_p(probs, top_k=None, top_p=None):
-    p = np.asarray(probs, dtype=float)
-    order = np.argsort(-p)
-    keep = np.zeros(len(p), bool)
-    keep[order[: top_k or len(p)]] = True
-    if top_p is not None:
-        kept = np.where(keep, p, 0) / p[keep].sum()
-        total = 0.0
-        survivors = np.zeros(len(p), bool)
-        for i in order:
-            if not keep[i]:
-                break
-            survivors[i] = True
-            total += kept[i]
-            if total >= top_p:
-                break
-        keep = survivors
-    out = np.where(keep, p, 0.0)
-    return out / out.sum()
-
-
-def lens_stage(resid, gain, bias, W_U, b_U):
-    centred = resid - resid.mean()
-    normed = centred / torch.sqrt((centred ** 2).mean() + 1e-5)
-    return (normed * gain + bias) @ W_U + b_U
-
-
-def search_page(query, dictionary):
-    scores = dictionary @ query
-    e = np.exp(scores - scores.max())
-    return e / e.sum()
-
-
-def gram_schmidt(directions):
-    axes = []
-    for d in directions:
-        v = np.array(d, dtype=float)
-        for e in axes:
-            v = v - (v @ e) * e
-        axes.append(v / np.linalg.norm(v))
-    return np.array(axes)
-
-
-def pca_by_svd(x, k):
-    centred = x - x.mean(axis=0)
-    _, s, vt = np.linalg.svd(centred, full_matrices=False)
-    return vt[:k], (s ** 2 / (s ** 2).sum())[:k]
-
-
-def analogy(vectors, a, b, c):
-    target = vectors[a] - vectors[b] + vectors[c]
-    def cos(w):
-        v = vectors[w]
-        return target @ v / (np.linalg.norm(target) * np.linalg.norm(v))
-    return max((w for w in vectors if w not in (a, b, c)), key=cos)
-
-
-def cosine_neighbours(rows, names, word, k):
-    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
-    sims = unit @ unit[list(names).index(word)]
-    return [names[j] for j in np.argsort(-sims) if names[j] != word][:k]
-
-
-# ------------------------------------------------------------------ typical mistakes, with the diagnosis each must get
-def _softmax_rows(scores, dim):
-    return torch.softmax(scores, dim=dim)
-
-
-def head_no_scale(x, W_Q, W_K, W_V, W_O):
-    q, k, v = x @ W_Q, x @ W_K, x @ W_V
-    T = x.shape[0]
-    scores = (q @ k.T).masked_fill(torch.triu(torch.ones(T, T), 1).bool(), float("-inf"))
-    pattern = torch.softmax(scores, -1)
-    return pattern, pattern @ v @ W_O
-
-
-def head_no_mask(x, W_Q, W_K, W_V, W_O):
-    q, k, v = x @ W_Q, x @ W_K, x @ W_V
-    pattern = torch.softmax(q @ k.T / W_Q.shape[1] ** 0.5, -1)
-    return pattern, pattern @ v @ W_O
-
-
-def head_wrong_axis(x, W_Q, W_K, W_V, W_O):
-    q, k, v = x @ W_Q, x @ W_K, x @ W_V
-    T = x.shape[0]
-    scores = (q @ k.T / W_Q.shape[1] ** 0.5).masked_fill(torch.triu(torch.ones(T, T), 1).bool(), float("-inf"))
-    pattern = torch.softmax(scores, 0)
-    return pattern, pattern @ v @ W_O
-
-
-def head_no_W_O(x, W_Q, W_K, W_V, W_O):
-    pattern, _ = one_head_right(x, W_Q, W_K, W_V, W_O)
-    return pattern, pattern @ (x @ W_V)
-
-
-CHECKS = {
-    "causal_mask": (one_head.causal_mask, causal_mask, [
-        (lambda T: torch.ones(T, T).bool(), "the future is not masked"),
-        (lambda T: torch.triu(torch.ones(T, T)).bool(), "wrong way round"),
-        (lambda T: torch.tril(torch.ones(T, T), -1).bool(), "not even itself"),
-        (lambda T: ~torch.tril(torch.ones(T, T)).bool(), "True exactly where a query may not look"),
-    ]),
-    "one_head": (one_head.one_head, one_head_right, [
-        (head_no_scale, "not divided by sqrt(d_head)"),
-        (head_no_mask, "row 0 gives weight to position 1: the future is not masked"),
-        (head_wrong_axis, "the softmax runs over the wrong axis"),
-        (head_no_W_O, "through W_O"),
-    ]),
-    "split_heads": (many_heads.split_heads, split_heads, [
-        (lambda Q, n: Q.reshape(n, Q.shape[0], -1), "mixes several positions"),
-        (lambda Q, n: Q.reshape(Q.shape[0], -1, n).permute(2, 0, 1), "every n_heads-th column"),
-        (lambda Q, n: Q.reshape(Q.shape[0], n, -1), "[position, head, d_head]"),
-    ]),
-    "merge_heads": (many_heads.merge_heads, merge_heads, [
-        (lambda Z: Z.reshape(Z.shape[1], -1), "each row mixes several positions"),
-        (lambda Z: Z.sum(0), "added together"),
-    ]),
-    "kv_cache_size": (shapes_and_cache.kv_cache_size, kv_cache_size, [
-        (lambda L, T, H, G, D, B: 2 * L * T * H * D * B, "without sharing"),      # the page's formula
-        (lambda L, T, H, G, D, B: 2 * L * T * H * G * D * B, "not larger"),
-        (lambda L, T, H, G, D, B: 2 * L * T * H / (G * G) * D * B, "once too often"),
-        (lambda L, T, H, G, D, B: L * T * H // G * D * B, "half the cache"),
-        (lambda L, T, H, G, D, B: 2 * T * H // G * D * B, "number of layers"),
-        (lambda L, T, H, G, D, B: 2 * L * T * H // G * D, "counts numbers, not bytes"),
-        (lambda L, T, H, G, D, B: 3 * L * T * H // G * D * B, "queries"),
-    ]),
-    "bigram_table": (bigrams.bigram_table, bigram_table, [
-        (lambda rounds, tokens: np.array(bigram_table(rounds, tokens)).T, "transposed"),
-        (lambda rounds, tokens: bigram_table([[w for r in rounds for w in r]], tokens), "across the end of one round"),
-        (lambda rounds, tokens: np.array(bigram_table(rounds, tokens)) * 3, "sum to 1"),
-    ]),
-    "softmax_with_temperature": (results_page.softmax_with_temperature, softmax_with_temperature, [
-        (lambda z, t: softmax_with_temperature(z * t * t, t), "multiplies the logits"),
-        (lambda z, t: softmax_with_temperature(z, 1.0), "does not change with the temperature"),
-        (lambda z, t: (z / t).exp() / (z / t).exp().sum(), "overflows"),
-    ]),
-    "top_k_top_p": (results_page.top_k_top_p, top_k_top_p, [
-        (lambda p, top_k=None, top_p=None: top_k_top_p(p, top_k) * (top_k_top_p(p, None, top_p) > 0) /
-         (top_k_top_p(p, top_k) * (top_k_top_p(p, None, top_p) > 0)).sum(), "judged on the probabilities of the whole page"),
-        (lambda p, top_k=None, top_p=None: np.asarray(p) * (top_k_top_p(p, top_k, top_p) > 0), "do not add up to 1"),
-        (lambda p, top_k=None, top_p=None: top_k_top_p(-np.asarray(p) + 1, top_k, top_p), "less likely than one it cut"),
-    ]),
-    "lens_stage": (lever.lens_stage, lens_stage, [
-        (lambda r, g, b, W, bu: r @ W + bu, "final LayerNorm is missing"),
-        (lambda r, g, b, W, bu: lens_stage(r, g, b, W, bu) - bu, "b_U is missing"),
-        (lambda r, g, b, W, bu: ((r - r.mean()) / torch.sqrt(r.var() + 1e-5) * g + b) @ W + bu, "d_model - 1"),
-    ]),
-    "search_page": (search_by_hand.search_page, search_page, [
-        (lambda q, d: d @ q, "these are the scores"),
-        (lambda q, d: search_page(q / np.linalg.norm(q), d / np.linalg.norm(d, axis=1, keepdims=True)), "cosines"),
-        (lambda q, d: np.sort(search_page(q, d))[::-1], "sorted"),
-    ]),
-    "gram_schmidt": (gram_schmidt_by_hand.gram_schmidt, gram_schmidt, [
-        (lambda d: np.array([np.asarray(v) / np.linalg.norm(v) for v in d]), "nothing was subtracted"),
-        (lambda d: gram_schmidt(d) * 2.0, "must have length 1"),
-    ]),
-    "pca_by_svd": (three_ways.pca_by_svd, pca_by_svd, [
-        (lambda x, k: (np.linalg.svd(x, full_matrices=False)[2][:k], pca_by_svd(x, k)[1]), "not centred"),
-        (lambda x, k: (pca_by_svd(x, k)[0], (lambda s: (s / s.sum())[:k])(np.linalg.svd(x - x.mean(0))[1])),
-         "singular value squared"),
-        (lambda x, k: (pca_by_svd(x, k)[0], pca_by_svd(x, k)[1] / pca_by_svd(x, k)[1].sum()), "k kept components"),
-    ]),
-    "analogy": (real_language.analogy, analogy, [
-        (lambda v, a, b, c: max(v, key=lambda w: (v[a] - v[b] + v[c]) @ v[w] /
-                                np.linalg.norm(v[a] - v[b] + v[c]) / np.linalg.norm(v[w])), "one of the inputs"),
-        (lambda v, a, b, c: max((w for w in v if w not in (a, b, c)), key=lambda w: (v[a] - v[b] + v[c]) @ v[w]),
-         "dot product"),
-        (lambda v, a, b, c: analogy(v, a, c, b), "wrong way"),
-    ]),
-    "cosine_neighbours": (what_an_embedding_is.cosine_neighbours, cosine_neighbours, [
-        (lambda r, n, w, k: [w] + cosine_neighbours(r, n, w, k - 1), "itself"),
-        (lambda r, n, w, k: [n[j] for j in np.argsort(-(r @ r[list(n).index(w)])) if n[j] != w][:k], "dot product"),
-        (lambda r, n, w, k: cosine_neighbours(r, n, w, k)[::-1] if k > 1 else ["?"], "wrong order"),
-    ]),
-}
+CHECKS = _chapters_write_checks()
 
 
 # Every check the library defines (its registry), not a list kept here: a new write check without a
-# right solution and typical mistakes in CHECKS fails below.
+# right solution and typical mistakes in its chapter's WRITE_CHECKS fails below.
 REGISTERED = sorted(writing.write_checks())
 
 
 def solutions(name):
-    assert name in CHECKS, f"the write check {name!r} has no right solution and typical mistakes in CHECKS"
+    assert name in CHECKS, (f"the write check {name!r} has no right solution and typical mistakes in the WRITE_CHECKS "
+                             f"of its chapter's test file (tests/chapters/PART/test_UNIT.py)")
     check, right, wrongs = CHECKS[name]
     assert check is writing.write_checks()[name]
     return check, right, wrongs

@@ -3,10 +3,10 @@ answer and names the typical mistakes, without giving the answer away."""
 
 import numpy as np
 
+from lib.chapters.part1.bigrams import checks as bigrams
 
 
 def test_bigram_two_steps_check(zero_layer):
-    from lib.chapters.part1.bigrams import checks as bigrams
     from lib.model.readout import prompt_logits, softmax
     zl = zero_layer
     prefix, target = bigrams.TWO_STEPS["prefix"], bigrams.TWO_STEPS["target"]
@@ -26,7 +26,6 @@ def test_bigram_two_steps_check(zero_layer):
 
 
 def test_bigram_unseen_pair_check(zero_layer):
-    from lib.chapters.part1.bigrams import checks as bigrams
     zl = zero_layer
     p = bigrams.unseen_probability(zl)
     assert 0 < p < 0.001, "the predict's right range is the second"
@@ -37,3 +36,25 @@ def test_bigram_unseen_pair_check(zero_layer):
     for garbage in (None, "zero", np.array([0.0]), 10**400, True):
         fb = bigrams.unseen_pair(zl, garbage)
         assert not fb.ok and fb.message
+
+
+# ------------------------------------------------------------------ the chapter's write checks
+# For each, (the check, a right function written as a learner would, [(a typical wrong function, words
+# its diagnosis must contain), ...]). tests/exercises/test_writing.py gathers every chapter's WRITE_CHECKS
+# and runs each check on its right function, its wrong ones and garbage.
+def bigram_table(rounds, tokens):
+    index = {t: i for i, t in enumerate(tokens)}
+    table = [[0.0] * len(tokens) for _ in tokens]
+    for words in rounds:
+        for a, b in zip(words, words[1:]):
+            table[index[a]][index[b]] += 1
+    return [[c / sum(row) if sum(row) else 0.0 for c in row] for row in table]
+
+
+WRITE_CHECKS = {
+    "bigram_table": (bigrams.bigram_table, bigram_table, [
+        (lambda rounds, tokens: np.array(bigram_table(rounds, tokens)).T, "transposed"),
+        (lambda rounds, tokens: bigram_table([[w for r in rounds for w in r]], tokens), "across the end of one round"),
+        (lambda rounds, tokens: np.array(bigram_table(rounds, tokens)) * 3, "sum to 1"),
+    ]),
+}

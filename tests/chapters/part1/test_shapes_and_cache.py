@@ -18,3 +18,24 @@ def test_shapes_and_cache_value_checks():
     assert "W_U" in shapes_and_cache.seven_b_embedding_share(2 * share).message
     assert "GPT-2 small's share" in shapes_and_cache.seven_b_embedding_share(38_597_376 / 124_439_808).message
     assert "percentage" in shapes_and_cache.seven_b_embedding_share(100 * share).message
+
+
+# ------------------------------------------------------------------ the chapter's write checks
+# For each, (the check, a right function written as a learner would, [(a typical wrong function, words
+# its diagnosis must contain), ...]). tests/exercises/test_writing.py gathers every chapter's WRITE_CHECKS
+# and runs each check on its right function, its wrong ones and garbage.
+def kv_cache_size(layers, context, heads, group, d_head, bytes_per_number):
+    return 2 * layers * context * (heads // group) * d_head * bytes_per_number
+
+
+WRITE_CHECKS = {
+    "kv_cache_size": (shapes_and_cache.kv_cache_size, kv_cache_size, [
+        (lambda L, T, H, G, D, B: 2 * L * T * H * D * B, "without sharing"),      # the page's formula
+        (lambda L, T, H, G, D, B: 2 * L * T * H * G * D * B, "not larger"),
+        (lambda L, T, H, G, D, B: 2 * L * T * H / (G * G) * D * B, "once too often"),
+        (lambda L, T, H, G, D, B: L * T * H // G * D * B, "half the cache"),
+        (lambda L, T, H, G, D, B: 2 * T * H // G * D * B, "number of layers"),
+        (lambda L, T, H, G, D, B: 2 * L * T * H // G * D, "counts numbers, not bytes"),
+        (lambda L, T, H, G, D, B: 3 * L * T * H // G * D * B, "queries"),
+    ]),
+}

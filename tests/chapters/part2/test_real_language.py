@@ -3,9 +3,10 @@ the right answer and names the typical mistakes, without giving the answer away.
 
 import numpy as np
 
+from lib.chapters.part2.real_language import checks as real_language
+
 
 def test_part2_real_language_checks():
-    from lib.chapters.part2.real_language import checks as real_language
     from lib.content import real_words
     from lib.analysis.maps import analogy, nearest, pca
     rows = real_words.load()
@@ -29,3 +30,26 @@ def test_part2_real_language_checks():
     assert "gender rows" in real_language.baseline_agrees(wrong).message
     assert "one of" in real_language.baseline_agrees("yes").message
     assert "one of" in real_language.baseline_agrees(True).message
+
+
+# ------------------------------------------------------------------ the chapter's write checks
+# For each, (the check, a right function written as a learner would, [(a typical wrong function, words
+# its diagnosis must contain), ...]). tests/exercises/test_writing.py gathers every chapter's WRITE_CHECKS
+# and runs each check on its right function, its wrong ones and garbage.
+def analogy(vectors, a, b, c):
+    target = vectors[a] - vectors[b] + vectors[c]
+    def cos(w):
+        v = vectors[w]
+        return target @ v / (np.linalg.norm(target) * np.linalg.norm(v))
+    return max((w for w in vectors if w not in (a, b, c)), key=cos)
+
+
+WRITE_CHECKS = {
+    "analogy": (real_language.analogy, analogy, [
+        (lambda v, a, b, c: max(v, key=lambda w: (v[a] - v[b] + v[c]) @ v[w] /
+                                np.linalg.norm(v[a] - v[b] + v[c]) / np.linalg.norm(v[w])), "one of the inputs"),
+        (lambda v, a, b, c: max((w for w in v if w not in (a, b, c)), key=lambda w: (v[a] - v[b] + v[c]) @ v[w]),
+         "dot product"),
+        (lambda v, a, b, c: analogy(v, a, c, b), "wrong way"),
+    ]),
+}

@@ -1,9 +1,12 @@
 """The self-checks of chapters/part2/three-ways (lib/chapters/part2/three_ways/checks.py): each accepts the
 right answer and names the typical mistakes, without giving the answer away."""
 
+import numpy as np
+
+from lib.chapters.part2.three_ways import checks as three_ways
+
 
 def test_part2_three_ways_checks():
-    from lib.chapters.part2.three_ways import checks as three_ways
     from lib.analysis.maps.views import plane_view
     spreads = three_ways.epithet_plane_spreads()
     assert len(spreads) == 6 and spreads["Tarso and capo"] == plane_view("calling-game", "Tarso", "capo").spread
@@ -36,3 +39,23 @@ def test_part2_three_ways_checks():
     assert not wrong and "neighbourhood" in wrong.message and "data" not in wrong.message
     for garbage in ("Data", 4.5, True, None, ["data"]):
         assert not three_ways.known_distances_closer(garbage)
+
+
+# ------------------------------------------------------------------ the chapter's write checks
+# For each, (the check, a right function written as a learner would, [(a typical wrong function, words
+# its diagnosis must contain), ...]). tests/exercises/test_writing.py gathers every chapter's WRITE_CHECKS
+# and runs each check on its right function, its wrong ones and garbage.
+def pca_by_svd(x, k):
+    centred = x - x.mean(axis=0)
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    return vt[:k], (s ** 2 / (s ** 2).sum())[:k]
+
+
+WRITE_CHECKS = {
+    "pca_by_svd": (three_ways.pca_by_svd, pca_by_svd, [
+        (lambda x, k: (np.linalg.svd(x, full_matrices=False)[2][:k], pca_by_svd(x, k)[1]), "not centred"),
+        (lambda x, k: (pca_by_svd(x, k)[0], (lambda s: (s / s.sum())[:k])(np.linalg.svd(x - x.mean(0))[1])),
+         "singular value squared"),
+        (lambda x, k: (pca_by_svd(x, k)[0], pca_by_svd(x, k)[1] / pca_by_svd(x, k)[1].sum()), "k kept components"),
+    ]),
+}

@@ -4,6 +4,7 @@ mistakes, without giving the answer away."""
 
 import numpy as np
 
+from lib.chapters.part2.what_an_embedding_is import checks as what_an_embedding_is
 
 
 def test_part2_embedding_checks(lm, zero_layer):
@@ -38,3 +39,22 @@ def test_dot_versus_cosine_predict(lm):
     for garbage in (None, "5", np.array([5]), 10**400, True):
         fb = ch.dot_vs_cosine(lm, garbage)
         assert not fb.ok and fb.message
+
+
+# ------------------------------------------------------------------ the chapter's write checks
+# For each, (the check, a right function written as a learner would, [(a typical wrong function, words
+# its diagnosis must contain), ...]). tests/exercises/test_writing.py gathers every chapter's WRITE_CHECKS
+# and runs each check on its right function, its wrong ones and garbage.
+def cosine_neighbours(rows, names, word, k):
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    sims = unit @ unit[list(names).index(word)]
+    return [names[j] for j in np.argsort(-sims) if names[j] != word][:k]
+
+
+WRITE_CHECKS = {
+    "cosine_neighbours": (what_an_embedding_is.cosine_neighbours, cosine_neighbours, [
+        (lambda r, n, w, k: [w] + cosine_neighbours(r, n, w, k - 1), "itself"),
+        (lambda r, n, w, k: [n[j] for j in np.argsort(-(r @ r[list(n).index(w)])) if n[j] != w][:k], "dot product"),
+        (lambda r, n, w, k: cosine_neighbours(r, n, w, k)[::-1] if k > 1 else ["?"], "wrong order"),
+    ]),
+}

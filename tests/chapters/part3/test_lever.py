@@ -2,6 +2,7 @@
 answer and names the typical mistakes, without giving the answer away."""
 
 import numpy as np
+import torch
 
 from helpers import PART3_GARBAGE, one_line_verdicts
 from lib.chapters.part3.lever import checks as lever
@@ -49,3 +50,22 @@ def test_lever_top_without_mlp_predict(lm):
     for garbage in (None, "Tarsoo", np.array(["Tarso", "Cefa"]), 10**400, True):
         fb = lever.top_without_mlp(lm, garbage)
         assert not fb.ok and fb.message
+
+
+# ------------------------------------------------------------------ the chapter's write checks
+# For each, (the check, a right function written as a learner would, [(a typical wrong function, words
+# its diagnosis must contain), ...]). tests/exercises/test_writing.py gathers every chapter's WRITE_CHECKS
+# and runs each check on its right function, its wrong ones and garbage.
+def lens_stage(resid, gain, bias, W_U, b_U):
+    centred = resid - resid.mean()
+    normed = centred / torch.sqrt((centred ** 2).mean() + 1e-5)
+    return (normed * gain + bias) @ W_U + b_U
+
+
+WRITE_CHECKS = {
+    "lens_stage": (lever.lens_stage, lens_stage, [
+        (lambda r, g, b, W, bu: r @ W + bu, "final LayerNorm is missing"),
+        (lambda r, g, b, W, bu: lens_stage(r, g, b, W, bu) - bu, "b_U is missing"),
+        (lambda r, g, b, W, bu: ((r - r.mean()) / torch.sqrt(r.var() + 1e-5) * g + b) @ W + bu, "d_model - 1"),
+    ]),
+}

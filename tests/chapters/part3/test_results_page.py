@@ -1,6 +1,7 @@
 """The self-checks of chapters/part3/results-page (lib/chapters/part3/results_page/checks.py): each accepts
 the right answer and names the typical mistakes, without giving the answer away."""
 
+import numpy as np
 import torch
 
 from lib.chapters.part3.results_page import checks as results_page
@@ -27,3 +28,49 @@ def test_results_page_checks(lm):
     # on the shipped model the two counts differ (7 and 4), or that hint could never be shown.
     assert warm_count != hot_count, "the same count at both temperatures: the temperature-1 hint is unreachable"
     assert "temperature 1" in results_page.broken_rounds(lm, warm_count).message
+
+
+# ------------------------------------------------------------------ the chapter's write checks
+# For each, (the check, a right function written as a learner would, [(a typical wrong function, words
+# its diagnosis must contain), ...]). tests/exercises/test_writing.py gathers every chapter's WRITE_CHECKS
+# and runs each check on its right function, its wrong ones and garbage.
+def softmax_with_temperature(logits, temperature):
+    z = logits / temperature
+    z = z - z.max()
+    return z.exp() / z.exp().sum()
+
+
+def top_k_top_p(probs, top_k=None, top_p=None):
+    p = np.asarray(probs, dtype=float)
+    order = np.argsort(-p)
+    keep = np.zeros(len(p), bool)
+    keep[order[: top_k or len(p)]] = True
+    if top_p is not None:
+        kept = np.where(keep, p, 0) / p[keep].sum()
+        total = 0.0
+        survivors = np.zeros(len(p), bool)
+        for i in order:
+            if not keep[i]:
+                break
+            survivors[i] = True
+            total += kept[i]
+            if total >= top_p:
+                break
+        keep = survivors
+    out = np.where(keep, p, 0.0)
+    return out / out.sum()
+
+
+WRITE_CHECKS = {
+    "softmax_with_temperature": (results_page.softmax_with_temperature, softmax_with_temperature, [
+        (lambda z, t: softmax_with_temperature(z * t * t, t), "multiplies the logits"),
+        (lambda z, t: softmax_with_temperature(z, 1.0), "does not change with the temperature"),
+        (lambda z, t: (z / t).exp() / (z / t).exp().sum(), "overflows"),
+    ]),
+    "top_k_top_p": (results_page.top_k_top_p, top_k_top_p, [
+        (lambda p, top_k=None, top_p=None: top_k_top_p(p, top_k) * (top_k_top_p(p, None, top_p) > 0) /
+         (top_k_top_p(p, top_k) * (top_k_top_p(p, None, top_p) > 0)).sum(), "judged on the probabilities of the whole page"),
+        (lambda p, top_k=None, top_p=None: np.asarray(p) * (top_k_top_p(p, top_k, top_p) > 0), "do not add up to 1"),
+        (lambda p, top_k=None, top_p=None: top_k_top_p(-np.asarray(p) + 1, top_k, top_p), "less likely than one it cut"),
+    ]),
+}

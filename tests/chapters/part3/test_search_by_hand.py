@@ -1,6 +1,8 @@
 """The self-checks of chapters/part3/search-by-hand (lib/chapters/part3/search_by_hand/checks.py): each
 accepts the right answer and names the typical mistakes, without giving the answer away."""
 
+import numpy as np
+
 from lib.chapters.part3.search_by_hand import checks as check
 
 
@@ -16,3 +18,22 @@ def test_search_by_hand_checks(lm):
     assert "whole number" in check.smallest_scale(2.5).message
     assert "raise" in check.temperature_for_half(lm, 1.0).message
     assert "positive" in check.temperature_for_half(lm, -1).message
+
+
+# ------------------------------------------------------------------ the chapter's write checks
+# For each, (the check, a right function written as a learner would, [(a typical wrong function, words
+# its diagnosis must contain), ...]). tests/exercises/test_writing.py gathers every chapter's WRITE_CHECKS
+# and runs each check on its right function, its wrong ones and garbage.
+def search_page(query, dictionary):
+    scores = dictionary @ query
+    e = np.exp(scores - scores.max())
+    return e / e.sum()
+
+
+WRITE_CHECKS = {
+    "search_page": (check.search_page, search_page, [
+        (lambda q, d: d @ q, "these are the scores"),
+        (lambda q, d: search_page(q / np.linalg.norm(q), d / np.linalg.norm(d, axis=1, keepdims=True)), "cosines"),
+        (lambda q, d: np.sort(search_page(q, d))[::-1], "sorted"),
+    ]),
+}
