@@ -6,11 +6,11 @@ unit (lib/chapters/PART/UNIT/) holds its own page twins (`page.js`: its explorer
 checks' computations) and pictures (`pictures.js`). They are package data: the kernel's widget and
 the website serve the same installed files.
 
-When the site is built (`install`), the units' files are copied under `units/` (their imports of the
-core pointed at the installed core) and two modules are generated that gather them by walking the
-units (`lib.chapters.units()`, no list by hand): `units.js` (every VIEWS and COMPUTE, merged with the
-core's; views.js and checks.js read it) and `unit-pictures.js` (every `pictures(kit)`; render.js
-reads it).
+When the site is built (`install`), two modules are generated that gather the units by walking them
+(`lib.chapters.units()`, no list by hand): `units.js` (every unit's page.js, each in a function of
+its own, its imports of the core read from the installed core; their VIEWS and COMPUTE merged with
+the core's; views.js and checks.js read it) and `unit-pictures.js` (every `pictures(kit)` the same
+way; render.js reads it). A page thus fetches two modules for all the chapters, not two per chapter.
 
 What the page and the library must agree on (colours and the heatmaps' ramp, the read-out's limits,
 the sentences a reader's mistake gets) is written once in Python, in its own home, and generated into
@@ -41,12 +41,14 @@ CONSTANTS = "constants.js"
 UNITS = "units.js"
 UNIT_PICTURES = "unit-pictures.js"
 UNIT_FILES = ("page.js", "pictures.js")      # what a chapter's unit gives the page
-UNITS_FOLDER = "units"                         # where they sit in the site's explorers folder
 # The core modules page.js imports, directly or not (fetched together instead of one layer at a time);
-# MODULES adds the generated ones and every unit's files.
+# MODULES adds the generated ones.
 CORE_MODULES = ("model.js", "readout.js", "render.js", "views.js", "twins.js", "rules.js", "share.js", "dom.js",
                 "vocab.js", "python.js", "game.js", "real.js")
 _IMPORT_CONSTANTS = re.compile(r'^import \{[^}]*\} from "(?:\./|(?:\.\./)+explorers/js/)constants\.js";\n', re.M)
+# A unit's import of the core: `import { a, b as c } from "../../../explorers/js/x.js";` (over several
+# lines or not) or `import * as m from "...";`.
+_UNIT_IMPORT = re.compile(r'^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<ns>\w+))\s+from\s+"(?P<spec>[^"]+)";[ \t]*\n', re.M)
 _IMPORT_UNIT_PICTURES = re.compile(r'^import \{ UNIT_PICTURES \} from "\./unit-pictures\.js";\n', re.M)
 # Every module a file names: `from "..."`, `import "..."` and `import("...")`.
 _IMPORTED = re.compile(r'(\bfrom\s*|\bimport\s*\(?\s*)"(\.{1,2}/[^"]+)"')
@@ -81,68 +83,94 @@ def constants_module() -> str:
 # ----------------------------------------------------------------------------- the chapters' units
 
 def unit_files() -> list[tuple[str, Path]]:
-    """Every unit's page files, as (where the site holds it, under the explorers' folder; its source)."""
-    return [(f"{UNITS_FOLDER}/{u.part}/{u.name}/{name}", u.folder / name)
+    """Every unit's page files, as (the unit's part/name/file, its source)."""
+    return [(f"{u.part}/{u.name}/{name}", u.folder / name)
             for u in chapters.units() for name in UNIT_FILES if u.has(name)]
 
 
 def sources() -> list[tuple[str, Path]]:
-    """Every page module the site serves from a source file: the core's, then the units'."""
+    """Every source file of the page's modules: the core's, then the units'."""
     return [(p.name, p) for p in sorted(JS.glob("*.js"))] + unit_files()
 
 
-def _installed_name(path: Path) -> str:
-    """Where the site holds the source file `path` (a core module, or a unit's file)."""
-    path = path.resolve()
-    if path.parent == JS:
-        return path.name
-    rel = path.relative_to(chapters.HERE)       # raises for a file outside the core and the units
-    return f"{UNITS_FOLDER}/{rel.as_posix()}"
+def _core_name(source: Path, spec: str) -> str:
+    """The core module a unit's import names (`../../../explorers/js/readout.js` -> readout.js): a
+    unit imports the core alone, as the repository lays it out, so the file also resolves where it is."""
+    path = (source.parent / spec).resolve()
+    if path.parent != JS:
+        raise RuntimeError(f"{source}: imports {spec}; a chapter's file imports the core (lib/explorers/js) alone")
+    if path.name != CONSTANTS and not path.is_file():
+        raise RuntimeError(f"{source}: imports {spec}, which does not exist")
+    return path.name
 
 
-def _rewritten(target: str, source: Path) -> str:
-    """A unit's file as the site holds it at `target`: each relative import, written to resolve in the
-    repository (../../../explorers/js/readout.js), pointed at the same module in the site."""
-    def point(m):
-        spec = m.group(2)
-        try:
-            name = _installed_name(source.parent / spec)
-        except ValueError:
-            raise RuntimeError(f"{source}: imports {spec}, neither a core module nor a unit's file") from None
-        if name not in (CONSTANTS,) and not (source.parent / spec).is_file():
-            raise RuntimeError(f"{source}: imports {spec}, which does not exist")
-        rel = posixpath.relpath(name, posixpath.dirname(target))
-        return f'{m.group(1)}"{rel if rel.startswith("../") else "./" + rel}"'
-    return _IMPORTED.sub(point, source.read_text())
+def _namespace(core: str) -> str:
+    return "__core_" + re.sub(r"\W", "_", core.removesuffix(".js"))
 
 
-def _tables() -> list[tuple[str, str]]:
-    """(unit's name, where the site holds its page.js) for every unit with page twins."""
-    return [(f"{u.part}/{u.name}", f"{UNITS_FOLDER}/{u.part}/{u.name}/page.js") for u in chapters.units() if u.has("page.js")]
+def _unit_body(source: Path, exported: tuple[str, ...]) -> tuple[str, set[str]]:
+    """A unit's file as the body of a function that returns what it exports (`exported`): its imports
+    become constants read from the core's namespaces, its `export` keywords go. Returns the body and
+    the core modules it reads."""
+    text, cores, reads = source.read_text(), set(), []
+
+    def take(m):
+        core = _core_name(source, m["spec"])
+        cores.add(core)
+        if m["ns"]:
+            reads.append(f"const {m['ns']} = {_namespace(core)};")
+        else:
+            fields = []
+            for item in (i.strip() for i in m["names"].split(",")):
+                if item:
+                    name, _, alias = (w.strip() for w in item.partition(" as "))
+                    fields.append(f"{name}: {alias}" if alias else name)
+            reads.append(f"const {{ {', '.join(fields)} }} = {_namespace(core)};")
+        return ""
+
+    body = _UNIT_IMPORT.sub(take, text)
+    body = re.sub(r"^export (const|let|function|class|async function) ", r"\1 ", body, flags=re.M)
+    if re.search(r"^\s*(import|export)\b|\bimport\s*\(", body, re.M):
+        raise RuntimeError(f"{source}: a chapter's file imports the core with `import {{ ... }} from \"...\";` "
+                           "at its top, and exports with `export const` or `export function`, nothing else")
+    returned = ", ".join(f'{name}: typeof {name} === "undefined" ? undefined : {name}' for name in exported)
+    return "\n".join(reads) + "\n" + body + f"\nreturn {{ {returned} }};", cores
+
+
+def _bundle(kind: str, exported: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(the import lines, one `["part/name", (() => {...})()]` entry per unit that has the file `kind`)."""
+    entries, cores = [], set()
+    for u in chapters.units():
+        if u.has(kind):
+            body, used = _unit_body(u.folder / kind, exported)
+            cores |= used
+            entries.append(f'// {u.part}/{u.name}/{kind}\n["{u.part}/{u.name}", (() => {{\n{body}\n}})()]')
+    imports = [f'import * as {_namespace(c)} from "./{c}";' for c in sorted(cores)]
+    return imports, entries
 
 
 def units_module() -> str:
     """units.js: the core's check computations (twins.js) and every unit's VIEWS and COMPUTE, merged
     into one table each (a name defined twice is an error when the page loads it)."""
-    tables = _tables()
+    imports, entries = _bundle("page.js", ("VIEWS", "COMPUTE"))
     lines = ["// Generated from lib/chapters when the site is built (lib/explorers/web.py): every chapter's page",
              "// twins, from its unit's page.js. Edit them there, never here.",
-             'import { COMPUTE as CORE } from "./twins.js";']
-    lines += [f'import * as unit{i} from "./{path}";' for i, (_, path) in enumerate(tables)]
-    lines += ["", "function merged(kind, tables) {",
-              "  const out = {}, home = {};",
-              "  for (const [where, table] of tables) {",
-              "    for (const name of Object.keys(table || {})) {",
-              "      if (name in out) throw new Error(`${kind} ${name} is in both ${home[name]} and ${where}`);",
-              "      out[name] = table[name];",
-              "      home[name] = where;",
-              "    }",
-              "  }",
-              "  return out;",
-              "}", ""]
-    units = ", ".join(f'["{name}", unit{i}.{{}}]' for i, (name, _) in enumerate(tables))
-    lines.append(f'export const VIEWS = merged("the view", [{units.replace("{}", "VIEWS")}]);')
-    lines.append(f'export const COMPUTE = merged("the computation", [["twins.js", CORE], {units.replace("{}", "COMPUTE")}]);')
+             'import { COMPUTE as __CORE_COMPUTE } from "./twins.js";', *imports,
+             "", "function __merged(kind, tables) {",
+             "  const out = {}, home = {};",
+             "  for (const [where, table] of tables) {",
+             "    for (const name of Object.keys(table || {})) {",
+             "      if (name in out) throw new Error(`${kind} ${name} is in both ${home[name]} and ${where}`);",
+             "      out[name] = table[name];",
+             "      home[name] = where;",
+             "    }",
+             "  }",
+             "  return out;",
+             "}", "",
+             "const __UNITS = [", ",\n".join(entries), "];", "",
+             'const __VIEWS = __merged("the view", __UNITS.map(([where, u]) => [where, u.VIEWS]));',
+             'const __COMPUTE = __merged("the computation", [["twins.js", __CORE_COMPUTE], ...__UNITS.map(([where, u]) => [where, u.COMPUTE])]);',
+             "export { __VIEWS as VIEWS, __COMPUTE as COMPUTE };"]
     return "\n".join(lines) + "\n"
 
 
@@ -152,12 +180,10 @@ def _picture_units():
 
 def unit_pictures_module() -> str:
     """unit-pictures.js: every unit's pictures(kit), for the renderer."""
-    units = _picture_units()
+    imports, entries = _bundle("pictures.js", ("pictures",))
     lines = ["// Generated from lib/chapters when the site is built (lib/explorers/web.py): every chapter's",
-             "// pictures, from its unit's pictures.js. Edit them there, never here."]
-    lines += [f'import {{ pictures as unit{i} }} from "./{UNITS_FOLDER}/{u.part}/{u.name}/pictures.js";'
-              for i, u in enumerate(units)]
-    lines.append(f"export const UNIT_PICTURES = [{', '.join(f'unit{i}' for i in range(len(units)))}];")
+             "// pictures, from its unit's pictures.js. Edit them there, never here.", *imports,
+             "export const UNIT_PICTURES = [", ",\n".join(entries), "].map(([, u]) => u.pictures);"]
     return "\n".join(lines) + "\n"
 
 
@@ -212,21 +238,17 @@ def _check_acyclic(folder: Path) -> None:
 
 def install(folder: Path) -> list[Path]:
     """Write the page's modules, their style sheet and the generated modules into `folder` (the site's
-    _static/explorers): the core's as they are, each unit's page.js and pictures.js under units/ with
-    their imports pointed at the installed core, the constants, and the modules that gather the units."""
+    _static/explorers): the core's as they are, the constants, and the two modules that gather the
+    units' page.js and pictures.js."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for source in sorted(JS.iterdir()):
         if source.suffix in (".js", ".css", ".json"):
             shutil.copyfile(source, folder / source.name)
             written.append(folder / source.name)
-    stale = folder / UNITS_FOLDER
+    stale = folder / "units"            # where an earlier build copied the units' files
     if stale.is_dir():
         shutil.rmtree(stale)
-    for target, source in unit_files():
-        (folder / target).parent.mkdir(parents=True, exist_ok=True)
-        (folder / target).write_text(_rewritten(target, source))
-        written.append(folder / target)
     for name, text in ((CONSTANTS, constants_module()), (UNITS, units_module()), (UNIT_PICTURES, unit_pictures_module())):
         (folder / name).write_text(text)
         written.append(folder / name)
@@ -236,7 +258,7 @@ def install(folder: Path) -> list[Path]:
 
 def modules() -> tuple[str, ...]:
     """Every module page.js imports, directly or not, as the site holds them (for the page's preload tags)."""
-    return CORE_MODULES + (CONSTANTS, UNITS, UNIT_PICTURES) + tuple(target for target, _ in unit_files())
+    return CORE_MODULES + (CONSTANTS, UNITS, UNIT_PICTURES)
 
 
 MODULES = modules()

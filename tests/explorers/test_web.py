@@ -97,17 +97,27 @@ def test_every_registered_view_has_its_page_twin_and_its_picture(tmp_path):
 
 
 def test_a_unit_imports_the_core_where_the_site_installs_it(tmp_path):
-    """A unit's page.js imports the core as the repository lays it out (so the file resolves where it
-    is written); installed, the same import names the installed core module, and none is left
-    pointing outside the site's explorers folder."""
+    """A unit's page.js and pictures.js import the core as the repository lays it out (so the file
+    resolves where it is written); installed, every chapter's files are gathered in units.js and
+    unit-pictures.js, whose imports all name modules the site's explorers folder holds."""
     web.install(tmp_path)
     imports = re.compile(r'from\s*"(\.{1,2}/[^"]+)"')
-    for target, source in web.unit_files():
+    for _, source in web.unit_files():
         for spec in imports.findall(source.read_text()):
             # constants.js is generated: in the repository only its place, beside the core, is known
             written = (source.parent / spec).resolve()
+            assert written.parent == web.JS, (source, spec)
             assert written.is_file() or written == web.JS / web.CONSTANTS, (source, spec)
-        for spec in imports.findall((tmp_path / target).read_text()):
-            resolved = (tmp_path / target).parent / spec
-            assert resolved.resolve().is_relative_to(tmp_path.resolve()), (target, spec)
-            assert resolved.is_file(), (target, spec)
+    for generated in (web.UNITS, web.UNIT_PICTURES):
+        for spec in imports.findall((tmp_path / generated).read_text()):
+            assert (tmp_path / spec).resolve().is_file(), (generated, spec)
+    assert not (tmp_path / "units").exists()
+
+
+def test_a_unit_that_imports_another_units_file_is_refused(tmp_path):
+    """The build gathers a unit's file by reading its imports of the core; an import of anything else
+    (another unit's file) stops the build with the file's name."""
+    bad = tmp_path / "page.js"
+    bad.write_text('import { VIEWS as OTHER } from "../../part2/three_ways/page.js";\nexport const VIEWS = OTHER;\n')
+    with pytest.raises(RuntimeError, match="imports the core"):
+        web._unit_body(bad, ("VIEWS",))
