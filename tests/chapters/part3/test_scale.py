@@ -17,3 +17,23 @@ def test_scale_checks():
     assert "GPT-3's own" in scale.dictionary_gigabytes(50257 * 12288 * 2 / 1e9).message   # half the table's figure
     one_line_verdicts(scale.multiply_adds)
     one_line_verdicts(scale.dictionary_gigabytes)
+
+
+def test_the_machines_timings_are_printed_as_whole_numbers():
+    """A timing belongs to the machine that built the page: printed with decimals, one machine's
+    rate once read 6.3 billion a second, inside the bytes exercise's answer window (6.28 to 6.30).
+    Whole microseconds and whole millions cannot fall inside a decimal window."""
+    import re
+    from pathlib import Path
+    import pytest
+    page = Path(__file__).resolve().parents[3] / "_build" / "html" / "chapters" / "part3" / "scale.html"
+    if not page.exists():
+        pytest.skip("the site is not built")
+    html = page.read_text()
+    # The prose, and the figure's description (its alt text), which the tags would otherwise hide.
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html) + " ".join(re.findall(r'alt="([^"]*)"', html)))
+    times = re.findall(r" ([\d,.]+) µs", text)
+    rates = re.findall(r"between ([\d,.]+) and ([\d,.]+) million multiply-adds per second", text)
+    assert len(times) >= 3 and len(rates) >= 2, (times, rates), "the table's times and the rates are on the page"
+    for value in times + [v for pair in rates for v in pair]:
+        assert "." not in value, value
