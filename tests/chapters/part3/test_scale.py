@@ -1,6 +1,11 @@
 """The self-checks of chapters/part3/scale (lib/chapters/part3/scale/checks.py): each accepts the right
 answer and names the typical mistakes, without giving the answer away."""
 
+import re
+from pathlib import Path
+
+import pytest
+
 from helpers import one_line_verdicts
 from lib.chapters.part3.scale import checks as scale
 
@@ -23,9 +28,6 @@ def test_the_machines_timings_are_printed_as_whole_numbers():
     """A timing belongs to the machine that built the page: printed with decimals, one machine's
     rate once read 6.3 billion a second, inside the bytes exercise's answer window (6.28 to 6.30).
     Whole microseconds and whole millions cannot fall inside a decimal window."""
-    import re
-    from pathlib import Path
-    import pytest
     page = Path(__file__).resolve().parents[3] / "_build" / "html" / "chapters" / "part3" / "scale.html"
     if not page.exists():
         pytest.skip("the site is not built")
@@ -34,6 +36,6 @@ def test_the_machines_timings_are_printed_as_whole_numbers():
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html) + " ".join(re.findall(r'alt="([^"]*)"', html)))
     times = re.findall(r" ([\d,.]+) µs", text)
     rates = re.findall(r"between ([\d,.]+) and ([\d,.]+) million multiply-adds per second", text)
-    assert len(times) >= 3 and len(rates) >= 2, (times, rates), "the table's times and the rates are on the page"
+    assert len(times) >= 3 and len(rates) >= 2, f"the table's times and the rates are on the page: {times} {rates}"
     for value in times + [v for pair in rates for v in pair]:
         assert "." not in value, value
