@@ -1,11 +1,13 @@
-"""Claims as code: every conclusion a chapter states, registered with its measurement.
+"""Claims as code: every conclusion a chapter states, registered with its measurement and its scope.
 
 Each chapter registers its own in its unit, `lib/chapters/PART/NAME/claims.py`; the registry finds
-them by walking the units. See `lib.claims.registry` for the API; `python -m lib claims` re-measures
-them on any seeds.
+them by walking the units. See `lib.claims.registry` for the API and the scopes, `lib.claims.runs`
+for measuring a claim on other training runs, and `lib.claims.glue` for the page's statement.
+`python -m lib claims` re-measures them on any seeds and runs.
 """
-from lib.claims.registry import (PAGE_SEEDS, Claim, Span, chapters, claim, claims, get, glue_claim, glue_name,
-                                 holds, measure, numbers_over, statement)
+from lib.claims.glue import glue_claim, page_statement
+from lib.claims.registry import (EVERY_RUN, NO_RUN, PAGE_SEEDS, SCOPES, THIS_RUN, Claim, Span, chapters, claim,
+                                 claims, get, glue_name, holds, measure, numbers_over, statement)
 
-__all__ = ["PAGE_SEEDS", "Claim", "Span", "chapters", "claim", "claims", "get", "glue_claim", "glue_name", "holds",
-           "measure", "numbers_over", "statement"]
+__all__ = ["EVERY_RUN", "NO_RUN", "PAGE_SEEDS", "SCOPES", "THIS_RUN", "Claim", "Span", "chapters", "claim", "claims",
+           "get", "glue_claim", "glue_name", "holds", "measure", "numbers_over", "page_statement", "statement"]

@@ -40,6 +40,17 @@ from lib.errors import CourseError, require
 # The prompt-set seeds the pages print their claims over.
 PAGE_SEEDS = (0, 1, 2)
 
+# What a claim is about (its scope):
+# - EVERY_RUN: a lesson about the recipe. It is measured on every shipped training run of the models it
+#   names (`models`) and must hold on each; a head or component it speaks of is found by its measured
+#   role, never by name. Its statement ranges over the runs as well as the seeds.
+# - THIS_RUN: a fact about the shipped run (the one the pages draw), which another training run may not
+#   repeat; the page says so in words a reader cannot miss ("in this trained model").
+# - NO_RUN: depends on no trained weights (the game's rules, arithmetic, a pretrained model's fixed
+#   weights, a word list): there is no other run to measure it on.
+EVERY_RUN, THIS_RUN, NO_RUN = "every run", "this run", "no run"
+SCOPES = (EVERY_RUN, THIS_RUN, NO_RUN)
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -50,22 +61,33 @@ class Claim:
     holds: Callable[[dict], bool]             # numbers -> whether the statement is true
     seeded: bool = True                       # False: the numbers do not depend on the seed
     note: str = ""                            # what is measured, how, over what (for the command's listing)
+    scope: str = THIS_RUN                     # EVERY_RUN, THIS_RUN or NO_RUN (above)
+    models: tuple[str, ...] = ()              # the trained models whose runs the measurement reads
 
 
 REGISTRY: dict[str, Claim] = {}
 _CACHE: dict[tuple[str, int], dict] = {}
 
 
-def claim(id: str, chapter: str, statement: str, holds: Callable[[dict], bool], *, seeded: bool = True,
-          note: str = "", one_thread: bool = False):
+def claim(id: str, chapter: str, statement: str, holds: Callable[[dict], bool], *, scope: str = "this run",
+          models: Iterable[str] = (), seeded: bool = True, note: str = "", one_thread: bool = False):
     """Register the decorated function as the measurement of a claim; returns it unchanged.
 
-    With `one_thread`, torch runs on one thread while the claim is measured: for the course's tiny
-    models on a busy 2-core machine, the second thread costs far more in waiting than it gains."""
+    `scope` says what the claim is about (EVERY_RUN, THIS_RUN or NO_RUN) and `models` which trained
+    models' runs its measurement reads (`lib.load(name)`): an every-run claim names at least one, a
+    no-run claim none. With `one_thread`, torch runs on one thread while the claim is measured: for
+    the course's tiny models on a busy 2-core machine, the second thread costs far more in waiting
+    than it gains."""
+    models = tuple(models)
+    require(scope in SCOPES, f"claim {id!r}: scope must be one of {', '.join(map(repr, SCOPES))}, got {scope!r}")
+    require(scope != EVERY_RUN or models, f"claim {id!r} is about every run but names no model whose runs it reads")
+    require(scope != NO_RUN or not models, f"claim {id!r} depends on no run but names models {models}")
+
     def register(measure):
         require(id not in REGISTRY, f"claim {id!r} is registered twice")
         run = _on_one_thread(measure) if one_thread else measure
-        REGISTRY[id] = Claim(id, chapter, statement, run, holds, seeded, note or (measure.__doc__ or "").strip())
+        REGISTRY[id] = Claim(id, chapter, statement, run, holds, seeded, note or (measure.__doc__ or "").strip(),
+                             scope, models)
         return measure
     return register
 
@@ -133,11 +155,9 @@ class Span:
         return lo if lo == hi else f"{lo} to {hi}"
 
 
-def numbers_over(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> dict:
-    """Each number of the claim over `seeds`: a `Span` for numbers, the common value for text
-    (text that differs between seeds is joined with ' / ')."""
-    seeds = list(seeds)
-    per_seed = [measure(id, s) for s in seeds]
+def spans(per_seed: list[dict]) -> dict:
+    """Each number over several measurements (seeds, runs): a `Span` for numbers, the common value
+    for text (text that differs between them is joined with ' / ')."""
     out = {}
     for key in per_seed[0]:
         vals = [m[key] for m in per_seed]
@@ -151,36 +171,30 @@ def numbers_over(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> dict:
     return out
 
 
+def numbers_over(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> dict:
+    """Each number of the claim over `seeds` on the shipped run (see `spans`)."""
+    return spans([measure(id, s) for s in list(seeds)])
+
+
 class _Formatter(string.Formatter):
     def format_field(self, value, spec):
         return format(value, spec)
 
 
+def fill(id: str, numbers_: dict) -> str:
+    """The claim's statement with `numbers_` (spans or values) in its fields."""
+    return _Formatter().format(get(id).statement, **numbers_)
+
+
 def statement(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> str:
-    """The claim's statement with its numbers over `seeds` (ranges where they differ)."""
+    """The claim's statement with its numbers over `seeds` on the shipped run (ranges where they differ)."""
     c = get(id)
     seeds = list(seeds) if c.seeded else [0]
-    return _Formatter().format(c.statement, **numbers_over(id, seeds))
+    return fill(id, numbers_over(id, seeds))
 
 
 def glue_name(id: str) -> str:
     return "claim_" + id.replace("-", "_").replace(".", "__")
-
-
-def glue_claim(id: str, seeds: Iterable[int] = PAGE_SEEDS, *, check: bool = True) -> None:
-    """Glue the claim's statement (over the page's seeds) under `glue_name(id)`. It returns nothing, so
-    that a call ending a figure's cell adds no second output (and no second figure) to the page. With `check`, a claim that
-    fails on one of the seeds stops the page: the page must not print it."""
-    from myst_nb import glue
-
-    c = get(id)
-    seeds = list(seeds) if c.seeded else [0]
-    if check:
-        failing = [s for s in seeds if not holds(id, s)]
-        if failing:
-            raise CourseError(f"claim {id!r} does not hold on seed(s) {failing}: {measure(id, failing[0])}")
-    text = statement(id, seeds)
-    glue(glue_name(id), text, display=False)
 
 
 def is_close(a: float, b: float, tol: float = 1e-9) -> bool:

@@ -15,6 +15,7 @@ import sys
 import torch
 
 from lib import claims as registry
+from lib.claims import runs as claim_runs
 from lib.analysis.lens import logit_lens
 from lib.analysis.maps import tsne_store, views as maps
 from lib.analysis.patching import patch
@@ -82,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--out", default=None, help="folder for the new model (default: ./retrained/MODEL); "
                                                 "not inside data/")
     tr.add_argument("--replace-shipped", action="store_true",
-                    help="write over the shipped model in data/models/MODEL, which the book and `check` read")
+                    help="write over the shipped model in data/models/MODEL, which the book and `check` read; "
+                         "with --seed S other than the preset's, the shipped run data/runs/MODEL/seed-S")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
 
     pt = sub.add_parser("patch", help="activation patching: how much of the answer each head, MLP and position brings back",
@@ -110,11 +112,19 @@ def build_parser() -> argparse.ArgumentParser:
     ts.add_argument("--rebuild", action="store_true",
                     help="run every t-SNE layout the course shows (to convergence, or to its iteration stop) "
                          "and write data/tsne/runs.json")
-    cl = sub.add_parser("claims", help="measure every registered claim again, on any prompt-set seeds",
+    cl = sub.add_parser("claims", help="measure every registered claim again, on any prompt-set seeds and training runs",
                         description="Measure each claim the chapters state on each seed and say whether it "
-                                    "holds. Exit status 0 when every claim holds on every seed, 1 when one fails.")
+                                    "holds. With --runs, measure every claim about the recipe (scope 'every run') "
+                                    "on models trained elsewhere instead; with --shipped-runs, on every shipped "
+                                    "training run. Exit status 0 when every claim measured holds on every seed "
+                                    "(and run), 1 when one fails, 2 for input it cannot use.")
     cl.add_argument("--seeds", default=None,
                     help="prompt-set seeds, whole numbers separated by commas (default: the pages' own, 0,1,2)")
+    cl.add_argument("--runs", default=None,
+                    help="folders of models trained elsewhere (`python -m lib train MODEL --seed S --out DIR`), "
+                         "separated by commas; each replaces the shipped model its meta.json names")
+    cl.add_argument("--shipped-runs", action="store_true",
+                    help="measure the claims about the recipe on every shipped training run, not the pages' alone")
     cl.add_argument("--chapter", default=None, help="only this chapter's claims (its file name, e.g. real-language)")
     cl.add_argument("--json", action="store_true", help="print one JSON object")
     return p
@@ -144,20 +154,71 @@ def cmd_claims(args) -> int:
         if chapter not in registry.chapters():
             raise CourseError(f"no claims for chapter {args.chapter!r}; chapters with claims: "
                               f"{', '.join(registry.chapters())}")
+    if args.runs is not None or args.shipped_runs:
+        return _claims_over_runs(args, seeds, chapter)
     rows = []
     for c in registry.claims(chapter):
         verdicts = {str(s): registry.holds(c.id, s) for s in seeds}
         rows.append({"id": c.id, "chapter": c.chapter, "statement": registry.statement(c.id, seeds),
-                     "holds": verdicts})
+                     "scope": c.scope, "model": ",".join(c.models) or None, "holds": verdicts})
         if not args.json:
             marks = "  ".join(f"{s}:{'holds' if ok else 'FAILS'}" for s, ok in verdicts.items())
-            print(f"{c.id}  [{marks}]\n    {rows[-1]['statement']}")
+            print(f"{c.id}  ({c.scope})  [{marks}]\n    {rows[-1]['statement']}")
     ok = all(all(r["holds"].values()) for r in rows)
     if args.json:
         print(json.dumps({"seeds": seeds, "claims": rows}))
     else:
         failing = sum(not all(r["holds"].values()) for r in rows)
         print(f"{len(rows) - failing} of {len(rows)} claims hold on every seed ({', '.join(map(str, seeds))})")
+    return 0 if ok else 1
+
+
+def _claims_over_runs(args, seeds, chapter) -> int:
+    """`claims --runs DIR,...` or `--shipped-runs`: the every-run claims on each run (holds: true when
+    the claim holds on every seed there); the this-run claims on the shipped run ("shipped")."""
+    require(not (args.runs is not None and args.shipped_runs), "give --runs DIR,... or --shipped-runs, not both")
+    every = claim_runs.every_run_ids(chapter)
+    if args.shipped_runs:
+        runs = {}
+        for id in every:
+            for label, run in claim_runs.shipped_runs_of([id]).items():
+                runs.setdefault((label, tuple(sorted(run.items()))), run)
+        labelled = {f"{label} ({', '.join(run)})": run for (label, _), run in runs.items()}
+    else:
+        folders = [f.strip() for f in args.runs.split(",") if f.strip()]
+        require(folders, "--runs must name at least one folder (folders separated by commas)")
+        labelled = {}
+        for folder in folders:
+            name, path = claim_runs.read_run_folder(folder)
+            labelled[folder] = {name: str(path)}
+        concerned = {m for i in every for m in registry.get(i).models}
+        unused = [f for f, run in labelled.items() if not set(run) & concerned]
+        require(not unused, f"--runs {unused[0]} is a model {next(iter(labelled[unused[0]]))!r} that no claim about "
+                            f"the recipe reads; the claims read runs of: {', '.join(sorted(concerned)) or 'none'}")
+    # Each claim on the runs of the models it reads (a run replaces one model; a claim that reads two
+    # models takes the run in place of the one it replaces and the shipped run of the other).
+    wanted = {label: [i for i in every if set(run) & set(registry.get(i).models)] for label, run in labelled.items()}
+    measured = claim_runs.measure_runs({label: labelled[label] for label in wanted if wanted[label]},
+                                       sorted({i for ids in wanted.values() for i in ids}), seeds)
+    rows = []
+    for c in registry.claims(chapter):
+        if c.scope == registry.EVERY_RUN:
+            holds = {label: all(v["holds"] for v in measured[label][c.id].values())
+                     for label in labelled if c.id in wanted[label]}
+        else:
+            holds = {claim_runs.SHIPPED: all(registry.holds(c.id, s) for s in (seeds if c.seeded else [0]))}
+        rows.append({"id": c.id, "chapter": c.chapter, "statement": c.statement, "scope": c.scope,
+                     "model": ",".join(c.models) or None, "holds": holds})
+        if not args.json:
+            marks = "  ".join(f"{r}:{'holds' if ok else 'FAILS'}" for r, ok in holds.items())
+            print(f"{c.id}  ({c.scope})  [{marks}]")
+    ok = all(all(r["holds"].values()) for r in rows)
+    if args.json:
+        print(json.dumps({"seeds": seeds, "runs": list(labelled), "claims": rows}))
+    else:
+        failing = [r["id"] for r in rows if not all(r["holds"].values())]
+        print(f"{len(rows) - len(failing)} of {len(rows)} claims hold on every run and seed "
+              f"({len(labelled)} run(s); seeds {', '.join(map(str, seeds))})")
     return 0 if ok else 1
 
 

@@ -128,9 +128,9 @@ def check_choice(answer, options, expected, *, right: str, wrong: str, hints: di
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     options = list(options)
-    chosen = next((o for o in options if same_option(answer, o)), _NO_OPTION)
+    chosen = read_option(answer, options)
     if chosen is _NO_OPTION:
-        listed = ", ".join(repr(o) for o in options[:12]) + (", ..." if len(options) > 12 else "")
+        listed = ", ".join(repr(o) for o in closest_first(answer, options)[:12]) + (", ..." if len(options) > 12 else "")
         return Feedback(False, say("answer_one_of", listed=listed, got=shown(answer)))
     if same_option(chosen, expected):
         return Feedback(True, right)
@@ -139,6 +139,45 @@ def check_choice(answer, options, expected, *, right: str, wrong: str, hints: di
 
 
 _NO_OPTION = object()
+
+
+def spelled(text: str) -> str:
+    """A word as a person may type it, reduced to what identifies it: no quotes around it, no case,
+    no spaces ("'Vice'" -> "vice", "MLP 0" -> "mlp0", " l0h3" -> "l0h3"). (rules.js: spelled.)"""
+    s = text.strip()
+    while len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"`":
+        s = s[1:-1].strip()
+    return "".join(s.split()).lower()
+
+
+def read_option(answer, options):
+    """The option the answer names: the one equal to it, else, for a text, the one option spelled the
+    same (case, quotes and spaces aside); `_NO_OPTION` when none is, or when two options are spelled
+    alike and the answer is neither exactly."""
+    exact = next((o for o in options if same_option(answer, o)), _NO_OPTION)
+    if exact is not _NO_OPTION or not isinstance(answer, str):
+        return exact
+    alike = [o for o in options if isinstance(o, str) and spelled(o) == spelled(answer)]
+    return alike[0] if len(alike) == 1 else _NO_OPTION
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein's distance: the fewest insertions, deletions and substitutions from a to b."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def closest_first(answer, options) -> list:
+    """The options, those spelled closest to a text answer first (ties in their own order); for an
+    answer that is not a text, in their own order. (rules.js: closestFirst.)"""
+    if not isinstance(answer, str):
+        return list(options)
+    typed = spelled(answer)
+    return sorted(options, key=lambda o: edit_distance(typed, spelled(o) if isinstance(o, str) else spelled(repr(o))))
 
 
 def same_option(answer, option) -> bool:

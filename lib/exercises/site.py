@@ -19,6 +19,8 @@ library's).
 """
 from __future__ import annotations
 
+import re
+
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,17 +179,26 @@ def typed_answer(text: str, rule: str):
     if rule == "tuple":
         if len(s) >= 2 and (s[0], s[-1]) in (("(", ")"), ("[", "]")):
             s = s[1:-1].strip()
+        s = AND.sub(",", s)                       # "vice and Cefa" as "vice, Cefa"
         items = [i.strip() for i in s.split(",")] if "," in s else s.split()
         if len(items) > 1 and items[-1] == "":
             items.pop()              # a trailing comma, as in ("L0H3", 2,)
         return tuple(i[1:-1] if len(i) >= 2 and i[0] == i[-1] and i[0] in "'\"" else typed_answer(i, "number")
                      if i else "" for i in items)
+    if THOUSANDS.fullmatch(s):
+        s = s.replace(",", "")                    # 27,126 as a person writes it
     for read in (int, float):
         try:
             return read(s)
         except ValueError:
             pass
     return s
+
+
+# A number written with commas between its thousands (27,126 or -1,000.5), and "and" between the items
+# of a list (checks.js reads the box the same way).
+THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?")
+AND = re.compile(r",?\s+and\s+")
 
 
 def twins_by_label(root: Path | None = None) -> dict[str, SiteCheck]:

@@ -49,6 +49,60 @@ def shipped_names() -> list[str]:
                   if not p.name.startswith(".") and ((p / META).exists() or (p / WEIGHTS).exists()))
 
 
+# ----------------------------------------------------------------------------- training runs
+# A recipe's lesson is measured on several training runs, not one: besides the run the pages draw
+# (training seed 0, in data/models/NAME) each trainable model ships other runs of the same recipe in
+# data/runs/NAME/seed-S/ (the same two files). `use_run` makes `load(NAME)` read one of them, so that
+# every measurement written against the shipped model can be taken again on another run unchanged.
+RUN_PREFIX = "seed-"
+
+
+def runs_dir() -> Path:
+    return data_dir() / "runs"
+
+
+def shipped_runs(name: str) -> list[Path]:
+    """Every shipped training run of a model: its shipped folder first (the pages' run), then the
+    others in the order of their training seeds."""
+    first = model_folder(name)
+    root = runs_dir() / name
+    others = [p for p in root.glob(RUN_PREFIX + "*") if (p / META).exists()] if root.is_dir() else []
+    return [first] + sorted(others, key=lambda p: int(p.name[len(RUN_PREFIX):]) if
+                            p.name[len(RUN_PREFIX):].isdigit() else 1 << 30)
+
+
+def run_label(folder: Path) -> str:
+    """How a run is named in tables: `seed 3` (its training seed, from its metadata)."""
+    try:
+        return f"seed {json.loads((Path(folder) / META).read_text())['train']['seed']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return Path(folder).name
+
+
+_RUN: dict[str, Path] = {}
+
+
+class use_run:
+    """`with use_run("calling-game", folder):` makes `load("calling-game")` read `folder` instead of
+    the shipped run. Measurements cache what they compute (per process), so a run other than the
+    shipped one is best measured in a process of its own (as `python -m lib claims --runs` does)."""
+
+    def __init__(self, name: str, folder: Path | str):
+        model_folder(name)               # the name must be a shipped model's
+        self.name, self.folder = name, Path(folder)
+
+    def __enter__(self):
+        self.before = _RUN.get(self.name)
+        _RUN[self.name] = self.folder
+        return self
+
+    def __exit__(self, *exc):
+        if self.before is None:
+            _RUN.pop(self.name, None)
+        else:
+            _RUN[self.name] = self.before
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -155,8 +209,9 @@ _LOADED: dict[tuple[str, str], LoadedModel] = {}
 def load(name: str, folder: Path | None = None) -> LoadedModel:
     """A shipped model by name, ready to run (cached: chapters may call this freely).
 
-    Read from disk, and verified, once per session and folder."""
-    folder = Path(folder) if folder is not None else model_folder(name)
+    Read from disk, and verified, once per session and folder; the folder is the shipped run's
+    unless `use_run` names another."""
+    folder = Path(folder) if folder is not None else _RUN.get(name) or model_folder(name)
     key = (name, str(folder.resolve()))
     if key not in _LOADED:
         _LOADED[key] = read_model(name, folder)

@@ -16,7 +16,7 @@ from lib.content.corpora import get_corpus
 from lib.shipped.presets import get_preset
 from lib.errors import require
 from lib.model.readout import check_seed
-from lib.model.store import LoadedModel, check_save_folder, models_dir, save_model
+from lib.model.store import RUN_PREFIX, LoadedModel, check_save_folder, models_dir, runs_dir, save_model
 from lib.model.train import train
 from lib.model.vocab import Vocabulary
 from lib.shipped.behaviour import measure
@@ -27,12 +27,16 @@ FINAL_LOSS_WINDOW = 50  # the final loss is the mean of the last steps, not one 
 RETRAINED = Path("retrained")      # relative to the working directory, as a reader expects
 
 
-def output_folder(name: str, out=None, replace_shipped: bool = False) -> Path:
-    """Where a retrained model goes: `out`, else ./retrained/NAME; the shipped folder only when
-    `replace_shipped` (and then `out` must not be given)."""
+def output_folder(name: str, out=None, replace_shipped: bool = False, seed: int | None = None) -> Path:
+    """Where a retrained model goes: `out`, else ./retrained/NAME; a shipped folder only when
+    `replace_shipped` (and then `out` must not be given): the pages' run (data/models/NAME) for the
+    preset's own seed, the shipped run of that seed (data/runs/NAME/seed-S) for any other."""
     if replace_shipped:
         require(out is None, "give --out DIR or --replace-shipped, not both")
-        return check_save_folder(models_dir() / name, replace_shipped=True)
+        preset_seed = get_preset(name).train.seed
+        folder = (models_dir() / name if seed is None or seed == preset_seed
+                  else runs_dir() / name / f"{RUN_PREFIX}{seed}")
+        return check_save_folder(folder, replace_shipped=True)
     return check_save_folder(RETRAINED / name if out is None else out)
 
 
@@ -40,7 +44,7 @@ def train_preset(name: str, seed: int | None = None, out: Path | str | None = No
                  replace_shipped: bool = False) -> dict:
     preset = get_preset(name)
     tcfg = preset.train if seed is None else dataclasses.replace(preset.train, seed=check_seed(seed))
-    folder = output_folder(name, out, replace_shipped)
+    folder = output_folder(name, out, replace_shipped, tcfg.seed)
     corpus = get_corpus(preset.corpus, tcfg.corpus_options)
     result = train(preset.model, tcfg, corpus, progress=progress)
     vocab = Vocabulary(corpus.tokens)

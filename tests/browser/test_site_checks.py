@@ -33,16 +33,20 @@ def answers(twin, values) -> list[str]:
     if twin.rule == "open":
         garbage = {"number": ["banana", "1e400", "nan", "-3", "3.5", "12345678901234567890123"],
                    "text": ["banana", "<BOS> Pietro chiama", "x" * 80],
-                   "tuple": ["banana", "(1, 2", "[1, 2, 3, 4]", "1 2 3", "'L1H2', 'x'", "()"]}[twin.reads]
+                   "tuple": ["banana", "(1, 2", "[1, 2, 3, 4]", "1 2 3", "'L1H2', 'x'", "()", "L0H3 and 2",
+                             "l0h3, 2"]}[twin.reads]
         return out + garbage + [""]
     if twin.rule == "choice":
         options = list(values.options)
-        out += [next(o for o in options if o != values.expected), "banana", " " + str(values.expected) + " ",
-                "<BOS> Pietro"]
+        right = str(values.expected)
+        # As a person writes the right answer: other case, in quotes, with or without a space (MLP0, MLP 0).
+        spaced = right.replace(" ", "") if " " in right else right[:-1] + " " + right[-1] if len(right) > 1 else right
+        out += [next(o for o in options if o != values.expected), "banana", " " + right + " ", "<BOS> Pietro",
+                right.upper(), right.lower(), f"'{right}'", spaced, right[:-1] + "x"]
     else:
         e = values.expected
         out += [_typed(e * 1.5 + 1), _typed(-abs(e) - 7), "banana", "1e400", "nan", "3.5", "1_000",
-                "12345678901234567890123", "x" * 80]
+                "12345678901234567890123", "x" * 80, f"{e:,}", "1,2", "12,34"]
         if twin.rule == "number" and e != 0:
             tol = twin.tol if twin.tol is not None else twin.rel_tol * e
             # inside the tolerance but not the exact value, and well outside it

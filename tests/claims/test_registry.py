@@ -24,7 +24,7 @@ def _check_run(code, out, chapter=None):
     expected = {c.id for c in claims.claims(chapter)}
     assert {c["id"] for c in data["claims"]} == expected
     for c in data["claims"]:
-        assert set(c) == {"id", "chapter", "statement", "holds"}
+        assert set(c) == {"id", "chapter", "statement", "scope", "model", "holds"}
         assert list(c["holds"]) == [str(s) for s in FRESH]
         assert c["statement"] and "{" not in c["statement"]
 

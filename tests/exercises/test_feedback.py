@@ -37,3 +37,23 @@ def test_value_checks_read_numpy_and_torch_answers():
 def test_feedback_renders_in_a_notebook():
     html = Feedback(False, "a <b> c").__repr__(), Feedback(True, "x")._repr_html_()
     assert html[0].startswith("Not yet") and "Correct" in html[1]
+
+
+def test_a_choice_reads_a_word_as_a_person_writes_it():
+    """Case, quotes and spaces aside (the page's own labels: MLP0 and MLP 0); never when two options
+    are spelled alike; the allowed words listed closest first."""
+    from lib.exercises import check_choice, closest_first, edit_distance
+
+    options = ["Tarso", "Cefa", "vice", "capo", "MLP 0", "L0H3"]
+    for typed, meant in [("Vice", "vice"), ("tarso", "Tarso"), ("'vice'", "vice"), ('"Cefa"', "Cefa"),
+                         ("MLP0", "MLP 0"), ("mlp 0", "MLP 0"), ("l0h3", "L0H3"), (" L0 H3 ", "L0H3")]:
+        assert check_choice(typed, options, meant, right="yes", wrong="no").ok, typed
+        assert not check_choice(typed, options, "capo", right="yes", wrong="no").ok, typed
+    alike = check_choice("ab", ["AB", "Ab"], "AB", right="yes", wrong="no")
+    assert not alike.ok and "one of" in alike.message
+    assert check_choice("AB", ["AB", "Ab"], "AB", right="yes", wrong="no").ok
+    assert edit_distance("kitten", "sitting") == 3 and edit_distance("", "abc") == 3
+    many = [f"w{i}" for i in range(20)] + ["vice"]
+    told = check_choice("vise", many, "vice", right="yes", wrong="no").message
+    assert told.index("'vice'") < told.index("'w0'"), told
+    assert closest_first(3, ["b", "a"]) == ["b", "a"]

@@ -161,6 +161,10 @@ def test_a_typed_answer_reads_as_python_would():
     assert typed_answer("[38 28 36]", "tuple") == (38, 28, 36) == typed_answer("38, 28, 36,", "tuple")
     assert typed_answer("('L0H3',)", "tuple") == ("L0H3",) and typed_answer("()", "tuple") == ()
     assert typed_answer("1.5, x, ''", "tuple") == (1.5, "x", "")
+    # As a person writes: commas between thousands, "and" between items.
+    assert typed_answer("27,126", "whole") == 27126 and typed_answer("-1,000.5", "number") == -1000.5
+    assert typed_answer("1,2", "number") == "1,2" and typed_answer("12,34", "whole") == "12,34"
+    assert typed_answer("vice and Cefa", "tuple") == ("vice", "Cefa") == typed_answer("vice, and Cefa", "tuple")
 
 
 def test_a_twin_refuses_an_unknown_rule_and_a_choice_without_texts():

@@ -27,8 +27,9 @@ def test_training_is_deterministic_and_calls_back_every_step():
     assert a.losses[-1] < a.losses[0]
 
 
-def test_retraining_the_calling_game_from_scratch_learns_the_game(run_process, tmp_path):
-    """The full recipe, as a user runs it: `python -m lib train calling-game --out DIR`.
+def test_retraining_the_calling_game_from_scratch_learns_the_game(fresh_runs):
+    """The full recipe, as a user runs it: `python -m lib train calling-game --seed 9 --out DIR` (the
+    `fresh_runs` fixture, which the claims' test shares).
 
     On another processor the same seed is another training run (a float32 step summed in another
     order grows into different weights), so a retrained model is held to what every run of the
@@ -37,9 +38,7 @@ def test_retraining_the_calling_game_from_scratch_learns_the_game(run_process, t
     P(Tarso | opening call) 0.9999-1.0000; the 9 legal callees 0.091-0.143 (the shipped model:
     0.094-0.134); sampled rounds that obey the rules 62-78%; the lens names Tarso after block 0 in
     every run; the epithets' four corners of the concept plane in 6 of 7 (so not asserted here)."""
-    r = run_process("train", "calling-game", "--out", str(tmp_path / "cg"), "--quiet", check=True)
-    assert "trained calling-game" in r.stdout
-    fig = json.loads((tmp_path / "cg" / "meta.json").read_text())["behaviour"]
+    fig = json.loads((fresh_runs["calling-game"] / "meta.json").read_text())["behaviour"]
     assert fig["confident"]["tarso_prob"] >= 0.99
     legal = fig["uncertain"]["legal_probs"].values()
     assert 0.07 <= min(legal) and max(legal) <= 0.17, sorted(legal)

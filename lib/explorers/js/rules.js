@@ -34,6 +34,10 @@ function say(name, fields) {
   return MESSAGES[name].replace(/\{(\w+)\}/g, (_, key) => String(fields[key]));
 }
 
+// lib.exercises.site.THOUSANDS and AND: 27,126 as a number; "vice and Cefa" as two items.
+const THOUSANDS = /^[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?$/;
+const AND = /,?\s+and\s+/g;
+
 /** What the reader typed, as the library's check receives it (lib.exercises.site.typed_answer):
  *  {kind: "int" (a BigInt) | "float" | "str" | "tuple" (value: the items, each such a reading), value},
  *  or null for an empty box. `rule`: number, whole, choice, text or tuple. */
@@ -43,11 +47,13 @@ export function typedAnswer(text, rule) {
   if (rule === "choice" || rule === "text") return { kind: "str", value: s };
   if (rule === "tuple") {
     if (s.length >= 2 && ((s[0] === "(" && s.endsWith(")")) || (s[0] === "[" && s.endsWith("]")))) s = pyStrip(s.slice(1, -1));
+    s = s.replace(AND, ",");
     const items = s.includes(",") ? s.split(",").map(pyStrip) : pySplit(s);
     if (items.length > 1 && items[items.length - 1] === "") items.pop();
     return { kind: "tuple", value: items.map((i) => (i.length >= 2 && i[0] === i[i.length - 1] && (i[0] === "'" || i[0] === '"')
       ? { kind: "str", value: i.slice(1, -1) } : i === "" ? { kind: "str", value: "" } : typedAnswer(i, "number"))) };
   }
+  if (THOUSANDS.test(s)) s = s.replace(/,/g, "");
   const i = pyInt(s);
   if (i !== null) return { kind: "int", value: i };
   const f = pyParseFloat(s);
@@ -101,10 +107,47 @@ export function checkWhole(a, expected, what, hints) {
   return verdict(false, say("answer_off", { what, value: told, direction: value > expected ? "too high" : "too low" }));
 }
 
+/** lib.exercises.spelled: a word reduced to what identifies it (no outer quotes, case or spaces). */
+export function spelled(text) {
+  let s = pyStrip(text);
+  while (s.length >= 2 && s[0] === s[s.length - 1] && "'\"`".includes(s[0])) s = pyStrip(s.slice(1, -1));
+  return pySplit(s).join("").toLowerCase();
+}
+
+/** lib.exercises.edit_distance (Levenshtein), over code points as Python counts them. */
+export function editDistance(a, b) {
+  const x = Array.from(a), y = Array.from(b);
+  const row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= y.length; j++) {
+      const here = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (x[i - 1] !== y[j - 1] ? 1 : 0));
+      prev = here;
+    }
+  }
+  return row[y.length];
+}
+
+/** lib.exercises.closest_first: the options spelled closest to the typed text first (a stable sort). */
+export function closestFirst(typed, options) {
+  const t = spelled(typed);
+  return options.map((o, i) => [editDistance(t, spelled(o)), i, o]).sort((p, q) => p[0] - q[0] || p[1] - q[1]).map((r) => r[2]);
+}
+
+/** lib.exercises.read_option: the option equal to the answer, else the one option spelled alike. */
+function readOption(value, options) {
+  if (options.includes(value)) return value;
+  const alike = options.filter((o) => spelled(o) === spelled(value));
+  return alike.length === 1 ? alike[0] : undefined;
+}
+
 export function checkChoice(a, options, expected, right, wrong, hints) {
-  const chosen = options.find((o) => o === a.value);
+  const chosen = a.kind === "str" ? readOption(a.value, options) : options.find((o) => o === a.value);
   if (chosen === undefined) {
-    const listed = options.slice(0, 12).map(pyRepr).join(", ") + (options.length > 12 ? ", ..." : "");
+    const order = a.kind === "str" ? closestFirst(a.value, options) : options;
+    const listed = order.slice(0, 12).map(pyRepr).join(", ") + (options.length > 12 ? ", ..." : "");
     return verdict(false, say("answer_one_of", { listed, got: shown(a) }));
   }
   if (chosen === expected) return verdict(true, right);

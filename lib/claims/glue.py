@@ -1,0 +1,41 @@
+"""A claim on its page: the statement with its numbers over the page's seeds and, for a lesson about
+the recipe, over every shipped training run.
+
+A chapter calls `glue_claim("id")`; the page prints the claim where it writes
+{glue:text}`claim_id` (see `registry.glue_name`). An every-run claim's numbers range over every
+shipped run and every seed ("from 0.72 to 1.02"); its template may also name `{runs}`, the number
+of runs measured. A claim that fails on one run or seed stops the page: the page must not print it.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from lib.claims import registry, runs
+from lib.errors import CourseError
+
+
+def page_numbers(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> tuple[dict, list]:
+    """(the numbers as the page prints them, the (run, seed) pairs on which the claim fails)."""
+    rows = runs.over_runs(id, seeds)
+    numbers = registry.spans([r[2] for r in rows])
+    numbers["runs"] = registry.Span(len({r[0] for r in rows}), len({r[0] for r in rows}))
+    return numbers, [(r[0], r[1]) for r in rows if not r[3]]
+
+
+def page_statement(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> str:
+    return registry.fill(id, page_numbers(id, seeds)[0])
+
+
+def glue_claim(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS, *, check: bool = True) -> None:
+    """Glue the claim's statement (over the page's seeds, and every shipped run for an every-run
+    claim) under `registry.glue_name(id)`. It returns nothing, so that a call ending a figure's cell
+    adds no second output (and no second figure) to the page. With `check`, a claim that fails on one
+    of the seeds or runs stops the page."""
+    from myst_nb import glue
+
+    numbers, failing = page_numbers(id, seeds)
+    if check and failing:
+        run, seed = failing[0]
+        raise CourseError(f"claim {id!r} does not hold on {len(failing)} (run, seed) pair(s), the first "
+                          f"run {run}, seed {seed}")
+    glue(registry.glue_name(id), registry.fill(id, numbers), display=False)
