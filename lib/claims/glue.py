@@ -4,7 +4,8 @@ the recipe, over every shipped training run.
 A chapter calls `glue_claim("id")`; the page prints the claim where it writes
 {glue:text}`claim_id` (see `registry.glue_name`). An every-run claim's numbers range over every
 shipped run and every seed ("from 0.72 to 1.02"); its template may also name `{runs}`, the number
-of runs measured. A claim that fails on one run or seed stops the page: the page must not print it.
+of runs measured. A claim that fails on one run or seed stops the page: the page must not print it. A
+fact about the shipped run carries `THIS_RUN_MARK`, so the page says so where it prints it.
 """
 from __future__ import annotations
 
@@ -12,6 +13,18 @@ from typing import Iterable
 
 from lib.claims import registry, runs
 from lib.errors import CourseError
+
+
+# A fact about the shipped run says so where the page prints it, in words a reader cannot miss.
+THIS_RUN_MARK = " (in this trained model; another training run of the same recipe may differ)"
+
+
+def marked(id: str, text: str) -> str:
+    """The statement as the page prints it: a this-run claim about a trained model carries the mark."""
+    c = registry.get(id)
+    if c.scope == registry.THIS_RUN and c.models:
+        return text + THIS_RUN_MARK
+    return text
 
 
 def page_numbers(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> tuple[dict, list]:
@@ -23,7 +36,7 @@ def page_numbers(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> tuple[d
 
 
 def page_statement(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> str:
-    return registry.fill(id, page_numbers(id, seeds)[0])
+    return marked(id, registry.fill(id, page_numbers(id, seeds)[0]))
 
 
 def glue_claim(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS, *, check: bool = True) -> None:
@@ -38,4 +51,6 @@ def glue_claim(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS, *, check: bo
         run, seed = failing[0]
         raise CourseError(f"claim {id!r} does not hold on {len(failing)} (run, seed) pair(s), the first "
                           f"run {run}, seed {seed}")
-    glue(registry.glue_name(id), registry.fill(id, numbers), display=False)
+    glue(registry.glue_name(id), marked(id, registry.fill(id, numbers)), display=False)
+    # How many training runs the statement covers, for the page's prose ("on all 5 runs").
+    glue(registry.glue_name(id) + "_runs", f"{numbers['runs'].lo:d}", display=False)

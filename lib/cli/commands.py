@@ -24,7 +24,7 @@ from lib.content import real_words
 from lib.errors import CourseError, require
 from lib.model import minilm
 from lib.model.readout import check_temperature, check_top_k, check_top_p, results_page
-from lib.model.store import load, models_dir, shipped_names
+from lib.model.store import load, models_dir, run_label, shipped_names, shipped_runs
 from lib.shipped.behaviour import check
 from lib.shipped.retrain import train_preset
 
@@ -355,11 +355,14 @@ def cmd_check(args) -> int:
                           "or rebuild one with `python -m lib train calling-game --replace-shipped`")
     ok = True
     for name in names:
-        result = check(name)
-        print(f"{name}: {'PASS' if result.passed else 'FAIL'}")
-        for line in result.lines:
-            print("  " + line)
-        ok &= result.passed
+        runs = shipped_runs(name)
+        for folder in runs:
+            result = check(name, folder)
+            which = "" if len(runs) == 1 else f" ({run_label(folder)}{', the pages' run' if folder == runs[0] else ''})"
+            print(f"{name}{which}: {'PASS' if result.passed else 'FAIL'}")
+            for line in result.lines:
+                print("  " + line)
+            ok &= result.passed
     return 0 if ok else 1
 
 

@@ -11,6 +11,7 @@ import functools
 import math
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -185,14 +186,26 @@ def _targets_calling_game(fig: dict) -> list[tuple[bool, str]]:
     last = fig["lens"][-1]
     out.append((last["top"] == "Tarso" and last["tarso_prob"] >= 0.99,
                 f"logit lens after the last block: P(Tarso) = {last['tarso_prob']:.4f} (target >= 0.99)"))
+    v = fig["sampled_rounds_valid"]
+    out.append((v >= RECIPE_VALID_ROUNDS, f"sampled rounds that obey the grammar: {v:.1%} of {SAMPLED_ROUNDS} "
+                                          f"(target >= {RECIPE_VALID_ROUNDS:.0%})"))
+    return out
+
+
+# Every run of the recipe reaches the targets above; the shipped run (training seed 0, the one the
+# pages draw) also these, which other seeds do not all reach: over the five shipped runs, rounds that
+# obey the grammar range 62-79% (seed 0: 79%), and one run of five (seed 3) puts Cefa in Tarso's corner.
+RECIPE_VALID_ROUNDS = 0.60
+
+
+def _targets_calling_game_shipped(fig: dict) -> list[tuple[bool, str]]:
     corners = fig["epithet_plane"]["corners"]
     ok = all(np.sign(corners[w][0]) == sx and np.sign(corners[w][1]) == sy
              for w, (sx, sy) in EPITHET_CORNERS.items())
     where = ", ".join(f"{w} ({c[0]:+.2f}, {c[1]:+.2f})" for w, c in corners.items())
-    out.append((ok, f"epithets on the concept plane: {where} (target: each in its role's corner)"))
     v = fig["sampled_rounds_valid"]
-    out.append((v >= 0.75, f"sampled rounds that obey the grammar: {v:.1%} of {SAMPLED_ROUNDS} (target >= 75%)"))
-    return out
+    return [(ok, f"epithets on the concept plane: {where} (target: each in its role's corner)"),
+            (v >= 0.75, f"sampled rounds that obey the grammar: {v:.1%} (target for the pages' run: >= 75%)")]
 
 
 def _targets_hand_wired(fig: dict) -> list[tuple[bool, str]]:
@@ -237,21 +250,26 @@ def _targets_recorded(fig: dict, recorded: dict) -> list[tuple[bool, str]]:
 class Behaviour:
     """How a shipped model is measured (`python -m lib check`, and meta.json's "behaviour" at training)."""
     figures: Callable[[LoadedModel], dict]                       # the figures it is measured by
-    targets: Callable[[dict], list[tuple[bool, str]]] | None = None   # fixed targets they must meet
+    targets: Callable[[dict], list[tuple[bool, str]]] | None = None   # what every run of the recipe meets
     recorded: bool = True    # the shipped weights must also give again the figures recorded in meta.json
+    shipped_targets: Callable[[dict], list[tuple[bool, str]]] | None = None   # and the pages' run, besides
 
 
 # One entry per shipped model, beside its recipe's entry in presets.PRESETS.
 BEHAVIOUR: dict[str, Behaviour] = {
-    "calling-game": Behaviour(calling_game_figures, _targets_calling_game, recorded=False),
+    "calling-game": Behaviour(calling_game_figures, _targets_calling_game, recorded=False,
+                              shipped_targets=_targets_calling_game_shipped),
     "hand-wired": Behaviour(hand_wired_figures, _targets_hand_wired),
     "zero-layer": Behaviour(zero_layer_figures),
 }
 
 
-def check(name: str) -> CheckResult:
-    folder = model_folder(name)
-    lm = load(name)
+def check(name: str, folder: Path | None = None) -> CheckResult:
+    """The shipped run of `name` (or the run in `folder`) against its checksum and targets: every
+    run meets the recipe's targets, the pages' run its own as well."""
+    shipped = model_folder(name)
+    folder = Path(folder) if folder is not None else shipped
+    lm = load(name, folder)
     lines: list[tuple[bool, str]] = []
     digest = sha256(folder / WEIGHTS)
     lines.append((digest == lm.meta["sha256"], f"checksum {digest[:16]}... "
@@ -260,6 +278,8 @@ def check(name: str) -> CheckResult:
     behaviour = BEHAVIOUR.get(name)
     if behaviour and behaviour.targets:
         lines += behaviour.targets(fig)
+    if behaviour and behaviour.shipped_targets and folder.resolve() == shipped.resolve():
+        lines += behaviour.shipped_targets(fig)
     if not behaviour or behaviour.recorded:
         lines += _targets_recorded(fig, lm.meta.get("behaviour", {}))
     return CheckResult(name, all(ok for ok, _ in lines),
