@@ -358,7 +358,8 @@ def cmd_check(args) -> int:
         runs = shipped_runs(name)
         for folder in runs:
             result = check(name, folder)
-            which = "" if len(runs) == 1 else f" ({run_label(folder)}{', the pages' run' if folder == runs[0] else ''})"
+            pages = ", the pages' run" if folder == runs[0] else ""
+            which = "" if len(runs) == 1 else f" ({run_label(folder)}{pages})"
             print(f"{name}{which}: {'PASS' if result.passed else 'FAIL'}")
             for line in result.lines:
                 print("  " + line)
