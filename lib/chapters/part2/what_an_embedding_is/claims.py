@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 
 import numpy as np
 import torch
@@ -12,24 +11,26 @@ import lib
 from lib.analysis.maps import cosine_matrix, nearest, role_cohesion
 from lib.claims.registry import EVERY_RUN, claim
 from lib.content.corpora.calling_game import ROLES
-from lib.model.store import data_dir
+from lib.model.store import shipped_runs
 from lib.model.transformer import Transformer
 
 
-# Two models' geometries are compared beside the spread of retraining each on other seeds: the shipped run
-# (training seed 0) and the runs of `scripts/retrained_embeddings.py` (data/training-seeds/embeddings.json).
+# Two models' geometries are compared beside the spread of retraining each on other seeds: the run in
+# use (the shipped one, training seed 0, unless `lib.claims.runs` measures another) and the model's
+# other shipped runs (data/runs/NAME/seed-S).
 ROLE_SHUFFLES = 200
 
 
 @functools.lru_cache(maxsize=1)
 def embedding_runs() -> dict[str, list[np.ndarray]]:
-    """Each model's embedding tables: the shipped run first, then the retrained ones, by training seed."""
-    store = json.loads((data_dir() / "training-seeds" / "embeddings.json").read_text())["runs"]
+    """Each model's embedding tables: the run in use first, then its other shipped runs, by training seed."""
     out = {}
     for name in ("calling-game", "zero-layer"):
-        seeds = sorted(r["seed"] for r in store.values() if r["model"] == name)
-        out[name] = [lib.load(name).model.W_E.detach().double().numpy()] + \
-                    [np.array(store[f"{name}/{s}"]["W_E"]) for s in seeds]
+        first = lib.load(name)
+        others = [lib.load(name, folder) for folder in shipped_runs(name)]
+        out[name] = [first.model.W_E.detach().double().numpy()] + \
+                    [lm.model.W_E.detach().double().numpy() for lm in others
+                     if lm.meta["sha256"] != first.meta["sha256"]][:len(others) - 1]
     return out
 
 
