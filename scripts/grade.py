@@ -210,7 +210,9 @@ def returned(folder: Path, book: dict | None = None) -> tuple[dict[str, list[Pat
                 info = os.lstat(path)
             except OSError:
                 continue
-            if not stat.S_ISREG(info.st_mode):
+            if stat.S_ISLNK(info.st_mode):
+                notes.add("refused", f"{quoted(rel)} is a link (not followed): refused, not graded")
+            elif not stat.S_ISREG(info.st_mode):
                 notes.add("refused", f"{quoted(rel)} is {kind_of(info.st_mode)}, not a regular file: refused, not graded")
             elif info.st_size > MAX_NOTEBOOK_BYTES:
                 notes.add("refused", f"{quoted(rel)} is larger than {MAX_NOTEBOOK_BYTES // 2 ** 20} MB: refused, "

@@ -354,6 +354,8 @@ def run_cell(shell, source: str, cpu_seconds: float) -> str | None:
         result = shell.run_cell(source, store_history=False, silent=False)
     except KeyboardInterrupt:
         return "ran too long (the time limit of a cell)"
+    except Exception as e:    # raised by IPython itself, before the cell ran (a cell nested too deep to compile)
+        return f"raised {type(e).__name__}"
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
     error = result.error_before_exec or result.error_in_exec
@@ -496,6 +498,9 @@ def _run_learner(shell, cells, start, job, send, beat, walls_missing):
     missing = contain(scratch, job["hide"], job["limits"])
     send({"contained": walls_missing + missing})
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()   # the learner's prints go nowhere
+    # Nor do their tracebacks: formatting one (a line of 100,000 terms, coloured) can take longer than
+    # the cell; the run needs only the error's type, which run_cell reads from the result.
+    shell.showtraceback = shell.showsyntaxerror = shell.showindentationerror = lambda *args, **kwargs: None
     answers = job["answers"]
     names = {label: answer_name(spec) for label, spec in answers.items()}
     after: dict[str, object] = {}     # label -> the object its name held right after its answer cell
