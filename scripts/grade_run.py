@@ -537,6 +537,41 @@ def _run_learner(shell, cells, start, job, send, beat, walls_missing):
 
 
 # ----------------------------------------------------------------------------- the chapter's run
+class Watch:
+    """Stops, from outside, a run past its notebook's time, or stuck in one cell past `cell_wall`
+    seconds of wall time (its own CPU timer defeated: SIGPROF ignored, or a long call in C). Each
+    run tells it, on a pipe of its own, when a cell starts ("s") and ends ("e"); the chapter's process
+    calls `check` on a timer of its own every half second, also while the chapter's cells run.
+
+    `running`: pid -> {"deadline", "watch" (the pipe's reading end), ...}; `check` marks each run it
+    kills with what ran over ("notebook" or "cell")."""
+
+    def __init__(self, running: dict, limits: dict):
+        self.running = running
+        self.enabled = "outside_timer" not in set(limits.get("without", ()))
+        # A cell's CPU limit as wall time, with room for a busy machine (or as the limits say).
+        self.cell_wall = limits.get("cell_wall_seconds") or 2 * limits["cell_cpu_seconds"] + 5
+
+    def check(self, *_) -> None:
+        now = time.monotonic()
+        for pid, entry in list(self.running.items()):
+            try:
+                marks = os.read(entry["watch"], 4096)
+            except OSError:
+                marks = b""
+            if marks:
+                entry["cell_started"] = now if marks.endswith(b"s") else None
+            started = entry.get("cell_started")
+            over = "notebook" if now > entry["deadline"] else \
+                "cell" if self.enabled and started and now - started > self.cell_wall else None
+            if over and not entry.get("killed"):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                entry["killed"] = over
+
+
 def main() -> int:
     job = json.load(sys.stdin)
     stdout = sys.stdout
@@ -565,35 +600,13 @@ def main() -> int:
         stdout.flush()
 
     limits = job["limits"]
-    without = set(limits.get("without", ()))
-    cell_wall = 2 * limits["cell_cpu_seconds"] + 5     # a cell's CPU limit, as wall time, with room for a busy machine
-
-    def watch(*_) -> None:
-        """Stop, from outside, a run past its notebook's time or stuck in one cell past `cell_wall`
-        seconds (its own CPU timer defeated: SIGPROF ignored, or a long call in C). Runs every half
-        second on a timer of this process's, also while the chapter's own cells run."""
-        now = time.monotonic()
-        for pid, entry in list(running.items()):
-            try:
-                marks = os.read(entry["watch"], 4096)
-            except (BlockingIOError, OSError):
-                marks = b""
-            if marks:
-                entry["cell_started"] = now if marks.endswith(b"s") else None
-            over = "notebook" if now > entry["deadline"] else \
-                "cell" if "outside_timer" not in without and entry.get("cell_started") and now - entry["cell_started"] > cell_wall \
-                else None
-            if over and not entry.get("killed"):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                entry["killed"] = over
+    watch = Watch(running, limits)
+    cell_wall = watch.cell_wall
 
     def reap() -> None:
         """One pass: stop a run past its time, and report every run that ended (its control groups
         emptied and removed: nothing of it stays)."""
-        watch()
+        watch.check()
         for pid, entry in list(running.items()):
             done, _ = os.waitpid(pid, os.WNOHANG)
             if done:
@@ -627,7 +640,7 @@ def main() -> int:
         running[pid] = {"learner": learner, "deadline": time.monotonic() + limits["notebook_seconds"],
                         "watch": watch_read, "cgroups": learner.pop("cgroups")}
 
-    signal.signal(signal.SIGALRM, watch)
+    signal.signal(signal.SIGALRM, watch.check)
     signal.setitimer(signal.ITIMER_REAL, 0.5, 0.5)
     cells = job["cells"]
     sys.stdout = io.StringIO()
