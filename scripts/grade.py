@@ -40,6 +40,7 @@ import tempfile
 import threading
 import time
 import zipfile
+from datetime import datetime
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ from lib.exercises.catalogue import catalogue  # noqa: E402
 
 VERDICTS = ("correct", "not yet", "not answered", "error", "missing")
 GRADEBOOK = "gradebook.csv"
+FEEDBACK = "feedback"          # DIR/feedback/LEARNER.md
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 EXERCISE_LABEL = re.compile(r":::\{exercise\}[^\n]*\n(?:(?::[\w-]+:[^\n]*\n)*?):label:[ \t]*(\S+)")
@@ -67,6 +69,8 @@ class Learner:
     verdicts: dict = field(default_factory=dict)   # label -> verdict
     notes: list = field(default_factory=list)
     messages: dict = field(default_factory=dict)   # label -> the check's message (what the kernel shows)
+    returned_at: dict = field(default_factory=dict)  # notebook name -> the graded file's modification time
+    late: list = field(default_factory=list)       # notebook names returned after the due date
 
     def count(self, verdict: str) -> int:
         return sum(v == verdict for v in self.verdicts.values())
@@ -666,11 +670,16 @@ def grade_chapter(nb_name: str, handed: dict[str, dict], learners: dict[str, "Le
             learner.verdicts.update({label: "missing" for label in spec["order"]})
             learner.notes.append(f"{nb_name} not returned")
             continue
+        path = paths[0]
         try:
             path, cells, notes = choose(paths, submissions / name, spec)
         except Exception as e:     # a learner's file the reading above did not foresee: their row only
             cells, notes = None, [f"{nb_name} could not be read ({type(e).__name__})"]
         learner.notes.extend(notes)
+        try:
+            learner.returned_at[nb_name] = os.lstat(path).st_mtime
+        except (OSError, NameError):
+            pass
         if cells is None:
             learner.verdicts.update({label: "error" for label in spec["order"]})
             continue
@@ -723,7 +732,8 @@ LIMITS = {"cell_cpu_seconds": 60, "chapter_cell_cpu_seconds": 600, "notebook_sec
 def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float = 300, jobs: int = 2,
           chapters_wanted: list[str] | None = None, memory_mb: int = 2048) -> tuple[list[Learner], list[str]]:
     """Grade every learner's folder; returns the learners and the exercise labels (the columns)."""
-    folders = sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
+    folders = sorted(p for p in submissions.iterdir()
+                     if p.is_dir() and not p.name.startswith(".") and p.name != FEEDBACK)   # the grader's own folder
     if not folders:
         raise SystemExit(f"{submissions} holds no learner's folder (one folder per learner, with their notebooks)")
     book = assignment()
@@ -877,13 +887,104 @@ kernel: for marks that a dishonest notebook cannot forge, grade with `make grade
 """
 
 
+def open_answers(columns: list[str]) -> set[str]:
+    """The exercises whose answer is an investigation (kind `investigate`): the check reads the value
+    the learner found; the reasoning behind it is for a person to read."""
+    return {e.label for e in catalogue(ROOT) if e.kind == "investigate" and e.label in columns}
+
+
+FLAGS = ("writes verdict HTML", "check call", "redefines the check", "patches", "graded the value",
+         "notebooks named", "a second answer cell", "link")
+
+
+def to_review(learner: "Learner", columns: list[str], open_labels: set[str]) -> str:
+    """What a person should read in this learner's notebooks: their answered open exercises, and
+    every exercise a note flags (a forgery found, an answer taken from below its cell)."""
+    answered = [c for c in columns if c in open_labels and learner.verdicts.get(c) not in ("missing", "not answered")]
+    flagged = [c for c in columns if any(note.startswith(c + ":") and any(f in note for f in FLAGS)
+                                         for note in learner.notes)]
+    whole = any(any(f in note for f in FLAGS) and not any(note.startswith(c + ":") for c in columns)
+                for note in learner.notes)
+    return " ".join(dict.fromkeys(answered + flagged + (["notebook"] if whole else [])))
+
+
+def mark_late(learners: list["Learner"], due: datetime | None) -> None:
+    """A notebook whose file was last changed after the due date is late: noted, and counted in the
+    `late` column (the file's time, as the returned folder keeps it: collect with a tool that keeps
+    it, such as a hub's collect, `cp -p` or `rsync -t`)."""
+    if due is None:
+        return
+    for learner in learners:
+        for name, when in learner.returned_at.items():
+            if when > due.timestamp():
+                hours = (when - due.timestamp()) / 3600
+                learner.late.append(name)
+                learner.notes.append(f"{name}: late, changed {datetime.fromtimestamp(when, due.tzinfo):%Y-%m-%d %H:%M}, "
+                                     f"{hours:.1f} h after the due date")
+
+
 def write_gradebook(path: Path, learners: list[Learner], columns: list[str]) -> None:
+    """One row per learner: each exercise's verdict (a point each when correct: no check has degrees,
+    so there is no partial credit), the points, the exercises to read by hand, the notebooks
+    returned late, and the notes."""
+    open_labels = open_answers(columns)
     with path.open("w", newline="") as f:
         out = csv.writer(f)
-        out.writerow([as_text(c) for c in ["learner", *columns, "correct", "of", "notes"]])
+        out.writerow([as_text(c) for c in ["learner", *columns, "correct", "of", "to review", "late", "notes"]])
         for learner in learners:
             out.writerow([as_text(c) for c in [learner.name, *(learner.verdicts.get(c, "missing") for c in columns),
-                          learner.count("correct"), len(columns), "; ".join(learner.notes)]])
+                          learner.count("correct"), len(columns), to_review(learner, columns, open_labels),
+                          " ".join(learner.late), "; ".join(learner.notes)]])
+
+
+def write_feedback(folder: Path, learners: list[Learner], columns: list[str]) -> None:
+    """FOLDER/LEARNER.md for each learner: per exercise, the verdict and the check's message (the
+    sentence their own kernel shows for that answer), and the notes about it."""
+    folder.mkdir(exist_ok=True)
+    titles = {e.label: e for e in catalogue(ROOT)}
+    for learner in learners:
+        lines = [f"# Feedback for {learner.name}", "",
+                 f"{learner.count('correct')} of {len(columns)} exercises correct.", ""]
+        chapter = None
+        for label in columns:
+            exercise = titles.get(label)
+            if exercise and exercise.title != chapter:
+                chapter = exercise.title
+                lines += [f"## {chapter}", ""]
+            verdict = learner.verdicts.get(label, "missing")
+            message = learner.messages.get(label)
+            lines.append(f"- **{label}**: {verdict}" + (f": {message}" if message else ""))
+            lines += [f"  - {note.split(': ', 1)[1]}" for note in learner.notes if note.startswith(label + ": ")]
+        general = [note for note in learner.notes if not any(note.startswith(c + ": ") for c in columns)]
+        if general:
+            lines += ["", "## Notes", "", *[f"- {note}" for note in general]]
+        (folder / f"{learner.name}.md").write_text("\n".join(lines) + "\n")
+
+
+def write_answer_key(out: Path, wanted: list[str] | None = None) -> Path:
+    """OUT/answer-key.md: for the instructor, every exercise of the chosen chapters by its label, with
+    its kind, its task, the check that judges it and the worked solution from the chapter's source."""
+    specs = chapters()
+    names = [n if n.endswith(".ipynb") else n + ".ipynb" for n in wanted] if wanted else list(specs)
+    unknown = [n for n in names if n not in specs]
+    if unknown:
+        raise SystemExit(f"no exercises in {', '.join(unknown)}; chapters with exercises: "
+                         + ", ".join(n.removesuffix(".ipynb") for n in specs))
+    by_label = {e.label: e for e in catalogue(ROOT)}
+    lines = ["# Answer key (for the instructor: not for learners)", ""]
+    for name in names:
+        spec = specs[name]
+        worked = notebooks.solution_code(ROOT / (spec["doc"] + ".md"))
+        lines += [f"## {by_label[spec['order'][0]].title} ({name})", ""]
+        for label in spec["order"]:
+            e, stub = by_label[label], spec["answers"][label]
+            lines += [f"### {label} ({e.kind_label or 'no kind'})", "", e.task, "",
+                      f"Judged by `{e.module}.checks.{stub['check']}`. Worked solution:", "",
+                      "```python", worked.get(label, "(none in the chapter's source)").rstrip(), "```", ""]
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "answer-key.md"
+    path.write_text("\n".join(lines))
+    return path
 
 
 def summary(learners: list[Learner], columns: list[str]) -> str:
@@ -913,9 +1014,25 @@ def export_main(argv: list[str]) -> int:
     return 0
 
 
+def key_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="grade key", description="Write the answer key for the instructor.")
+    parser.add_argument("out", help="the folder to write answer-key.md in (keep it away from learners)")
+    parser.add_argument("--chapters", help="only these chapters, comma-separated (default: every chapter with exercises)")
+    args = parser.parse_args(argv)
+    try:
+        path = write_answer_key(Path(args.out), args.chapters.split(",") if args.chapters else None)
+    except SystemExit as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"answer key: {path}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["export"]:
         return export_main(argv[1:])
+    if argv[:1] == ["key"]:
+        return key_main(argv[1:])
     parser = argparse.ArgumentParser(prog="grade", description="Run the notebooks learners returned; write a gradebook.")
     parser.add_argument("submissions", help="a folder with one folder per learner")
     parser.add_argument("--cell-timeout", type=float, default=60,
@@ -923,6 +1040,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--notebook-timeout", type=float, default=300, help="seconds one notebook may run (default 300)")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks run side by side (default 2)")
     parser.add_argument("--chapters", help="only these chapters, comma-separated (default: those returned)")
+    parser.add_argument("--due", help="the due date, as 2026-12-01T23:59 (local time) or with an offset: a notebook "
+                        "changed after it is marked late")
     parser.add_argument("--memory", type=int, default=2048,
                         help="MB of address space a learner's run may add to the chapter's (default 2048)")
     args = parser.parse_args(argv)
@@ -934,6 +1053,14 @@ def main(argv: list[str]) -> int:
         print("error: time limits must be positive numbers of seconds, --jobs at least 1 and --memory at least 64 (MB)",
               file=sys.stderr)
         return 2
+    due = None
+    if args.due:
+        try:
+            due = datetime.fromisoformat(args.due)
+        except ValueError:
+            print(f"error: --due {args.due!r} is not a date; give it as 2026-12-01T23:59 or 2026-12-01", file=sys.stderr)
+            return 2
+        due = due if due.tzinfo else due.astimezone()
     start = time.perf_counter()
     try:
         learners, columns = grade(folder, args.cell_timeout, args.notebook_timeout, args.jobs,
@@ -941,7 +1068,9 @@ def main(argv: list[str]) -> int:
     except SystemExit as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    mark_late(learners, due)
     write_gradebook(folder / GRADEBOOK, learners, columns)
+    write_feedback(folder / FEEDBACK, learners, columns)
     if UNCONTAINED:
         print("warning: learners' runs were not fully contained here (" + "; ".join(sorted(UNCONTAINED))
               + "); a run could reach what it was not walled off from (without namespaces: every file your "
@@ -949,7 +1078,7 @@ def main(argv: list[str]) -> int:
               "these marks are not protected: see 'What is contained where' in instructors.md", file=sys.stderr)
     print(f"graded {len(learners)} learners on {len(columns)} exercises in {time.perf_counter() - start:.0f} s")
     print(summary(learners, columns))
-    print(f"gradebook: {folder / GRADEBOOK}")
+    print(f"gradebook: {folder / GRADEBOOK}; each learner's feedback: {folder / FEEDBACK}/LEARNER.md")
     return 0
 
 

@@ -105,7 +105,8 @@ def hostile_class(tmp_path_factory):
 
     def pipe(nb):
         insert_above(nb, PIPE_GARBAGE)
-    hand_in("d-pipe", notebook(pipe))
+    late = hand_in("d-pipe", notebook(pipe))
+    os.utime(late, (2e9, 2e9))                                       # changed in 2033: after the due date
 
     (class_dir / "e-fifo").mkdir()
     os.mkfifo(class_dir / "e-fifo" / NAME)
@@ -141,7 +142,7 @@ def hostile_class(tmp_path_factory):
     hand_in("k-sigprof", notebook(ignores_timer))
 
     result = subprocess.run([sys.executable, "-c", MEASURED, str(ROOT / "scripts" / "grade.py"), str(class_dir),
-                             "--cell-timeout", "2", "--notebook-timeout", "120"],
+                             "--cell-timeout", "2", "--notebook-timeout", "120", "--due", "2030-01-01T00:00+00:00"],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     peak_kb = int(result.stdout.rsplit("grader-peak-kb", 1)[1].split()[0])
@@ -149,7 +150,8 @@ def hostile_class(tmp_path_factory):
         text = f.read()
         f.seek(0)
         rows = {row["learner"]: row for row in csv.DictReader(f)}
-    return rows, text, peak_kb
+    feedback = {path.stem: path.read_text() for path in (class_dir / "feedback").iterdir()}
+    return rows, text, peak_kb, feedback
 
 
 def grade_spec():
@@ -163,7 +165,7 @@ def verdicts(row):
 
 
 def test_the_honest_learner_gets_every_mark_among_hostile_classmates(hostile_class):
-    rows, _, _ = hostile_class
+    rows, *_ = hostile_class
     ada = rows["ada"]
     assert verdicts(ada) == dict.fromkeys(LABELS, "correct"), ada["notes"]
     # The duplicate, the copied answer cell and the answer found below its stub are each said.
@@ -175,7 +177,7 @@ def test_the_honest_learner_gets_every_mark_among_hostile_classmates(hostile_cla
 
 
 def test_each_hostile_learner_costs_only_their_own_row_with_a_note(hostile_class):
-    rows, _, _ = hostile_class
+    rows, *_ = hostile_class
     expected = {
         "b-list-label": "an answer cell whose exercise label is not text",
         "c-deep": "nested too deep to read for forgeries",
@@ -197,7 +199,20 @@ def test_each_hostile_learner_costs_only_their_own_row_with_a_note(hostile_class
 
 
 def test_no_learner_text_reaches_the_notes_raw_and_the_grader_stays_in_its_memory(hostile_class):
-    rows, text, peak_kb = hostile_class
+    rows, text, peak_kb, _ = hostile_class
     assert MARKER not in text
     assert max(len(row["notes"]) for row in rows.values()) < 4000
     assert peak_kb < MEMORY_BUDGET_MB * 1024, f"the grader's own peak: {peak_kb / 1024:.0f} MB"
+
+
+def test_each_learner_gets_feedback_and_late_work_is_marked(hostile_class):
+    rows, _, _, feedback = hostile_class
+    assert sorted(feedback) == sorted(rows)
+    ada = feedback["ada"]
+    assert f"{len(LABELS)} of {len(LABELS)} exercises correct" in ada
+    for label in LABELS:
+        assert f"- **{label}**: correct: " in ada          # the check's own sentence follows
+    assert rows["d-pipe"]["late"] == NAME and "late, changed 2033-" in rows["d-pipe"]["notes"]
+    assert all(row["late"] == "" for name, row in rows.items() if name != "d-pipe")
+    # The open exercises ada answered, and the one taken from below its cell, are for a person to read.
+    assert "ex-search-winner" in rows["ada"]["to review"].split()
