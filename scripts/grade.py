@@ -1072,10 +1072,12 @@ def main(argv: list[str]) -> int:
     write_gradebook(folder / GRADEBOOK, learners, columns)
     write_feedback(folder / FEEDBACK, learners, columns)
     if UNCONTAINED:
-        print("warning: learners' runs were not fully contained here (" + "; ".join(sorted(UNCONTAINED))
-              + "); a run could reach what it was not walled off from (without namespaces: every file your "
-              "account can write, the course's checks and this gradebook among them, and the network), so "
-              "these marks are not protected: see 'What is contained where' in instructors.md", file=sys.stderr)
+        unwalled = any(m.startswith(("no namespaces", "files not walled off")) for m in UNCONTAINED)
+        print("warning: learners' runs were not fully contained here (" + "; ".join(sorted(UNCONTAINED)) + "); "
+              + ("a run could reach what it was not walled off from (without namespaces: every file your account "
+                 "can write, the course's checks and this gradebook among them, and the network), so these marks "
+                 "are not protected" if unwalled else "a run was held only by the walls it had")
+              + ": see 'What is contained where' in instructors.md", file=sys.stderr)
     print(f"graded {len(learners)} learners on {len(columns)} exercises in {time.perf_counter() - start:.0f} s")
     print(summary(learners, columns))
     print(f"gradebook: {folder / GRADEBOOK}; each learner's feedback: {folder / FEEDBACK}/LEARNER.md")

@@ -538,19 +538,35 @@ def _run_learner(shell, cells, start, job, send, beat, walls_missing):
 
 # ----------------------------------------------------------------------------- the chapter's run
 class Watch:
-    """Stops, from outside, a run past its notebook's time, or stuck in one cell past `cell_wall`
-    seconds of wall time (its own CPU timer defeated: SIGPROF ignored, or a long call in C). Each
-    run tells it, on a pipe of its own, when a cell starts ("s") and ends ("e"); the chapter's process
-    calls `check` on a timer of its own every half second, also while the chapter's cells run.
+    """Stops, from outside, a run past its notebook's time, or one whose cell used more than
+    `cell_cpu` seconds of CPU (its own CPU timer defeated: SIGPROF ignored or blocked). Each run tells
+    it, on a pipe of its own, when a cell starts ("s") and ends ("e"); the CPU is read from /proc,
+    for the run's first process (the learner's, in its process namespace) and the children it
+    waited for. The chapter's process calls `check` on a timer of its own every half second, also
+    while the chapter's cells run.
 
     `running`: pid -> {"deadline", "watch" (the pipe's reading end), ...}; `check` marks each run it
     kills with what ran over ("notebook" or "cell")."""
 
+    TICKS = os.sysconf("SC_CLK_TCK")
+
     def __init__(self, running: dict, limits: dict):
         self.running = running
         self.enabled = "outside_timer" not in set(limits.get("without", ()))
-        # A cell's CPU limit as wall time, with room for a busy machine (or as the limits say).
-        self.cell_wall = limits.get("cell_wall_seconds") or 2 * limits["cell_cpu_seconds"] + 5
+        # The cell's CPU limit, with room for the in-run timer to fire first.
+        self.cell_cpu = 1.5 * limits["cell_cpu_seconds"] + 1
+
+    @classmethod
+    def cpu(cls, pid: int) -> float | None:
+        """CPU seconds of the run's learner process (the middle process's child, when there is one)."""
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            inner = int(children[0]) if children else pid
+            text = Path(f"/proc/{inner}/stat").read_text()
+            fields = text[text.rindex(")") + 2:].split()
+            return sum(int(f) for f in fields[11:15]) / cls.TICKS
+        except (OSError, ValueError, IndexError):
+            return None
 
     def check(self, *_) -> None:
         now = time.monotonic()
@@ -560,10 +576,12 @@ class Watch:
             except OSError:
                 marks = b""
             if marks:
-                entry["cell_started"] = now if marks.endswith(b"s") else None
-            started = entry.get("cell_started")
-            over = "notebook" if now > entry["deadline"] else \
-                "cell" if self.enabled and started and now - started > self.cell_wall else None
+                entry["cell_cpu0"] = self.cpu(pid) if marks.endswith(b"s") else None
+            over = "notebook" if now > entry["deadline"] else None
+            if over is None and self.enabled and entry.get("cell_cpu0") is not None:
+                used = self.cpu(pid)
+                if used is not None and used - entry["cell_cpu0"] > self.cell_cpu:
+                    over = "cell"
             if over and not entry.get("killed"):
                 try:
                     os.kill(pid, signal.SIGKILL)
@@ -601,7 +619,6 @@ def main() -> int:
 
     limits = job["limits"]
     watch = Watch(running, limits)
-    cell_wall = watch.cell_wall
 
     def reap() -> None:
         """One pass: stop a run past its time, and report every run that ended (its control groups
@@ -614,8 +631,8 @@ def main() -> int:
                 if entry.get("killed") == "notebook":
                     problem = f"stopped after {limits['notebook_seconds']:g} s (the time limit of a notebook)"
                 elif entry.get("killed") == "cell":
-                    problem = (f"stopped from outside: one cell ran past {cell_wall:g} s (the time limit of a cell; "
-                               "the notebook's later cells did not run)")
+                    problem = (f"stopped from outside: one cell used more than {watch.cell_cpu:g} s of CPU (the time "
+                               "limit of a cell; the notebook's later cells did not run)")
                 entry["cgroups"].remove()
                 os.close(entry["watch"])
                 emit(entry["learner"], problem)

@@ -188,7 +188,7 @@ def test_each_hostile_learner_costs_only_their_own_row_with_a_note(hostile_class
         "h-device": "is a device, not a regular file: refused" if os.geteuid() == 0 else "not a readable notebook",
         "i-nested": "not a readable notebook",
         "j-types": "its source is not text: left out",
-        "k-sigprof": "stopped from outside: one cell ran past 9 s",
+        "k-sigprof": "stopped from outside: one cell used more than 4 s of CPU",
     }
     for name, note in expected.items():
         assert note in rows[name]["notes"], (name, rows[name]["notes"])
@@ -216,3 +216,22 @@ def test_each_learner_gets_feedback_and_late_work_is_marked(hostile_class):
     assert all(row["late"] == "" for name, row in rows.items() if name != "d-pipe")
     # The open exercises ada answered, and the one taken from below its cell, are for a person to read.
     assert "ex-search-winner" in rows["ada"]["to review"].split()
+
+
+def test_the_answer_key_names_every_exercise_by_label_with_its_worked_solution(tmp_path):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import grade
+    key = grade.write_answer_key(tmp_path, ["search-by-hand"]).read_text()
+    worked = solutions()
+    for label in LABELS:
+        assert f"### {label} (" in key
+        assert worked[label].strip().splitlines()[-1] in key
+    assert grade.key_main([str(tmp_path), "--chapters", "no-such-chapter"]) == 2
+
+
+def test_a_due_date_that_is_no_date_gets_one_line(tmp_path, capsys):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import grade
+    assert grade.main([str(tmp_path), "--due", "next friday"]) == 2
+    err = capsys.readouterr().err
+    assert "--due 'next friday' is not a date" in err and "Traceback" not in err

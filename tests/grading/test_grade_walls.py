@@ -174,21 +174,23 @@ if pid == 0:
     grade_run.run_cell(shell, "import signal\nsignal.signal(signal.SIGPROF, signal.SIG_IGN)\nwhile True:\n    pass\n", 0.5)
     os._exit(0)
 running = {pid: {"deadline": time.monotonic() + 60, "watch": r}}
-watch = grade_run.Watch(running, {"cell_cpu_seconds": 0.5, "cell_wall_seconds": 2, "without": without})
+watch = grade_run.Watch(running, {"cell_cpu_seconds": 0.5, "without": without})     # stopped past 1.75 s of CPU
 start = time.monotonic()
-while time.monotonic() - start < 5 and not os.waitpid(pid, os.WNOHANG)[0]:
+used = 0.0
+# Until the cell is stopped, or has used twice the watch's limit of CPU (however busy the machine).
+while time.monotonic() - start < 100 and not running[pid].get("killed") and used < 2 * watch.cell_cpu:
     watch.check()
+    used = grade_run.Watch.cpu(pid) or used
     time.sleep(0.1)
 alive = not running[pid].get("killed")
-if alive:
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-print("alive" if alive else f"stopped after {time.monotonic() - start:.1f} s")
+os.kill(pid, 9)
+os.waitpid(pid, 0)
+print(f"alive after {used:.1f} s of CPU" if alive else f"stopped after {used:.1f} s of CPU")
 '''
 
 
 def test_a_cell_that_ignores_its_cpu_timer_is_stopped_from_outside(tmp_path):
-    """The watch stops it; with the watch taken away, the cell is still looping 5 s later."""
+    """The watch stops it; with the watch taken away, the cell is still looping at twice its limit."""
     helper = tmp_path / "watched.py"
     helper.write_text(WATCHED.replace("SCRIPTS", repr(str(ROOT / "scripts"))))
     runs = {name: subprocess.Popen([sys.executable, str(helper), *without], stdout=subprocess.PIPE,
@@ -196,5 +198,4 @@ def test_a_cell_that_ignores_its_cpu_timer_is_stopped_from_outside(tmp_path):
             for name, without in (("with", []), ("without", ["outside_timer"]))}
     out = {name: p.communicate(timeout=120) for name, p in runs.items()}
     assert out["with"][0].startswith("stopped after"), out["with"]
-    assert float(out["with"][0].split()[2]) < 4.5
-    assert out["without"][0].strip() == "alive", out["without"]
+    assert out["without"][0].startswith("alive after"), out["without"]
