@@ -840,16 +840,24 @@ def test_{slug}(env):
 '''
 
 
-def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
-    """One Otter-Grader autograder per chapter: OUT/CHAPTER/autograder.zip, a test file per exercise
-    that runs the course's check on the learner's answer (`otter run -a autograder.zip NOTEBOOK`
-    grades a returned notebook without Docker; on Gradescope the zip is the autograder)."""
+def chosen_chapters(wanted: list[str] | None) -> list[str]:
+    """The notebook names of the chapters asked for (with or without .ipynb), or of every chapter with
+    exercises; a name no chapter has stops with one line that lists them."""
     specs = chapters()
     names = [n if n.endswith(".ipynb") else n + ".ipynb" for n in wanted] if wanted else list(specs)
     unknown = [n for n in names if n not in specs]
     if unknown:
         raise SystemExit(f"no exercises in {', '.join(unknown)}; chapters with exercises: "
                          + ", ".join(n.removesuffix(".ipynb") for n in specs))
+    return names
+
+
+def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
+    """One Otter-Grader autograder per chapter: OUT/CHAPTER/autograder.zip, a test file per exercise
+    that runs the course's check on the learner's answer (`otter run -a autograder.zip NOTEBOOK`
+    grades a returned notebook without Docker; on Gradescope the zip is the autograder)."""
+    specs = chapters()
+    names = chosen_chapters(wanted)
     written = []
     requirements = (ROOT / "requirements.txt").read_text()
     for name in names:
@@ -965,11 +973,7 @@ def write_answer_key(out: Path, wanted: list[str] | None = None) -> Path:
     """OUT/answer-key.md: for the instructor, every exercise of the chosen chapters by its label, with
     its kind, its task, the check that judges it and the worked solution from the chapter's source."""
     specs = chapters()
-    names = [n if n.endswith(".ipynb") else n + ".ipynb" for n in wanted] if wanted else list(specs)
-    unknown = [n for n in names if n not in specs]
-    if unknown:
-        raise SystemExit(f"no exercises in {', '.join(unknown)}; chapters with exercises: "
-                         + ", ".join(n.removesuffix(".ipynb") for n in specs))
+    names = chosen_chapters(wanted)
     by_label = {e.label: e for e in catalogue(ROOT)}
     lines = ["# Answer key (for the instructor: not for learners)", ""]
     for name in names:
