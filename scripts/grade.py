@@ -222,7 +222,7 @@ def returned(folder: Path, book: dict | None = None) -> tuple[dict[str, list[Pat
                 notes.add("refused", f"{quoted(rel)} is larger than {MAX_NOTEBOOK_BYTES // 2 ** 20} MB: refused, "
                                      "not graded (its outputs cleared, it would be read)")
             elif name not in book:
-                notes.add("unknown", f"{quoted(rel)} is no chapter's notebook: not graded")
+                notes.add("unknown", f"{quoted(rel)} is not the notebook of a chapter with exercises: not graded")
             else:
                 found.setdefault(name, []).append(path)
     return found, notes.list()
