@@ -92,6 +92,7 @@ def hostile_class(tmp_path_factory):
 
     ada = hand_in("ada", notebook(honest), f"assignment/{NAME}")
     hand_in("ada", notebook(), f"backup/{NAME}")                    # a blank draft beside the real one
+    hand_in("ada", notebook(honest), "my-search.ipynb")             # under a name of her own
     os.utime(class_dir / "ada" / "backup" / NAME, (2e9, 2e9))        # and newer: newest is not the rule's first say
 
     def list_label(nb):
@@ -172,6 +173,7 @@ def test_the_honest_learner_gets_every_mark_among_hostile_classmates(hostile_cla
     assert f"2 notebooks named {NAME}: graded \"assignment/{NAME}\"" in ada["notes"], ada["notes"]
     assert f"not graded: \"backup/{NAME}\"" in ada["notes"]
     assert "a second answer cell labelled ex-search-page" in ada["notes"]
+    assert '"my-search.ipynb" is not the notebook of a chapter with exercises: not graded' in ada["notes"]
     assert "ex-search-winner: graded the value `winner` holds after the cells below its answer cell" in ada["notes"]
     assert len(rows) == 11
 
