@@ -153,7 +153,9 @@ def reader_notebooks(tmp_path_factory):
 # "elsewhere" that the claims about the recipe must hold on (tests/claims/test_runs.py), and that the
 # retraining tests hold to what every run of the recipe reaches (tests/model/test_train.py).
 FRESH_TRAINING_SEED = 9
-TRAINED_FRESH = ("calling-game", "zero-layer", "hand-wired")
+# The hand-wired model is left out: its 4,000 steps of 128 sentences take minutes on the CI machine
+# (its every-run claims are measured on its five shipped runs when the book is built).
+TRAINED_FRESH = ("calling-game", "zero-layer")
 
 
 @pytest.fixture(scope="session")
