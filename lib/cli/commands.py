@@ -197,12 +197,13 @@ def _claims_over_runs(args, seeds, chapter) -> int:
                             f"the recipe reads; the claims read runs of: {', '.join(sorted(concerned)) or 'none'}")
     # Each claim on the runs of the models it reads (a run replaces one model; a claim that reads two
     # models takes the run in place of the one it replaces and the shipped run of the other).
-    wanted = {label: [i for i in every if set(run) & set(registry.get(i).models)] for label, run in labelled.items()}
+    wanted = {label: [i for i in every if set(run) & set(registry.get(i).models)
+                      and not (args.shipped_runs and registry.get(i).covers_runs)] for label, run in labelled.items()}
     measured = claim_runs.measure_runs({label: labelled[label] for label in wanted if wanted[label]},
                                        sorted({i for ids in wanted.values() for i in ids}), seeds)
     rows = []
     for c in registry.claims(chapter):
-        if c.scope == registry.EVERY_RUN:
+        if c.scope == registry.EVERY_RUN and not (args.shipped_runs and c.covers_runs):
             holds = {label: all(v["holds"] for v in measured[label][c.id].values())
                      for label in labelled if c.id in wanted[label]}
         else:

@@ -103,6 +103,11 @@ class use_run:
             _RUN[self.name] = self.before
 
 
+def in_use_folder(name: str) -> Path:
+    """The folder `load(name)` reads: the one `use_run` names, else the shipped run's."""
+    return _RUN.get(name) or model_folder(name)
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
