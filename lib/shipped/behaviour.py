@@ -24,17 +24,18 @@ from lib.model.generate import sample_many
 from lib.analysis.lens import direct_logit_attribution, group_by_block, logit_lens
 from lib.analysis.maps import analogy, best_probe, concept_plane, direction, pca
 from lib.model.readout import next_distribution
+from lib.shipped.presets import get_preset
 from lib.model.store import LoadedModel, load, model_folder, sha256, WEIGHTS
 from lib.analysis.bigrams import bigram_table, compare
-from lib.analysis.corpus_fit import fit_summary
+from lib.analysis.corpus_fit import expected_loss, fit_summary
 
 # The epithets' roles: which player they name (x axis: Paolo +, Pietro -) and their kind
 # (y axis: peer +, subordinate -).
 EPITHET_CORNERS = {"Tarso": (+1, +1), "Cefa": (-1, +1), "vice": (+1, -1), "capo": (-1, -1)}
 PROBE_R2_THRESHOLD = 0.8
 # The hand-wired model must come this close to its corpus's entropy (nats per token) before the
-# tests set in advance say anything about dictated meaning.
-HAND_WIRED_MAX_GAP = 0.02
+# tests set in advance say anything about dictated meaning: its recipe trains until it does.
+HAND_WIRED_MAX_GAP = get_preset("hand-wired").train.floor_gap
 # Rounds sampled at temperature 1 to measure how often the model plays by the rules.
 SAMPLED_ROUNDS = 1000
 
@@ -253,13 +254,17 @@ class Behaviour:
     targets: Callable[[dict], list[tuple[bool, str]]] | None = None   # what every run of the recipe meets
     recorded: bool = True    # the shipped weights must also give again the figures recorded in meta.json
     shipped_targets: Callable[[dict], list[tuple[bool, str]]] | None = None   # and the pages' run, besides
+    # For a recipe that trains to its corpus's floor (TrainConfig.floor_gap): the model's expected loss
+    # above the floor, nats per token.
+    gap_to_floor: Callable[[LoadedModel], float] | None = None
 
 
 # One entry per shipped model, beside its recipe's entry in presets.PRESETS.
 BEHAVIOUR: dict[str, Behaviour] = {
     "calling-game": Behaviour(calling_game_figures, _targets_calling_game, recorded=False,
                               shipped_targets=_targets_calling_game_shipped),
-    "hand-wired": Behaviour(hand_wired_figures, _targets_hand_wired),
+    "hand-wired": Behaviour(hand_wired_figures, _targets_hand_wired,
+                            gap_to_floor=lambda lm: expected_loss(lm) - hand_wired.entropy_floor()),
     "zero-layer": Behaviour(zero_layer_figures),
 }
 
