@@ -29,6 +29,8 @@ import numpy as np
 
 from lib.analysis.maps.concepts import gram_schmidt, spread_captured
 from lib.analysis.maps.neighbours import nearest_indices
+from lib.analysis.maps.pca import pca
+from lib.analysis.maps.tsne import tsne
 from lib.errors import require
 
 MIN_SHUFFLES = 100   # fewer draws put the null's maximum well below where it really lies
@@ -255,10 +257,6 @@ def noise_map(x, kind: str = "gaussian", perplexity: float = 5.0, seed: int = 0,
               k: int = 5) -> NoiseMap:
     """The maps of structureless data of the shape of `x` (seeded): what a t-SNE and a PCA map look like
     when there is nothing to find. Shown beside the real maps, it says which clumps the method makes."""
-    from lib.analysis.maps.pca import pca
-    from lib.analysis.maps.tsne import tsne
-    # deferred: maps' PCA and t-SNE import scikit-learn; the planes and shuffles above do not need it
-
     x = _points(x)
     rng = np.random.default_rng(seed)
     data = structureless(x, kind, rng)
