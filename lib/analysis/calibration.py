@@ -60,7 +60,7 @@ def reliability(confidence, correct, n_bins: int = 10) -> Reliability:
     c, y = _pairs(confidence, correct)
     n_bins = _bins(n_bins)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
-    which = np.clip(np.searchsorted(edges, c, side="right") - 1, 0, n_bins - 1)
+    which = np.minimum(np.floor(c * n_bins).astype(int), n_bins - 1)   # bin b holds [b/n, (b+1)/n); 1 in the last
     count = np.bincount(which, minlength=n_bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         conf = np.bincount(which, weights=c, minlength=n_bins) / count
