@@ -193,30 +193,36 @@ def _pca_nulls(seed: int) -> dict:
 CONTROL_WORDS = ("thing", "place")
 
 
-@functools.lru_cache(maxsize=None)
-def _control_numbers(seed):
+@functools.lru_cache(maxsize=1)
+def _control_runs() -> dict[str, tuple]:
+    """For bank and each control (thing, place, the full stop) in the same sentences, run once: the separation
+    by stage, and the cosines between the last layer's vectors."""
     lm = minilm.load()
-    labels = np.array([i for i, name in enumerate(BANK_SENSES) for _ in BANK_SENSES[name]])
-    off = ~np.eye(len(labels), dtype=bool)
     runs = {"bank": ("bank", BANK_SENSES), **{c: (c, nulls.with_control_word(BANK_SENSES, "bank", c)) for c in CONTROL_WORDS},
-            "the full stop": (".", BANK_SENSES)}
-    out = {"n": len(labels), "shuffles": nulls.MIN_SHUFFLES}
+            "stop": (".", BANK_SENSES)}
+    out = {}
     for key, (word, senses) in runs.items():
-        sep = separation(lm, word, senses)
         sentences = [s for name in senses for s in senses[name]]
         last = F.normalize(word_vectors(lm, word, sentences), dim=-1).numpy()[-1]
-        cos = last @ last.T
+        out[key] = (separation(lm, word, senses), last @ last.T)
+    return out
 
-        def gap(lab):
+
+@functools.lru_cache(maxsize=None)
+def _control_numbers(seed):
+    labels = np.array([i for i, name in enumerate(BANK_SENSES) for _ in BANK_SENSES[name]])
+    off = ~np.eye(len(labels), dtype=bool)
+    out = {"n": len(labels), "shuffles": nulls.MIN_SHUFFLES}
+    for name, (sep, cos) in _control_runs().items():
+        def gap(lab, cos=cos):
             same = lab[:, None] == lab[None, :]
             return float(cos[same & off].mean() - cos[~same].mean())
 
         null = nulls.label_shuffles(gap, labels, nulls.MIN_SHUFFLES, seed)
-        name = key.replace("the full stop", "stop")
         out[f"{name}_gap"], out[f"{name}_null"] = gap(labels), float(null.max())
         out[f"{name}_first"] = next((i for i, c in enumerate(sep.correct) if c == sep.n), len(sep.correct))
         out[f"{name}_last"] = sep.correct[-1]
-    out["layers"] = len(sep.correct) - 1
+        out["layers"] = len(sep.correct) - 1
     out["controls_first"] = min(out[f"{c}_first"] for c in (*CONTROL_WORDS, "stop"))
     out["never"] = ", ".join(c if c != "stop" else "the full stop" for c in (*CONTROL_WORDS, "stop")
                              if out[f"{c}_first"] > out["layers"]) or "none"
