@@ -177,17 +177,7 @@ claim("real-language.pca-share-vs-permuted", "real-language",
       "kept, their relations broken) give {perm_mean:.1f}% ({ratio_perm:.1f} times less) and at most {perm_hi:.1f}%",
       holds=lambda x: x["share"] > x["perm_hi"] and x["share"] > x["gauss_hi"],
       note="the real rows' top-2 PCA share exceeds every one of 100 column-permuted and 100 Gaussian data sets")(
-    lambda seed: _pca_nulls(seed))
-
-
-def _pca_nulls(seed: int) -> dict:
-    X = point_set("real-language").vectors
-    share = 100 * nulls.top_share(X)
-    perm = 100 * nulls.structureless_shares(X, "column-permuted", nulls.MIN_SHUFFLES, seed)
-    gauss = 100 * nulls.structureless_shares(X, "gaussian", nulls.MIN_SHUFFLES, seed)
-    return {"share": share, "n": X.shape[0], "draws": nulls.MIN_SHUFFLES, "perm_mean": float(perm.mean()),
-            "perm_hi": float(perm.max()), "gauss_mean": float(gauss.mean()), "gauss_hi": float(gauss.max()),
-            "ratio_perm": share / float(perm.mean()), "ratio_gauss": share / float(gauss.mean())}
+    lambda seed: nulls.top_share_against_nulls(point_set("real-language").vectors, seed))
 
 
 CONTROL_WORDS = ("thing", "place")

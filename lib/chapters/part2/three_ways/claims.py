@@ -148,16 +148,6 @@ claim("three-ways.plane-vs-nulls", "three-ways",
     lambda seed: {**_plane_numbers(0), "n": 28, "dim": 64})
 
 
-def _pca_nulls(name: str, seed: int) -> dict:
-    X = point_set(name).vectors
-    share = 100 * nulls.top_share(X)
-    perm = 100 * nulls.structureless_shares(X, "column-permuted", nulls.MIN_SHUFFLES, seed)
-    gauss = 100 * nulls.structureless_shares(X, "gaussian", nulls.MIN_SHUFFLES, seed)
-    return {"share": share, "n": X.shape[0], "dim": X.shape[1], "draws": nulls.MIN_SHUFFLES,
-            "perm_mean": float(perm.mean()), "perm_hi": float(perm.max()), "gauss_mean": float(gauss.mean()),
-            "gauss_hi": float(gauss.max()), "ratio_perm": share / float(perm.mean()), "ratio_gauss": share / float(gauss.mean())}
-
-
 claim("three-ways.pca-share-vs-permuted", "three-ways",
       "The top two components hold {share:.1f}% of the variance of the {n:.0f} rows. Points with no structure of "
       "the same shape ({n:.0f} in {dim:.0f} dimensions, every coordinate drawn independently) give {gauss_mean:.1f}% "
@@ -166,7 +156,7 @@ claim("three-ways.pca-share-vs-permuted", "three-ways",
       "average ({ratio_perm:.1f} times less) and at most {perm_hi:.1f}%",
       holds=lambda x: x["share"] > x["perm_hi"] and x["share"] > x["gauss_hi"],
       note="the rows' top-2 PCA share exceeds every one of 100 column-permuted and 100 Gaussian data sets of the "
-           "same shape")(lambda seed: _pca_nulls("calling-game", seed))
+           "same shape")(lambda seed: nulls.top_share_against_nulls(point_set("calling-game").vectors, seed))
 
 
 NOISE_SEEDS = (0, 1, 2)
