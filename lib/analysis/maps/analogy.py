@@ -116,6 +116,7 @@ ANALOGY_METHODS = {
     "nearest to c": lambda a, b, c: c,              # the word the answer should resemble (woman)
     "nearest to b": lambda a, b, c: b,
     "a + c": lambda a, b, c: a + c,                 # no subtraction (Linzen's ignore-a, in his letters)
+    "add-opposite": lambda a, b, c: a + b - c,      # the offset turned round (Linzen's ADD-OPPOSITE)
 }
 
 
