@@ -138,8 +138,8 @@ PATH_DRAWS = 1000
 
 
 @claim("residual-path.pca-vs-step-matched", "residual-path",
-       "The path's own top two components hold {best:.1f}% of its spread; but any {points:.0f} points a few steps "
-       "apart lie close to some plane. Random paths from the same start with steps of the same lengths, each in a "
+       "The path's own top two components hold {best:.1f}% of its spread; but its {points:.0f} points are "
+       "{steps_n:.0f} steps apart, of lengths {steps}, and a few steps of which one dominates lie close to some plane. Random paths from the same start with steps of the same lengths, each in a "
        "random direction, hold {null_median:.1f}% in the median and {null_lo:.1f}% at the least over {draws:,.0f} "
        "paths; the real path beats {pct:.0f}% of them",
        holds=lambda x: x["pct"] < 95,
@@ -151,5 +151,7 @@ def _(seed):
     points = np.array([r[-1].double().numpy() for r in stage_residuals(lm.model, cache).values()])
     shares = np.array([nulls.top_share(p) for p in nulls.step_matched_paths(points, PATH_DRAWS, seed)])
     best = nulls.top_share(points)
-    return {"best": 100 * best, "points": len(points), "null_median": 100 * float(np.median(shares)),
+    lengths = np.linalg.norm(np.diff(points, axis=0), axis=1)
+    return {"best": 100 * best, "points": len(points), "steps_n": len(lengths),
+            "steps": ", ".join(f"{v:.1f}" for v in lengths), "null_median": 100 * float(np.median(shares)),
             "null_lo": 100 * float(shares.min()), "draws": PATH_DRAWS, "pct": nulls.percentile_of(best, shares)}
