@@ -153,5 +153,5 @@ def _(seed):
     best = nulls.top_share(points)
     lengths = np.linalg.norm(np.diff(points, axis=0), axis=1)
     return {"best": 100 * best, "points": len(points), "steps_n": len(lengths),
-            "steps": ", ".join(f"{v:.1f}" for v in lengths), "null_median": 100 * float(np.median(shares)),
+            "steps": ", ".join(f"{v:.1f}" for v in lengths[:-1]) + f" and {lengths[-1]:.1f}", "null_median": 100 * float(np.median(shares)),
             "null_lo": 100 * float(shares.min()), "draws": PATH_DRAWS, "pct": nulls.percentile_of(best, shares)}
