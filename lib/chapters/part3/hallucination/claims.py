@@ -180,7 +180,7 @@ claim("hallucination.shift-blind", "hallucination",
       "Under shift the same number is blind: as a detector of the {n_imp:.0f} random impossible prompts among "
       "{n_legal:.0f} legal ones, one minus the top probability has an AUROC of {shift_auroc:.2f}, worse than a coin "
       "(0.5): the impossible prompts get surer pages than the legal ones. Of the {n_confident:.0f} impossible prompts answered above 0.9, {local:.0f} "
-      "({local_share:.0%}) get a word that follows the prompt's last word somewhere in the game: the local grammar, "
+      "get a word that follows the prompt's last word somewhere in the game: the local grammar, "
       "applied where the whole prompt breaks the rules",
       holds=lambda x: x["shift_auroc"] < 0.6 and x["local_share"] > 0.5,
       note="on shifted prompts the top probability does not separate impossible from legal prompts (AUROC under "
