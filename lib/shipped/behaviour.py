@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from lib.analysis.nulls import MIN_SHUFFLES, label_shuffles
 from lib.content.corpora import calling_game, hand_wired
 from lib.content.corpora.calling_game import check_round
 from lib.content.prompts import CONFIDENT, LEGAL_OPENING, UNCERTAIN
@@ -140,19 +141,18 @@ def _hand_wired_rows():
 def axes_read_back(seed: int) -> dict:
     """Which of the hand-wired model's designed axes a straight line reads back from its rows, and
     gender among the words the corpus calls male or female, beside the same probe with their genders
-    shuffled (10 shuffles drawn with `seed`): the numbers the chapters state about the axes."""
+    shuffled (`MIN_SHUFFLES` shuffles drawn with `seed`: ten put the null's maximum well below where it lies): the numbers the chapters state about the axes."""
     f, learned, designed = _hand_wired_rows()
     read = [a for a in hand_wired.AXES if f["probes"][a]["r2"] > PROBE_R2_THRESHOLD]
     named = designed[:, 0] != 0
     gender_named = best_probe(learned[named], designed[named, 0])
     # the same probe with the genders shuffled among the same words: what a line finds in no structure
-    rng = np.random.default_rng(seed)
-    shuffled = [best_probe(learned[named], rng.permutation(designed[named, 0])).r2 for _ in range(10)]
+    shuffled = label_shuffles(lambda y: best_probe(learned[named], y).r2, designed[named, 0], MIN_SHUFFLES, seed)
     return {"read": len(read), "axes": len(hand_wired.AXES), "read_names": ", ".join(read),
             "missed_names": " and ".join(a for a in hand_wired.AXES if a not in read),
             "threshold": PROBE_R2_THRESHOLD, "gender_all": f["probes"]["gender"]["r2"],
             "gender_named": gender_named.r2, "n_named": int(named.sum()), "n_words": len(named),
-            "shuffled_hi": float(max(shuffled)), "analogies": f["analogies_recovered"],
+            "shuffled_hi": float(max(shuffled)), "shuffles": len(shuffled), "analogies": f["analogies_recovered"],
             "n_analogies": len(f["analogies"])}
 
 def zero_layer_figures(lm: LoadedModel) -> dict:

@@ -18,7 +18,7 @@ claim("hand-wired.axes-back", "hand-wired",
 claim("hand-wired.gender-among-named", "hand-wired",
       "Gender is a direction only among the {n_named:.0f} words the corpus calls male or female: a probe "
       "there reads it back with held-out R² {gender_named:.2f} (the same probe with the genders shuffled among "
-      "the same words: at most {shuffled_hi:.2f} in 10 shuffles), while over all {n_words:.0f} words it scores "
+      "the same words: at most {shuffled_hi:.2f} in {shuffles:.0f} shuffles), while over all {n_words:.0f} words it scores "
       "{gender_all:.2f}",
       holds=lambda x: x["gender_named"] > 0.5 and x["gender_named"] > x["shuffled_hi"] and x["gender_all"] < 0.5,
       note="gender probe among named words beats shuffled labels; over all words it fails")(axes_read_back)
