@@ -198,6 +198,14 @@ def statement(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> str:
     return fill(id, numbers_over(id, seeds))
 
 
+def listed(names, none: str = "none") -> str:
+    """Names as a statement lists them: "a", "a and b", "a, b and c" (`none` for no names)."""
+    names = [str(n) for n in names]
+    if not names:
+        return none
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def glue_name(id: str) -> str:
     return "claim_" + id.replace("-", "_").replace(".", "__")
 

@@ -344,9 +344,14 @@ def cmd_patch(args) -> int:
 def cmd_train(args) -> int:
     meta = train_preset(args.model, seed=args.seed, out=args.out, replace_shipped=args.replace_shipped,
                         progress=not args.quiet)
-    print(f"trained {args.model} (seed {meta['train']['seed']}, {meta['train']['steps']} steps) in "
-          f"{meta['train_seconds']:.1f} s; final loss {meta['final_loss']:.4f}; saved to {meta['folder']}")
-    return 0
+    floor = ""
+    if meta.get("floor_checks"):
+        step, gap = meta["floor_checks"][-1]
+        floor = (f"; {gap:.4f} nats above its corpus's floor" + ("" if meta["reached_floor"] else
+                 f", NOT within the recipe's {meta['train']['floor_gap']} after the most steps it allows"))
+    print(f"trained {args.model} (seed {meta['train']['seed']}, {meta.get('steps_trained', meta['train']['steps'])} "
+          f"steps) in {meta['train_seconds']:.1f} s; final loss {meta['final_loss']:.4f}{floor}; saved to {meta['folder']}")
+    return 0 if meta.get("reached_floor", True) else 1
 
 
 def cmd_check(args) -> int:

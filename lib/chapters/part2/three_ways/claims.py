@@ -13,7 +13,8 @@ from lib.analysis import nulls
 from lib.analysis.maps import concept_plane, direction, nearest_indices, pca, random_plane_spread
 from lib.chapters.part2.what_an_embedding_is.claims import embedding_runs
 from lib.analysis.maps.views import SEEDS, neighbours_kept, run
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, claim, listed
+from lib.chapters.part2.three_ways.runs import EPITHETS, epithet_corners
 from lib.content import clusters
 from lib.content.corpora import calling_game as cg
 from lib.content.point_sets import point_set
@@ -193,3 +194,21 @@ claim("three-ways.noise-map", "three-ways",
       note="t-SNE of same-shape Gaussian noise is over three times clumpier than the noise itself; the real rows' "
            "layouts are clumpier than every noise layout; t-SNE keeps more true neighbours than PCA's plane")(
     lambda seed: {**_noise_map_numbers(), "dim": 64})
+
+
+# ----------------------------------------------------------------------------- over the shipped runs
+def listed(names: list[str]) -> str:
+    return "none" if not names else names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@claim("three-ways.corners-over-runs", "three-ways",
+       "All four epithets sit in their roles' corners on {all_four:.0f} of the {runs:.0f} shipped runs; on the "
+       "others {strays} leaves its corner",
+       holds=lambda x: x["all_four"] > x["runs"] / 2, seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       covers_runs=True,
+       note="the four epithets' corners of the concept plane on every shipped run of the calling game: most runs")
+def _corners_over_runs(seed):
+    per = epithet_corners()
+    strays = sorted({w for r in per.values() for w in EPITHETS if w not in r["in_corner"]})
+    return {"runs": len(per), "all_four": sum(len(r["in_corner"]) == len(EPITHETS) for r in per.values()),
+            "strays": listed(strays)}

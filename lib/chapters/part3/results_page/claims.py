@@ -7,7 +7,8 @@ import numpy as np
 import torch
 
 import lib
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, claim
+from lib.chapters.part3.results_page.runs import broken_over_runs
 from lib.content.corpora.calling_game import check_round, next_token_distribution
 from lib.content.prompt_sets import PER_KIND, prompt_set
 from lib.model.generate import generate, sample_many
@@ -132,3 +133,18 @@ claim("results-page.breaking-token", "results-page",
       holds=lambda x: x["share_top"] > 0.25 and x["median_p"] > 0.1 and x["cool"] > 0.5 * x["checked"],
       note="a quarter or more of the breaking tokens are the model's top word; the median breaking token has "
            "probability above 0.1; temperature 0.5 leaves more than half the broken rounds")(_breaking_numbers)
+
+
+# ----------------------------------------------------------------------------- over the shipped runs
+@claim("results-page.temperature-over-runs", "results-page",
+       "Over the {runs:.0f} shipped runs, {lo_1:.0%} to {hi_1:.0%} of rounds break the rules at temperature 1; "
+       "at 0.5 still {lo_05:.0%} to {hi_05:.0%} (fewer than at 1 on {cooler:.0f} of the runs), and at 2 more than "
+       "at 1 on {hotter:.0f}",
+       holds=lambda x: x["lo_05"] >= 0.15 and x["hotter"] > x["runs"] / 2, scope=EVERY_RUN, models=("calling-game",),
+       covers_runs=True,
+       note="broken rounds at temperatures 0.5, 1 and 2 on every shipped run: cooling leaves many broken rounds")
+def _temperature_over_runs(seed):
+    per = list(broken_over_runs(seed).values())
+    return {"runs": len(per), "lo_1": min(r[1.0] for r in per), "hi_1": max(r[1.0] for r in per),
+            "lo_05": min(r[0.5] for r in per), "hi_05": max(r[0.5] for r in per),
+            "cooler": sum(r[0.5] < r[1.0] for r in per), "hotter": sum(r[2.0] > r[1.0] for r in per)}
