@@ -172,7 +172,50 @@ class KVCache:
         return sum(t.numel() * t.element_size() for kv in self.layers if kv for t in kv)
 
 
-class Transformer(nn.Module):
+class HookedModel(nn.Module):
+    """The entry points every model of the course shares (the toy here, SmolLM2 in `lib.model.llama`):
+    a subclass's `forward(tokens, ablate=, ablate_mlps=, cache=, kv=, fwd_hooks=)` does the work."""
+
+    def run_with_cache(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
+                       fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> tuple[torch.Tensor, ActivationCache]:
+        """Logits and every intermediate tensor (after any hooks: what the pass used). The toy's keys
+        (`lib.model.llama` lists SmolLM2's), with shapes for one prompt of T tokens (a batch adds a
+        leading axis; LayerNorm and MLP keys exist only where the model has them); each key is also a
+        hook point (`lib.model.hooks.hook_names`):
+
+        `embed`, `pos_embed`, `blocks.L.resid_pre`, `blocks.L.ln1` [T, d_model];
+        `blocks.L.attn.q|k|v|z` [T, head, d_head]; `blocks.L.attn.qk` (raw Q.K), `.scores` (scaled,
+        -inf above the diagonal), `.pattern` [head, T, T]; `blocks.L.attn.head_out` [T, head, d_model];
+        `blocks.L.attn_out`, `resid_mid`, `ln2` [T, d_model]; `blocks.L.mlp.pre|post` [T, d_mlp];
+        `blocks.L.mlp_out`, `resid_post`, `resid_final` (before the final LayerNorm), `ln_final`
+        [T, d_model]; `logits` [T, vocab].
+        """
+        cache = ActivationCache()
+        with torch.no_grad():
+            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, cache=cache, fwd_hooks=fwd_hooks)
+        return logits, cache
+
+    def run_with_hooks(self, tokens, fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
+        """Logits of a pass in which each hook reads, and may replace, the activation it is attached
+        to: `fwd_hooks` is a list of (hook point's name, or a predicate over names; function
+        `fn(tensor, name) -> tensor | None`). The hooks last for this one pass."""
+        with torch.no_grad():
+            return self(tokens, fwd_hooks=fwd_hooks)
+
+    def forward_with_kv(self, tokens, past_kv: KVCache | None = None, ablate: Iterable[Head] = (),
+                        ablate_mlps: Iterable[int] = ()) -> tuple[torch.Tensor, KVCache]:
+        """Logits for `tokens` given the keys and values of earlier positions (none at first).
+
+        Returns `(logits, kv)`: `kv` holds the keys and values of every position seen so far.
+        `past_kv` itself is left as it was, so one prefix can be continued in several ways.
+        """
+        kv = KVCache.empty(self.cfg.n_layers) if past_kv is None else past_kv.copy()
+        with torch.no_grad():
+            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, kv=kv)
+        return logits, kv
+
+
+class Transformer(HookedModel):
     """Embed, run the blocks, read out: logits for the next token at every position."""
 
     def __init__(self, cfg: ModelConfig):
@@ -239,44 +282,6 @@ class Transformer(nn.Module):
         final = keep("ln_final", self.ln_final(resid)) if self.ln_final is not None else resid
         logits = keep("logits", final @ self.W_U + self.b_U)
         return logits[0] if single else logits
-
-    def run_with_cache(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
-                       fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> tuple[torch.Tensor, ActivationCache]:
-        """Logits and every intermediate tensor (after any hooks: what the pass used). Keys, with
-        shapes for one prompt of T tokens (a batch adds a leading axis; LayerNorm and MLP keys exist
-        only where the model has them); each key is also a hook point (`lib.model.hooks.hook_names`):
-
-        `embed`, `pos_embed`, `blocks.L.resid_pre`, `blocks.L.ln1` [T, d_model];
-        `blocks.L.attn.q|k|v|z` [T, head, d_head]; `blocks.L.attn.qk` (raw Q.K), `.scores` (scaled,
-        -inf above the diagonal), `.pattern` [head, T, T]; `blocks.L.attn.head_out` [T, head, d_model];
-        `blocks.L.attn_out`, `resid_mid`, `ln2` [T, d_model]; `blocks.L.mlp.pre|post` [T, d_mlp];
-        `blocks.L.mlp_out`, `resid_post`, `resid_final` (before the final LayerNorm), `ln_final`
-        [T, d_model]; `logits` [T, vocab].
-        """
-        cache = ActivationCache()
-        with torch.no_grad():
-            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, cache=cache, fwd_hooks=fwd_hooks)
-        return logits, cache
-
-    def run_with_hooks(self, tokens, fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
-        """Logits of a pass in which each hook reads, and may replace, the activation it is attached
-        to: `fwd_hooks` is a list of (hook point's name, or a predicate over names; function
-        `fn(tensor, name) -> tensor | None`). The hooks last for this one pass."""
-        with torch.no_grad():
-            return self(tokens, fwd_hooks=fwd_hooks)
-
-    def forward_with_kv(self, tokens, past_kv: KVCache | None = None, ablate: Iterable[Head] = (),
-                        ablate_mlps: Iterable[int] = ()) -> tuple[torch.Tensor, KVCache]:
-        """Logits for `tokens` given the keys and values of earlier positions (none at first).
-
-        Returns `(logits, kv)`: `kv` holds the keys and values of every position seen so far.
-        `past_kv` itself is left as it was, so one prefix can be continued in several ways.
-        """
-        kv = KVCache.empty(self.cfg.n_layers) if past_kv is None else past_kv.copy()
-        with torch.no_grad():
-            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, kv=kv)
-        return logits, kv
-
 
 # ----------------------------------------------------------------- checks of a reader's input
 def _as_batch(tokens, vocab_size: int) -> tuple[torch.Tensor, bool]:
