@@ -205,6 +205,9 @@ class Block(transformer.Block):
 class Llama(HookedModel):
     """Embed, run the blocks, normalise, read out: logits for the next token at every position."""
 
+    # Activation patching widens the toys to float64; 540 MB of weights widened would be 1.1 GB more.
+    widen_for_patching = False
+
     def __init__(self, cfg: LlamaConfig):
         super().__init__()
         self.cfg = cfg
