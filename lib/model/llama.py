@@ -114,13 +114,15 @@ class RMSNorm(nn.Module):
         return x / self.scale(x) * self.w
 
 
-def rotary_angles(positions: torch.Tensor, d_head: int, base: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin [position, d_head] of the angle each pair turns by: pair i (numbers i and i + d_head/2)
-    turns by position * base^(-2i/d_head), so the first pairs turn fast and the last barely move."""
+@functools.lru_cache(maxsize=64)
+def rotary_angles(start: int, end: int, d_head: int, base: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin [position, d_head] of the angle each pair turns by at positions start to end - 1:
+    pair i (numbers i and i + d_head/2) turns by position * base^(-2i/d_head), so the first pairs turn
+    fast and the last barely move. (Kept: the 30 layers of a pass ask for the same angles.)"""
     # Computed as Hugging Face's Llama computes them (float32 frequencies, then the product), so
     # both models turn by the same float32 angles.
     inv_freq = 1.0 / (base ** (torch.arange(0, d_head, 2, dtype=torch.int64).float() / d_head))
-    angles = positions.float()[:, None] * inv_freq[None, :]
+    angles = torch.arange(start, end).float()[:, None] * inv_freq[None, :]
     angles = torch.cat([angles, angles], dim=-1)
     return angles.cos(), angles.sin()
 
@@ -130,7 +132,9 @@ def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tenso
     x_{i+d/2} cos + x_i sin)."""
     half = x.shape[-1] // 2
     turned = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
-    return x * cos.to(x.dtype) + turned * sin.to(x.dtype)
+    if cos.dtype != x.dtype:          # a model widened to float64 (activation patching of the toys)
+        cos, sin = cos.to(x.dtype), sin.to(x.dtype)
+    return x * cos + turned * sin
 
 
 class Attention(nn.Module):
@@ -150,7 +154,7 @@ class Attention(nn.Module):
         """x [batch, position, d_model] -> (the write [batch, position, d_model], (turned keys, values)),
         each of the pair [batch, kv_head, position, d_head], earlier positions' (`past`) included."""
         start = 0 if past is None else past[0].shape[2]
-        cos, sin = rotary_angles(torch.arange(start, start + x.shape[1]), self.cfg.d_head, self.cfg.rope_base)
+        cos, sin = rotary_angles(start, start + x.shape[1], self.cfg.d_head, self.cfg.rope_base)
         q = keep("q", torch.einsum("btd,hde->bhte", x, self.W_Q), position_first=True)
         k = keep("k", torch.einsum("btd,hde->bhte", x, self.W_K), position_first=True)
         v = torch.einsum("btd,hde->bhte", x, self.W_V)
