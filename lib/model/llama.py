@@ -37,21 +37,16 @@ Cache keys for one prompt of T tokens (a batch adds a leading axis): `embed`, `b
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
-from typing import Iterable
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
 from lib.errors import require
-from lib.messages import say
 from lib.model import transformer
-from lib.model.hooks import NOT_RECORDED, HookFn, Hooks, NameOrPredicate, Recorder, zero_hooks
-from lib.model.transformer import ActivationCache, HookedModel, KVCache, _as_batch, _future
-
-Head = transformer.Head
+from lib.model.hooks import NOT_RECORDED, Recorder
+from lib.model.transformer import HookedModel, attend
 
 
 @dataclass(frozen=True)
@@ -137,16 +132,12 @@ def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tenso
     return x * cos + turned * sin
 
 
-class Attention(nn.Module):
-    """Causal self-attention with rotary positions; 9 query heads read 3 shared key/value heads."""
+class Attention(transformer.Attention):
+    """Causal self-attention with rotary positions; 9 query heads read 3 shared key/value heads
+    (the toy's weights, W_K and W_V with n_kv_heads heads)."""
 
     def __init__(self, cfg: LlamaConfig):
-        super().__init__()
-        H, K, D, Dh = cfg.n_heads, cfg.n_kv_heads, cfg.d_model, cfg.d_head
-        self.W_Q = nn.Parameter(torch.empty(H, D, Dh))
-        self.W_K = nn.Parameter(torch.empty(K, D, Dh))
-        self.W_V = nn.Parameter(torch.empty(K, D, Dh))
-        self.W_O = nn.Parameter(torch.empty(H, Dh, D))
+        super().__init__(cfg)
         self.cfg = cfg
 
     def forward(self, x: torch.Tensor, keep: Recorder = NOT_RECORDED,
@@ -168,14 +159,7 @@ class Attention(nn.Module):
         v = keep("v", v, position_first=True)
         # Each query head meets the keys and values its group shares: head h reads key/value head h // group.
         shared = torch.arange(self.cfg.n_heads) // self.cfg.group
-        k_h, v_h = k[:, shared], v[:, shared]
-        qk = keep("qk", q @ k_h.transpose(2, 3))      # [batch, head, query, key]
-        scaled = qk / math.sqrt(self.cfg.d_head)
-        scores = keep("scores", scaled.masked_fill(_future(q.shape[2], k.shape[2]), float("-inf")))
-        pattern = keep("pattern", torch.softmax(scores, dim=-1))
-        z = keep("z", pattern @ v_h, position_first=True)
-        head_out = keep("head_out", torch.einsum("bhqe,hed->bhqd", z, self.W_O), position_first=True)
-        return head_out.sum(dim=1), (k, v)
+        return attend(q, k[:, shared], v[:, shared], self.W_O, keep), (k, v)
 
 
 class MLP(nn.Module):
@@ -230,28 +214,6 @@ class Llama(HookedModel):
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def forward(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
-                cache: ActivationCache | None = None, kv: KVCache | None = None,
-                fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
-        """Logits for every position, as `Transformer.forward` (the same arguments), without a
-        position embedding: positions enter inside attention."""
-        t, single = _as_batch(tokens, self.cfg.vocab_size)
-        start = 0 if kv is None else kv.length
-        end = start + t.shape[1]
-        require(end <= self.cfg.n_ctx, say("context_holds", n=end, n_ctx=self.cfg.n_ctx))
-        hooks = None
-        if ablate or ablate_mlps or fwd_hooks:
-            hooks = Hooks([*zero_hooks(self.cfg, ablate, ablate_mlps), *fwd_hooks], self.cfg)
-        keep = Recorder(cache, single=single, hooks=hooks)
-        resid = keep("embed", self.W_E[t])
-        for layer, block in enumerate(self.blocks):
-            past = None if kv is None else kv.layers[layer]
-            resid, present = block(resid, keep.scope(f"blocks.{layer}"), past)
-            if kv is not None:
-                kv.layers[layer] = present
-        if kv is not None:
-            kv.length = end
-        resid = keep("resid_final", resid)
-        final = keep("ln_final", self.ln_final(resid))
-        logits = keep("logits", final @ self.W_U)
-        return logits[0] if single else logits
+    def embed(self, t: torch.Tensor, start: int, end: int, keep: Recorder) -> torch.Tensor:
+        """The stream before block 0: each token's embedding alone (positions enter inside attention)."""
+        return keep("embed", self.W_E[t])
