@@ -326,7 +326,14 @@ def cmd_patch(args) -> int:
     return 0
 
 
+def _shipped_only(name, command: str) -> None:
+    require(name != smollm2.NAME, f"`{command}` is for the course's own models ({', '.join(shipped_names())}); "
+                                  f"{smollm2.NAME} is read from its package, not trained or checked here (the tests hold it to "
+                                  "Hugging Face transformers reading the same file)")
+
+
 def cmd_train(args) -> int:
+    _shipped_only(args.model, "train")
     meta = train_preset(args.model, seed=args.seed, out=args.out, replace_shipped=args.replace_shipped,
                         progress=not args.quiet)
     print(f"trained {args.model} (seed {meta['train']['seed']}, {meta['train']['steps']} steps) in "
@@ -335,6 +342,7 @@ def cmd_train(args) -> int:
 
 
 def cmd_check(args) -> int:
+    _shipped_only(args.model, "check")
     names = [args.model] if args.model is not None else shipped_names()
     if not names:
         raise CourseError(f"no shipped models found in {models_dir()}: restore data/models/ from the course's repository, "

@@ -90,6 +90,7 @@ def test_models_lists_it(run_in_process):
      f"at most {SMOLLM2_PATCH_MAX_TOKENS}"),
     (("predict", "smollm2", "Hi", "--seed", "-1"), "a seed must be a whole number"),
     (("patch", "smollm2", "Paris is", "Rome is", "--target", "Paris France"), "not one token"),
+    (("check", "smollm2"), "read from its package, not trained or checked here"),
 ])
 def test_bad_input_is_one_line(run_in_process, args, says):
     code, out, err = run_in_process(*args)
