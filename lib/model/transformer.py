@@ -299,6 +299,19 @@ class Transformer(HookedModel):
         return keep("embed", self.W_E[t]) + keep("pos_embed", self.W_pos[start:end].unsqueeze(0))
 
 
+class one_thread:
+    """torch on one thread for the duration: for one sentence, the second thread of a 2-core
+    machine (busy with the notebook or the page) costs more in waiting than it gains (MiniLM and
+    SmolLM2 run their passes this way)."""
+
+    def __enter__(self):
+        self.threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+
+    def __exit__(self, *exc):
+        torch.set_num_threads(self.threads)
+
+
 # ----------------------------------------------------------------- checks of a reader's input
 def _as_batch(tokens, vocab_size: int) -> tuple[torch.Tensor, bool]:
     """Token ids as [batch, position], and whether they came as a single prompt."""
