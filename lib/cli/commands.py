@@ -250,8 +250,8 @@ def cmd_lens(args) -> int:
 ATTENTION_MAX_TOKENS = 128
 # SmolLM2 prints 30 x 9 x n x n weights: 64 tokens make 1.1 million (about 20 MB of JSON).
 SMOLLM2_ATTENTION_MAX_TOKENS = 64
-# Patching SmolLM2 reruns the model from each layer once per head, MLP and position: about 2 s of
-# processor time per token of prompt, and 16 s for 8 tokens, on the 2-core machine.
+# Patching SmolLM2 reruns the model from each layer once per head, MLP and position, so its cost grows
+# with the square of the length: 15 s of processor time for 5 tokens on the 2-core machine (about 40 s for 8).
 SMOLLM2_PATCH_MAX_TOKENS = 8
 
 
