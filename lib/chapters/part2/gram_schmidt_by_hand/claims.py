@@ -5,7 +5,7 @@ import numpy as np
 
 import lib
 from lib.analysis.maps.analogy import methods_right
-from lib.claims.registry import claim
+from lib.claims.registry import THIS_RUN, claim
 from lib.content.corpora import hand_wired as hw
 from lib.shipped.behaviour import axes_read_back, embedding_vectors
 
@@ -21,7 +21,8 @@ from lib.shipped.behaviour import axes_read_back, embedding_vectors
        holds=lambda x: max(x["near_a"], x["near_c"], x["a_plus_c"]) >= x["offset"] - 1 and x["gender_all"] < 0.5
        < x["gender_named"], seeded=False,
        note="hand-wired analogies: a baseline of Linzen's comes within one of the offset method, and gender is a "
-            "direction only among the named words")
+            "direction only among the named words",
+       scope=THIS_RUN, models=('hand-wired',))
 def _(seed):
     vecs = embedding_vectors(lib.load("hand-wired"))
     vectors = {w: np.asarray(vecs[w], float) for w in hw.WORDS}

@@ -4,7 +4,7 @@ The axes' numbers are `lib.shipped.behaviour.axes_read_back`, shared with Gram-S
 """
 from __future__ import annotations
 
-from lib.claims.registry import EVERY_RUN, claim, listed
+from lib.claims.registry import EVERY_RUN, THIS_RUN, claim, listed
 from lib.chapters.part2.hand_wired.runs import axes_per_run
 from lib.content.corpora.hand_wired import AXES
 from lib.shipped.behaviour import HAND_WIRED_MAX_GAP, PROBE_R2_THRESHOLD, axes_read_back
@@ -15,7 +15,8 @@ claim("hand-wired.axes-back", "hand-wired",
       "straight line reads back (held-out R² above {threshold:.1f}: {read_names}); {missed_names} did not come "
       "back across the vocabulary",
       holds=lambda x: 0 < x["read"] < x["axes"], seeded=False,
-      note="probes read back some but not all of the six designed axes")(axes_read_back)
+      note="probes read back some but not all of the six designed axes",
+      scope=EVERY_RUN, models=('hand-wired',))(axes_read_back)
 
 claim("hand-wired.gender-among-named", "hand-wired",
       "Gender is a direction only among the {n_named:.0f} words the corpus calls male or female: a probe "
@@ -23,7 +24,8 @@ claim("hand-wired.gender-among-named", "hand-wired",
       "the same words: at most {shuffled_hi:.2f} in {shuffles:.0f} shuffles), while over all {n_words:.0f} words it scores "
       "{gender_all:.2f}",
       holds=lambda x: x["gender_named"] > 0.5 and x["gender_named"] > x["shuffled_hi"] and x["gender_all"] < 0.5,
-      note="gender probe among named words beats shuffled labels; over all words it fails")(axes_read_back)
+      note="gender probe among named words beats shuffled labels; over all words it fails",
+      scope=THIS_RUN, models=('hand-wired',))(axes_read_back)
 
 
 # ----------------------------------------------------------------------------- over the shipped runs

@@ -10,7 +10,7 @@ from lib.chapters.part2.real_language.contextual import separation, word_vectors
 from lib.analysis import nulls
 from lib.analysis.maps.analogy import methods_right, rank_methods
 from lib.analysis.maps.neighbours import knn_accuracy, same_group_share
-from lib.claims.registry import claim
+from lib.claims.registry import THIS_RUN, claim
 from lib.content import real_words
 from lib.content.point_sets import point_set
 from lib.chapters.part2.real_language.senses import BANK_SENSES
@@ -40,13 +40,15 @@ claim("real-language.analogy-baselines", "real-language",
       "out gets {near_a:.0f} (the nearest word to a), {near_c:.0f} (nearest to c), {near_b:.0f} (nearest to b) "
       "and {a_plus_c:.0f} (a + c, nothing subtracted); turned round (a + b − c, ADD-OPPOSITE) it gets {opposite:.0f}",
       holds=lambda x: x["n"] == x["n"], seeded=False,
-      note="offset method against Linzen's baselines over the shipped analogies, inputs excluded")(_analogy_numbers)
+      note="offset method against Linzen's baselines over the shipped analogies, inputs excluded",
+      scope=THIS_RUN)(_analogy_numbers)
 
 claim("real-language.analogy-no-win", "real-language",
       "The offset method does not beat every baseline: adding a and c without subtracting b does as well "
       "({a_plus_c:.0f} of {n:.0f} against the offset's {offset:.0f})",
       holds=lambda x: x["offset"] <= x["best_baseline"], seeded=False,
-      note="the offset method gets no more analogies than its best baseline")(_analogy_numbers)
+      note="the offset method gets no more analogies than its best baseline",
+      scope=THIS_RUN)(_analogy_numbers)
 
 
 @functools.lru_cache(maxsize=None)
@@ -74,7 +76,8 @@ claim("real-language.groups-cohere", "real-language",
       "gap of {gap:.2f}, where the same words with their group labels shuffled give at most {shuffled_hi:.2f} "
       "in {shuffles:.0f} shuffles",
       holds=lambda x: x["gap"] > x["shuffled_hi"],
-      note="same-group minus other-group mean cosine exceeds every one of 200 label shuffles")(_group_numbers)
+      note="same-group minus other-group mean cosine exceeds every one of 200 label shuffles",
+      scope=THIS_RUN)(_group_numbers)
 
 
 SENSE_SHUFFLES = 200
@@ -89,7 +92,8 @@ SENSE_SHUFFLES = 200
        holds=lambda x: x["gap_last"] > x["shuffled_hi"] and x["gap_last"] > 5 * x["gap_input"]
        and x["correct_last"] == x["n"],
        note="MiniLM's contextual vectors of bank: the sense gap after the last layer exceeds every one of 200 "
-            "sense shuffles and five times the input's; nearest-centroid sense right on every sentence at the end")
+            "sense shuffles and five times the input's; nearest-centroid sense right on every sentence at the end",
+       scope=THIS_RUN)
 def _(seed):
     sep, labels, cos = _bank_vectors()
     off = ~np.eye(len(labels), dtype=bool)
@@ -144,7 +148,8 @@ claim("real-language.analogy-vocabulary", "real-language",
       "the offset turned round). King's nearest word there is {king_nn}; queen is number {queen_rank_nn:.0f}",
       holds=lambda x: x["offset"] > x["best_baseline"] and x["opposite"] < x["offset"] / 4, seeded=False,
       note="over the whole-word vocabulary the offset method beats every baseline that leaves part of the "
-           "arithmetic out, and ADD-OPPOSITE gets under a quarter of its count")(_vocabulary_numbers)
+           "arithmetic out, and ADD-OPPOSITE gets under a quarter of its count",
+      scope=THIS_RUN)(_vocabulary_numbers)
 
 
 @functools.lru_cache(maxsize=None)
@@ -167,7 +172,8 @@ claim("real-language.cosine-groups", "real-language",
       "shuffles",
       holds=lambda x: x["cos"] > 90 and x["cos"] > x["null_hi"] and x["cos"] > x["euc"],
       note="leave-one-out 5-NN by cosine names over 90% of the words' groups, beating every one of 100 label "
-           "shuffles and the straight-line 5-NN")(_cosine_numbers)
+           "shuffles and the straight-line 5-NN",
+      scope=THIS_RUN)(_cosine_numbers)
 
 
 claim("real-language.pca-share-vs-permuted", "real-language",
@@ -176,7 +182,8 @@ claim("real-language.pca-share-vs-permuted", "real-language",
       "{gauss_hi:.1f}% in {draws:.0f} draws; the rows with each column shuffled on its own (every coordinate's values "
       "kept, their relations broken) give {perm_mean:.1f}% ({ratio_perm:.1f} times less) and at most {perm_hi:.1f}%",
       holds=lambda x: x["share"] > x["perm_hi"] and x["share"] > x["gauss_hi"],
-      note="the real rows' top-2 PCA share exceeds every one of 100 column-permuted and 100 Gaussian data sets")(
+      note="the real rows' top-2 PCA share exceeds every one of 100 column-permuted and 100 Gaussian data sets",
+      scope=THIS_RUN)(
     lambda seed: nulls.top_share_against_nulls(point_set("real-language").vectors, seed))
 
 
@@ -229,4 +236,5 @@ claim("real-language.bank-control", "real-language",
       holds=lambda x: (x["thing_gap"] > x["thing_null"] and x["place_gap"] > x["place_null"]
                        and x["stop_gap"] > x["stop_null"] and x["bank_first"] < x["controls_first"]),
       note="control words in the same sentences separate the two kinds of sentence at the last layer too; bank "
-           "reaches every sentence's sense at an earlier layer than any control")(_control_numbers)
+           "reaches every sentence's sense at an earlier layer than any control",
+      scope=THIS_RUN)(_control_numbers)

@@ -16,7 +16,7 @@ from lib.analysis.lens import stage_residuals
 from lib.analysis.head_survey import LATER_TURNS, later_turn_blocks, target_probs
 from lib.analysis.patching import patch
 from lib.analysis.trajectory import residual_trajectory
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, THIS_RUN, claim
 from lib.content.corpora.calling_game import PLAYERS, epithet
 from lib.content.prompt_sets import prompt_set
 
@@ -46,7 +46,8 @@ claim("residual-path.first-turn-average-enough", "residual-path",
       "P(Tarso) at 0.5 or more on {resample_kept:.0f} of {draws:.0f} drawn rounds (median {resample_median:.2f})",
       holds=lambda x: x["mean_all"] > 0.9 and x["zero_all"] < 0.5 and x["resample_kept"] >= x["draws"] / 2,
       note="first turn: P(Tarso) stays above 0.9 with every head mean-ablated and at 0.5 or more on most resampled "
-           "rounds (the seed draws them); zeroing every head drops it below 0.5")(_first_turn_heads)
+           "rounds (the seed draws them); zeroing every head drops it below 0.5",
+      scope=THIS_RUN, models=('calling-game',))(_first_turn_heads)
 
 
 @claim("residual-path.first-turn-reads-caller", "residual-path",
@@ -57,7 +58,8 @@ claim("residual-path.first-turn-average-enough", "residual-path",
        "to {best_hi:.2f} of it)",
        holds=lambda x: x["fallen"] >= x["n"] - 1 and x["best_lo"] > 0.5, seeded=False,
        note="caller replaced by each numbered player: P(Tarso) falls; activation patching at the last "
-            "position finds one block-0 head carrying most of the difference")
+            "position finds one block-0 head carrying most of the difference",
+       scope=THIS_RUN, models=('calling-game',))
 def _(seed):
     NUMBERS = [p for p in PLAYERS if p.isdigit()]
     lm = lib.load("calling-game")
@@ -81,7 +83,8 @@ def _(seed):
        "mean-ablated",
        holds=lambda x: x["mean_mlp1"] < 0.1 and x["mean_mlp0"] < 0.1 and x["zero_mlp0"] < 0.1 and x["zero_mlp1"] > 0.5,
        seeded=False,
-       note="first turn: both MLPs needed under mean ablation; zeroing MLP 1 alone leaves Tarso above 0.5")
+       note="first turn: both MLPs needed under mean ablation; zeroing MLP 1 alone leaves Tarso above 0.5",
+       scope=THIS_RUN, models=('calling-game',))
 def _(seed):
     lm = lib.load("calling-game")
     return {f"{kind}_mlp{m}": float(target_probs(lm, [FIRST_TURN], ["Tarso"], (), (m,), kind)[0])
@@ -96,7 +99,8 @@ claim("residual-path.later-turn-block0", "residual-path",
       holds=lambda x: (x["tarso_mean_attn0"] >= 0.9 * x["tarso_held"] and x["tarso_mean_attn1"] <= 0.1 * x["tarso_held"]
                        and x["tarso_mean_mlp0"] >= 0.9 * x["tarso_held"] and x["tarso_mean_mlp1"] >= 0.9 * x["tarso_held"]),
       note="later-turn Tarso set: block-0 heads and both MLPs needed (mean ablation loses 90%+), block-1 heads not "
-           "(10% or less)")(later_turn_blocks)
+           "(10% or less)",
+      scope=THIS_RUN, models=('calling-game',))(later_turn_blocks)
 
 claim("residual-path.later-turn-every-epithet", "residual-path",
       "Over later turns of every kind ({all_held:.0f} answered, of {all_n:.0f}), mean-ablating block 0's heads loses "
@@ -106,7 +110,8 @@ claim("residual-path.later-turn-every-epithet", "residual-path",
       holds=lambda x: (x["all_peer"] > 0 and x["all_other_lost"] <= 0.4 * x["all_other"]
                        and x["all_peer_lost"] / x["all_peer"] >= x["all_other_lost"] / x["all_other"]),
       note="every later turn: without block-0 heads (mean) at most 40% of capo/vice answers are lost, and a larger "
-           "share of the peer-epithet answers")(
+           "share of the peer-epithet answers",
+      scope=EVERY_RUN, models=('calling-game',))(
     later_turn_blocks)
 
 
@@ -115,7 +120,8 @@ claim("residual-path.later-turn-every-epithet", "residual-path",
        "{attn0:+.2f}, against {mlp1:+.2f} for MLP 1 and {mlp0:+.2f} for MLP 0: the heads the answer needs push "
        "least",
        holds=lambda x: abs(x["attn0"]) < 0.25 * min(abs(x["mlp1"]), abs(x["mlp0"])) or abs(x["attn0"]) < 0.25 * abs(x["mlp1"]),
-       note="median push along the target's row of block-0 attention is under a quarter of MLP 1's")
+       note="median push along the target's row of block-0 attention is under a quarter of MLP 1's",
+       scope=EVERY_RUN, models=('calling-game',))
 def _(seed):
     lm = lib.load("calling-game")
     prompts = prompt_set("epithet-later-turn", LATER_TURNS, seed, lm.model.cfg.n_ctx, target="Tarso")
@@ -128,7 +134,8 @@ def _(seed):
        "On the first turn the concept plane (Tarso, Paolo orthogonalised) holds {spread:.0f}% of the path's "
        "spread; the path's own top two components hold {best:.0f}%",
        holds=lambda x: x["spread"] < x["best"] and x["spread"] < 50, seeded=False,
-       note="the concept plane captures under half of the first-turn path's variance, less than its PCA plane")
+       note="the concept plane captures under half of the first-turn path's variance, less than its PCA plane",
+       scope=EVERY_RUN, models=('calling-game',))
 def _(seed):
     traj = residual_trajectory(lib.load("calling-game"), FIRST_TURN)
     return {"spread": 100 * traj.spread, "best": 100 * traj.best_spread}
@@ -144,7 +151,8 @@ PATH_DRAWS = 1000
        "paths; the real path beats {pct:.0f}% of them",
        holds=lambda x: x["pct"] < 95,
        note="the first-turn path's top-2 PCA share does not beat random paths with the same step lengths (below "
-            "their 95th percentile)")
+            "their 95th percentile)",
+       scope=EVERY_RUN, models=('calling-game',))
 def _(seed):
     lm = lib.load("calling-game")
     _, cache = lm.model.run_with_cache(lm.encode(FIRST_TURN))

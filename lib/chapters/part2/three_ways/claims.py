@@ -13,7 +13,7 @@ from lib.analysis import nulls
 from lib.analysis.maps import concept_plane, direction, nearest_indices, pca, random_plane_spread
 from lib.chapters.part2.what_an_embedding_is.claims import embedding_runs
 from lib.analysis.maps.views import SEEDS, neighbours_kept, run
-from lib.claims.registry import EVERY_RUN, claim, listed
+from lib.claims.registry import EVERY_RUN, NO_RUN, THIS_RUN, claim, listed
 from lib.chapters.part2.three_ways.runs import EPITHETS, epithet_corners
 from lib.content import clusters
 from lib.content.corpora import calling_game as cg
@@ -50,7 +50,8 @@ claim("three-ways.pc1-absurd", "three-ways",
       "(correlation {r_absurd:.2f} with being an absurd word, in size) more than it follows the logarithm of "
       "how often each token occurs in {rounds:,.0f} seeded rounds ({r_freq:.2f}; rank correlation {rank_freq:.2f})",
       holds=lambda x: x["r_absurd"] > x["r_freq"],
-      note="|corr(PC1, absurd)| > |corr(PC1, log frequency)|; the rounds that count the frequencies are seeded")(
+      note="|corr(PC1, absurd)| > |corr(PC1, log frequency)|; the rounds that count the frequencies are seeded",
+      scope=THIS_RUN, models=('calling-game',))(
     _pc1_numbers)
 
 
@@ -63,7 +64,8 @@ claim("three-ways.pc1-absurd", "three-ways",
        holds=lambda x: x["kept_10"] < x["seeds"] and x["kept_20"] == x["seeds"] and x["kept_30"] == x["seeds"],
        seeded=False,
        note="stored converged t-SNE runs of the known clusters: the distance order fails at perplexity 10 and "
-            "holds on every seed at 20 and 30")
+            "holds on every seed at 20 and 30",
+       scope=NO_RUN)
 def _(seed):
     kc = point_set("known-clusters")
     groups = list(kc.groups)
@@ -89,7 +91,8 @@ def _(seed):
        holds=lambda x: x["agree_lo"] >= x["n"] / 2 and x["kept_lo"] > x["top_kept_hi"] and x["kept_lo"] > 3 * x["chance"],
        seeded=False,
        note="stored converged t-SNE runs of the calling-game rows: seeds agree on most nearest neighbours at "
-            "perplexity 5; ordinary perplexities keep more true neighbours than any degenerate run")
+            "perplexity 5; ordinary perplexities keep more true neighbours than any degenerate run",
+       scope=EVERY_RUN, models=('calling-game',))
 def _(seed):
     X = point_set("calling-game").vectors
     top = len(X) - 1
@@ -145,7 +148,8 @@ claim("three-ways.plane-vs-nulls", "three-ways",
       "{sc_pct_lo:.0f}% to {sc_pct_hi:.0f}% of same-construction planes ({draws:,.0f} of each, drawn with seed 0)",
       holds=lambda x: x["sc_pct_hi"] < 50 and x["in_pct_lo"] > 50, seeded=False,
       note="on every calling-game run the concept plane beats most in-span random planes and fewer than half of "
-           "the planes built from random tokens the same way")(
+           "the planes built from random tokens the same way",
+      scope=EVERY_RUN, models=('calling-game', 'zero-layer'))(
     lambda seed: {**_plane_numbers(0), "n": 28, "dim": 64})
 
 
@@ -157,7 +161,8 @@ claim("three-ways.pca-share-vs-permuted", "three-ways",
       "average ({ratio_perm:.1f} times less) and at most {perm_hi:.1f}%",
       holds=lambda x: x["share"] > x["perm_hi"] and x["share"] > x["gauss_hi"],
       note="the rows' top-2 PCA share exceeds every one of 100 column-permuted and 100 Gaussian data sets of the "
-           "same shape")(lambda seed: nulls.top_share_against_nulls(point_set("calling-game").vectors, seed))
+           "same shape",
+      scope=EVERY_RUN, models=('calling-game',))(lambda seed: nulls.top_share_against_nulls(point_set("calling-game").vectors, seed))
 
 
 NOISE_SEEDS = (0, 1, 2)
@@ -192,7 +197,8 @@ claim("three-ways.noise-map", "three-ways",
                        and x["tsne_kept_lo"] > x["pca_kept"]),
       seeded=False,
       note="t-SNE of same-shape Gaussian noise is over three times clumpier than the noise itself; the real rows' "
-           "layouts are clumpier than every noise layout; t-SNE keeps more true neighbours than PCA's plane")(
+           "layouts are clumpier than every noise layout; t-SNE keeps more true neighbours than PCA's plane",
+      scope=EVERY_RUN, models=('calling-game',))(
     lambda seed: {**_noise_map_numbers(), "dim": 64})
 
 

@@ -10,7 +10,7 @@ import torch
 import lib
 from lib.analysis import calibration
 from lib.analysis.flatness import detector_report, labelled_signs
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, claim
 from lib.content.corpora.calling_game import GameOptions, next_token_distribution, sample_round
 from lib.content.prompt_sets import KINDS, _cuts
 
@@ -71,7 +71,8 @@ claim("hallucination.mistakes-rare", "hallucination",
       "Over every prompt cut from {rounds:,.0f} fresh rounds where the rules fix the next word "
       "({n:,.0f} distinct prompts), the model's top word breaks the rules on {mistakes:.0f}",
       holds=lambda x: x["mistakes"] / x["n"] < 0.02,
-      note="top word against the rules on under 2% of prompts of the five fixed kinds")(_mistake_numbers)
+      note="top word against the rules on under 2% of prompts of the five fixed kinds",
+      scope=EVERY_RUN, models=('calling-game',))(_mistake_numbers)
 
 claim("hallucination.mistakes-unsure", "hallucination",
       "Its mistakes do not look like its right answers: {mistakes_unsure:.0f} of the {mistakes:.0f} mistakes "
@@ -79,7 +80,8 @@ claim("hallucination.mistakes-unsure", "hallucination",
       "{share_right_unsure:.0%} of its right answers; the median top probability is {median_mistake:.2f} "
       "on a mistake and {median_right:.4f} on a right answer",
       holds=lambda x: x["mistakes"] >= 10 and x["share_mistakes_unsure"] > 3 * x["share_right_unsure"],
-      note="share of mistakes with top probability < 0.95 exceeds three times that of right answers")(
+      note="share of mistakes with top probability < 0.95 exceeds three times that of right answers",
+      scope=EVERY_RUN, models=('calling-game',))(
     _mistake_numbers)
 
 claim("hallucination.after-wrong-call", "hallucination",
@@ -89,7 +91,8 @@ claim("hallucination.after-wrong-call", "hallucination",
       "({share_wrong_after_wrong:.1%}), several times its rate elsewhere",
       holds=lambda x: x["share_wrong_after_wrong"] > 3 * x["mistakes"] / x["n"],
       note="the mistake rate on the fixed positions after a wrong call exceeds three times the rate at the "
-           "five kinds")(
+           "five kinds",
+      scope=EVERY_RUN, models=('calling-game',))(
     _mistake_numbers)
 
 
@@ -117,7 +120,8 @@ claim("hallucination.flag-weak", "hallucination",
       "rules fix); {n_sure:.0f} of the impossible prompts ({share_sure:.0%}) get a top word above 0.9",
       holds=lambda x: x["imp_share"] < 0.5 and x["open_flagged"] >= 0.9 * x["open_total"] and x["share_sure"] > 0.3,
       note="the one-bit flag misses most impossible prompts, flags nearly every open legal one, and many "
-           "impossible prompts get a sure top word")(_flag_numbers)
+           "impossible prompts get a sure top word",
+      scope=EVERY_RUN, models=('calling-game',))(_flag_numbers)
 
 
 # ----------------------------------------------------------------------------- calibration, two regimes
@@ -174,7 +178,8 @@ claim("hallucination.calibrated-allowed", "hallucination",
       "{check:.0f}% of answers catches {caught:.0f} of the {mistakes:.0f} mistakes",
       holds=lambda x: x["ece"] < 0.02 and x["auroc"] > 0.9 and x["caught"] > x["mistakes"] / 2,
       note="on allowed rounds: expected calibration error under 0.02, AUROC for the model's mistakes above 0.9, "
-           "the least-sure 5% holds most mistakes")(_calibration_numbers)
+           "the least-sure 5% holds most mistakes",
+      scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
 
 claim("hallucination.shift-blind", "hallucination",
       "Under shift the same number is blind: as a detector of the {n_imp:.0f} random impossible prompts among "
@@ -184,5 +189,6 @@ claim("hallucination.shift-blind", "hallucination",
       "applied where the whole prompt breaks the rules",
       holds=lambda x: x["shift_auroc"] < 0.6 and x["local_share"] > 0.5,
       note="on shifted prompts the top probability does not separate impossible from legal prompts (AUROC under "
-           "0.6); most confident answers to impossible prompts follow the last word's local grammar")(
+           "0.6); most confident answers to impossible prompts follow the last word's local grammar",
+      scope=EVERY_RUN, models=('calling-game',))(
     _calibration_numbers)

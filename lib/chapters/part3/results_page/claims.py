@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 import lib
-from lib.claims.registry import EVERY_RUN, claim
+from lib.claims.registry import EVERY_RUN, THIS_RUN, claim
 from lib.chapters.part3.results_page.runs import broken_over_runs
 from lib.content.corpora.calling_game import check_round, next_token_distribution
 from lib.content.prompt_sets import PER_KIND, prompt_set
@@ -44,7 +44,8 @@ claim("results-page.broken-rounds", "results-page",
       "rules somewhere; {after_wrong:.0f} of those break them after a wrong call, by ending the round "
       "other than <SEP>, the caller's name, perde, <EOS>",
       holds=lambda x: 0.1 <= x["share"] <= 0.4 and x["share_after_wrong"] > 0.5,
-      note="10-40% of 200 sampled rounds break the rules, most of them in the ending after a wrong call")(
+      note="10-40% of 200 sampled rounds break the rules, most of them in the ending after a wrong call",
+      scope=EVERY_RUN, models=('calling-game',))(
     _broken_numbers)
 
 PAGE_ROUND_START = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama"
@@ -54,7 +55,8 @@ PAGE_ROUND_SEED = 3
 @claim("results-page.page-round", "results-page",
        "The round this page generates (temperature 1, seed {seed:.0f}) breaks the rules; the rules checker "
        "says: {why}", holds=lambda x: x["ok"] == 0, seeded=False,
-       note="the page's own generated round is one check_round rejects")
+       note="the page's own generated round is one check_round rejects",
+       scope=THIS_RUN, models=('calling-game',))
 def _page_round(seed):
     lm = lib.load("calling-game")
     out = generate(lm.model, lm.encode(PAGE_ROUND_START), lm.model.cfg.n_ctx, use_cache=True, do_sample=True,
@@ -82,7 +84,8 @@ claim("results-page.open-pages-follow-rules", "results-page",
       "close to the rules' own: the total variation between the two is {median_tv:.3f} at the median and at "
       "most {max_tv:.3f}, and the top word is one the rules allow on {legal_top:.0f} of them",
       holds=lambda x: x["median_tv"] < 0.1 and x["legal_top"] >= 0.95 * x["n"],
-      note="callee-choice pages: median total variation from the rules' page below 0.1")(_open_page_numbers)
+      note="callee-choice pages: median total variation from the rules' page below 0.1",
+      scope=EVERY_RUN, models=('calling-game',))(_open_page_numbers)
 
 
 def _temperature_numbers(seed):
@@ -95,7 +98,8 @@ claim("results-page.hotter-breaks-more", "results-page",
       "Of {n:.0f} whole rounds sampled from <BOS>, {broken_1:.0f} break the rules at temperature 1 and "
       "{broken_2:.0f} at temperature 2",
       holds=lambda x: x["broken_2"] > x["broken_1"],
-      note="heating the page from temperature 1 to 2 breaks more whole rounds (not always many more)")(
+      note="heating the page from temperature 1 to 2 breaks more whole rounds (not always many more)",
+      scope=THIS_RUN, models=('calling-game',))(
     _temperature_numbers)
 
 
@@ -132,7 +136,8 @@ claim("results-page.breaking-token", "results-page",
       "temperature 0.5, {cool:.0f} of {n:.0f} rounds still break the rules",
       holds=lambda x: x["share_top"] > 0.25 and x["median_p"] > 0.1 and x["cool"] > 0.5 * x["checked"],
       note="a quarter or more of the breaking tokens are the model's top word; the median breaking token has "
-           "probability above 0.1; temperature 0.5 leaves more than half the broken rounds")(_breaking_numbers)
+           "probability above 0.1; temperature 0.5 leaves more than half the broken rounds",
+      scope=EVERY_RUN, models=('calling-game',))(_breaking_numbers)
 
 
 # ----------------------------------------------------------------------------- over the shipped runs

@@ -7,7 +7,7 @@ import torch
 import lib
 from lib.analysis.inventory import from_config, real_model_rows
 from lib.analysis.search import model_dictionary
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, claim
 from lib.content.prompt_sets import fixed_and_open
 
 def model_rows():
@@ -23,7 +23,8 @@ def model_rows():
        "Llama-2-7B {llama2_share:.1%} and in Llama-3-8B, whose vocabulary is four times Llama 2's, {llama3_share:.1%}",
        holds=lambda x: x["gpt3_share"] < 0.01 and x["toy_share"] < 0.05 and x["gpt2_share"] > 0.25,
        seeded=False,
-       note="the dictionary is under 1% of GPT-3 and under 5% of the toy, but over a quarter of GPT-2 small")
+       note="the dictionary is under 1% of GPT-3 and under 5% of the toy, but over a quarter of GPT-2 small",
+       scope=EVERY_RUN, models=('calling-game',))
 def _(seed):
     rows = model_rows()
     names = {"gpt3": "GPT-3 175B", "toy": "calling game", "gpt2": "GPT-2 small", "smol": "SmolLM2-135M",
@@ -39,7 +40,8 @@ def _(seed):
        "{llama2_kib:.0f} KiB for Llama-2-7B, and {llama3_kib:.0f} KiB for Llama-3-8B, whose {llama3_heads:.0f} heads "
        "share {llama3_kv:.0f} sets of keys and values (grouped-query attention)",
        holds=lambda x: x["llama3_kib"] < x["llama2_kib"] / 2, seeded=False,
-       note="grouped-query attention cuts Llama-3-8B's KV cache per token below half of Llama-2-7B's")
+       note="grouped-query attention cuts Llama-3-8B's KV cache per token below half of Llama-2-7B's",
+       scope=EVERY_RUN, models=('calling-game',))
 def _(seed):
     rows = model_rows()
     return {"gpt2_kib": rows["GPT-2 small"].kv_bytes_per_token / 1024, "llama2_kib": rows["Llama-2-7B"].kv_bytes_per_token / 1024,
@@ -52,7 +54,8 @@ def _(seed):
        "with every dictionary column plus the bias, to within {bound:.0e}, and the search's first word is the "
        "model's on all {agree:.0f}",
        holds=lambda x: x["max_err"] < x["bound"] and x["agree"] == x["n"],
-       note="logits equal query . W_U + b_U on every labelled prompt of the seed (fixed and open kinds)")
+       note="logits equal query . W_U + b_U on every labelled prompt of the seed (fixed and open kinds)",
+       scope=EVERY_RUN, models=('calling-game',))
 def _(seed):
     lm = lib.load("calling-game")
     fixed, open_ = fixed_and_open(seed, lm.model.cfg.n_ctx)
