@@ -8,7 +8,7 @@ checker, `calling_game.read_round`, finds nothing broken), of the clean prompt's
 the rules fix a different next token.
 
 A prefix of a round is fixed by its chain of players: Pietro opens, and each call's callee is the
-next caller; the epithets follow from who calls whom. `legal_corruptions` changes one or two players
+next caller; the epithets follow from who calls whom. `legal_corruptions` changes one to three players
 of the clean prompt's chain, rebuilds the tokens, and keeps the rebuilt prompts the rules accept,
 fewest changed tokens first. `corruption_problems` says, in one line each, what is wrong with a
 corrupted prompt someone chose by hand (`python -m lib patch` prints them).
@@ -16,7 +16,6 @@ corrupted prompt someone chose by hand (`python -m lib patch` prints them).
 from __future__ import annotations
 
 import random
-from itertools import combinations
 
 from lib.content.corpora.calling_game import (BOS, PLAYERS, SEP, epithet, legal_callees, next_token_distribution,
                                               read_round)
@@ -65,52 +64,65 @@ def render(players: list[str], length: int) -> list[str] | None:
     return out[:length] if len(out) >= length else None
 
 
-def legal_corruptions(clean: str, n: int | None = None, seed: int = 0, changes: int = 2,
+MAX_CHANGES = 3
+
+
+def legal_corruptions(clean: str, n: int | None = None, seed: int = 0, changes: int | None = None,
                       keep: tuple[int, ...] = (-1,)) -> list[str]:
     """Corrupted prompts for `clean` that are legal prefixes of a round, of its length, after which the
     rules fix another next token than after `clean`, and whose tokens at the positions `keep` are the
     clean prompt's (by default the last: the same token asks for its continuation, the context differs,
-    so after `... Pietro chiama Paolo` the caller changes and Tarso becomes vice). Every prompt whose
-    chain of players differs from the clean one's in at most `changes` (1 or 2) players, every call legal
-    (`all_legal`), fewest changed
-    tokens first (ties in an order drawn with `seed`), at most `n` of them (all by default). The list is
-    empty when the game has no such prompt (the opening call `<BOS> Pietro chiama Paolo` has none: only
-    Pietro opens)."""
+    so after `... Pietro chiama Paolo` the caller changes and Tarso becomes vice). Their chains of
+    players differ from the clean one's in at most `changes` players (by default the fewest, 1 to
+    `MAX_CHANGES`, that finds any), every call legal (`all_legal`); fewest changed tokens first (ties in
+    an order drawn with `seed`), at most `n` of them (all by default). The list is empty when the game
+    has no such prompt (the opening call `<BOS> Pietro chiama Paolo` has none: only Pietro opens)."""
     tokens = clean.split() if isinstance(clean, str) else list(clean)
-    require(read_round(tokens).status != "broken",
-            f"the clean prompt is not a legal round of the game ({read_round(tokens).message}): "
-            "a legal corruption needs a legal clean prompt")
+    verdict = read_round(tokens)
+    require(verdict.status != "broken", f"the clean prompt is not a legal round of the game ({verdict.message}): "
+                                        "a legal corruption needs a legal clean prompt")
     right = fixed_answer(tokens)
     require(right is not None, "the rules leave the next token open after the clean prompt, so no corruption can "
                                "change the right answer: cut the prompt where the rules fix it")
-    require(changes in (1, 2), f"changes must be 1 or 2 players, got {changes!r}")
+    require(changes is None or changes in range(1, MAX_CHANGES + 1),
+            f"changes must be a number of players from 1 to {MAX_CHANGES}, got {changes!r}")
     players = chain(tokens)
-    slots = range(1, len(players))
     found: dict[str, int] = {}
-    for k in range(1, changes + 1):
-        for where in combinations(slots, k):
-            for new in _choices(len(where)):
-                if any(players[w] == x for w, x in zip(where, new)):
-                    continue
-                edited = list(players)
-                for w, x in zip(where, new):
-                    edited[w] = x
-                if not all_legal(edited):
-                    continue
-                got = render(edited, len(tokens))
-                if got is None or any(got[p] != tokens[p] for p in keep):
-                    continue
-                text = " ".join(got)
-                if text in found:
-                    continue
-                answer = fixed_answer(got)
-                if answer is None or answer == right:
-                    continue
-                found[text] = sum(a != b for a, b in zip(got, tokens))
+    for most in ([changes] if changes else range(1, MAX_CHANGES + 1)):
+        for edited in _chains(players, most):
+            got = render(edited, len(tokens))
+            if got is None or any(got[p] != tokens[p] for p in keep):
+                continue
+            text = " ".join(got)
+            if text in found:
+                continue
+            answer = fixed_answer(got)
+            if answer is None or answer == right:
+                continue
+            found[text] = sum(a != b for a, b in zip(got, tokens))
+        if found:
+            break
     order = list(found)
     random.Random(seed).shuffle(order)
     order.sort(key=found.get)
     return order if n is None else order[:n]
+
+
+def _chains(players: list[str], most: int):
+    """Every chain with Pietro first and every call legal that differs from `players` in 1 to `most`
+    players (built call by call, an illegal call cutting its branch)."""
+    def grow(prefix, left):
+        i = len(prefix)
+        if i == len(players):
+            if left < most:
+                yield list(prefix)
+            return
+        previous = prefix[i - 2] if i > 1 else None
+        for p in ([players[i]] + [q for q in PLAYERS if q != players[i]] if left else [players[i]]):
+            if p not in legal_callees(prefix[-1], previous):
+                continue
+            yield from grow(prefix + [p], left - (p != players[i]))
+    yield from grow([players[0]], most)
 
 
 def all_legal(players: list[str]) -> bool:
@@ -118,12 +130,6 @@ def all_legal(players: list[str]) -> bool:
     model meets one in a few rounds only)."""
     return all(players[i] in legal_callees(players[i - 1], players[i - 2] if i > 1 else None)
                for i in range(1, len(players)))
-
-
-def _choices(k: int):
-    if k == 1:
-        return [(p,) for p in PLAYERS]
-    return [(a, b) for a in PLAYERS for b in PLAYERS]
 
 
 def corruption_problems(clean: str, corrupted: str) -> list[str]:
@@ -147,4 +153,4 @@ def corruption_problems(clean: str, corrupted: str) -> list[str]:
     return out
 
 
-__all__ = ["all_legal", "chain", "corruption_problems", "fixed_answer", "legal_corruptions", "render"]
+__all__ = ["MAX_CHANGES", "all_legal", "chain", "corruption_problems", "fixed_answer", "legal_corruptions", "render"]

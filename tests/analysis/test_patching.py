@@ -182,3 +182,52 @@ def test_swapping_players():
     assert swap_players("<BOS> Pietro chiama Paolo", "Pietro", "7") == "<BOS> 7 chiama Paolo"
     with pytest.raises(CourseError, match="neither 5 nor 6 is in the prompt"):
         swap_players("<BOS> Pietro chiama Paolo", "5", "6")
+
+
+# ---------------------------------------------------------------- noising, legal pairs, warnings
+def plain_noising(model, clean, corrupted, t, u):
+    """The other direction, written out: the clean prompt run with one corrupted activation."""
+    clean_logits, _ = plain_run(model, clean)
+    corrupted_logits, source = plain_run(model, corrupted)
+    c, k = float(clean_logits[t] - clean_logits[u]), float(corrupted_logits[t] - corrupted_logits[u])
+    out = {}
+    for key in source:
+        for pos in range(len(clean)):
+            logits, _ = plain_run(model, clean, (key, pos), source)
+            out[key, pos] = (c - float(logits[t] - logits[u])) / (c - k)
+    return out
+
+
+def legal_unshown_pairs(lm):
+    from lib.content.corruptions import legal_corruptions
+    out = []
+    for kind in ("epithet-later-turn", "next-caller"):
+        for p in prompt_set(kind, 2, seed=UNSHOWN_SEED + 1, max_tokens=lm.model.cfg.n_ctx):
+            out += [(p.text, c) for c in legal_corruptions(p.text, 1, seed=UNSHOWN_SEED)]
+    return out
+
+
+def test_noising_agrees_with_the_independent_implementation_on_legal_unshown_pairs(lm):
+    pairs = legal_unshown_pairs(lm)
+    assert len(pairs) >= 3
+    for clean, corrupted in pairs:
+        got = patch(lm, clean, corrupted, direction="noise")
+        assert got.warnings == ()
+        want = plain_noising(lm.model, lm.encode(clean), lm.encode(corrupted), lm.vocab.id(got.target),
+                             lm.vocab.id(got.against))
+        for (key, pos), value in want.items():
+            mine = (got.heads[key[1], key[2], pos] if key[0] == "head" else got.mlps[key[1], pos] if key[0] == "mlp"
+                    else got.resid[got.stages.index(key[1]), pos])
+            assert abs(mine - value) < 1e-6, (clean, key, pos)
+        assert abs(got.moved - (got.clean_diff - got.corrupted_diff)) < 1e-12
+
+
+def test_denoising_agrees_on_legal_unshown_pairs(lm):
+    for clean, corrupted in legal_unshown_pairs(lm)[:2]:
+        assert assert_agrees(lm, clean, corrupted).warnings == ()
+
+
+def test_a_swapped_pair_is_labelled_illegal(lm):
+    r = patch(lm, "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo", swap_players("<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"),
+              "vice", "Tarso")
+    assert any("not a legal round" in w for w in r.warnings) and any("first after both" in w for w in r.warnings)
