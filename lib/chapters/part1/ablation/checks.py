@@ -5,7 +5,7 @@ from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_effects,
 from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_whole_number, per_model, same_option, unanswered
 from lib.exercises.site import Values, site_check
 from lib.analysis.head_survey import HOLDS_AT, ablation_survey, single_heads
-from lib.analysis.patching import patch, swap_players
+from lib.analysis.patching import patch
 from lib.content.prompt_sets import epithet_sets
 from lib.model.store import load
 
@@ -78,7 +78,9 @@ def _kind_set(lm):
 @per_model
 def _lost_each_way(lm) -> tuple[int, int, int]:
     group, switch = _kind_set(lm), {KIND_HEAD: single_heads(lm.model)[KIND_HEAD]}   # the one head asked about
-    return tuple(ablation_survey(lm, group, switch, kind=kind, seed=KIND_SET_SEED).lost(KIND_HEAD) for kind in KINDS)
+    # The explorer's reference (the page computes it): matched by position. The chapter's claims match by role.
+    return tuple(ablation_survey(lm, group, switch, kind=kind, seed=KIND_SET_SEED, match="position").lost(KIND_HEAD)
+                 for kind in KINDS)
 
 
 def _kind_args() -> dict:
@@ -105,7 +107,8 @@ LOST_EACH_WAY = site_check(__name__, "lost_each_way", rule="open", reads="tuple"
              "another round's write.",
     "order": "the three counts are right but not in the order asked: zero, mean, resample.",
     "count": "the count for {wrong} ablation is not what the library finds on that set: use the " + KIND_EPITHET
-             + f" set of epithet_sets(40, {KIND_SET_SEED}, ...), and pass the same seed to ablation_survey."})
+             + f" set of epithet_sets(40, {KIND_SET_SEED}, ...), and pass the same seed and match=\"position\" to "
+               "ablation_survey."})
 
 
 def lost_each_way(lm, answer) -> Feedback:
@@ -128,13 +131,16 @@ def lost_each_way(lm, answer) -> Feedback:
 
 
 # ------------------------------------------------------------------ investigate: which write carries the caller
-PATCH_CLEAN = "<BOS> Paolo chiama 7 <SEP> 7 chiama Pietro"
+# A legal pair the explorer does not start with: a numbered player calls Pietro (capo); in the corrupted
+# round, of the same length, Paolo calls him (Cefa). Built by lib.content.corruptions.legal_corruptions.
+PATCH_CLEAN = "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo vice <SEP> Paolo chiama 7 <SEP> 7 chiama Pietro"
+PATCH_CORRUPTED = "<BOS> Pietro chiama 5 <SEP> 5 chiama 7 <SEP> 7 chiama Paolo vice <SEP> Paolo chiama Pietro"
 PATCH_TARGET, PATCH_AGAINST = "capo", "Cefa"
 
 
 @per_model
 def _best_patch(lm) -> tuple[str, int]:
-    r = patch(lm, PATCH_CLEAN, swap_players(PATCH_CLEAN), PATCH_TARGET, PATCH_AGAINST)
+    r = patch(lm, PATCH_CLEAN, PATCH_CORRUPTED, PATCH_TARGET, PATCH_AGAINST)
     best = max(r.head_cells(), key=lambda c: c["recovered"])
     return best["head"], int(best["position"])
 
@@ -149,15 +155,16 @@ def _patch_examples(lm) -> Values:
 
 BEST_PATCH = site_check(__name__, "best_patch", rule="open", reads="tuple", compute="bestPatch",
                         values=_patch_examples, model="calling-game",
-                        args={"clean": PATCH_CLEAN, "target": PATCH_TARGET, "against": PATCH_AGAINST}, texts={
+                        args={"clean": PATCH_CLEAN, "corrupted": PATCH_CORRUPTED, "target": PATCH_TARGET,
+                              "against": PATCH_AGAINST}, texts={
     "pair": 'give a pair: the head\'s name and the position, such as ("L1H2", 3).',
     "wrong_head": "another head's write brings back more of the difference; read the heads' rows of the grid, not "
                   "the MLPs'."})
 
 
 def best_patch(lm, answer) -> Feedback:
-    """Investigate: the head and position whose write, patched from PATCH_CLEAN into its swapped twin,
-    brings back the largest fraction of the capo-Cefa logit difference."""
+    """Investigate: the head and position whose write, patched from PATCH_CLEAN into PATCH_CORRUPTED (a legal
+    round of the same length), brings back the largest fraction of the capo-Cefa logit difference."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
