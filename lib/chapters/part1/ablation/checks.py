@@ -176,3 +176,48 @@ def best_patch(lm, answer) -> Feedback:
     if not fb:
         return fb
     return check_whole_number(position, best_position, what="The position")
+
+
+# ------------------------------------------------------------------ investigate: a reference distribution of one's own
+REFERENCE_PROMPT = "<BOS> Pietro chiama 4 <SEP> 4 chiama 8 <SEP> 8 chiama Pietro capo <SEP> Pietro chiama Paolo"
+REFERENCE_HEAD = (0, 3)
+
+
+def callee_replaced(lm, keep=("Pietro", "Paolo")) -> float:
+    """P(Tarso) after REFERENCE_PROMPT with REFERENCE_HEAD's write at the last position (the callee) replaced
+    by its average over the later-call callees of the reference set whose token is in `keep` (all callees
+    when `keep` is None)."""
+    import torch   # deferred: the checks module is imported by the page's build, which needs no torch here
+
+    from lib.analysis.ablation import reference_set
+    ref = reference_set(lm)
+    layer, head = REFERENCE_HEAD
+    name = f"blocks.{layer}.attn.head_out"
+    where = [(r, q) for r, q in ref.role_slots["callee"] if keep is None or lm.vocab.tokens[ref.rounds[r][q]] in keep]
+    value = torch.stack([ref.writes[name][r, q, head] for r, q in where]).mean(0)
+
+    def hook(x, _):
+        out = x.clone()
+        out[-1, head] = value
+        return out
+    logits = lm.model.run_with_hooks(lm.encode(REFERENCE_PROMPT), fwd_hooks=[(name, hook)])
+    return float(torch.softmax(logits[-1].double(), -1)[lm.vocab.id("Tarso")])
+
+
+def _finer_values(lm) -> Values:
+    from lib.model.readout import token_prob
+    return Values(callee_replaced(lm), hints={"every": callee_replaced(lm, None),
+                                               "intact": token_prob(lm, REFERENCE_PROMPT, "Tarso")})
+
+
+FINER_REFERENCE = site_check(__name__, "finer_reference", rule="number", compute=None, values=_finer_values,
+                             model="calling-game", what="P(Tarso)", tol=0.01, texts={
+    "every": "that is what the average over every later callee gives, numbered players included: keep only the "
+             "callees that are Pietro or Paolo.",
+    "intact": "that is the intact model's P(Tarso): replace the head's write at the last position."})
+
+
+def finer_reference(lm, answer) -> Feedback:
+    """Investigate: P(Tarso) after REFERENCE_PROMPT with L0H3's write at the callee replaced by its average over
+    the reference set's later callees that are Pietro or Paolo; within 0.01."""
+    return FINER_REFERENCE.judge(answer, lm)
