@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lib.analysis.ablation import ablated_logits, all_heads, head_name
+from lib.analysis.ablation import ablated_logits, all_heads, head_name, reference_seed, reference_set
 from lib.content.prompt_sets import LabelledPrompt, places, prompt_set
 from lib.errors import require
 from lib.model.readout import last_logits, softmax
@@ -222,9 +222,13 @@ def untrained_twin(lm, seed: int = 0):
 LATER_TURNS = 40          # later turns per set
 
 
-def target_probs(lm, prompts, targets, heads=(), mlps=(), kind="zero", seed=0, match="role") -> np.ndarray:
-    """P(each prompt's target) with the listed heads and MLPs switched off the `kind` way."""
-    probs = torch.softmax(ablated_logits(lm, prompts, heads, mlps, kind, seed=seed, match=match), -1)
+def target_probs(lm, prompts, targets, heads=(), mlps=(), kind="zero", seed=0, match="role",
+                 reference=None) -> np.ndarray:
+    """P(each prompt's target) with the listed heads and MLPs switched off the `kind` way (mean and resample
+    against `reference`, by default the reference set that goes with `seed`, matched by `match`)."""
+    if reference is None and kind != "zero":
+        reference = reference_set(lm, seed=reference_seed(seed))
+    probs = torch.softmax(ablated_logits(lm, prompts, heads, mlps, kind, reference, seed=seed, match=match), -1)
     return np.array([float(probs[i, lm.vocab.id(t)]) for i, t in enumerate(targets)])
 
 
