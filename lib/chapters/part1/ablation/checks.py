@@ -1,12 +1,15 @@
 """Self-checks for the chapter "Switching attention off"."""
 from __future__ import annotations
 
-from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_effects, head_name
+import torch
+
+from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_effects, head_name, reference_set
 from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_whole_number, per_model, same_option, unanswered
 from lib.exercises.site import Values, site_check
 from lib.analysis.head_survey import HOLDS_AT, ablation_survey, single_heads
 from lib.analysis.patching import patch
 from lib.content.prompt_sets import epithet_sets
+from lib.model.readout import token_prob
 from lib.model.store import load
 
 CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
@@ -187,9 +190,6 @@ def callee_replaced(lm, keep=("Pietro", "Paolo")) -> float:
     """P(Tarso) after REFERENCE_PROMPT with REFERENCE_HEAD's write at the last position (the callee) replaced
     by its average over the later-call callees of the reference set whose token is in `keep` (all callees
     when `keep` is None)."""
-    import torch   # deferred: the checks module is imported by the page's build, which needs no torch here
-
-    from lib.analysis.ablation import reference_set
     ref = reference_set(lm)
     layer, head = REFERENCE_HEAD
     name = f"blocks.{layer}.attn.head_out"
@@ -205,7 +205,6 @@ def callee_replaced(lm, keep=("Pietro", "Paolo")) -> float:
 
 
 def _finer_values(lm) -> Values:
-    from lib.model.readout import token_prob
     return Values(callee_replaced(lm), hints={"every": callee_replaced(lm, None),
                                                "intact": token_prob(lm, REFERENCE_PROMPT, "Tarso")})
 

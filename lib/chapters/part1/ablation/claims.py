@@ -260,10 +260,9 @@ def _tarso_heads(seed):
        "Averaged over the prompts, the best cell of {best} brings back {best_mean:.2f}, of {second} "
        "{second_mean:.2f}, of any other head at most {rest:.2f}; the MLPs' best cells bring back {mlp0:.2f} (MLP 0) "
        "and {mlp1:.2f} (MLP 1)",
-       holds=lambda x: x["best_n"] >= 0.9 * x["n"] and x["best_mean"] > 0.5 and x["second_mean"] < 0.35
-       and x["moved"] > 5,
-       note="activation patching over the Tarso set with legal corruptions: one head's write at the callee brings "
-            "back most of the difference on 90%+ of prompts (over half of it on average), the next head under 0.35")
+       holds=lambda x: x["best_n"] >= 0.75 * x["n"] and x["best_mean"] > 2 * x["second_mean"] and x["moved"] > 5,
+       note="activation patching over the Tarso set with legal corruptions: one head's write at the callee is the "
+            "best cell on 75%+ of prompts, and brings back more than twice what the next head does on average")
 def _tarso_patching(seed):
     found = _tarso_patches(seed)
     best = reader_head(seed)
