@@ -152,37 +152,50 @@ def reference_set(lm, n: int = REFERENCE_ROUNDS, seed: int = REFERENCE_SEED) -> 
     return ref
 
 
+_ROLE_VALUES: dict = {}      # the last few batches' role-matched replacements (a survey asks once per switch)
+
+
 def _role_values(ref: Reference, tokens: list[list[str]], width: int, kind: str, seed: int) -> dict[str, torch.Tensor]:
     """Role-matched replacements [prompt, width, ...] for each write: at each position of each prompt,
     the mean over the reference positions of that token's role (mean), or the write at one of them drawn
     with the seeded stream, prompt by prompt and position by position (resample). A role the reference
     never shows takes the position-matched value; positions past a prompt's end take zero."""
+    key = (id(ref), tuple(map(tuple, tokens)), width, kind, seed if kind == "resample" else None)
+    if key in _ROLE_VALUES:
+        return _ROLE_VALUES[key]
     rolls = Rolls(seed)
-    picks = []                                    # per prompt, per position: (round, position) or None
-    for toks in tokens:
-        row = []
+    roles = sorted(ref.role_slots)
+    index = {role: i for i, role in enumerate(roles)}
+    # Where each (prompt, position) takes its value from: a role's mean, a reference (round, position), or
+    # the position-matched mean (a role the reference never shows).
+    b_role, p_role, r_role = [], [], []
+    b_slot, p_slot, rounds, places = [], [], [], []
+    b_pos, p_pos = [], []
+    for b, toks in enumerate(tokens):
         for p, role in enumerate(ref.role_of(list(toks))):
             where = ref.role_slots.get(role)
             if not where:
-                row.append(None)
+                require(p < ref.longest, say("reference_too_short", kind=kind, longest=ref.longest, n=p + 1))
+                b_pos.append(b), p_pos.append(p)
             elif kind == "mean":
-                row.append(role)
+                b_role.append(b), p_role.append(p), r_role.append(index[role])
             else:
-                row.append(where[int(rolls.next() * len(where))])
-        picks.append(row)
+                r, q = where[int(rolls.next() * len(where))]
+                b_slot.append(b), p_slot.append(p), rounds.append(r), places.append(q)
     out = {}
     for name, full in ref.writes.items():
         v = torch.zeros((len(tokens), width) + tuple(full.shape[2:]), dtype=full.dtype)
-        for b, row in enumerate(picks):
-            for p, pick in enumerate(row):
-                if pick is None:
-                    require(p < ref.longest, say("reference_too_short", kind=kind, longest=ref.longest, n=p + 1))
-                    v[b, p] = ref.means[name][p]
-                elif isinstance(pick, str):
-                    v[b, p] = ref.role_means[name][pick]
-                else:
-                    v[b, p] = full[pick[0], pick[1]]
+        if b_role:
+            stacked = torch.stack([ref.role_means[name][role] for role in roles])
+            v[b_role, p_role] = stacked[r_role]
+        if b_slot:
+            v[b_slot, p_slot] = full[rounds, places]
+        if b_pos:
+            v[b_pos, p_pos] = ref.means[name][p_pos]
         out[name] = v
+    if len(_ROLE_VALUES) > 8:
+        _ROLE_VALUES.pop(next(iter(_ROLE_VALUES)))
+    _ROLE_VALUES[key] = out
     return out
 
 
