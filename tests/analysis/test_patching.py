@@ -74,15 +74,19 @@ def plain_run(model, tokens, patched=None, source=None):
     return ln(resid[-1], "ln_final") @ W_U + W["b_U"], rec
 
 
-def plain_patching(model, clean, corrupted, t, u):
-    clean_logits, source = plain_run(model, clean)
-    corrupted_logits, _ = plain_run(model, corrupted)
+def plain_patching(model, clean, corrupted, t, u, noise=False):
+    """Denoising: the corrupted prompt run with one clean activation, the share of the difference brought
+    back. Noising (`noise`): the clean prompt run with one corrupted activation, the share taken away."""
+    clean_logits, clean_acts = plain_run(model, clean)
+    corrupted_logits, corrupted_acts = plain_run(model, corrupted)
     c, k = float(clean_logits[t] - clean_logits[u]), float(corrupted_logits[t] - corrupted_logits[u])
+    base, source = (clean, corrupted_acts) if noise else (corrupted, clean_acts)
     out = {}
     for key in source:
         for pos in range(len(clean)):
-            logits, _ = plain_run(model, corrupted, (key, pos), source)
-            out[key, pos] = (float(logits[t] - logits[u]) - k) / (c - k)
+            logits, _ = plain_run(model, base, (key, pos), source)
+            d = float(logits[t] - logits[u])
+            out[key, pos] = (c - d) / (c - k) if noise else (d - k) / (c - k)
     return c, k, out
 
 
@@ -185,19 +189,6 @@ def test_swapping_players():
 
 
 # ---------------------------------------------------------------- noising, legal pairs, warnings
-def plain_noising(model, clean, corrupted, t, u):
-    """The other direction, written out: the clean prompt run with one corrupted activation."""
-    clean_logits, _ = plain_run(model, clean)
-    corrupted_logits, source = plain_run(model, corrupted)
-    c, k = float(clean_logits[t] - clean_logits[u]), float(corrupted_logits[t] - corrupted_logits[u])
-    out = {}
-    for key in source:
-        for pos in range(len(clean)):
-            logits, _ = plain_run(model, clean, (key, pos), source)
-            out[key, pos] = (c - float(logits[t] - logits[u])) / (c - k)
-    return out
-
-
 def legal_unshown_pairs(lm):
     from lib.content.corruptions import legal_corruptions
     out = []
@@ -213,8 +204,8 @@ def test_noising_agrees_with_the_independent_implementation_on_legal_unshown_pai
     for clean, corrupted in pairs:
         got = patch(lm, clean, corrupted, direction="noise")
         assert got.warnings == ()
-        want = plain_noising(lm.model, lm.encode(clean), lm.encode(corrupted), lm.vocab.id(got.target),
-                             lm.vocab.id(got.against))
+        _, _, want = plain_patching(lm.model, lm.encode(clean), lm.encode(corrupted), lm.vocab.id(got.target),
+                                    lm.vocab.id(got.against), noise=True)
         for (key, pos), value in want.items():
             mine = (got.heads[key[1], key[2], pos] if key[0] == "head" else got.mlps[key[1], pos] if key[0] == "mlp"
                     else got.resid[got.stages.index(key[1]), pos])
