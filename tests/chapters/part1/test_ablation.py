@@ -61,15 +61,12 @@ def test_ablation_value_checks(lm):
 
 
 def test_the_finer_reference_check(lm):
-    """The reference-design exercise: the library's own value is right; the coarse reference's and the intact
-    model's values are named; the finer reference keeps more of the answer than the coarse one (as the
-    solution says)."""
-    from lib.model.readout import token_prob
-
-    fine, coarse = ablation.callee_replaced(lm), ablation.callee_replaced(lm, None)
-    intact = token_prob(lm, ablation.REFERENCE_PROMPT, "Tarso")
-    assert coarse + 0.1 < fine < intact - 0.1, (coarse, fine, intact)
-    assert ablation.finer_reference(lm, fine) and ablation.finer_reference(lm, round(fine, 3))
+    """The reference-design exercise: the library's own count is right; the coarse reference's and the intact
+    model's counts are named; the finer reference keeps more answers than the coarse one (as the solution
+    says), and fewer than the intact model."""
+    fine, coarse, intact = ablation.tarso_kept(lm), ablation.tarso_kept(lm, None), ablation.tarso_kept(lm, replace=False)
+    assert coarse < fine < intact, (coarse, fine, intact)
+    assert ablation.finer_reference(lm, fine) and ablation.finer_reference(lm, float(fine))
     assert "numbered players included" in ablation.finer_reference(lm, coarse).message
     assert "intact" in ablation.finer_reference(lm, intact).message
-    assert not ablation.finer_reference(lm, "a lot")
+    assert not ablation.finer_reference(lm, "a lot") and not ablation.finer_reference(lm, fine + 1)

@@ -182,14 +182,19 @@ def best_patch(lm, answer) -> Feedback:
 
 
 # ------------------------------------------------------------------ investigate: a reference distribution of one's own
-REFERENCE_PROMPT = "<BOS> Pietro chiama 4 <SEP> 4 chiama 8 <SEP> 8 chiama Pietro capo <SEP> Pietro chiama Paolo"
+REFERENCE_SEED = 5            # the Tarso set of this seed (the page's sets use seeds 0 to 2)
 REFERENCE_HEAD = (0, 3)
 
 
-def callee_replaced(lm, keep=("Pietro", "Paolo")) -> float:
-    """P(Tarso) after REFERENCE_PROMPT with REFERENCE_HEAD's write at the last position (the callee) replaced
-    by its average over the later-call callees of the reference set whose token is in `keep` (all callees
-    when `keep` is None)."""
+def reference_set_prompts(lm):
+    return epithet_sets(40, REFERENCE_SEED, max_tokens=lm.model.cfg.n_ctx)["Tarso"]
+
+
+def tarso_kept(lm, keep=("Pietro", "Paolo"), replace=True) -> int:
+    """Of the Tarso prompts of `reference_set_prompts`, how many keep P(Tarso) >= HOLDS_AT with
+    REFERENCE_HEAD's write at the last position (the callee) replaced by its average over the later-call
+    callees of the reference set whose token is in `keep` (all callees when `keep` is None); with
+    `replace` False, the intact model's count."""
     ref = reference_set(lm)
     layer, head = REFERENCE_HEAD
     name = f"blocks.{layer}.attn.head_out"
@@ -200,23 +205,25 @@ def callee_replaced(lm, keep=("Pietro", "Paolo")) -> float:
         out = x.clone()
         out[-1, head] = value
         return out
-    logits = lm.model.run_with_hooks(lm.encode(REFERENCE_PROMPT), fwd_hooks=[(name, hook)])
-    return float(torch.softmax(logits[-1].double(), -1)[lm.vocab.id("Tarso")])
+    kept = 0
+    for p in reference_set_prompts(lm):
+        logits = lm.model.run_with_hooks(lm.encode(p.text), fwd_hooks=[(name, hook)] if replace else [])
+        kept += float(torch.softmax(logits[-1].double(), -1)[lm.vocab.id("Tarso")]) >= HOLDS_AT
+    return kept
 
 
 def _finer_values(lm) -> Values:
-    return Values(callee_replaced(lm), hints={"every": callee_replaced(lm, None),
-                                               "intact": token_prob(lm, REFERENCE_PROMPT, "Tarso")})
+    return Values(tarso_kept(lm), hints={"every": tarso_kept(lm, None), "intact": tarso_kept(lm, replace=False)})
 
 
-FINER_REFERENCE = site_check(__name__, "finer_reference", rule="number", compute=None, values=_finer_values,
-                             model="calling-game", what="P(Tarso)", tol=0.01, texts={
+FINER_REFERENCE = site_check(__name__, "finer_reference", rule="whole", compute=None, values=_finer_values,
+                             model="calling-game", what="The count", texts={
     "every": "that is what the average over every later callee gives, numbered players included: keep only the "
              "callees that are Pietro or Paolo.",
-    "intact": "that is the intact model's P(Tarso): replace the head's write at the last position."})
+    "intact": "that is the intact model's count: replace the head's write at the last position."})
 
 
 def finer_reference(lm, answer) -> Feedback:
-    """Investigate: P(Tarso) after REFERENCE_PROMPT with L0H3's write at the callee replaced by its average over
-    the reference set's later callees that are Pietro or Paolo; within 0.01."""
+    """Investigate: how many prompts of the Tarso set of seed REFERENCE_SEED keep Tarso with L0H3's write at the
+    callee replaced by its average over the reference set's later callees that are Pietro or Paolo."""
     return FINER_REFERENCE.judge(answer, lm)
