@@ -65,12 +65,13 @@ export function pictures(k) {
           if (x === null) return;
           const picked = v.rows[i] === v.cell && p === v.position;
           // Pressing a cell picks it (page.js on the website, the kernel in JupyterLab: data-choose).
+          // The cell and its number in one group: a press on either picks it.
           body.push(h("g", { "data-choose": `cell=${v.rows[i]}&position=${p}`, style: "cursor:pointer" },
             h("title", {}, `${v.rows[i]} at position ${p} (${v.clean[p]}): ${fix(x, 2)}; press to show its results page`),
             rect(labelW + p * cell, g0 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
-              picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {})));
-          if (named) body.push(text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
-            { anchor: "middle", size: 9, fill: inkOn(x) }));
+              picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}),
+            named ? text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
+              { anchor: "middle", size: 9, fill: inkOn(x) }) : null));
         });
       });
       titled.forEach((t, k) => body.push(text(4, 12 + 16 * k, t, { size: 12 })));
