@@ -11,8 +11,10 @@ def test_a_press_on_a_cell_of_the_patching_grid_picks_it(visit, site_url):
     assert "corrupted run: <BOS> Pietro chiama Paolo Tarso" in explorer.inner_text() or \
         "(a legal round of the game)" in explorer.evaluate(labels)
     explorer.locator('[data-choose="cell=MLP1&position=7"]').first.click()
-    v.page.wait_for_function("(el) => el.querySelector('select[data-control=cell]').value === 'MLP1' && "
-                             "el.querySelector('input[data-control=position]').value === '7'",
+    # A menu's value is its option's place; its text is the row's name.
+    v.page.wait_for_function("(el) => { const s = el.querySelector('select[data-control=cell]'); "
+                             "return s.options[s.selectedIndex].textContent === 'MLP1' && "
+                             "el.querySelector('input[data-control=position]').value === '7'; }",
                              arg=explorer.element_handle())
     v.page.wait_for_function("(el) => [...el.querySelectorAll('svg')].some((s) => "
                              "(s.getAttribute('aria-label') || '').includes('MLP1 at position 7'))",
