@@ -6,17 +6,30 @@ Every kind is a hook on a component's write (`lib.model.hooks`): a head's slice 
 
 - `zero`: nothing (the model's `ablate=[(layer, head), ...]` and `ablate_mlps=[...]` keywords). A
   head's average write is not zero, so zeroing it also adds a signal the model never saw in training.
-- `mean`: the component's average write at that position over a stated reference set: `REFERENCE_ROUNDS`
-  rounds of the model's own corpus drawn with seed `REFERENCE_SEED` (`reference_set`). What the
-  component says on every prompt is kept; what it says about *this* prompt is removed.
-- `resample`: its write at that position on another round of the reference set (drawn with a seed,
-  one per prompt): a value the component really produces, about some other round.
+- `mean`: the component's average write over a stated reference distribution: `REFERENCE_ROUNDS` rounds
+  of the model's own corpus drawn with a seed (`reference_set`; the claims vary that seed as they vary
+  the prompt sets'). What the component says on every prompt is kept; what it says about *this* prompt
+  is removed.
+- `resample`: its write at a matching position of another round of the reference set (drawn with a
+  seed): a value the component really produces, about some other round.
+
+Which positions of the reference rounds match a prompt's position is the reference distribution's
+`match`:
+
+- `role` (the course's default): the positions where the token plays the same role in its turn
+  (`lib.content.corpora.calling_game.token_roles`: a later call's callee, `<SEP>`, an epithet, ...).
+  The replacement is what the component writes *at a callee*, say, averaged over callees of other
+  rounds: it stays on the distribution the component works on. A role the reference rounds never
+  show (a token a broken prompt puts where no round has one) falls back to the position-matched value.
+- `position`: the same position, whatever stands there in the reference rounds (at a later callee's
+  position that averages callees with `chiama`, `<SEP>`, players and epithets). Kept as an option,
+  for comparison: the page's explorer computes this one.
 
 `ablated_logits` runs any of them over a batch of prompts; `ablation_view` is the pure function behind
 the head-ablation explorer; `head_effects` ablates each head alone and measures one token's
 probability; `without_attention` checks that switching every head off leaves a model whose prediction
 at a position no longer depends on the tokens before it, and `context_blindness` repeats that check
-over a set of prompts. (Counts over labelled prompt sets: `head_survey`.)
+over a set of prompts. (Counts and logit differences over labelled prompt sets: `head_survey`.)
 """
 from __future__ import annotations
 
@@ -50,6 +63,14 @@ def head_name(head: Head) -> str:
     return f"L{head[0]}H{head[1]}"
 
 
+MATCHES = ("role", "position")
+
+
+def reference_seed(seed: int) -> int:
+    """The reference set's seed that goes with a claim's prompt-set seed: the claims vary both together."""
+    return REFERENCE_SEED + int(seed)
+
+
 @dataclass(frozen=True)
 class Reference:
     """The reference set of mean and resample ablation, and what the components write on it."""
@@ -58,10 +79,20 @@ class Reference:
     counts: torch.Tensor              # [n_ctx]: how many rounds reach each position
     means: dict[str, torch.Tensor]    # write name -> [n_ctx, ...] average over the rounds reaching each position
     writes: dict[str, torch.Tensor]   # write name -> [round, n_ctx, ...] (zero past a round's end)
+    roles: tuple[tuple[str, ...], ...] = ()   # each round's token roles (empty when the corpus states none)
+    role_means: dict = None           # write name -> {role: [...] average over every position of that role}
+    role_slots: dict = None           # role -> [(round, position), ...] in round order
+    role_of: object = None            # tokens -> roles (the corpus's `roles`), or None
 
     @property
     def longest(self) -> int:
         return int((self.counts > 0).sum())
+
+    def describe(self, match: str = "role") -> str:
+        """The reference distribution in words, as a page states it."""
+        if match == "role" and self.role_of is not None:
+            return f"{self.label}, matched by the token's role in its turn"
+        return f"{self.label}, matched by position"
 
 
 _REFERENCES: dict = {}
@@ -75,8 +106,10 @@ def write_names(cfg) -> list[str]:
 
 def reference_set(lm, n: int = REFERENCE_ROUNDS, seed: int = REFERENCE_SEED) -> Reference:
     """`n` rounds of the corpus `lm` was trained on (`meta["corpus"]`), drawn with `seed`, run once:
-    every head's write and MLP output at every position of every round, and their per-position means
-    (over the rounds long enough to reach the position). Kept per model, n and seed."""
+    every head's write and MLP output at every position of every round, their per-position means
+    (over the rounds long enough to reach the position) and, where the corpus names its tokens' roles,
+    their per-role means (over every position of every round where a token plays that role). Kept per
+    model, n and seed."""
     key = (id(lm.model), lm.name, n, seed)
     if key in _REFERENCES:
         return _REFERENCES[key]
@@ -86,15 +119,22 @@ def reference_set(lm, n: int = REFERENCE_ROUNDS, seed: int = REFERENCE_SEED) -> 
     corpus = get_corpus(corpus_name, lm.meta.get("train", {}).get("corpus_options"))
     rng = random.Random(seed)
     cfg = lm.model.cfg
-    rounds = tuple(tuple(lm.vocab.encode(corpus.sample(rng))[:cfg.n_ctx]) for _ in range(n))
+    texts = [corpus.sample(rng)[:cfg.n_ctx] for _ in range(n)]
+    rounds = tuple(tuple(lm.vocab.encode(t)) for t in texts)
     width = max(len(r) for r in rounds)
     pad = lm.vocab.id("<PAD>") if "<PAD>" in lm.vocab else 0
     batch = torch.tensor([list(r) + [pad] * (width - len(r)) for r in rounds])
     reach = torch.zeros(n, cfg.n_ctx)
     for i, r in enumerate(rounds):
         reach[i, :len(r)] = 1
-    _, cache = lm.model.run_with_cache(batch)
-    writes, means = {}, {}
+    with torch.no_grad():
+        _, cache = lm.model.run_with_cache(batch)
+    roles = tuple(tuple(corpus.roles(t)) for t in texts) if corpus.roles is not None else ()
+    slots: dict[str, list[tuple[int, int]]] = {}
+    for i, rs in enumerate(roles):
+        for pos, role in enumerate(rs):
+            slots.setdefault(role, []).append((i, pos))
+    writes, means, role_means = {}, {}, {}
     counts = reach.sum(0)
     for name in write_names(cfg):
         x = cache[name]                                  # [round, width, ...]
@@ -104,35 +144,95 @@ def reference_set(lm, n: int = REFERENCE_ROUNDS, seed: int = REFERENCE_SEED) -> 
         full = full * mask                               # nothing past a round's end
         writes[name] = full
         means[name] = full.sum(0) / counts.clamp(min=1).view(-1, *([1] * (x.dim() - 2))).to(x.dtype)
+        role_means[name] = {role: full[[i for i, _ in where], [p for _, p in where]].mean(0)
+                            for role, where in slots.items()}
     label = f"{n} rounds of the {corpus_name} corpus drawn with seed {seed}"
-    ref = Reference(label, rounds, counts, means, writes)
+    ref = Reference(label, rounds, counts, means, writes, roles, role_means, slots, corpus.roles)
     _REFERENCES[key] = ref
     return ref
 
 
+_ROLE_VALUES: dict = {}      # the last few batches' role-matched replacements (a survey asks once per switch)
+
+
+def _role_values(ref: Reference, tokens: list[list[str]], width: int, kind: str, seed: int) -> dict[str, torch.Tensor]:
+    """Role-matched replacements [prompt, width, ...] for each write: at each position of each prompt,
+    the mean over the reference positions of that token's role (mean), or the write at one of them drawn
+    with the seeded stream, prompt by prompt and position by position (resample). A role the reference
+    never shows takes the position-matched value; positions past a prompt's end take zero."""
+    key = (id(ref), tuple(map(tuple, tokens)), width, kind, seed if kind == "resample" else None)
+    if key in _ROLE_VALUES:
+        return _ROLE_VALUES[key]
+    rolls = Rolls(seed)
+    roles = sorted(ref.role_slots)
+    index = {role: i for i, role in enumerate(roles)}
+    # Where each (prompt, position) takes its value from: a role's mean, a reference (round, position), or
+    # the position-matched mean (a role the reference never shows).
+    b_role, p_role, r_role = [], [], []
+    b_slot, p_slot, rounds, places = [], [], [], []
+    b_pos, p_pos = [], []
+    for b, toks in enumerate(tokens):
+        for p, role in enumerate(ref.role_of(list(toks))):
+            where = ref.role_slots.get(role)
+            if not where:
+                require(p < ref.longest, say("reference_too_short", kind=kind, longest=ref.longest, n=p + 1))
+                b_pos.append(b), p_pos.append(p)
+            elif kind == "mean":
+                b_role.append(b), p_role.append(p), r_role.append(index[role])
+            else:
+                r, q = where[int(rolls.next() * len(where))]
+                b_slot.append(b), p_slot.append(p), rounds.append(r), places.append(q)
+    out = {}
+    for name, full in ref.writes.items():
+        v = torch.zeros((len(tokens), width) + tuple(full.shape[2:]), dtype=full.dtype)
+        if b_role:
+            stacked = torch.stack([ref.role_means[name][role] for role in roles])
+            v[b_role, p_role] = stacked[r_role]
+        if b_slot:
+            v[b_slot, p_slot] = full[rounds, places]
+        if b_pos:
+            v[b_pos, p_pos] = ref.means[name][p_pos]
+        out[name] = v
+    if len(_ROLE_VALUES) > 8:
+        _ROLE_VALUES.pop(next(iter(_ROLE_VALUES)))
+    _ROLE_VALUES[key] = out
+    return out
+
+
 def ablation_hooks(lm, heads=(), mlps=(), kind: str = "zero", lengths=None, reference: Reference | None = None,
-                   seed: int = 0) -> list:
+                   seed: int = 0, match: str = "role", tokens=None) -> list:
     """Hooks that switch the listed heads and MLPs off, the `kind` way, for a prompt (or a right-padded
     batch of prompts) of `lengths` tokens each (needed by mean and resample ablation): zero writes
-    nothing; mean writes the reference set's average at each position; resample writes, for each prompt,
-    what a reference round drawn with `seed` (among those at least as long) wrote there."""
+    nothing; mean writes the reference distribution's average; resample writes what a reference
+    position drawn with `seed` wrote. `match` says which reference positions stand for a prompt's
+    position: those of the same `role` (the default: needs the prompts' `tokens`, one list of token
+    strings per prompt) or the same `position` (see the module's docstring)."""
     cfg = lm.model.cfg
     require(kind in KINDS, say("ablation_kind", kind=repr(kind), kinds=", ".join(KINDS)))
+    require(match in MATCHES, f"a reference is matched by one of: {', '.join(MATCHES)}; got {match!r}")
     if kind == "zero":
         return zero_hooks(cfg, heads, mlps)
     heads, mlps = check_heads(heads, cfg), check_mlps(mlps, cfg)
     ref = reference_set(lm) if reference is None else reference
+    if tokens is not None:
+        lengths = [len(t) for t in tokens]
     lengths = [int(n) for n in lengths]
     longest = max(lengths)
-    if longest > ref.longest:
-        raise CourseError(say("reference_too_short", kind=kind, longest=ref.longest, n=longest))
-    if kind == "mean":
-        values = {name: ref.means[name][:longest] for name in ref.means}
-    else:
-        picks = resample_picks(ref, lengths, seed)
-        values = {name: ref.writes[name][picks, :longest] for name in ref.writes}
+    if match == "role" and ref.role_of is not None:
+        require(tokens is not None, "role-matched mean and resample ablation need the prompts' tokens")
+        values = _role_values(ref, [list(t) for t in tokens], longest, kind, seed)
         if len(lengths) == 1:
             values = {name: v[0] for name, v in values.items()}
+    else:
+        if longest > ref.longest:
+            raise CourseError(say("reference_too_short", kind=kind, longest=ref.longest, n=longest))
+        if kind == "mean":
+            values = {name: ref.means[name][:longest] for name in ref.means}
+        else:
+            picks = resample_picks(ref, lengths, seed)
+            values = {name: ref.writes[name][picks, :longest] for name in ref.writes}
+            if len(lengths) == 1:
+                values = {name: v[0] for name, v in values.items()}
 
     def of(name):
         return lambda x: values[name].to(x.dtype).expand_as(x)
@@ -160,18 +260,24 @@ def resample_picks(ref: Reference, lengths, seed: int = 0) -> list[int]:
 
 
 def ablated_logits(lm, prompts, heads=(), mlps=(), kind: str = "zero", reference: Reference | None = None,
-                   seed: int = 0) -> torch.Tensor:
+                   seed: int = 0, match: str = "role") -> torch.Tensor:
     """The logits for the token after each prompt, [prompt, vocab] (double precision), with the listed
     heads ((layer, head) pairs) and MLPs (layers) switched off the `kind` way (see `ablation_hooks`),
     in one right-padded batch (a causal model's last real position never sees the padding)."""
-    encoded = [lm.encode(getattr(p, "text", p)) for p in prompts]
+    texts = [getattr(p, "text", p) for p in prompts]
+    encoded = [lm.encode(t) for t in texts]
     require(len(encoded) > 0, "give at least one prompt")
     width = max(len(ids) for ids in encoded)
     pad = lm.vocab.id("<PAD>") if "<PAD>" in lm.vocab else 0
     batch = torch.tensor([ids + [pad] * (width - len(ids)) for ids in encoded])
-    hooks = ablation_hooks(lm, heads, mlps, kind, [width] * len(encoded) if kind == "mean" else
-                           [len(ids) for ids in encoded], reference, seed)
-    logits = lm.model.run_with_hooks(batch, fwd_hooks=hooks)
+    if match == "role" and kind != "zero":
+        hooks = ablation_hooks(lm, heads, mlps, kind, None, reference, seed, match,
+                               [lm.vocab.decode(ids) for ids in encoded])
+    else:
+        hooks = ablation_hooks(lm, heads, mlps, kind, [width] * len(encoded) if kind == "mean" else
+                               [len(ids) for ids in encoded], reference, seed, "position")
+    with torch.no_grad():
+        logits = lm.model.run_with_hooks(batch, fwd_hooks=hooks)
     return logits[torch.arange(len(encoded)), torch.tensor([len(ids) - 1 for ids in encoded])].double()
 
 
@@ -190,13 +296,14 @@ class AblationView:
 
 
 def ablation_view(lm, prompt: str, off: Iterable[Head] = (), track: str | None = None, k: int = 8,
-                  mlps: Iterable[int] = (), kind: str = "zero", seed: int = 0) -> AblationView:
+                  mlps: Iterable[int] = (), kind: str = "zero", seed: int = 0, match: str = "role") -> AblationView:
     """What the ablation explorer shows for one prompt, some heads (and MLPs) switched off the `kind` way."""
     ids = lm.encode(prompt)
     off = tuple(sorted(set(off)))
     mlps = tuple(sorted(set(mlps)))
     intact = softmax(prompt_logits(lm, prompt))
-    hooks = ablation_hooks(lm, off, mlps, kind, [len(ids)], seed=seed) if (off or mlps) else []
+    hooks = ablation_hooks(lm, off, mlps, kind, [len(ids)], seed=seed, match=match,
+                           tokens=[lm.vocab.decode(ids)] if match == "role" else None) if (off or mlps) else []
     logits, cache = lm.model.run_with_cache(ids, fwd_hooks=hooks)
     probs = softmax(logits[-1].double())
     track_id = int(torch.argmax(intact)) if not track else lm.vocab.id(track)

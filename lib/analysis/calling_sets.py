@@ -4,13 +4,16 @@ The calling-game chapters of Part 1 (bigrams, many heads, circuits, ablation) co
 over the same labelled prompt sets (`lib.content.prompt_sets`), drawn with the claim's seed:
 `N` later calls for each epithet, `N` turn ends where a number was called and `N` where Pietro
 or Paolo was. `surveys` switches every head off alone over each set, the `kind` way of
-`lib.analysis.ablation` (zero, mean or resample, the last drawn with the seed), once per process:
-the claims and the ablation page read the same surveys.
+`lib.analysis.ablation` (zero, mean or resample), once per process: the claims and the ablation page
+read the same surveys. Mean and resample read a reference set drawn with `reference_seed(seed)` and
+matched by role (or by position, asked for by name), so a claim's seed varies the prompts and the
+reference rounds together.
 """
 from __future__ import annotations
 
 import functools
 
+from lib.analysis.ablation import reference_seed, reference_set
 from lib.analysis.head_survey import ablation_survey
 from lib.content.corpora.calling_game import PLAYERS
 from lib.content.prompt_sets import epithet_sets, prompt_set
@@ -42,10 +45,17 @@ def sets(seed: int) -> dict:
     return out
 
 
+def reference(seed: int):
+    """The reference set that goes with the claims' prompt-set `seed`."""
+    return reference_set(calling_game(), seed=reference_seed(seed))
+
+
 @functools.lru_cache(maxsize=None)
-def surveys(seed: int, kind: str) -> dict:
-    """Each set of `sets(seed)`, every head switched off alone the `kind` way (resample draws with `seed`)."""
-    return {name: ablation_survey(calling_game(), group, kind=kind, seed=seed) for name, group in sets(seed).items()}
+def surveys(seed: int, kind: str, match: str = "role") -> dict:
+    """Each set of `sets(seed)`, every head switched off alone the `kind` way, against `reference(seed)`
+    matched by `match` (resample draws with `seed`)."""
+    return {name: ablation_survey(calling_game(), group, kind=kind, reference=reference(seed), seed=seed, match=match)
+            for name, group in sets(seed).items()}
 
 
 def answers_held(seed: int, names) -> int:

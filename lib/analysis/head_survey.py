@@ -3,8 +3,10 @@
 One prompt is an example; a claim about a head is a count over a set of prompts of one kind
 (`lib.content.prompt_sets`). `ablation_survey` switches components off one group at a time and
 records, prompt by prompt, the probability of the token the rules fix (zero, mean or resample
-ablation: `lib.analysis.ablation`); a prompt's answer is *lost*
-when that probability falls below one half while the intact model held it above. `attention_survey`
+ablation: `lib.analysis.ablation`) and the logit difference between that answer and its rival
+(`rival`); a prompt's answer is *lost* when that probability falls below one half while the intact
+model held it above. A count saturates (an answer held at 0.99 and one held at 0.51 count the same), so
+every survey also gives the effect size: how far the logit difference falls (`drop`). `attention_survey`
 measures, for every head, how much of the last position's attention lands on a named place of
 each prompt (the caller, the callee just called, ...) and on how many prompts that place gets the
 head's largest weight. `head_disagreement` says how differently a layer's heads look, beside the
@@ -23,7 +25,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lib.analysis.ablation import ablated_logits, all_heads, head_name
+from lib.analysis.ablation import ablated_logits, all_heads, head_name, reference_seed, reference_set
 from lib.content.prompt_sets import LabelledPrompt, places, prompt_set
 from lib.errors import require
 from lib.model.readout import last_logits, softmax
@@ -59,12 +61,39 @@ def whole_blocks(model) -> dict[str, Switch]:
     return out
 
 
+# The rival of an epithet: the one the same callee earns from the other kind of caller (a peer calling
+# instead of a numbered player, or the other way round). The logit difference answer - rival measures
+# what an ablation does to *who is calling*, the thing the epithet encodes.
+EPITHET_RIVAL = {"Tarso": "vice", "vice": "Tarso", "Cefa": "capo", "capo": "Cefa"}
+
+
+def rival(lm, prompt: LabelledPrompt, intact_logits: torch.Tensor) -> str:
+    """The token an answer's logit difference is measured against: for an epithet, `EPITHET_RIVAL`; for
+    any other answer, the intact model's strongest other token after the prompt."""
+    if prompt.target in EPITHET_RIVAL:
+        return EPITHET_RIVAL[prompt.target]
+    order = torch.argsort(intact_logits, descending=True, stable=True).tolist()
+    return lm.vocab.tokens[next(i for i in order if lm.vocab.tokens[i] != prompt.target)]
+
+
 @dataclass(frozen=True)
 class SetAblation:
     prompts: tuple[LabelledPrompt, ...]
     intact: np.ndarray                  # P(target) per prompt, nothing switched off
     off: dict[str, np.ndarray]          # switch name -> P(target) per prompt with it off
     winners: dict[str, tuple[str, ...]]  # switch name -> the model's first choice per prompt with it off
+    rivals: tuple[str, ...] = ()        # per prompt, the token the logit difference is measured against
+    intact_diff: np.ndarray = None      # logit(target) - logit(rival) per prompt, nothing off
+    off_diff: dict = None               # switch name -> the same with it off
+
+    def drop(self, name: str) -> float:
+        """The effect size: how far the logit difference (answer - rival) falls, on average over the
+        prompts, with `name` switched off (negative: it rises)."""
+        return float(np.mean(self.intact_diff - self.off_diff[name]))
+
+    def mean_diff(self) -> float:
+        """The intact model's logit difference, on average: what `drop` is a part of."""
+        return float(np.mean(self.intact_diff))
 
     @property
     def n(self) -> int:
@@ -88,31 +117,39 @@ class SetAblation:
         return Counter(w for w, gone in zip(self.winners[name], lost) if gone)
 
 
-def _target_probs(lm, prompts: Sequence[LabelledPrompt], switch: Switch, kind: str = "zero",
-                  reference=None, seed: int = 0) -> tuple[np.ndarray, tuple[str, ...]]:
+def _logits(lm, prompts: Sequence[LabelledPrompt], switch: Switch, kind: str = "zero",
+            reference=None, seed: int = 0, match: str = "role") -> torch.Tensor:
     if not (switch.heads or switch.mlps):
-        probs = softmax(last_logits(lm, [p.text for p in prompts]))
-    else:
-        probs = softmax(ablated_logits(lm, prompts, switch.heads, switch.mlps, kind, reference, seed))
+        return last_logits(lm, [p.text for p in prompts]).double()
+    return ablated_logits(lm, prompts, switch.heads, switch.mlps, kind, reference, seed, match)
+
+
+def _read(lm, prompts, logits, rivals) -> tuple[np.ndarray, tuple[str, ...], np.ndarray]:
+    probs = softmax(logits)
+    rows = torch.arange(len(prompts))
     ids = torch.tensor([lm.vocab.id(p.target) for p in prompts])
-    chosen = probs[torch.arange(len(prompts)), ids].numpy()
+    against = torch.tensor([lm.vocab.id(r) for r in rivals])
     winners = tuple(lm.vocab.tokens[i] for i in probs.argmax(-1).tolist())
-    return chosen, winners
+    return probs[rows, ids].numpy(), winners, (logits[rows, ids] - logits[rows, against]).numpy()
 
 
 def ablation_survey(lm, prompts: Sequence[LabelledPrompt], switches: dict[str, Switch] | None = None,
-                    kind: str = "zero", reference=None, seed: int = 0) -> SetAblation:
-    """P(the rules' next token) on every prompt, intact and with each switch off in turn
-    (by default each head alone), switched off the `kind` way: zero, mean or resample ablation
-    (`lib.analysis.ablation.ablation_hooks`; `seed` draws the resampled rounds)."""
+                    kind: str = "zero", reference=None, seed: int = 0, match: str = "role") -> SetAblation:
+    """P(the rules' next token) and the logit difference to its rival (`rival`) on every prompt, intact
+    and with each switch off in turn (by default each head alone), switched off the `kind` way: zero,
+    mean or resample ablation (`lib.analysis.ablation.ablation_hooks`: `reference` is the reference set,
+    `match` how its positions are matched, `seed` draws the resampled positions)."""
     prompts = tuple(prompts)
     require(len(prompts) > 0, "the prompt set is empty")
     switches = single_heads(lm.model) if switches is None else switches
-    intact, _ = _target_probs(lm, prompts, Switch())
-    off, winners = {}, {}
+    intact_logits = _logits(lm, prompts, Switch())
+    rivals = tuple(rival(lm, p, row) for p, row in zip(prompts, intact_logits))
+    intact, _, intact_diff = _read(lm, prompts, intact_logits, rivals)
+    off, winners, off_diff = {}, {}, {}
     for name, switch in switches.items():
-        off[name], winners[name] = _target_probs(lm, prompts, switch, kind, reference, seed)
-    return SetAblation(prompts, intact, off, winners)
+        off[name], winners[name], off_diff[name] = _read(
+            lm, prompts, _logits(lm, prompts, switch, kind, reference, seed, match), rivals)
+    return SetAblation(prompts, intact, off, winners, rivals, intact_diff, off_diff)
 
 
 @dataclass(frozen=True)
@@ -185,9 +222,13 @@ def untrained_twin(lm, seed: int = 0):
 LATER_TURNS = 40          # later turns per set
 
 
-def target_probs(lm, prompts, targets, heads=(), mlps=(), kind="zero", seed=0) -> np.ndarray:
-    """P(each prompt's target) with the listed heads and MLPs switched off the `kind` way."""
-    probs = torch.softmax(ablated_logits(lm, prompts, heads, mlps, kind, seed=seed), -1)
+def target_probs(lm, prompts, targets, heads=(), mlps=(), kind="zero", seed=0, match="role",
+                 reference=None) -> np.ndarray:
+    """P(each prompt's target) with the listed heads and MLPs switched off the `kind` way (mean and resample
+    against `reference`, by default the reference set that goes with `seed`, matched by `match`)."""
+    if reference is None and kind != "zero":
+        reference = reference_set(lm, seed=reference_seed(seed))
+    probs = torch.softmax(ablated_logits(lm, prompts, heads, mlps, kind, reference, seed=seed, match=match), -1)
     return np.array([float(probs[i, lm.vocab.id(t)]) for i, t in enumerate(targets)])
 
 

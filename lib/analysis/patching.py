@@ -1,20 +1,31 @@
 """Activation patching: which component, at which position, carries what makes two prompts differ?
 
-Two prompts of equal length: a clean one (`<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo`, the model
-says vice) and a corrupted one that differs in a few tokens (`<BOS> 4 chiama Pietro <SEP> Pietro chiama
-Paolo`, the model says Tarso: the caller changed, the callee did not; `swap_players` makes it). The question is
-measured on one number, the logit difference between a target token and a rival at the last
-position. Run the corrupted prompt again, with one component's activation at one position taken
-from the clean run (a hook, `lib.model.hooks`), and see how much of the clean difference comes back:
+Two prompts of equal length: a clean one (`<BOS> Pietro chiama 3 <SEP> 3 chiama Pietro capo <SEP>
+Pietro chiama Paolo`, the model says Tarso) and a corrupted one, a legal round of the game of the same
+length after which the rules fix another answer (`... Pietro chiama Paolo Tarso <SEP> Paolo chiama 3
+<SEP> 3 chiama Paolo`: a numbered player calls Paolo, the model says vice;
+`lib.content.corruptions.legal_corruptions` builds them). The question is measured on one number, the
+logit difference between a target token and a rival at the last position. Two directions:
 
-    recovered = (patched - corrupted) / (clean - corrupted)
+- *denoising* (the default): run the corrupted prompt again with one component's activation at one
+  position taken from the clean run (a hook, `lib.model.hooks`), and see how much of the clean
+  difference comes back: recovered = (patched - corrupted) / (clean - corrupted). It finds what is
+  *sufficient* to restore the answer.
+- *noising*: run the clean prompt with one activation taken from the corrupted run, and see how much
+  of the difference goes: lost = (clean - patched) / (clean - corrupted). It finds what is *necessary*.
 
 1 means that activation alone carries the whole difference between the runs; 0, that it carries none
-of it (a negative value: it pushes the other way). The components: every head's write
-(`blocks.L.attn.head_out`, one head's slice), every MLP's output (`blocks.L.mlp_out`), and the
-residual stream itself before each block and after the last (`blocks.L.resid_pre`, `resid_final`),
-each at every position. (TransformerLens and ARENA patch a head's `z`; its write is `z @ W_O`, so
-patching either gives the same logits.)
+of it (a negative value: it pushes the other way). A fraction is a share of `clean_diff -
+corrupted_diff`, so it means little when that difference barely moves (`SMALL_MOVE`), and what it
+measures is muddied when the corrupted prompt is one the game never makes: `patching_warnings` says so
+in one line each (`python -m lib patch` prints them). `swap_players` builds the old kind of
+corruption, two players exchanged everywhere, which is usually *not* a legal round (a number opens, or
+earns `capo`): it is kept, labelled, for comparison.
+
+The components: every head's write (`blocks.L.attn.head_out`, one head's slice), every MLP's output
+(`blocks.L.mlp_out`), and the residual stream itself before each block and after the last
+(`blocks.L.resid_pre`, `resid_final`), each at every position. (TransformerLens and ARENA patch a
+head's `z`; its write is `z @ W_O`, so patching either gives the same logits.)
 
 All the patched runs go through the model at once, as one batch, in double precision (a copy of the
 float32 weights widened exactly), so the fractions do not depend on float32 rounding in the
@@ -33,10 +44,15 @@ from lib.messages import say
 from lib.errors import CourseError, require
 from lib.model.hooks import Hooks, Recorder
 from lib.analysis.ablation import head_name
+from lib.content.corruptions import corruption_problems
 from lib.content.prompt_sets import places
 
-# The logit difference must move between the runs by more than this for a fraction of it to mean anything.
+# The logit difference must move between the runs by more than this for a fraction of it to be computed.
 MIN_CHANGE = 1e-6
+# Below this move of the logit difference (in nats: the odds of target over rival change by less than a
+# factor e), a fraction of it is a share of almost nothing, and the warnings say so.
+SMALL_MOVE = 1.0
+DIRECTIONS = ("denoise", "noise")
 
 # Hook points shaped [head, query, key]; the others put the position first.
 HEAD_FIRST = ("attn.qk", "attn.scores", "attn.pattern")
@@ -76,6 +92,13 @@ class Patching:
     mlps: np.ndarray         # [layer, position]: one MLP's output patched (no rows if the model has none)
     resid: np.ndarray        # [stage, position]: the residual stream patched (stages: `resid_stages`)
     stages: list[str]
+    direction: str = "denoise"   # denoise: fractions recovered; noise: fractions lost
+    warnings: tuple[str, ...] = ()   # `patching_warnings`: what makes the fractions mean less
+
+    @property
+    def moved(self) -> float:
+        """The effect size the fractions share out: how far the logit difference moves between the runs."""
+        return self.clean_diff - self.corrupted_diff
 
     def head_cells(self) -> list[dict]:
         L, H, T = self.heads.shape
@@ -97,11 +120,12 @@ NUMBERS = tuple(str(n) for n in range(1, 9))
 
 def swap_players(prompt: str, a: str | None = None, b: str | None = None) -> str:
     """The prompt with two players' names exchanged everywhere: a corrupted prompt of the same length,
-    for patching. By default the last call's caller swaps with a player of the other kind (Pietro or
+    for patching, but usually NOT a legal round (a number opens the round, or earns `capo`): label it so
+    wherever it is shown, and prefer `lib.content.corruptions.legal_corruptions`. By default the last call's caller swaps with a player of the other kind (Pietro or
     Paolo for a number, a number for Pietro or Paolo; the first in the order Pietro, Paolo, 1 to 8
     that is not the callee), so the last call keeps its callee and changes its caller:
     `<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo` (vice) becomes `<BOS> 4 chiama Pietro <SEP> Pietro
-    chiama Paolo` (Tarso)."""
+    chiama Paolo`, which no round can begin with (the model still says vice on it)."""
     tokens = prompt.split() if isinstance(prompt, str) else list(prompt)
     if a is None and b is None:
         where = places(tokens)
@@ -119,11 +143,32 @@ def _diff(logits: torch.Tensor, target: int, against: int) -> torch.Tensor:
     return logits[..., -1, target] - logits[..., -1, against]
 
 
-def patch(lm, clean: str, corrupted: str, target: str | None = None, against: str | None = None) -> Patching:
+def patching_warnings(lm, clean: list[str], corrupted: list[str], clean_diff: float, corrupted_diff: float,
+                      tops: tuple[str, str] | None = None) -> tuple[str, ...]:
+    """One line for each thing that makes a patching's fractions mean less: for the calling game, a
+    corrupted (or clean) prompt that is not a legal round, or one after which the rules give the same
+    answer (`lib.content.corruptions.corruption_problems`); for any model, the model's first choice the
+    same after both prompts (`tops`), and a logit difference that moves by less than `SMALL_MOVE`."""
+    out = []
+    if getattr(lm, "meta", None) and lm.meta.get("corpus") == "calling-game":
+        out += corruption_problems(clean, corrupted)
+    if tops is not None and tops[0] == tops[1]:
+        out.append(f"the model puts {tops[0]} first after both prompts: the corruption does not change its answer")
+    moved = clean_diff - corrupted_diff
+    if abs(moved) < SMALL_MOVE:
+        out.append(f"the logit difference moves by only {moved:+.3f} between the runs (less than {SMALL_MOVE:g}), so "
+                   "the fractions are shares of almost nothing and mean little")
+    return tuple(out)
+
+
+def patch(lm, clean: str, corrupted: str, target: str | None = None, against: str | None = None,
+          direction: str = "denoise") -> Patching:
     """Every head's write, every MLP's output and the residual stream, at every position, patched one
-    at a time from the clean run into the corrupted one: the fraction of the logit difference
-    (target minus against, at the last position) each brings back. By default the target is the
-    clean run's top token and the rival the corrupted run's."""
+    at a time between the two runs, and the fraction of the logit difference (target minus against, at
+    the last position) each moves: `denoise` patches the clean run's activation into the corrupted run
+    (the fraction brought back), `noise` the corrupted run's into the clean run (the fraction lost). By
+    default the target is the clean run's top token and the rival the corrupted run's."""
+    require(direction in DIRECTIONS, f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
     model = double_model(lm.model)
     cfg = model.cfg
     a, b = lm.encode(clean), lm.encode(corrupted)
@@ -145,23 +190,32 @@ def patch(lm, clean: str, corrupted: str, target: str | None = None, against: st
     stages = resid_stages(cfg)
     _, corrupted_cache = model.run_with_cache(b)
     heads, mlps, resid = np.zeros((L, H, T)), np.zeros((L if cfg.has_mlp else 0, T)), np.zeros((len(stages), T))
+    # Denoising runs the corrupted prompt with clean activations; noising the clean one with corrupted ones.
+    base, source = (corrupted_cache, cache) if direction == "denoise" else (cache, corrupted_cache)
 
     def fraction(last_logits):
-        return ((last_logits[:, t] - last_logits[:, u] - corrupted_diff) / (clean_diff - corrupted_diff)).numpy()
+        d = last_logits[:, t] - last_logits[:, u]
+        if direction == "denoise":
+            return ((d - corrupted_diff) / (clean_diff - corrupted_diff)).numpy()
+        return ((clean_diff - d) / (clean_diff - corrupted_diff)).numpy()
 
-    # A patch in block L leaves blocks 0 to L-1 as they were in the corrupted run: start there.
+    # A patch in block L leaves blocks 0 to L-1 as they were in the base run: start there.
     for layer in range(L):
         runs = [(f"blocks.{layer}.attn.head_out", h, p) for h in range(H) for p in range(T)]
         runs += [(f"blocks.{layer}.mlp_out", None, p) for p in range(T)] if cfg.has_mlp else []
         runs += [(f"blocks.{layer}.resid_pre", None, p) for p in range(T)]
-        got = fraction(run_patches(model, corrupted_cache, cache, runs, layer))
+        got = fraction(run_patches(model, base, source, runs, layer))
         heads[layer] = got[:H * T].reshape(H, T)
         if cfg.has_mlp:
             mlps[layer] = got[H * T:(H + 1) * T]
         resid[layer] = got[-T:]
-    resid[L] = fraction(run_patches(model, corrupted_cache, cache, [("resid_final", None, p) for p in range(T)], L))
-    return Patching(lm.vocab.decode(a), lm.vocab.decode(b), lm.vocab.tokens[t], lm.vocab.tokens[u], clean_diff,
-                    corrupted_diff, heads, mlps, resid, stages)
+    resid[L] = fraction(run_patches(model, base, source, [("resid_final", None, p) for p in range(T)], L))
+    clean_tokens, corrupted_tokens = lm.vocab.decode(a), lm.vocab.decode(b)
+    return Patching(clean_tokens, corrupted_tokens, lm.vocab.tokens[t], lm.vocab.tokens[u], clean_diff,
+                    corrupted_diff, heads, mlps, resid, stages, direction,
+                    patching_warnings(lm, clean_tokens, corrupted_tokens, clean_diff, corrupted_diff,
+                                      (lm.vocab.tokens[int(clean_logits[-1].argmax())],
+                                       lm.vocab.tokens[int(corrupted_logits[-1].argmax())])))
 
 
 def patch_hooks(runs: list[tuple[str, int | None, int]], source, single: bool = False) -> list:

@@ -95,12 +95,19 @@ def build_parser() -> argparse.ArgumentParser:
                                     "with one head's write (or one MLP's output) at one position taken from the clean "
                                     "run, for every head, MLP and position: the fraction of the logit difference "
                                     "TARGET - AGAINST at the last position that comes back, (patched - corrupted) / "
-                                    "(clean - corrupted).")
+                                    "(clean - corrupted); with --direction noise, the clean prompt again with one "
+                                    "activation from the corrupted run: the fraction lost, (clean - patched) / "
+                                    "(clean - corrupted). A one-line warning says when the corrupted prompt is not "
+                                    "a legal round of the game, when it does not change the rules' answer, and when "
+                                    "the logit difference moves by less than 1, so that the fractions mean little.")
     pt.add_argument("model")
-    pt.add_argument("clean", help='the clean prompt, e.g. "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"')
+    pt.add_argument("clean", help='the clean prompt, e.g. "<BOS> Pietro chiama 3 <SEP> 3 chiama Pietro capo <SEP> '
+                                  'Pietro chiama Paolo"')
     pt.add_argument("corrupted", help="the corrupted prompt, as many tokens as the clean one")
     pt.add_argument("--target", default=None, help="default: the clean run's top token")
     pt.add_argument("--against", default=None, help="default: the corrupted run's top token")
+    pt.add_argument("--direction", default="denoise", choices=("denoise", "noise"),
+                    help="denoise (default): clean activations into the corrupted run; noise: the other way")
     pt.add_argument("--json", action="store_true", help="print one JSON object")
 
     ck = sub.add_parser("check", help="verify shipped weights: checksum and behaviour targets")
@@ -368,15 +375,20 @@ def cmd_patch(args) -> int:
     if args.model == smollm2.NAME:
         for prompt in (args.clean, args.corrupted):
             lm.encode(prompt, max_tokens=SMOLLM2_PATCH_MAX_TOKENS)
-    r = patch(lm, args.clean, args.corrupted, args.target, args.against)
+    r = patch(lm, args.clean, args.corrupted, args.target, args.against, args.direction)
     mlps = [{"mlp": f"MLP{c['mlp']}", "position": c["position"], "recovered": c["recovered"]} for c in r.mlp_cells()]
     if args.json:
         print(json.dumps({"model": args.model, "clean": r.clean, "corrupted": r.corrupted, "target": r.target,
                           "against": r.against, "clean_diff": r.clean_diff, "corrupted_diff": r.corrupted_diff,
+                          "direction": r.direction, "warnings": list(r.warnings),
                           "heads": r.head_cells(), "mlps": mlps, "resid": r.resid_cells()}))
         return 0
+    for line in r.warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    what = "brings back" if r.direction == "denoise" else "takes away"
     print(f"{args.model}: logit({r.target}) - logit({r.against}) at the last position is {r.clean_diff:.3f} after the "
-          f"clean prompt, {r.corrupted_diff:.3f} after the corrupted one; the fraction each patch brings back:")
+          f"clean prompt, {r.corrupted_diff:.3f} after the corrupted one (it moves by {r.moved:.3f}); the fraction "
+          f"each patch {what}:")
     width = max(6, *(len(t) for t in r.clean + r.corrupted))
     print(f"{'clean':>10s} " + " ".join(f"{t:>{width}s}" for t in r.clean))
     print(f"{'corrupted':>10s} " + " ".join(f"{t:>{width}s}" for t in r.corrupted))

@@ -113,22 +113,32 @@ def _control(c):
 
 
 def choose(explorer, controls, content) -> bool:
-    """A click on a part of the picture marked data-choose="control=value" (the machine's map), sent by
-    the renderer as {"choose": "control=value"}: that menu takes the option whose value or text is
-    `value`, as on the website (page.js). Anything else (an unknown control or option) is ignored.
-    Returns whether a control was set."""
+    """A click on a part of the picture marked data-choose="control=value" (the machine's map), or several
+    such pairs joined by "&" (a cell of the patching grid: "cell=L0H3&position=5"), sent by the renderer as
+    {"choose": ...}: a menu takes the option whose value or text is `value`, a text box takes `value`, as on
+    the website (page.js). Anything else (an unknown control or option) is ignored. Returns whether a
+    control was set."""
     if not isinstance(content, dict) or not isinstance(content.get("choose"), str):
         return False
-    name, _, value = content["choose"].partition("=")
     declared = {c.name: c for c in explorer.controls}
-    c = declared.get(name)
-    if c is None or c.kind != "choice":
-        return False
-    for option, label in zip(c.options, c.labels()):
-        if str(option) == value or label == value:
-            controls[name].value = option
-            return True
-    return False
+    found = []
+    for pair in content["choose"].split("&"):
+        name, _, value = pair.partition("=")
+        c = declared.get(name)
+        if c is None:
+            continue
+        if c.kind == "text":
+            found.append((name, value))
+            continue
+        if c.kind != "choice":
+            continue
+        for option, label in zip(c.options, c.labels()):
+            if str(option) == value or label == value:
+                found.append((name, option))
+                break
+    for name, value in found:
+        controls[name].value = value
+    return bool(found)
 
 
 def widget(explorer):

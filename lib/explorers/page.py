@@ -77,8 +77,8 @@ def export_site(folder: Path) -> list[Path]:
         meta = json.loads((source / META).read_text())
         # Mean and resample ablation's reference set, where the model has one (the page asks only then).
         reference = bool(meta["config"]["n_layers"] and meta.get("corpus"))
-        (models / f"{name}.json").write_text(json.dumps({"name": name, "config": meta["config"],
-                                                          "vocab": meta["vocab"], "reference": reference}))
+        (models / f"{name}.json").write_text(json.dumps({"name": name, "config": meta["config"], "vocab": meta["vocab"],
+                                                          "corpus": meta.get("corpus"), "reference": reference}))
         shutil.copyfile(source / WEIGHTS, models / f"{name}.safetensors")
         written += [models / f"{name}.json", models / f"{name}.safetensors"]
         if reference:

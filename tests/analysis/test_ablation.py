@@ -41,7 +41,8 @@ def test_the_switched_off_head_writes_the_reference_value_and_the_others_are_kep
     ids = lm.encode("<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo")
     T, name = len(ids), "blocks.0.attn.head_out"
     _, intact = lm.model.run_with_cache(ids)
-    _, cache = lm.model.run_with_cache(ids, fwd_hooks=ablation_hooks(lm, [(0, 2)], (), kind, [T], ref, seed=3))
+    _, cache = lm.model.run_with_cache(ids, fwd_hooks=ablation_hooks(lm, [(0, 2)], (), kind, [T], ref, seed=3,
+                                                                      match="position"))
     written = cache[name][:, 2]
     if kind == "mean":
         assert torch.allclose(written, ref.means[name][:T, 2])
@@ -54,18 +55,107 @@ def test_the_switched_off_head_writes_the_reference_value_and_the_others_are_kep
 @pytest.mark.parametrize("kind", ["mean", "resample"])
 def test_ablating_to_the_prompts_own_round_changes_nothing(lm, kind):
     """With a reference of one round, the mean and the resample are that round's own writes: a prompt
-    cut from it is left as it was."""
+    cut from it is left as it was, when matched by position (matched by role, a role met twice in the
+    round averages its two positions)."""
     ref = reference_set(lm, n=1, seed=UNSHOWN_SEED)
     prompt = " ".join(lm.vocab.decode(ref.rounds[0][:9]))
     everything = [(layer, h) for layer in range(2) for h in range(4)]
-    got = ablated_logits(lm, [prompt], everything, [0, 1], kind, ref)
+    got = ablated_logits(lm, [prompt], everything, [0, 1], kind, ref, match="position")
     assert float((got - last_logits(lm, [prompt])).abs().max()) < 1e-4
 
 
-def test_mean_ablation_of_a_batch_equals_each_prompt_alone(lm, prompts):
-    together = ablated_logits(lm, prompts, [(0, 0)], [0], "mean")
+@pytest.mark.parametrize("match", ["role", "position"])
+def test_mean_ablation_of_a_batch_equals_each_prompt_alone(lm, prompts, match):
+    together = ablated_logits(lm, prompts, [(0, 0)], [0], "mean", match=match)
     for row, prompt in zip(together, prompts):
-        assert float((row - ablated_logits(lm, [prompt], [(0, 0)], [0], "mean")[0]).abs().max()) < 1e-4
+        assert float((row - ablated_logits(lm, [prompt], [(0, 0)], [0], "mean", match=match)[0]).abs().max()) < 1e-4
+
+
+# ----------------------------------------------------------------------------- role-matched references
+# An independent implementation: the roles read by plain rules over the finished rounds of the game
+# (no neighbour reading), the reference writes gathered round by round in numpy, the replacement written
+# by a hook of the test's own. Tolerance 1e-5 on logits of size ~10 (float32 sums in another order).
+def roles_by_turn(tokens):
+    """Each token's role, walking a legal round turn by turn (the game's grammar, not its neighbours)."""
+    out, i, turn = ["<BOS>"], 1, 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t in ("<SEP>", "<EOS>"):
+            out.append(t)
+            i += 1
+            continue
+        if i + 1 < len(tokens) and tokens[i + 1] == "perde":
+            out += ["loser", "perde"]
+            i += 2
+            continue
+        turn += 1
+        pre = "opening " if turn == 1 else ""
+        out += [pre + "caller", pre + "chiama", pre + "callee"][:len(tokens) - i]
+        i += 3
+        if i < len(tokens) and tokens[i] in ("Tarso", "Cefa", "capo", "vice"):
+            out.append(pre + "epithet")
+            i += 1
+    return out
+
+
+def test_the_game_roles_agree_with_a_walk_through_the_grammar():
+    import random
+    from lib.content.corpora.calling_game import sample_round, token_roles
+    rng = random.Random(UNSHOWN_SEED)
+    for _ in range(300):
+        r = sample_round(rng)
+        assert token_roles(r) == roles_by_turn(r), r
+
+
+def test_role_matched_mean_ablation_equals_a_numpy_reference(lm, prompts):
+    import numpy as np
+    ref = reference_set(lm, n=15, seed=UNSHOWN_SEED)
+    name, head = "blocks.0.attn.head_out", 1
+    sums, counts = {}, {}
+    for r in ref.rounds:
+        toks = lm.vocab.decode(r)
+        _, cache = lm.model.run_with_cache(list(r))
+        w = cache[name][:, head].double().numpy()
+        for p, role in enumerate(roles_by_turn(toks)):
+            sums[role] = sums.get(role, 0) + w[p]
+            counts[role] = counts.get(role, 0) + 1
+    for prompt in prompts:
+        toks = prompt.split()
+        value = torch.tensor(np.stack([sums[r] / counts[r] for r in roles_by_turn(toks)]))
+
+        def hook(x, _):
+            out = x.clone()
+            out[:, head] = value.to(x.dtype)
+            return out
+        want = lm.model.run_with_hooks(lm.encode(prompt), fwd_hooks=[(name, hook)])[-1].double()
+        got = ablated_logits(lm, [prompt], [(0, head)], (), "mean", ref, match="role")[0]
+        assert float((got - want).abs().max()) < 1e-5
+
+
+def test_role_matched_resample_writes_values_met_at_the_same_role(lm):
+    ref = reference_set(lm, n=15, seed=UNSHOWN_SEED)
+    prompt = "<BOS> Pietro chiama 6 <SEP> 6 chiama 2 <SEP> 2 chiama Paolo"
+    ids, name = lm.encode(prompt), "blocks.1.attn.head_out"
+    hooks = ablation_hooks(lm, [(1, 2)], (), "resample", None, ref, seed=5, match="role", tokens=[prompt.split()])
+    _, cache = lm.model.run_with_cache(ids, fwd_hooks=hooks)
+    for p, role in enumerate(roles_by_turn(prompt.split())):
+        seen = [ref.writes[name][i, q, 2] for i, r in enumerate(ref.rounds)
+                for q, rr in enumerate(roles_by_turn(lm.vocab.decode(r))) if rr == role]
+        assert any(torch.equal(cache[name][p, 2], v) for v in seen), (p, role)
+
+
+def test_the_survey_reports_the_logit_difference_it_moves(lm):
+    ps = prompt_set("epithet-later-turn", 8, seed=UNSHOWN_SEED)
+    s = ablation_survey(lm, ps, {"L0H3": Switch(heads=((0, 3),))}, kind="mean")
+    logits = last_logits(lm, [p.text for p in ps])
+    rivals = {"Tarso": "vice", "vice": "Tarso", "Cefa": "capo", "capo": "Cefa"}
+    for i, p in enumerate(ps):
+        want = float(logits[i, lm.vocab.id(p.target)] - logits[i, lm.vocab.id(rivals[p.target])])
+        assert abs(s.intact_diff[i] - want) < 1e-9
+    off = ablated_logits(lm, ps, [(0, 3)], (), "mean")
+    drops = [s.intact_diff[i] - float(off[i, lm.vocab.id(p.target)] - off[i, lm.vocab.id(rivals[p.target])])
+             for i, p in enumerate(ps)]
+    assert abs(s.drop("L0H3") - sum(drops) / len(drops)) < 1e-9
 
 
 def test_the_three_kinds_differ_on_a_survey(lm):

@@ -74,15 +74,19 @@ def plain_run(model, tokens, patched=None, source=None):
     return ln(resid[-1], "ln_final") @ W_U + W["b_U"], rec
 
 
-def plain_patching(model, clean, corrupted, t, u):
-    clean_logits, source = plain_run(model, clean)
-    corrupted_logits, _ = plain_run(model, corrupted)
+def plain_patching(model, clean, corrupted, t, u, noise=False):
+    """Denoising: the corrupted prompt run with one clean activation, the share of the difference brought
+    back. Noising (`noise`): the clean prompt run with one corrupted activation, the share taken away."""
+    clean_logits, clean_acts = plain_run(model, clean)
+    corrupted_logits, corrupted_acts = plain_run(model, corrupted)
     c, k = float(clean_logits[t] - clean_logits[u]), float(corrupted_logits[t] - corrupted_logits[u])
+    base, source = (clean, corrupted_acts) if noise else (corrupted, clean_acts)
     out = {}
     for key in source:
         for pos in range(len(clean)):
-            logits, _ = plain_run(model, corrupted, (key, pos), source)
-            out[key, pos] = (float(logits[t] - logits[u]) - k) / (c - k)
+            logits, _ = plain_run(model, base, (key, pos), source)
+            d = float(logits[t] - logits[u])
+            out[key, pos] = (c - d) / (c - k) if noise else (d - k) / (c - k)
     return c, k, out
 
 
@@ -182,3 +186,39 @@ def test_swapping_players():
     assert swap_players("<BOS> Pietro chiama Paolo", "Pietro", "7") == "<BOS> 7 chiama Paolo"
     with pytest.raises(CourseError, match="neither 5 nor 6 is in the prompt"):
         swap_players("<BOS> Pietro chiama Paolo", "5", "6")
+
+
+# ---------------------------------------------------------------- noising, legal pairs, warnings
+def legal_unshown_pairs(lm):
+    from lib.content.corruptions import legal_corruptions
+    out = []
+    for kind in ("epithet-later-turn", "next-caller"):
+        for p in prompt_set(kind, 2, seed=UNSHOWN_SEED + 1, max_tokens=lm.model.cfg.n_ctx):
+            out += [(p.text, c) for c in legal_corruptions(p.text, 1, seed=UNSHOWN_SEED)]
+    return out
+
+
+def test_noising_agrees_with_the_independent_implementation_on_legal_unshown_pairs(lm):
+    pairs = legal_unshown_pairs(lm)
+    assert len(pairs) >= 3
+    for clean, corrupted in pairs:
+        got = patch(lm, clean, corrupted, direction="noise")
+        assert got.warnings == ()
+        _, _, want = plain_patching(lm.model, lm.encode(clean), lm.encode(corrupted), lm.vocab.id(got.target),
+                                    lm.vocab.id(got.against), noise=True)
+        for (key, pos), value in want.items():
+            mine = (got.heads[key[1], key[2], pos] if key[0] == "head" else got.mlps[key[1], pos] if key[0] == "mlp"
+                    else got.resid[got.stages.index(key[1]), pos])
+            assert abs(mine - value) < 1e-6, (clean, key, pos)
+        assert abs(got.moved - (got.clean_diff - got.corrupted_diff)) < 1e-12
+
+
+def test_denoising_agrees_on_legal_unshown_pairs(lm):
+    for clean, corrupted in legal_unshown_pairs(lm)[:2]:
+        assert assert_agrees(lm, clean, corrupted).warnings == ()
+
+
+def test_a_swapped_pair_is_labelled_illegal(lm):
+    r = patch(lm, "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo", swap_players("<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo"),
+              "vice", "Tarso")
+    assert any("not a legal round" in w for w in r.warnings) and any("first after both" in w for w in r.warnings)

@@ -269,11 +269,11 @@ def test_the_page_patches_as_the_library_does(page):
     cases = [ex.defaults()]
     for p in prompt_set("epithet-later-turn", 4, seed=8807) + prompt_set("next-caller", 3, seed=8807):
         first, second = prompt_logits(lm, p.text).argsort(descending=True)[:2].tolist()
-        cases.append(dict(ex.defaults(), clean=p.text, corrupted=p.text, target=lm.vocab.tokens[first], against=lm.vocab.tokens[second],
+        cases.append(dict(ex.defaults(), clean=p.text, corrupted=p.text, swap=True, target=lm.vocab.tokens[first], against=lm.vocab.tokens[second],
                           cell=rng.choice(ex.rows[3][0].options), position=str(rng.randrange(len(p.tokens)))))
     cases += [dict(ex.defaults(), swap=False, corrupted="<BOS> Pietro chiama"),
               dict(ex.defaults(), target="", against=""), dict(ex.defaults(), target="vice", against="vice"),
-              dict(ex.defaults(), swap=False)]
+              dict(ex.defaults(), swap=True)]
     got = page.evaluate(JS_PATCHING, cases)
     worst, compared = 0.0, 0
     for values, g in zip(cases, got):
@@ -285,13 +285,15 @@ def test_the_page_patches_as_the_library_does(page):
             continue
         g = g["view"]
         compared += 1
-        for key in ("clean", "corrupted", "target", "against", "rows", "cell", "position"):
+        for key in ("clean", "corrupted", "target", "against", "rows", "cell", "position", "legal"):
             assert g[key] == want[key], (key, g[key], want[key])
         worst = max(worst, max(abs(a - b) for ra, rb in zip(want["grid"], g["grid"]) for a, b in zip(ra, rb)))
         assert [t for t, _ in g["page"]][:3] == [t for t, _ in want["page"]][:3]
         assert max(abs(a[1] - b[1]) for a, b in zip(g["page"], want["page"])) < 1e-5
     assert worst <= 1e-5, f"largest recovered-fraction difference {worst:.2e}"
     assert compared >= 6 and compared < len(cases), f"{compared} of {len(cases)} settings compared"
+    legal = [g["view"]["legal"] for g in got if "view" in g]
+    assert True in legal and False in legal       # the default pair is legal, a swapped one is not
 
 
 def test_the_machine_is_the_library_with_any_part_switched_off(page):

@@ -327,3 +327,18 @@ def test_path_explorer_switches_change_the_path(lm):
     box.controls["prompt"].value = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
     box.controls["toward"].value = "Cefa"
     assert box.message.value == "" and box.figure.data["toward"] == "Cefa"
+
+
+def test_a_press_on_a_patching_cell_picks_it_in_a_kernel(lm):
+    """A cell of the patching grid is marked data-choose="cell=ROW&position=P" (pictures.js): the kernel's
+    widget sets both controls, as the page does, and the view shows that cell's results page."""
+    from lib.chapters.part1.ablation.explorers import patching_explorer
+
+    box = patching_explorer(lm).widget()
+    box.figure._handle_msg({"content": {"data": {"method": "custom", "content": {"choose": "cell=MLP1&position=7"}}},
+                            "buffers": []})
+    data = box.figure.data
+    assert box.controls["cell"].value == "MLP1" and box.controls["position"].value == "7"
+    assert data["cell"] == "MLP1" and data["position"] == 7
+    assert abs(data["recovered"] - data["grid"][data["rows"].index("MLP1")][7]) < 1e-12
+    assert data["legal"] is True and data["corrupted"] != data["clean"]

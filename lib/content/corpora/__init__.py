@@ -19,12 +19,15 @@ class Corpus:
     tokens: tuple[str, ...]
     sample: Callable[[random.Random], list[str]]
     max_len: int
+    # The role each token of a sequence plays (`calling_game.token_roles`), which mean and resample
+    # ablation match positions by; None where the corpus states none (then they match by position).
+    roles: Callable[[list[str]], list[str]] | None = None
 
 
 def _calling_game(options: dict) -> Corpus:
     game = calling_game.GameOptions(**options)
     return Corpus("calling-game", calling_game.TOKENS, lambda rng: calling_game.sample_round(rng, game),
-                  calling_game.MAX_ROUND_TOKENS)
+                  calling_game.MAX_ROUND_TOKENS, calling_game.token_roles)
 
 
 def _hand_wired(options: dict) -> Corpus:

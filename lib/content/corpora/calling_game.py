@@ -220,6 +220,49 @@ def check_round(tokens: list[str]) -> tuple[bool, str]:
     return verdict.ok, verdict.message
 
 
+# The roles a token plays in its turn (`token_roles`). The opening turn's are their own roles: its caller
+# is always Pietro and its position always the same, so it is not averaged with the later turns.
+TURN_ROLES = ("caller", "chiama", "callee", "epithet")
+TOKEN_ROLES = ((BOS,) + tuple(f"opening {r}" for r in TURN_ROLES) + TURN_ROLES
+               + (SEP, "loser", "perde", EOS, PAD))
+
+
+def token_roles(tokens) -> list[str]:
+    """The role each token plays in its turn, read from its neighbours (so a broken or unfinished round
+    gets roles too): `<BOS>`; the `caller` (after `<BOS>` or `<SEP>`, or before `chiama`), `chiama`, the
+    `callee` (after `chiama`) and its `epithet`, each prefixed `opening ` in the first turn; `<SEP>`; the
+    `loser` and `perde` of a lost round; `<EOS>`, `<PAD>`. A token none of these fits gets
+    `stray ` and its class (`stray player`, ...). Mean and resample ablation match positions by these
+    roles (`lib.analysis.ablation.reference_set`)."""
+    tokens = list(tokens)
+    out, opening = [], True
+    for i, t in enumerate(tokens):
+        before = tokens[i - 1] if i > 0 else None
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if t in (BOS, EOS, PAD):
+            role = t
+        elif t == SEP:
+            role, opening = SEP, False
+            out.append(role)
+            continue
+        elif t == "perde":
+            role = "perde"
+        elif after == "perde":
+            role = "loser"
+        elif t == "chiama":
+            role = "chiama"
+        elif before == "chiama":
+            role = "callee"
+        elif t in EPITHETS and i > 1 and tokens[i - 2] == "chiama":
+            role = "epithet"
+        elif after == "chiama" or before in (BOS, SEP):
+            role = "caller"
+        else:
+            role = f"stray {ROLES.get(t, 'word')}"
+        out.append(f"opening {role}" if opening and role in TURN_ROLES else role)
+    return out
+
+
 def page_constants() -> dict:
     """What the page's twin of the checker (lib/explorers/js/game.js) reads, written here once."""
     return {"tokens": list(TOKENS), "players": list(PLAYERS), "absurd": list(ABSURD), "legal_calls": LEGAL_CALLS,
@@ -287,4 +330,4 @@ def next_token_distribution(prefix: list[str], options: GameOptions = GameOption
 
 
 __all__ = ["TOKENS", "ROLES", "PLAYERS", "EPITHETS", "VERBS", "ABSURD", "PAD", "epithet",
-           "legal_callees", "sample_round", "check_round", "read_round", "Verdict", "RULES", "next_token_distribution", "GameOptions"]
+           "legal_callees", "sample_round", "token_roles", "TOKEN_ROLES", "check_round", "read_round", "Verdict", "RULES", "next_token_distribution", "GameOptions"]

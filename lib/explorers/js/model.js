@@ -141,6 +141,7 @@ export class Model {
   /** `meta`: {name, config, vocab} as in the model's meta.json; `tensors`: from readSafetensors. */
   constructor(meta, tensors) {
     this.name = meta.name;
+    this.corpus = meta.corpus || null;      // the corpus it was trained on (its game's rules apply to its prompts)
     this.cfg = meta.config;
     this.vocab = new Vocabulary(meta.vocab);
     const cfg = this.cfg;

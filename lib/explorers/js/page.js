@@ -234,12 +234,17 @@ async function start(root, id) {
     }
   }
 
-  // A part of a picture marked data-choose="control=value" (the machine's map) sets that menu when clicked.
+  // A part of a picture marked data-choose="control=value" (the machine's map), or several such pairs
+  // joined by "&" (a cell of the patching grid: its row and its position), sets those controls when clicked.
   figure.addEventListener("click", (event) => {
     const target = event.target.closest && event.target.closest("[data-choose]");
     if (!target) return;
-    const [name, value] = target.getAttribute("data-choose").split("=");
-    if (controls[name] && controls[name].set) { controls[name].set(value); update(); }
+    let changed = false;
+    for (const pair of target.getAttribute("data-choose").split("&")) {
+      const at = pair.indexOf("="), name = pair.slice(0, at), value = pair.slice(at + 1);
+      if (at > 0 && controls[name] && controls[name].set) { controls[name].set(value); changed = true; }
+    }
+    if (changed) update();
   });
   const rows = spec.rows.map((row) => el("div", { class: "course-controls" }, row.map((c) => {
     controls[c.name] = buildControl(c, uid, model, update);

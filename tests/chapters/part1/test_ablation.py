@@ -8,28 +8,35 @@ def test_the_ways_of_switching_off_and_the_patch_checks(lm):
     """The two investigates of the three ways and of patching: the library's own answer is right,
     the same counts in another order, one count off, a wrong head and a wrong position are named."""
     from lib.analysis.head_survey import ablation_survey
-    from lib.analysis.patching import patch, swap_players
+    from lib.analysis.patching import patch
+    from lib.content.corruptions import corruption_problems
     from lib.content.prompt_sets import epithet_sets
 
     group = epithet_sets(40, ablation.KIND_SET_SEED, max_tokens=lm.model.cfg.n_ctx)[ablation.KIND_EPITHET]
-    lost = tuple(ablation_survey(lm, group, kind=k, seed=ablation.KIND_SET_SEED).lost(ablation.KIND_HEAD)
-                 for k in KINDS)
+    lost = tuple(ablation_survey(lm, group, kind=k, seed=ablation.KIND_SET_SEED, match="position")
+                 .lost(ablation.KIND_HEAD) for k in KINDS)
+    by_role = tuple(ablation_survey(lm, group, kind=k, seed=ablation.KIND_SET_SEED).lost(ablation.KIND_HEAD)
+                    for k in KINDS)
     assert len(set(lost)) == 3, "the three ways must disagree on this set, or the exercise teaches nothing"
-    # What the solution says of them: mean ablation costs the fewest, zero the most, resample close behind.
+    # What the solution says of them: matched by position, mean ablation costs the fewest, zero the most,
+    # resample close behind; matched by role, the mean costs as much as zeroing.
     zero, mean, resample = (lost[KINDS.index(k)] for k in ("zero", "mean", "resample"))
     assert mean < resample < zero and zero - resample < resample - mean, lost
+    assert by_role[KINDS.index("mean")] >= zero - 1, by_role
     assert ablation.lost_each_way(lm, lost) and ablation.lost_each_way(lm, list(lost))
     assert "order" in ablation.lost_each_way(lm, lost[::-1]).message
     off = (lost[0], lost[1] + 1, lost[2])
     assert "mean" in ablation.lost_each_way(lm, off).message and str(lost[1]) not in ablation.lost_each_way(lm, off).message
     assert "three whole numbers" in ablation.lost_each_way(lm, (1.5, 2, 3)).message
-    r = patch(lm, ablation.PATCH_CLEAN, swap_players(ablation.PATCH_CLEAN), ablation.PATCH_TARGET, ablation.PATCH_AGAINST)
+    # The patching exercise's pair is legal, and the rules' answer differs.
+    assert corruption_problems(ablation.PATCH_CLEAN, ablation.PATCH_CORRUPTED) == []
+    r = patch(lm, ablation.PATCH_CLEAN, ablation.PATCH_CORRUPTED, ablation.PATCH_TARGET, ablation.PATCH_AGAINST)
+    assert r.warnings == ()
     ranked = sorted(r.head_cells(), key=lambda c: -c["recovered"])
     assert ranked[0]["recovered"] - ranked[1]["recovered"] > 0.05, "a clear best cell"
     best = (ranked[0]["head"], ranked[0]["position"])
-    # What the solution says of it: a first-layer head, at the position where the swapped player first stands.
-    swapped = [i for i, (x, y) in enumerate(zip(r.clean, r.corrupted)) if x != y]
-    assert best[0].startswith("L0") and best[1] == swapped[0] and best[1] < len(r.clean) - 1, (best, swapped)
+    # What the solution says of it: a first-layer head, at the last position (the callee).
+    assert best[0].startswith("L0") and best[1] == len(r.clean) - 1, best
     assert ablation.best_patch(lm, best) and ablation.best_patch(lm, list(best))
     other_head = next(c["head"] for c in ranked if c["head"] != best[0])
     assert "another head" in ablation.best_patch(lm, (other_head, best[1])).message
@@ -51,3 +58,15 @@ def test_ablation_value_checks(lm):
     wrong = ablation.every_head_off_top(lm, "Tarso")
     assert not wrong and top not in wrong.message
     assert "one of" in ablation.every_head_off_top(lm, "not-a-token").message
+
+
+def test_the_finer_reference_check(lm):
+    """The reference-design exercise: the library's own count is right; the coarse reference's and the intact
+    model's counts are named; the finer reference keeps more answers than the coarse one (as the solution
+    says), and fewer than the intact model."""
+    fine, coarse, intact = ablation.tarso_kept(lm), ablation.tarso_kept(lm, None), ablation.tarso_kept(lm, replace=False)
+    assert coarse < fine < intact, (coarse, fine, intact)
+    assert ablation.finer_reference(lm, fine) and ablation.finer_reference(lm, float(fine))
+    assert "numbered players included" in ablation.finer_reference(lm, coarse).message
+    assert "intact" in ablation.finer_reference(lm, intact).message
+    assert not ablation.finer_reference(lm, "a lot") and not ablation.finer_reference(lm, fine + 1)

@@ -1,12 +1,15 @@
 """Self-checks for the chapter "Switching attention off"."""
 from __future__ import annotations
 
-from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_effects, head_name
+import torch
+
+from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_effects, head_name, reference_set
 from lib.exercises import Feedback, NOT_ANSWERED, as_number, check_choice, check_whole_number, per_model, same_option, unanswered
 from lib.exercises.site import Values, site_check
 from lib.analysis.head_survey import HOLDS_AT, ablation_survey, single_heads
-from lib.analysis.patching import patch, swap_players
+from lib.analysis.patching import patch
 from lib.content.prompt_sets import epithet_sets
+from lib.model.readout import token_prob
 from lib.model.store import load
 
 CEFA_PROMPT = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
@@ -78,7 +81,9 @@ def _kind_set(lm):
 @per_model
 def _lost_each_way(lm) -> tuple[int, int, int]:
     group, switch = _kind_set(lm), {KIND_HEAD: single_heads(lm.model)[KIND_HEAD]}   # the one head asked about
-    return tuple(ablation_survey(lm, group, switch, kind=kind, seed=KIND_SET_SEED).lost(KIND_HEAD) for kind in KINDS)
+    # The explorer's reference (the page computes it): matched by position. The chapter's claims match by role.
+    return tuple(ablation_survey(lm, group, switch, kind=kind, seed=KIND_SET_SEED, match="position").lost(KIND_HEAD)
+                 for kind in KINDS)
 
 
 def _kind_args() -> dict:
@@ -105,7 +110,8 @@ LOST_EACH_WAY = site_check(__name__, "lost_each_way", rule="open", reads="tuple"
              "another round's write.",
     "order": "the three counts are right but not in the order asked: zero, mean, resample.",
     "count": "the count for {wrong} ablation is not what the library finds on that set: use the " + KIND_EPITHET
-             + f" set of epithet_sets(40, {KIND_SET_SEED}, ...), and pass the same seed to ablation_survey."})
+             + f" set of epithet_sets(40, {KIND_SET_SEED}, ...), and pass the same seed and match=\"position\" to "
+               "ablation_survey."})
 
 
 def lost_each_way(lm, answer) -> Feedback:
@@ -128,13 +134,16 @@ def lost_each_way(lm, answer) -> Feedback:
 
 
 # ------------------------------------------------------------------ investigate: which write carries the caller
-PATCH_CLEAN = "<BOS> Paolo chiama 7 <SEP> 7 chiama Pietro"
+# A legal pair the explorer does not start with: a numbered player calls Pietro (capo); in the corrupted
+# round, of the same length, Paolo calls him (Cefa). Built by lib.content.corruptions.legal_corruptions.
+PATCH_CLEAN = "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo vice <SEP> Paolo chiama 7 <SEP> 7 chiama Pietro"
+PATCH_CORRUPTED = "<BOS> Pietro chiama 5 <SEP> 5 chiama 7 <SEP> 7 chiama Paolo vice <SEP> Paolo chiama Pietro"
 PATCH_TARGET, PATCH_AGAINST = "capo", "Cefa"
 
 
 @per_model
 def _best_patch(lm) -> tuple[str, int]:
-    r = patch(lm, PATCH_CLEAN, swap_players(PATCH_CLEAN), PATCH_TARGET, PATCH_AGAINST)
+    r = patch(lm, PATCH_CLEAN, PATCH_CORRUPTED, PATCH_TARGET, PATCH_AGAINST)
     best = max(r.head_cells(), key=lambda c: c["recovered"])
     return best["head"], int(best["position"])
 
@@ -149,15 +158,16 @@ def _patch_examples(lm) -> Values:
 
 BEST_PATCH = site_check(__name__, "best_patch", rule="open", reads="tuple", compute="bestPatch",
                         values=_patch_examples, model="calling-game",
-                        args={"clean": PATCH_CLEAN, "target": PATCH_TARGET, "against": PATCH_AGAINST}, texts={
+                        args={"clean": PATCH_CLEAN, "corrupted": PATCH_CORRUPTED, "target": PATCH_TARGET,
+                              "against": PATCH_AGAINST}, texts={
     "pair": 'give a pair: the head\'s name and the position, such as ("L1H2", 3).',
     "wrong_head": "another head's write brings back more of the difference; read the heads' rows of the grid, not "
                   "the MLPs'."})
 
 
 def best_patch(lm, answer) -> Feedback:
-    """Investigate: the head and position whose write, patched from PATCH_CLEAN into its swapped twin,
-    brings back the largest fraction of the capo-Cefa logit difference."""
+    """Investigate: the head and position whose write, patched from PATCH_CLEAN into PATCH_CORRUPTED (a legal
+    round of the same length), brings back the largest fraction of the capo-Cefa logit difference."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not (isinstance(answer, (tuple, list)) and len(answer) == 2):
@@ -169,3 +179,51 @@ def best_patch(lm, answer) -> Feedback:
     if not fb:
         return fb
     return check_whole_number(position, best_position, what="The position")
+
+
+# ------------------------------------------------------------------ investigate: a reference distribution of one's own
+REFERENCE_SEED = 5            # the Tarso set of this seed (the page's sets use seeds 0 to 2)
+REFERENCE_HEAD = (0, 3)
+
+
+def reference_set_prompts(lm):
+    return epithet_sets(40, REFERENCE_SEED, max_tokens=lm.model.cfg.n_ctx)["Tarso"]
+
+
+def tarso_kept(lm, keep=("Pietro", "Paolo"), replace=True) -> int:
+    """Of the Tarso prompts of `reference_set_prompts`, how many keep P(Tarso) >= HOLDS_AT with
+    REFERENCE_HEAD's write at the last position (the callee) replaced by its average over the later-call
+    callees of the reference set whose token is in `keep` (all callees when `keep` is None); with
+    `replace` False, the intact model's count."""
+    ref = reference_set(lm)
+    layer, head = REFERENCE_HEAD
+    name = f"blocks.{layer}.attn.head_out"
+    where = [(r, q) for r, q in ref.role_slots["callee"] if keep is None or lm.vocab.tokens[ref.rounds[r][q]] in keep]
+    value = torch.stack([ref.writes[name][r, q, head] for r, q in where]).mean(0)
+
+    def hook(x, _):
+        out = x.clone()
+        out[-1, head] = value
+        return out
+    kept = 0
+    for p in reference_set_prompts(lm):
+        logits = lm.model.run_with_hooks(lm.encode(p.text), fwd_hooks=[(name, hook)] if replace else [])
+        kept += float(torch.softmax(logits[-1].double(), -1)[lm.vocab.id("Tarso")]) >= HOLDS_AT
+    return kept
+
+
+def _finer_values(lm) -> Values:
+    return Values(tarso_kept(lm), hints={"every": tarso_kept(lm, None), "intact": tarso_kept(lm, replace=False)})
+
+
+FINER_REFERENCE = site_check(__name__, "finer_reference", rule="whole", compute=None, values=_finer_values,
+                             model="calling-game", what="The count", texts={
+    "every": "that is what the average over every later callee gives, numbered players included: keep only the "
+             "callees that are Pietro or Paolo.",
+    "intact": "that is the intact model's count: replace the head's write at the last position."})
+
+
+def finer_reference(lm, answer) -> Feedback:
+    """Investigate: how many prompts of the Tarso set of seed REFERENCE_SEED keep Tarso with L0H3's write at the
+    callee replaced by its average over the reference set's later callees that are Pietro or Paolo."""
+    return FINER_REFERENCE.judge(answer, lm)

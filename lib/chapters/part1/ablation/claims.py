@@ -17,9 +17,12 @@ import torch
 
 from lib.chapters.part1.ablation import pronoun_heads
 from lib.analysis.ablation import ablated_logits, all_heads, context_blindness, head_name, reference_set
-from lib.analysis.calling_sets import OPENING, answers_held, calling_game, sets, surveys
-from lib.analysis.head_survey import HOLDS_AT, Switch, ablation_survey, attention_survey, last_patterns
-from lib.analysis.patching import NUMBERS, patch, swap_players
+from lib.analysis.calling_sets import OPENING, answers_held, calling_game, reference, sets, surveys
+from lib.analysis.head_survey import HOLDS_AT, Switch, ablation_survey, attention_survey, last_patterns, whole_blocks
+from lib.analysis.patching import NUMBERS, patch
+from lib.analysis.paths import copying_score, path_patch
+from lib.content.corpora.calling_game import PLAYERS
+from lib.content.corruptions import legal_corruptions
 from lib.analysis.positions import without_positions
 from lib.claims.registry import claim as register
 from lib.content.prompt_sets import places
@@ -36,8 +39,8 @@ def _heads():
     return [head_name(h) for h in all_heads(calling_game().model)]
 
 
-def _lost(seed, kind, head, names):
-    s = surveys(seed, kind)
+def _lost(seed, kind, head, names, match="role"):
+    s = surveys(seed, kind, match)
     return sum(s[n].lost(head) for n in names)
 
 
@@ -76,7 +79,8 @@ def _guesses(seed):
     for kind in ("zero", "mean"):
         for label, names in (("sub", SUBORDINATE), ("peer", PEER)):
             out[f"{label}_{kind}"] = sum(
-                int((ablation_survey(calling_game(), sets(seed)[e], every, kind=kind).off["every head"] >= HOLDS_AT).sum())
+                int((ablation_survey(calling_game(), sets(seed)[e], every, kind=kind, reference=reference(seed),
+                                     seed=seed).off["every head"] >= HOLDS_AT).sum())
                 for e in names)
     return {**out, "n_sub": sum(len(sets(seed)[e]) for e in SUBORDINATE),
             "n_peer": sum(len(sets(seed)[e]) for e in PEER)}
@@ -134,7 +138,8 @@ def _opening_patches():
 
 
 @claim("ablation.opening-reads-caller", "ablation",
-       "Put a numbered player in Pietro's place, `<BOS> 1 chiama Paolo` and the other seven, and P(Tarso) falls "
+       "Put a numbered player in Pietro's place, `<BOS> 1 chiama Paolo` and the other seven (prompts no round can "
+       "begin with: only Pietro opens), and P(Tarso) falls "
        "from {intact:.4f} to {worst:.2f} at most ({low:.0f} of the {n:.0f} below 0.02). Patching each of these "
        "pairs, the one head write that brings back the most of the Tarso-vs-vice logit difference is "
        "{best} at Paolo's position on {best_n:.0f} of {n:.0f}, bringing back {lo:.2f} to {hi:.2f} of it (the "
@@ -157,21 +162,18 @@ def _opening_reads(seed):
             "no_pos": token_prob(without_positions(calling_game()), OPENING, "Tarso")}
 
 
-@claim("ablation.reader", "ablation",
-       "Switched off, {reader} loses Cefa on {cefa_zero:.0f} of the {cefa_held:.0f} Cefa prompts the model gets "
-       "right when zeroed, {cefa_mean:.0f} when mean-ablated and {cefa_resample:.0f} when resampled; capo and vice "
-       "on {sub_zero:.0f}, {sub_mean:.0f} and {sub_resample:.0f} of {sub_held:.0f}",
-       holds=lambda x: min(x["cefa_zero"], x["cefa_mean"], x["cefa_resample"]) >= 0.5 * x["cefa_held"]
-       and max(x["sub_zero"], x["sub_mean"], x["sub_resample"]) <= 0.1 * x["sub_held"],
-       note="the head losing the most Cefa answers (zeroed) loses half or more of them all three ways, and 10% or "
-            "fewer capo/vice")
-def _reader(seed):
-    reader = surveys(seed, "zero")["Cefa"].most_damaging()
-    out = {"reader": reader, "cefa_held": answers_held(seed, ["Cefa"]), "sub_held": answers_held(seed, SUBORDINATE)}
-    for kind in ("zero", "mean", "resample"):
-        out[f"cefa_{kind}"] = _lost(seed, kind, reader, ["Cefa"])
-        out[f"sub_{kind}"] = _lost(seed, kind, reader, SUBORDINATE)
-    return out
+def _drop(seed, kind, head, names, match="role"):
+    """The effect size beside a count: how far the logit difference (answer - rival epithet) falls, on
+    average over the named sets' prompts, with `head` switched off the `kind` way."""
+    s = surveys(seed, kind, match)
+    n = sum(s[e].n for e in names)
+    return sum(s[e].drop(head) * s[e].n for e in names) / n
+
+
+def _base(seed, names):
+    """The intact model's logit difference (answer - rival), on average over the named sets."""
+    s = surveys(seed, "zero")
+    return sum(s[e].mean_diff() * s[e].n for e in names) / sum(s[e].n for e in names)
 
 
 PATCHED = 20   # Tarso prompts patched (the first of the set): a patch is some 40 forward passes
@@ -179,72 +181,187 @@ PATCHED = 20   # Tarso prompts patched (the first of the set): a patch is some 4
 
 @functools.lru_cache(maxsize=None)
 def _tarso_patches(seed):
-    """Each Tarso prompt patched from its twin with the caller swapped for a number (Tarso vs vice):
-    per prompt, every head's best cell."""
+    """Each of the first Tarso prompts patched from a legal corruption (`legal_corruptions`, drawn with the
+    seed: the caller of Paolo changes to a numbered player, the rules' answer becomes vice), Tarso vs
+    vice, denoising: per prompt, every head's best cell, the best cell, whether it stands at the callee,
+    and how far the logit difference moves between the runs."""
     out = []
     for p in sets(seed)["Tarso"][:PATCHED]:
-        r = patch(calling_game(), p.text, swap_players(p.text), "Tarso", "vice")
+        bad = legal_corruptions(p.text, 1, seed=seed)
+        if not bad:
+            continue
+        r = patch(calling_game(), p.text, bad[0], "Tarso", "vice")
         best = max(r.head_cells(), key=lambda c: c["recovered"])
-        out.append((r.heads.max(-1), best, best["position"] == places(p)["the callee"]))
+        out.append((r.heads.max(-1), best, best["position"] == places(p)["the callee"], r.moved, r.mlps.max(-1)))
+    return out
+
+
+def reader_head(seed) -> str:
+    """The head found by its role: the one whose write, patched at the callee from a legal clean run into
+    its corrupted twin, brings back the most of Tarso over vice on the most prompts."""
+    names = [b["head"] for _, b, at, _, _ in _tarso_patches(seed) if at]
+    return max(sorted(set(names)), key=names.count) if names else ""
+
+
+@claim("ablation.reader", "ablation",
+       "Switched off, {reader} loses Cefa on {cefa_zero:.0f} of the {cefa_held:.0f} Cefa prompts the model gets "
+       "right when zeroed, {cefa_mean:.0f} when mean-ablated and {cefa_resample:.0f} when resampled, and the "
+       "logit difference between Cefa and capo falls by {cefa_dzero:.1f}, {cefa_dmean:.1f} and {cefa_dresample:.1f} "
+       "of its {cefa_base:.1f}. On capo and vice it loses {sub_zero:.0f}, {sub_mean:.0f} and {sub_resample:.0f} "
+       "answers of {sub_held:.0f}, and the logit difference to the rival epithet falls by at most "
+       "{sub_dmost:.1f} of its {sub_base:.1f}",
+       holds=lambda x: min(x["cefa_zero"], x["cefa_mean"], x["cefa_resample"]) >= 0.5 * x["cefa_held"]
+       and max(x["sub_zero"], x["sub_mean"], x["sub_resample"]) <= 0.1 * x["sub_held"]
+       and min(x["cefa_dzero"], x["cefa_dmean"], x["cefa_dresample"]) > x["cefa_base"]
+       and x["sub_dmost"] < 0.2 * x["sub_base"],
+       note="the head that patching finds carrying the caller: loses half or more of the Cefa answers all three ways "
+            "(role-matched mean and resample), its logit difference falling by more than it was; capo/vice: 10% or "
+            "fewer answers, and under a fifth of the logit difference")
+def _reader(seed):
+    reader = reader_head(seed)
+    out = {"reader": reader, "cefa_held": answers_held(seed, ["Cefa"]), "sub_held": answers_held(seed, SUBORDINATE),
+           "cefa_base": _base(seed, ["Cefa"]), "sub_base": _base(seed, SUBORDINATE)}
+    for kind in ("zero", "mean", "resample"):
+        out[f"cefa_{kind}"] = _lost(seed, kind, reader, ["Cefa"])
+        out[f"sub_{kind}"] = _lost(seed, kind, reader, SUBORDINATE)
+        out[f"cefa_d{kind}"] = _drop(seed, kind, reader, ["Cefa"])
+    out["sub_dmost"] = max(_drop(seed, k, reader, SUBORDINATE) for k in ("zero", "mean", "resample"))
     return out
 
 
 @claim("ablation.tarso-heads", "ablation",
-       "Ranking all eight heads by the Tarso answers they lose (of {held:.0f}), the top two are {top_two} under "
-       "each of the three ways: zeroed they lose {a_zero:.0f} and {b_zero:.0f}, mean-ablated {a_mean:.0f} and "
-       "{b_mean:.0f}, resampled {a_resample:.0f} and {b_resample:.0f}. {third}, third when zeroed with "
-       "{third_zero:.0f}, loses {third_mean:.0f} mean-ablated and {third_resample:.0f} resampled",
-       holds=lambda x: x["same_top"] == 1 and min(x["b_zero"], x["b_mean"], x["b_resample"]) >= x["held"] / 3
-       and x["third_mean"] < x["third_zero"],
-       note="Tarso later-call set: the same two heads lose the most under zero, mean and resample ablation, each at "
-            "least a third of the held prompts; the third head's zero-ablation losses shrink when mean-ablated")
+       "Zeroed, two heads lose the most of the {held:.0f} Tarso answers: {first} {a_zero:.0f} and {second} "
+       "{b_zero:.0f}. With a role-matched reference only {first} stays needed: mean-ablated it loses "
+       "{a_mean:.0f} (resampled {a_resample:.0f}), {second} {b_mean:.0f} ({b_resample:.0f}); the logit difference "
+       "between Tarso and vice, {base:.1f} intact, falls by {b_dzero:.1f} with {second} zeroed and by {b_dmean:.1f} "
+       "mean-ablated. Matched by position instead, the mean write costs {second} {b_pos:.0f} answers, as zeroing does",
+       holds=lambda x: x["a_mean"] >= 0.9 * x["held"] and x["b_mean"] <= x["b_zero"] / 2
+       and x["b_dmean"] < x["b_dzero"] / 1.5 and x["b_pos"] >= x["b_zero"] / 2,
+       note="Tarso later-call set: the head patching finds loses 90%+ of the answers mean-ablated (role-matched); "
+            "the other head of the zero ranking's top two loses under half as many mean-ablated, and its logit "
+            "difference drop shrinks by a third or more, while a position-matched mean costs half or more of what "
+            "zeroing does")
 def _tarso_heads(seed):
-    kinds = ("zero", "mean", "resample")
-    ranked = {k: sorted(_heads(), key=lambda h: (-_lost(seed, k, h, ["Tarso"]), h)) for k in kinds}
-    tops = {k: tuple(sorted(r[:2])) for k, r in ranked.items()}
-    a, b = tops["zero"]
-    third = ranked["zero"][2]
-    out = {"held": answers_held(seed, ["Tarso"]), "top_two": " and ".join(tops["zero"]),
-           "same_top": int(len(set(tops.values())) == 1), "third": third}
-    for k in kinds:
-        out[f"a_{k}"], out[f"b_{k}"] = _lost(seed, k, a, ["Tarso"]), _lost(seed, k, b, ["Tarso"])
-        out[f"third_{k}"] = _lost(seed, k, third, ["Tarso"])
+    first = reader_head(seed)
+    second = max((h for h in _heads() if h != first), key=lambda h: (_lost(seed, "zero", h, ["Tarso"]), h))
+    out = {"held": answers_held(seed, ["Tarso"]), "first": first, "second": second, "base": _base(seed, ["Tarso"]),
+           "b_pos": _lost(seed, "mean", second, ["Tarso"], "position")}
+    for k in ("zero", "mean", "resample"):
+        out[f"a_{k}"], out[f"b_{k}"] = _lost(seed, k, first, ["Tarso"]), _lost(seed, k, second, ["Tarso"])
+        out[f"b_d{k}"] = _drop(seed, k, second, ["Tarso"])
     return out
 
 
 @claim("ablation.tarso-patching", "ablation",
-       "Patching asks a different question. Swap Pietro for a number in each of the first {n:.0f} Tarso prompts "
-       "(the model then says vice) and patch one head's write at one position back from the clean run: the cell "
-       "that brings back the most of the Tarso-vs-vice logit difference is {best} at the callee's position on "
-       "{best_n:.0f} of them. Averaged over the prompts, the best cell of {best} brings back {best_mean:.2f}, of "
-       "{other} {other_mean:.2f}, of any other head at most {rest:.2f}",
-       holds=lambda x: x["best_n"] >= 0.9 * x["n"] and x["best_mean"] > 0.6 and x["other_mean"] < 0.3,
-       note="activation patching over the Tarso set: one head's write at the callee carries who is calling on 90%+ "
-            "of prompts; the other head ablation needs for Tarso brings back under 0.3 on average")
+       "Patching asks a different question. Pair each of the first {n:.0f} Tarso prompts with a legal round of the "
+       "same length in which a numbered player calls Paolo (the rules then want vice, and the Tarso-vs-vice logit "
+       "difference moves by {moved:.1f} on average), and patch one head's write at one position back from the "
+       "clean run: the cell that brings back the most is {best} at the callee's position on {best_n:.0f} of them. "
+       "Averaged over the prompts, the best cell of {best} brings back {best_mean:.2f}, of {second} "
+       "{second_mean:.2f}, of any other head at most {rest:.2f}; the MLPs' best cells bring back {mlp0:.2f} (MLP 0) "
+       "and {mlp1:.2f} (MLP 1)",
+       holds=lambda x: x["best_n"] >= 0.75 * x["n"] and x["best_mean"] > 2 * x["second_mean"] and x["moved"] > 5,
+       note="activation patching over the Tarso set with legal corruptions: one head's write at the callee is the "
+            "best cell on 75%+ of prompts, and brings back more than twice what the next head does on average")
 def _tarso_patching(seed):
     found = _tarso_patches(seed)
-    names = [h["head"] for _, h, at in found if at]
-    best = max(set(names), key=names.count) if names else ""
-    mean = np.mean([m for m, _, _ in found], axis=0)        # [layer, head]
+    best = reader_head(seed)
+    names = [h["head"] for _, h, at, _, _ in found if at]
+    mean = np.mean([m for m, *_ in found], axis=0)        # [layer, head]
     per = {head_name(hd): float(mean[hd]) for hd in all_heads(calling_game().model)}
-    # The other head that ablation finds needed for Tarso (the top two of the zero ranking, less the best here).
-    ranked = sorted(_heads(), key=lambda h: (-_lost(seed, "zero", h, ["Tarso"]), h))
-    other = next(h for h in ranked if h != best)
+    second = max((h for h in per if h != best), key=per.get)
+    mlps = np.mean([m for *_, m in found], axis=0)
     return {"best": best, "best_n": names.count(best), "n": len(found), "best_mean": per.get(best, 0.0),
-            "other": other, "other_mean": per[other],
-            "rest": max(v for h, v in per.items() if h not in (best, other))}
+            "second": second, "second_mean": per[second], "moved": float(np.mean([m for _, _, _, m, _ in found])),
+            "rest": max(v for h, v in per.items() if h not in (best, second)),
+            "mlp0": float(mlps[0]), "mlp1": float(mlps[1])}
 
 
 @claim("ablation.copies", "ablation",
        "When a number was called, {copier} switched off loses the next caller on {zero:.0f} of {held:.0f} prompts "
-       "zeroed, {mean:.0f} mean-ablated, {resample:.0f} resampled",
-       holds=lambda x: min(x["zero"], x["mean"], x["resample"]) >= 0.6 * x["held"],
-       note="the next-caller set after a number: the head losing the most (zeroed) loses 60%+ all three ways")
+       "zeroed, {mean:.0f} mean-ablated, {resample:.0f} resampled; the logit difference between the next caller "
+       "and the model's second choice, {base:.1f} intact, falls by {dzero:.1f}, {dmean:.1f} and {dresample:.1f}",
+       holds=lambda x: min(x["zero"], x["mean"], x["resample"]) >= 0.6 * x["held"]
+       and min(x["dzero"], x["dmean"], x["dresample"]) > 0.5 * x["base"],
+       note="the next-caller set after a number: the head losing the most (zeroed) loses 60%+ all three ways, and "
+            "over half the logit difference")
 def _copies(seed):
     s = surveys(seed, "zero")["next: a number"]
     copier = s.most_damaging()
-    return {"copier": copier, "held": s.held(),
-            **{k: surveys(seed, k)["next: a number"].lost(copier) for k in ("zero", "mean", "resample")}}
+    return {"copier": copier, "held": s.held(), "base": s.mean_diff(),
+            **{k: surveys(seed, k)["next: a number"].lost(copier) for k in ("zero", "mean", "resample")},
+            **{f"d{k}": surveys(seed, k)["next: a number"].drop(copier) for k in ("zero", "mean", "resample")}}
+
+
+@functools.lru_cache(maxsize=None)
+def _copy_paths(seed):
+    """The copier's write at `<SEP>` on the next-caller prompts after a number, replaced by its role-matched
+    mean (noising), split by path (`lib.analysis.paths.path_patch`), averaged over the prompts; and the
+    copying score of every head."""
+    lm = calling_game()
+    copier = surveys(seed, "zero")["next: a number"].most_damaging()
+    head = next(h for h in all_heads(lm.model) if head_name(h) == copier)
+    group = sets(seed)["next: a number"]
+    s = surveys(seed, "zero")["next: a number"]
+    value = reference(seed).role_means[f"blocks.{head[0]}.attn.head_out"]["<SEP>"][head[1]]
+    acc: dict[str, list[float]] = {}
+    for p, rival in zip(group, s.rivals):
+        e = path_patch(lm, p.text, head, -1, value, p.target, rival)
+        for k, v in {**e.paths, "total": e.total, "base": e.base_diff}.items():
+            acc.setdefault(k, []).append(v)
+    ids = [lm.vocab.id(p) for p in PLAYERS]
+    scores = {head_name(h): copying_score(lm.model, *h, ids) for h in all_heads(lm.model)}
+    return copier, head, {k: float(np.mean(v)) for k, v in acc.items()}, scores
+
+
+@claim("ablation.copy-paths", "ablation",
+       "Replace {copier}'s write at `<SEP>` by its average over `<SEP>` positions, one path at a time: the next "
+       "caller's lead over the second choice ({base:.1f} intact) falls by {total:.1f} when the change reaches "
+       "everything, by {direct:.2f} through the direct path to the read-out, by {mlp0:.1f} through MLP 0 and by "
+       "{mlp1:.1f} through MLP 1, and rises by {attn1:.1f} through the heads of layer 1",
+       holds=lambda x: min(x["mlp0"], x["mlp1"]) > 3 * x["direct"] and x["attn1"] > 0,
+       note="path patching of the copying head's write (role-matched mean, noising): MLP 0 and MLP 1 each carry "
+            "three times or more what the direct path does; the layer-1 heads work against the copy")
+def _copy_paths_claim(seed):
+    copier, _, paths, _ = _copy_paths(seed)
+    layer1 = f"attention {calling_game().model.cfg.n_layers - 1}"
+    return {"copier": copier, "base": paths["base"], "total": paths["total"], "direct": paths["direct"],
+            "mlp0": paths["MLP 0"], "mlp1": paths["MLP 1"], "attn1": -paths[layer1]}
+
+
+@claim("ablation.copy-suppression", "ablation",
+       "The copying score of a head's OV circuit over the ten players (+1: attending to a player raises that "
+       "player's logit; -1: lowers it) is {copier_score:.2f} for {copier}, and between {lo:.2f} and {hi:.2f} for "
+       "each head of layer 1: what a layer-1 head attends to, it pushes down (copy suppression)",
+       holds=lambda x: x["copier_score"] > 0.9 and x["hi"] < -0.5, seeded=False,
+       note="OV copying scores (eigenvalues): the copying head near +1, every layer-1 head below -0.5")
+def _suppression(seed):
+    copier, head, _, scores = _copy_paths(0)
+    later = [v for k, v in scores.items() if int(k[1]) > head[0]]
+    return {"copier": copier, "copier_score": scores[copier], "lo": min(later), "hi": max(later)}
+
+
+@claim("ablation.mlps-needed", "ablation",
+       "Mean-ablated with a role-matched reference, MLP 0 loses {mlp0_peer:.0f} and MLP 1 {mlp1_peer:.0f} of the "
+       "{peer_held:.0f} Tarso and Cefa answers, and the four heads of layer 1 together {attn1_peer:.0f}; what the "
+       "model says instead, with either MLP switched off, is `<SEP>` on {sep:.0f} of them: the MLP's average write "
+       "at a callee is that of a numbered callee, after whom the turn ends",
+       holds=lambda x: min(x["mlp0_peer"], x["mlp1_peer"]) >= 0.7 * x["peer_held"]
+       and x["attn1_peer"] <= 0.1 * x["peer_held"],
+       note="role-matched mean ablation of whole blocks over the peer epithets: each MLP loses 70%+, layer 1's "
+            "attention 10% or fewer")
+def _mlps_needed(seed):
+    lm = calling_game()
+    blocks = whole_blocks(lm.model)
+    found = {}
+    for e in PEER:
+        found[e] = ablation_survey(lm, sets(seed)[e], blocks, kind="mean", reference=reference(seed), seed=seed)
+    layer1 = f"attention {lm.model.cfg.n_layers - 1}"
+    return {"peer_held": sum(s.held() for s in found.values()),
+            "mlp0_peer": sum(s.lost("MLP 0") for s in found.values()),
+            "mlp1_peer": sum(s.lost("MLP 1") for s in found.values()),
+            "attn1_peer": sum(s.lost(layer1) for s in found.values()),
+            "sep": sum(s.replacements(m)["<SEP>"] for s in found.values() for m in ("MLP 0", "MLP 1")) / 2}
 
 
 @functools.lru_cache(maxsize=None)
@@ -259,32 +376,39 @@ def _lost_all(seed, kind, head):
 
 
 @claim("ablation.flat-head", "ablation",
-       "{flat}, whose pattern is {rank} of the eight (mean largest weight {weight:.2f}), is one of the two heads "
-       "Tarso needs (mean-ablated, it loses {tarso_mean:.0f} of the {held:.0f} Tarso answers). Zeroed it also loses "
-       "{sub_zero:.0f} capo and vice answers; mean-ablated, {sub_mean:.0f}: most of those losses came from the "
-       "missing average, not from what it says about the round",
-       holds=lambda x: x["rank_i"] <= 2 and x["sub_mean"] <= 0.5 * x["sub_zero"] and x["tarso_mean"] >= x["held"] / 3,
-       note="the head with the most answers lost (zeroed) besides the Cefa reader: among the three flattest "
-            "patterns; its capo/vice losses mostly vanish under mean ablation, its Tarso losses do not")
+       "{flat}, whose pattern is {rank} of the eight (mean largest weight {weight:.2f}), loses {all_zero:.0f} "
+       "answers over the six sets when zeroed and {all_mean:.0f} mean-ablated; most of them when Pietro or Paolo "
+       "was just called and the next caller is due ({next_mean:.0f} of {next_held:.0f} mean-ablated), where it cuts "
+       "the logit difference by {next_drop:.1f} of {next_base:.1f}",
+       holds=lambda x: x["rank_i"] <= 2 and x["next_mean"] >= 0.15 * x["next_held"]
+       and x["next_drop"] >= 0.4 * x["next_base"],
+       note="the head losing the most answers (zeroed) besides the reader: among the three flattest patterns; "
+            "mean-ablated it still loses 15%+ of the next callers after Pietro or Paolo and 40%+ of their logit "
+            "difference")
 def _flat(seed):
     weights, _ = _sharpness(seed)
-    reader = surveys(seed, "zero")["Cefa"].most_damaging()
+    reader = reader_head(seed)
     flat = max((h for h in _heads() if h != reader), key=lambda h: (_lost_all(seed, "zero", h), h))
     order = sorted(weights, key=weights.get)
     i = order.index(flat)
+    nxt = surveys(seed, "mean")["next: Pietro or Paolo"]
     return {"flat": flat, "weight": weights[flat], "rank_i": i,
             "rank": (("the flattest", "the second flattest", "the third flattest")[i] if i < 3
                      else f"number {i + 1} by flatness"),
-            "sub_zero": _lost(seed, "zero", flat, SUBORDINATE), "sub_mean": _lost(seed, "mean", flat, SUBORDINATE),
-            "tarso_mean": _lost(seed, "mean", flat, ["Tarso"]), "held": answers_held(seed, ["Tarso"])}
+            "all_zero": _lost_all(seed, "zero", flat), "all_mean": _lost_all(seed, "mean", flat),
+            "next_mean": nxt.lost(flat), "next_held": nxt.held(), "next_drop": nxt.drop(flat),
+            "next_base": nxt.mean_diff()}
 
 
 @claim("ablation.looker", "ablation",
        "On the Cefa prompts {looker} puts its largest weight on the epithet Paolo earned when he was called on "
        "{largest:.0f} of {n:.0f}, with {share:.2f} of its attention on average; yet switched off it loses Cefa on "
-       "{zero:.0f} prompts zeroed, {mean:.0f} mean-ablated",
-       holds=lambda x: x["largest"] >= 0.5 * x["n"] and max(x["zero"], x["mean"]) <= 0.25 * x["n"],
-       note="the head looking hardest at the caller's epithet on Cefa prompts loses at most a quarter of them")
+       "{zero:.0f} prompts zeroed, {mean:.0f} mean-ablated, and the Cefa-capo logit difference falls by "
+       "{dmean:.1f} of {base:.1f} mean-ablated",
+       holds=lambda x: x["largest"] >= 0.5 * x["n"] and max(x["zero"], x["mean"]) <= 0.25 * x["n"]
+       and x["dmean"] < 0.5 * x["base"],
+       note="the head looking hardest at the caller's epithet on Cefa prompts loses at most a quarter of them, and "
+            "under half the logit difference")
 def _looker(seed):
     place = "the epithet the caller earned"
     earned = attention_survey(calling_game(), sets(seed)["Cefa"], [place])
@@ -292,7 +416,8 @@ def _looker(seed):
     name = head_name(looker)
     return {"looker": name, "largest": earned[looker][place].largest, "n": earned[looker][place].present,
             "share": earned[looker][place].mean, "zero": _lost(seed, "zero", name, ["Cefa"]),
-            "mean": _lost(seed, "mean", name, ["Cefa"])}
+            "mean": _lost(seed, "mean", name, ["Cefa"]), "dmean": _drop(seed, "mean", name, ["Cefa"]),
+            "base": _base(seed, ["Cefa"])}
 
 
 @claim("ablation.sharp-not-needed", "ablation",
@@ -305,7 +430,7 @@ def _looker(seed):
             "ablation)")
 def _sharp(seed):
     weights, n = _sharpness(seed)
-    reader = surveys(seed, "zero")["Cefa"].most_damaging()
+    reader = reader_head(seed)
     twin = min((h for h in weights if h != reader), key=lambda h: abs(weights[h] - weights[reader]))
     return {"n": n, "reader": reader, "twin": twin, "reader_weight": weights[reader], "twin_weight": weights[twin],
             **{f"{who}_{k}": _lost_all(seed, k, h) for who, h in (("reader", reader), ("twin", twin))
@@ -313,17 +438,17 @@ def _sharp(seed):
 
 
 @claim("ablation.zero-vs-mean", "ablation",
-       "Zeroed, {t_head} loses Tarso on {t_zero:.0f} of the Tarso prompts; mean-ablated, on {t_mean:.0f}; "
-       "resampled, on {t_resample:.0f}. Zeroed, {s_head} loses {s_zero:.0f} of the capo and vice prompts; "
-       "mean-ablated {s_mean:.0f}; resampled {s_resample:.0f}",
-       holds=lambda x: x["t_mean"] < x["t_zero"] / 2 and x["s_mean"] < x["s_zero"] / 2,
-       note="the head third in losing Tarso zeroed, and the head losing most capo/vice zeroed: mean ablation loses "
-            "under half as many")
+       "Zeroed, {s_head} loses {s_zero:.0f} of the capo and vice answers; mean-ablated against a reference matched "
+       "by position, {s_pos:.0f}; matched by role, {s_mean:.0f}; resampled by role, {s_resample:.0f}. On Tarso, "
+       "{t_head} loses {t_zero:.0f}, {t_pos:.0f}, {t_mean:.0f} and {t_resample:.0f}",
+       holds=lambda x: x["t_mean"] < x["t_zero"] / 2 and x["s_mean"] < x["s_zero"] / 2 and x["t_pos"] > x["t_mean"],
+       note="the head losing most capo/vice zeroed, and the second on Tarso: role-matched mean ablation loses under "
+            "half as many as zeroing, position-matched more than role-matched on Tarso")
 def _zero_vs_mean(seed):
-    # The third of the zero ranking on Tarso (the top two lose Tarso whichever way they are switched off).
-    t_head = sorted(_heads(), key=lambda h: (-_lost(seed, "zero", h, ["Tarso"]), h))[2]
+    t_head = _tarso_heads(seed)["second"]
     s_head = max(_heads(), key=lambda h: (_lost(seed, "zero", h, SUBORDINATE), h))
-    out = {"t_head": t_head, "s_head": s_head}
+    out = {"t_head": t_head, "s_head": s_head, "t_pos": _lost(seed, "mean", t_head, ["Tarso"], "position"),
+           "s_pos": _lost(seed, "mean", s_head, SUBORDINATE, "position")}
     for k in ("zero", "mean", "resample"):
         out[f"t_{k}"] = _lost(seed, k, t_head, ["Tarso"])
         out[f"s_{k}"] = _lost(seed, k, s_head, SUBORDINATE)

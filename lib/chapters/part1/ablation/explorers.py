@@ -34,6 +34,7 @@ import torch
 
 from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_name, reference_set
 from lib.analysis.patching import double_model, patch, patch_one, swap_players
+from lib.content.corpora.calling_game import read_round
 from lib.chapters.part1.ablation.pronoun_heads import is_eligible_key
 from lib.chapters.part1.ablation.pronouns import ITEMS
 from lib.errors import CourseError
@@ -95,15 +96,30 @@ def random_corrupted(rng: random.Random, name: str, values: dict, tokens) -> str
     return None
 
 
+# The explorer's default pair: a later call whose answer is Tarso, and a legal round of the same length
+# (lib.content.corruptions.legal_corruptions) in which a numbered player calls Paolo, so the rules want vice.
+PATCH_CLEAN = "<BOS> Pietro chiama 2 <SEP> 2 chiama 3 <SEP> 3 chiama Pietro capo <SEP> Pietro chiama Paolo"
+PATCH_CORRUPTED = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama 3 <SEP> 3 chiama 6 <SEP> 6 chiama Paolo"
+
+
+def is_legal(lm, tokens) -> bool | None:
+    """Whether a prompt is a legal prefix of a round of the game (the rules checker finds nothing broken),
+    for a model of the calling game; None for a model of another corpus."""
+    if not (getattr(lm, "meta", None) and lm.meta.get("corpus") == "calling-game"):
+        return None
+    return read_round(list(tokens)).status != "broken"
+
+
 @registered("patching", lambda: [patching_explorer(example_model())], random_text=random_corrupted,
             where="one head's or MLP's write at one position, taken from another prompt's run.")
-def patching_explorer(lm, clean: str = "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo", corrupted: str = "",
-                      swap: bool = True, prompts: Sequence[str] = (), target: str = "vice",
-                      against: str = "Tarso") -> Explorer:
+def patching_explorer(lm, clean: str = PATCH_CLEAN, corrupted: str = PATCH_CORRUPTED,
+                      swap: bool = False, prompts: Sequence[str] = (), target: str = "Tarso",
+                      against: str = "vice") -> Explorer:
     """Activation patching: a clean and a corrupted prompt of equal length, the grid of the fraction of the
     logit difference each head's write (and each MLP's output, and the residual stream before each block
     and after the last) at each position brings back into the corrupted run, and the results page of one
-    cell."""
+    cell (press a cell of the grid to pick it). The view names the corrupted prompt it runs and whether
+    it is a legal round of the game."""
     cfg = lm.model.cfg
     # Rows: every head, every MLP, then the residual stream before each block ("resid L"; the last,
     # "resid n_layers", is the stream after the last block).
@@ -112,16 +128,17 @@ def patching_explorer(lm, clean: str = "<BOS> Pietro chiama 4 <SEP> 4 chiama Pao
     n_writes = len(components)
     components += [f"resid {layer}" for layer in range(cfg.n_layers + 1)]
     rows = [[prompt_control([clean, *prompts], "clean", "clean prompt")],
-            [Control("corrupted", "corrupted prompt", "as many tokens as the clean one; by default the clean one, "
-                     "with its players swapped", "text", corrupted or clean, width=34),
-             Control("swap", "swap players", "swap the last call's caller, everywhere in the corrupted prompt, with a "
-                     "player of the other kind", "toggle", swap)],
+            [Control("corrupted", "corrupted prompt", "as many tokens as the clean one; best a legal round of the "
+                     "game after which the rules want another answer", "text", corrupted, width=34),
+             Control("swap", "swap players", "run instead the corrupted prompt with the last call's caller swapped, "
+                     "everywhere, with a player of the other kind: usually NOT a legal round (a number opens, or "
+                     "earns capo), kept for comparison", "toggle", swap)],
             [token_control("target", "target", "the token whose logit leads; blank: the clean run's answer", target,
                            placeholder="clean answer"),
              token_control("against", "against", "the rival; blank: the corrupted run's answer", against,
                            placeholder="corrupted answer")],
-            [Control("cell", "show", "which component's patch to show the results page of", "choice", components[0],
-                     options=tuple(components)),
+            [Control("cell", "show", "which component's patch to show the results page of (or press a cell of "
+                     "the grid)", "choice", components[0], options=tuple(components)),
              Control("position", "at position", "which position's patch, counted from 0; blank: the last", "text",
                      "", placeholder="last", width=5)]]
 
@@ -144,7 +161,7 @@ def patching_explorer(lm, clean: str = "<BOS> Pietro chiama 4 <SEP> 4 chiama Pao
         return {"clean": r.clean, "corrupted": r.corrupted, "target": r.target, "against": r.against,
                 "clean_diff": r.clean_diff, "corrupted_diff": r.corrupted_diff, "rows": components, "grid": grid,
                 "cell": v["cell"], "position": position, "recovered": grid[i][position],
-                "page": [[lm.vocab.tokens[k], float(probs[k])] for k in order]}
+                "page": [[lm.vocab.tokens[k], float(probs[k])] for k in order], "legal": is_legal(lm, r.corrupted)}
 
     return Explorer("patching", rows, compute, lm.name)
 

@@ -7,6 +7,7 @@
  */
 import { PATCH_MIN_CHANGE } from "../../../explorers/js/constants.js";
 import { formatG, pyRepr, pyStrip } from "../../../explorers/js/python.js";
+import { readRound } from "../../../explorers/js/game.js";
 import { realPatterns } from "../../../explorers/js/real.js";
 import { CourseError, greedy, order, require, say, softmax } from "../../../explorers/js/readout.js";
 import { asNumber, checkChoice, checkWhole } from "../../../explorers/js/rules.js";
@@ -137,7 +138,9 @@ export const VIEWS = {
         : (logits[t] - logits[u] - corruptedDiff) / (cleanDiff - corruptedDiff);
       return { clean: tokensOf(model, a), corrupted: tokensOf(model, b), target: tokens[t], against: tokens[u],
         clean_diff: cleanDiff, corrupted_diff: corruptedDiff, rows, grid: rows.map((_, k) => grid[k] || null), cell: v.cell,
-        position, recovered, page: order(probs).slice(0, 8).map((k) => [tokens[k], probs[k]]) };
+        position, recovered, page: order(probs).slice(0, 8).map((k) => [tokens[k], probs[k]]),
+        // lib.chapters.part1.ablation.explorers.is_legal: a legal prefix of a round, for a calling-game model.
+        legal: model.corpus === "calling-game" ? readRound(tokensOf(model, b)).status !== "broken" : null };
     };
     // Picking another cell reuses the grid: only the picked run's results page is new.
     const key = `${model.name}|${a}|${b}|${t}|${u}`;
@@ -208,7 +211,7 @@ export const COMPUTE = {
 
   async bestPatch(a, model) {
     // lib.exercises.ablation.best_patch: the patching explorer's grid, its head rows' largest cell (the first).
-    const { grid } = await inFrames(patchingSteps(model, model.encode(a.clean), model.encode(swapPlayers(a.clean)),
+    const { grid } = await inFrames(patchingSteps(model, model.encode(a.clean), model.encode(a.corrupted),
       model.vocab.id(a.target), model.vocab.id(a.against)));
     const names = allHeads(model).map(([l, h]) => `L${l}H${h}`);
     let best = null;

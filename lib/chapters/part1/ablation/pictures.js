@@ -41,7 +41,8 @@ export function pictures(k) {
       const best = done.map((i) => [v.rows[i], v.grid[i].reduce((m, x, p) => (x > v.grid[i][m] ? p : m), 0)])
         .sort((x, y) => v.grid[v.rows.indexOf(y[0])][y[1]] - v.grid[v.rows.indexOf(x[0])][x[1]]).slice(0, 3)
         .map(([name, p]) => `${name} at ${p} (${v.clean[p]}) ${fix(v.grid[v.rows.indexOf(name)][p], 2)}`).join(", ");
-      const alt = `Activation patching: clean ${words(v.clean)}, corrupted ${words(v.corrupted)}. logit(${v.target}) - ` +
+      const legality = v.legal === true ? " (a legal round of the game)" : v.legal === false ? " (NOT a legal round of the game: the model never met such a prompt)" : "";
+      const alt = `Activation patching: clean ${words(v.clean)}, corrupted ${words(v.corrupted)}${legality}. logit(${v.target}) - ` +
         `logit(${v.against}) is ${fix(v.clean_diff, 2)} clean and ${fix(v.corrupted_diff, 2)} corrupted. ` +
         (done.length < n ? `Computing the grid: ${done.length} of ${n} rows done. ` : "") +
         `The patches that bring most of it back${done.length < n ? " so far" : ""}: ${best || "none yet"}. ${v.cell} at ` +
@@ -51,7 +52,9 @@ export function pictures(k) {
       // The title in as many lines as the grid's width needs (a phone), the grid under it.
       const titled = titleLines(`fraction of logit(${v.target}) - logit(${v.against}) each patch brings back`,
         labelW + T * cell + 4, 12);
-      const g0 = 4 + 16 * titled.length;
+      // The corrupted prompt the grid runs (the swap applied), and whether the game could produce it.
+      const runs = titleLines(`corrupted run: ${v.corrupted.join(" ")}${legality}`, labelW + T * cell + 4, 11);
+      const g0 = 4 + 16 * titled.length + 14 * runs.length;
       v.grid.forEach((row, i) => {
         body.push(text(labelW - 6, g0 + i * cell + cell / 2, v.rows[i], { anchor: "end", size: 11 }));
         if (!row) {
@@ -61,13 +64,18 @@ export function pictures(k) {
         row.forEach((x, p) => {
           if (x === null) return;
           const picked = v.rows[i] === v.cell && p === v.position;
-          body.push(rect(labelW + p * cell, g0 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
-            picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}));
-          if (named) body.push(text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
-            { anchor: "middle", size: 9, fill: inkOn(x) }));
+          // Pressing a cell picks it (page.js on the website, the kernel in JupyterLab: data-choose).
+          // The cell and its number in one group: a press on either picks it.
+          body.push(h("g", { "data-choose": `cell=${v.rows[i]}&position=${p}`, style: "cursor:pointer" },
+            h("title", {}, `${v.rows[i]} at position ${p} (${v.clean[p]}): ${fix(x, 2)}; press to show its results page`),
+            rect(labelW + p * cell, g0 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
+              picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}),
+            named ? text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
+              { anchor: "middle", size: 9, fill: inkOn(x) }) : null));
         });
       });
       titled.forEach((t, k) => body.push(text(4, 12 + 16 * k, t, { size: 12 })));
+      runs.forEach((t, k) => body.push(text(4, 12 + 16 * titled.length + 14 * k, t, { size: 11, fill: v.legal === false ? PALETTE.accent : undefined })));
       if (cell >= 10) {
         body.push(h("g", { transform: `translate(0,${g0 + 2 + n * cell})` }, v.clean.map((t, p) =>
           text(labelW + p * cell + cell / 2, 6, `${t}/${v.corrupted[p]}`, { anchor: "end", size: 10, rotate: -45 }))));

@@ -10,7 +10,8 @@ import functools
 import numpy as np
 
 import lib
-from lib.analysis.head_survey import later_turn_blocks
+from lib.analysis.ablation import reference_seed, reference_set
+from lib.analysis.head_survey import Switch, ablation_survey, later_turn_blocks
 from lib.analysis.lens import direct_logit_attribution, group_by_block
 from lib.chapters.part3.lever.logit_difference import difference_view, summarise
 from lib.claims.registry import claim
@@ -70,3 +71,25 @@ def _(seed):
     return {"n": x["tarso_n"], "held": x["tarso_held"], "lost_attn0": x["tarso_mean_attn0"],
             "lost_mlp0": x["tarso_mean_mlp0"], "lost_mlp1": x["tarso_mean_mlp1"], "lost_attn1": x["tarso_mean_attn1"],
             "dla_attn0": float(np.median(dla["blocks.0.attn"])), "dla_mlp1": float(np.median(dla["blocks.1.mlp"]))}
+
+
+@claim("lever.ways-disagree", "lever",
+       "Switched off by zeroing, MLP 1 loses {zero:.0f} of the {held:.0f} later-turn Tarso answers; mean-ablated "
+       "(its average write at positions of the same role), {mean:.0f}, and on {sep:.0f} of those the model then "
+       "says `<SEP>`, the token after a numbered callee; resampled, {resample:.0f}",
+       holds=lambda x: x["zero"] <= 0.3 * x["held"] and x["mean"] >= 0.9 * x["held"] and x["sep"] >= 0.75 * x["mean"],
+       note="MLP 1 on the later-turn Tarso set: zeroed it loses 30% or fewer, mean-ablated (role-matched) 90%+, "
+            "three quarters of those to <SEP>")
+def _ways(seed):
+    lm = lib.load("calling-game")
+    group = prompt_set("epithet-later-turn", 40, seed, lm.model.cfg.n_ctx, target="Tarso")
+    ref = reference_set(lm, seed=reference_seed(seed))
+    switch = {"MLP 1": Switch(mlps=(1,))}
+    out = {}
+    for kind in ("zero", "mean", "resample"):
+        s = ablation_survey(lm, group, switch, kind=kind, reference=ref, seed=seed)
+        out[kind] = s.lost("MLP 1")
+        if kind == "mean":
+            out["sep"] = s.replacements("MLP 1")["<SEP>"]
+            out["held"] = s.held()
+    return out
