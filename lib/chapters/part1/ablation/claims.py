@@ -24,6 +24,7 @@ from lib.analysis.paths import copying_score, path_patch
 from lib.content.corpora.calling_game import PLAYERS
 from lib.content.corruptions import legal_corruptions
 from lib.analysis.positions import without_positions
+from lib.claims.registry import listed
 from lib.claims.registry import claim as register
 from lib.content.prompt_sets import places
 from lib.model.hooks import replace_heads
@@ -42,11 +43,6 @@ def _heads():
 def _lost(seed, kind, head, names, match="role"):
     s = surveys(seed, kind, match)
     return sum(s[n].lost(head) for n in names)
-
-
-def _and(names):
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 @claim("ablation.attention-off", "ablation",
@@ -116,7 +112,7 @@ def _opening_heads(seed):
     worst = max(lost, key=lambda k: (len(lost[k]), k))
     return {"single_min": min(p([h], k) for h in heads for k in ("zero", "mean")), "all_zero": p(heads, "zero"),
             "all_mean": p(heads, "mean"), "rounds": len(ref.rounds), "worst": worst, "worst_lost": len(lost[worst]),
-            "callees": _and(sorted(set(lost[worst]))),
+            "callees": listed(sorted(set(lost[worst]))),
             "worst_all_numbers": int(bool(lost[worst]) and all(c not in ("Pietro", "Paolo") for c in lost[worst])),
             "other_lost": max(len(v) for k, v in lost.items() if k != worst),
             "other_text": ("any" if max(len(v) for k, v in lost.items() if k != worst) == 0 else
@@ -464,7 +460,7 @@ def pronoun_finding(seed: int):
 
 
 def _names(heads):
-    return _and([f"L{layer}H{head}" for layer, head in heads])
+    return listed([f"L{layer}H{head}" for layer, head in heads])
 
 
 @claim("ablation.minilm-beat-chance", "ablation",
