@@ -70,7 +70,7 @@ REGISTRY: dict[str, Claim] = {}
 _CACHE: dict[tuple[str, int], dict] = {}
 
 
-def claim(id: str, chapter: str, statement: str, holds: Callable[[dict], bool], *, scope: str = "this run",
+def claim(id: str, chapter: str, statement: str, holds: Callable[[dict], bool], *, scope: str,
           models: Iterable[str] = (), seeded: bool = True, note: str = "", one_thread: bool = False,
           covers_runs: bool = False):
     """Register the decorated function as the measurement of a claim; returns it unchanged.

@@ -25,6 +25,7 @@ from lib.content.corpora.calling_game import PLAYERS
 from lib.content.corruptions import legal_corruptions
 from lib.analysis.positions import without_positions
 from lib.claims.registry import listed
+from lib.claims.registry import EVERY_RUN, THIS_RUN
 from lib.claims.registry import claim as register
 from lib.content.prompt_sets import places
 from lib.model.hooks import replace_heads
@@ -51,7 +52,8 @@ def _lost(seed, kind, head, names, match="role"):
        "by random tokens changes the last position's logits by {off_text} on every prompt, where the intact "
        "model's move by up to {on:.0f}",
        holds=lambda x: x["gap"] < 1e-5 and x["off"] < 1e-5 and x["on"] > 1,
-       note="context_blindness over the Tarso and Cefa later-call sets")
+       note="context_blindness over the Tarso and Cefa later-call sets",
+       scope=EVERY_RUN, models=('calling-game',))
 def _attention_off(seed):
     blind = context_blindness(calling_game(), sets(seed)["Cefa"] + sets(seed)["Tarso"], seed=seed)
 
@@ -68,7 +70,8 @@ def _attention_off(seed):
        "{n_peer:.0f} that need those; with every head mean-ablated, on {sub_mean:.0f} and {peer_mean:.0f}",
        holds=lambda x: x["sub_zero"] >= 0.3 * x["n_sub"] and x["peer_zero"] <= 0.1 * x["n_peer"]
        and x["sub_mean"] >= 0.3 * x["n_sub"] and x["peer_mean"] <= 0.1 * x["n_peer"],
-       note="all eight heads off (zero and mean): 30%+ of capo/vice prompts held, 10% or fewer of Tarso/Cefa")
+       note="all eight heads off (zero and mean): 30%+ of capo/vice prompts held, 10% or fewer of Tarso/Cefa",
+       scope=THIS_RUN, models=('calling-game',))
 def _guesses(seed):
     every = {"every head": Switch(heads=tuple(all_heads(calling_game().model)))}
     out = {}
@@ -90,7 +93,8 @@ def _guesses(seed):
        holds=lambda x: x["single_min"] > 0.9 and x["all_zero"] < 0.5 and x["all_mean"] > 0.9
        and x["worst_all_numbers"] == 1 and x["other_lost"] <= 5, seeded=False,
        note="P(Tarso) after <BOS> Pietro chiama Paolo: each head off alone (zero, mean), all eight off (zero, mean), "
-            "and each head resampled from every reference round")
+            "and each head resampled from every reference round",
+       scope=THIS_RUN, models=('calling-game',))
 def _opening_heads(seed):
     lm = calling_game()
     heads = all_heads(lm.model)
@@ -144,7 +148,8 @@ def _opening_patches():
        holds=lambda x: x["worst"] < 0.6 and x["best_n"] == x["n"] and x["lo"] > 0.5 and x["second"] < x["lo"],
        seeded=False,
        note="opening call: the caller's token matters (swap it and Tarso goes); patching finds one head write at "
-            "the callee carrying it on every swap")
+            "the callee carrying it on every swap",
+       scope=THIS_RUN, models=('calling-game',))
 def _opening_reads(seed):
     found = _opening_patches()
     bests = [b["head"] for _, _, b, _ in found]
@@ -212,7 +217,8 @@ def reader_head(seed) -> str:
        and x["sub_dmost"] < 0.2 * x["sub_base"],
        note="the head that patching finds carrying the caller: loses half or more of the Cefa answers all three ways "
             "(role-matched mean and resample), its logit difference falling by more than it was; capo/vice: 10% or "
-            "fewer answers, and under a fifth of the logit difference")
+            "fewer answers, and under a fifth of the logit difference",
+       scope=THIS_RUN, models=('calling-game',))
 def _reader(seed):
     reader = reader_head(seed)
     out = {"reader": reader, "cefa_held": answers_held(seed, ["Cefa"]), "sub_held": answers_held(seed, SUBORDINATE),
@@ -236,7 +242,8 @@ def _reader(seed):
        note="Tarso later-call set: the head patching finds loses 90%+ of the answers mean-ablated (role-matched); "
             "the other head of the zero ranking's top two loses under half as many mean-ablated, and its logit "
             "difference drop shrinks by a third or more, while a position-matched mean costs half or more of what "
-            "zeroing does")
+            "zeroing does",
+       scope=THIS_RUN, models=('calling-game',))
 def _tarso_heads(seed):
     first = reader_head(seed)
     second = max((h for h in _heads() if h != first), key=lambda h: (_lost(seed, "zero", h, ["Tarso"]), h))
@@ -258,7 +265,8 @@ def _tarso_heads(seed):
        "and {mlp1:.2f} (MLP 1)",
        holds=lambda x: x["best_n"] >= 0.75 * x["n"] and x["best_mean"] > 2 * x["second_mean"] and x["moved"] > 5,
        note="activation patching over the Tarso set with legal corruptions: one head's write at the callee is the "
-            "best cell on 75%+ of prompts, and brings back more than twice what the next head does on average")
+            "best cell on 75%+ of prompts, and brings back more than twice what the next head does on average",
+       scope=THIS_RUN, models=('calling-game',))
 def _tarso_patching(seed):
     found = _tarso_patches(seed)
     best = reader_head(seed)
@@ -280,7 +288,8 @@ def _tarso_patching(seed):
        holds=lambda x: min(x["zero"], x["mean"], x["resample"]) >= 0.6 * x["held"]
        and min(x["dzero"], x["dmean"], x["dresample"]) > 0.5 * x["base"],
        note="the next-caller set after a number: the head losing the most (zeroed) loses 60%+ all three ways, and "
-            "over half the logit difference")
+            "over half the logit difference",
+       scope=EVERY_RUN, models=('calling-game',))
 def _copies(seed):
     s = surveys(seed, "zero")["next: a number"]
     copier = s.most_damaging()
@@ -317,7 +326,8 @@ def _copy_paths(seed):
        "{mlp1:.1f} through MLP 1, and rises by {attn1:.1f} through the heads of layer 1",
        holds=lambda x: min(x["mlp0"], x["mlp1"]) > 3 * x["direct"] and x["attn1"] > 0,
        note="path patching of the copying head's write (role-matched mean, noising): MLP 0 and MLP 1 each carry "
-            "three times or more what the direct path does; the layer-1 heads work against the copy")
+            "three times or more what the direct path does; the layer-1 heads work against the copy",
+       scope=EVERY_RUN, models=('calling-game',))
 def _copy_paths_claim(seed):
     copier, _, paths, _ = _copy_paths(seed)
     layer1 = f"attention {calling_game().model.cfg.n_layers - 1}"
@@ -330,7 +340,8 @@ def _copy_paths_claim(seed):
        "player's logit; -1: lowers it) is {copier_score:.2f} for {copier}, and between {lo:.2f} and {hi:.2f} for "
        "each head of layer 1: what a layer-1 head attends to, it pushes down (copy suppression)",
        holds=lambda x: x["copier_score"] > 0.9 and x["hi"] < -0.5, seeded=False,
-       note="OV copying scores (eigenvalues): the copying head near +1, every layer-1 head below -0.5")
+       note="OV copying scores (eigenvalues): the copying head near +1, every layer-1 head below -0.5",
+       scope=THIS_RUN, models=('calling-game',))
 def _suppression(seed):
     copier, head, _, scores = _copy_paths(0)
     later = [v for k, v in scores.items() if int(k[1]) > head[0]]
@@ -345,7 +356,8 @@ def _suppression(seed):
        holds=lambda x: min(x["mlp0_peer"], x["mlp1_peer"]) >= 0.7 * x["peer_held"]
        and x["attn1_peer"] <= 0.1 * x["peer_held"],
        note="role-matched mean ablation of whole blocks over the peer epithets: each MLP loses 70%+, layer 1's "
-            "attention 10% or fewer")
+            "attention 10% or fewer",
+       scope=THIS_RUN, models=('calling-game',))
 def _mlps_needed(seed):
     lm = calling_game()
     blocks = whole_blocks(lm.model)
@@ -380,7 +392,8 @@ def _lost_all(seed, kind, head):
        and x["next_drop"] >= 0.4 * x["next_base"],
        note="the head losing the most answers (zeroed) besides the reader: among the three flattest patterns; "
             "mean-ablated it still loses 15%+ of the next callers after Pietro or Paolo and 40%+ of their logit "
-            "difference")
+            "difference",
+       scope=THIS_RUN, models=('calling-game',))
 def _flat(seed):
     weights, _ = _sharpness(seed)
     reader = reader_head(seed)
@@ -404,7 +417,8 @@ def _flat(seed):
        holds=lambda x: x["largest"] >= 0.5 * x["n"] and max(x["zero"], x["mean"]) <= 0.25 * x["n"]
        and x["dmean"] < 0.5 * x["base"],
        note="the head looking hardest at the caller's epithet on Cefa prompts loses at most a quarter of them, and "
-            "under half the logit difference")
+            "under half the logit difference",
+       scope=THIS_RUN, models=('calling-game',))
 def _looker(seed):
     place = "the epithet the caller earned"
     earned = attention_survey(calling_game(), sets(seed)["Cefa"], [place])
@@ -423,7 +437,8 @@ def _looker(seed):
        "{twin_zero:.0f} ({twin_mean:.0f})",
        holds=lambda x: abs(x["reader_weight"] - x["twin_weight"]) < 0.1 and x["twin_mean"] <= 0.2 * x["reader_mean"],
        note="two heads within 0.1 in mean largest weight, one losing five times the answers of the other (mean "
-            "ablation)")
+            "ablation)",
+       scope=THIS_RUN, models=('calling-game',))
 def _sharp(seed):
     weights, n = _sharpness(seed)
     reader = reader_head(seed)
@@ -439,7 +454,8 @@ def _sharp(seed):
        "{t_head} loses {t_zero:.0f}, {t_pos:.0f}, {t_mean:.0f} and {t_resample:.0f}",
        holds=lambda x: x["t_mean"] < x["t_zero"] / 2 and x["s_mean"] < x["s_zero"] / 2 and x["t_pos"] > x["t_mean"],
        note="the head losing most capo/vice zeroed, and the second on Tarso: role-matched mean ablation loses under "
-            "half as many as zeroing, position-matched more than role-matched on Tarso")
+            "half as many as zeroing, position-matched more than role-matched on Tarso",
+       scope=THIS_RUN, models=('calling-game',))
 def _zero_vs_mean(seed):
     t_head = _tarso_heads(seed)["second"]
     s_head = max(_heads(), key=lambda h: (_lost(seed, "zero", h, SUBORDINATE), h))
@@ -468,7 +484,8 @@ def _names(heads):
        "other half's {n:.0f} sentences and the strongest {hi:.0f}, where a key picked at random among the words "
        "would hit {chance:.1f} times",
        holds=lambda x: x["lo"] >= 2 * x["chance"],
-       note="MiniLM: every best head (chosen on the selection half) hits at least twice chance on the report half")
+       note="MiniLM: every best head (chosen on the selection half) hits at least twice chance on the report half",
+       scope=THIS_RUN)
 def _minilm_chance(seed):
     f = pronoun_finding(seed)
     return {"k": f.k, "best": _names(f.best), "lo": min(f.best_report_hits), "hi": max(f.best_report_hits),
@@ -481,7 +498,8 @@ def _minilm_chance(seed):
        "splits, at most one)",
        holds=lambda x: x["beating"] <= 1,
        note="MiniLM: at most one head of 72 hits the antecedent more often than the nearest-noun rule on the report "
-            "half (none on the pages' splits; one on 2 of 11 splits measured)")
+            "half (none on the pages' splits; one on 2 of 11 splits measured)",
+       scope=THIS_RUN)
 def _minilm_nearest(seed):
     f = pronoun_finding(seed)
     return {"nearest": f.report_baselines["nearest noun"], "first": f.report_baselines["first noun"],
@@ -492,7 +510,8 @@ def _minilm_nearest(seed):
        "On the {pairs:.0f} Winograd pairs of that half, where only the meaning tells the antecedents apart, the most "
        "pairs any chosen head gets right in both sentences is {both:.0f}",
        holds=lambda x: x["both"] <= 1,
-       note="MiniLM: no best head finds the antecedent in both sentences of more than one Winograd pair")
+       note="MiniLM: no best head finds the antecedent in both sentences of more than one Winograd pair",
+       scope=THIS_RUN)
 def _minilm_winograd(seed):
     f = pronoun_finding(seed)
     return {"pairs": f.pairs_report, "both": max(f.pairs_both_right.values())}
@@ -505,7 +524,8 @@ def _minilm_winograd(seed):
        "{control:+.3f} (average of {draws:.0f} draws)",
        holds=lambda x: abs(x["best"]) < 0.02 and abs(x["control"]) < 0.02,
        note="MiniLM: mean-ablating the best heads moves the antecedent margin by under 0.02 on average, as random "
-            "heads do")
+            "heads do",
+       scope=THIS_RUN)
 def _minilm_ablation(seed):
     f = pronoun_finding(seed)
     return {"clean": f.margin_positive_clean, "ablated": f.margin_positive_ablated, "n": f.n_report, "k": f.k,

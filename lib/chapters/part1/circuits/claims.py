@@ -13,6 +13,7 @@ from lib.analysis.ablation import all_heads, head_name
 from lib.analysis.calling_sets import EPITHETS4, N, calling_game, sets, surveys
 from lib.chapters.part1.circuits.circuits import head_habits, ov_circuit, ov_copies, qk_circuit
 from lib.analysis.head_survey import attention_survey
+from lib.claims.registry import EVERY_RUN, THIS_RUN
 from lib.claims.registry import claim as register
 from lib.content.corpora.calling_game import PLAYERS
 
@@ -24,7 +25,8 @@ claim = functools.partial(register, one_thread=True)
        "Each circuit is {d_model:.0f} by {d_model:.0f}, yet {n_rank:.0f} of the {n:.0f} have rank {d_head:.0f} "
        "exactly: past the head's width the singular values are rounding noise (at most {tail:.0e} of the largest)",
        holds=lambda x: x["n_rank"] == x["n"] and x["tail"] < 1e-5, seeded=False,
-       note="every QK and OV circuit of the calling-game model has rank d_head")
+       note="every QK and OV circuit of the calling-game model has rank d_head",
+       scope=EVERY_RUN, models=('calling-game',))
 def _rank(seed):
     cfg = calling_game().model.cfg
     ranks, tails = [], []
@@ -54,7 +56,8 @@ def _attention(seed):
        and max(x["capo"], x["vice"]) <= 0.15 * N,
        note="attention from the callee over 40 later calls per epithet: the head with the largest share on where "
             "the caller was called gets its largest weight there on 60%+ of the peer prompts, 15% or fewer of the "
-            "subordinate")
+            "subordinate",
+       scope=THIS_RUN, models=('calling-game',))
 def _finder(seed):
     habits, by_epithet = _attention(seed)
     called = "where the caller was called"
@@ -80,7 +83,8 @@ def _copying(seed):
        holds=lambda x: x["largest"] >= 0.75 * x["n"] and x["ov"] >= 8 and min(x["zero"], x["mean"], x["resample"])
        >= 0.6 * x["held"] and x["is_finder"] == 1,
        note="the head looking hardest at the callee from <SEP> (a number called) copies it (OV), is needed for it "
-            "under all three ablations, and is the head that finds where the caller was called")
+            "under all three ablations, and is the head that finds where the caller was called",
+       scope=THIS_RUN, models=('calling-game',))
 def _copier(seed):
     looks = _copying(seed)["next: a number"]
     copier = max(all_heads(calling_game().model), key=lambda hd: looks[hd]["the callee"].largest)
@@ -103,7 +107,8 @@ def _copier(seed):
        holds=lambda x: max(x["most_zero"], x["most_mean"]) <= x["held"] / 2 and x["copier_lost"] <= 5
        and x["reader_drop"] >= 0.4 * x["base"],
        note="next-caller prompts after Pietro or Paolo: no single head (zero or mean ablation) loses half of them, "
-            "but the epithet reader's mean ablation takes 40%+ of their logit difference")
+            "but the epithet reader's mean ablation takes 40%+ of their logit difference",
+       scope=THIS_RUN, models=('calling-game',))
 def _peer_next(seed):
     heads = all_heads(calling_game().model)
     number_looks = _copying(seed)["next: a number"]

@@ -14,7 +14,7 @@ from lib.analysis.ablation import reference_seed, reference_set
 from lib.analysis.head_survey import Switch, ablation_survey, later_turn_blocks
 from lib.analysis.lens import direct_logit_attribution, group_by_block
 from lib.chapters.part3.lever.logit_difference import difference_view, summarise
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, THIS_RUN, claim
 from lib.content.prompt_sets import PER_KIND, prompt_set
 
 
@@ -37,7 +37,8 @@ claim("lever.block0-ranks", "lever",
       "{n:.0f} later turns, with a median probability of only {p0:.2f}; by the end it is first on "
       "{on_top_final:.0f} of them, with a median lead of {dfinal:.1f} logits over the rival epithet",
       holds=lambda x: x["on_top0"] >= 0.75 * x["n"] and x["on_top_final"] >= 0.95 * x["n"] and x["p0"] < 0.9,
-      note="logit lens on later-turn epithet prompts: first after block 0 on most, nearly all at the end")(
+      note="logit lens on later-turn epithet prompts: first after block 0 on most, nearly all at the end",
+      scope=THIS_RUN, models=('calling-game',))(
     _lever_numbers)
 
 claim("lever.mlp1-writes", "lever",
@@ -45,7 +46,8 @@ claim("lever.mlp1-writes", "lever",
       "(median share {mlp1_share:.0%}; MLP 0, {mlp0_share:.0%}): what it writes, which is not the same as "
       "what the answer needs",
       holds=lambda x: x["mlp1_largest"] > x["n"] / 2,
-      note="direct attribution: MLP 1 writes the largest share of the final logit lead on most later turns")(
+      note="direct attribution: MLP 1 writes the largest share of the final logit lead on most later turns",
+      scope=EVERY_RUN, models=('calling-game',))(
     _lever_numbers)
 
 
@@ -57,7 +59,8 @@ claim("lever.mlp1-writes", "lever",
        holds=lambda x: (min(x["lost_attn0"], x["lost_mlp0"], x["lost_mlp1"]) >= 0.9 * x["held"]
                         and x["lost_attn1"] <= 0.1 * x["held"] and x["dla_attn0"] < 1 < x["dla_mlp1"]),
        note="mean ablation: attention 0 and both MLPs needed on 90%+ of later-turn Tarso answers, attention 1 on "
-            "10% or less; attention 0's median direct attribution to Tarso under one logit")
+            "10% or less; attention 0's median direct attribution to Tarso under one logit",
+       scope=THIS_RUN, models=('calling-game',))
 def _(seed):
     lm = lib.load("calling-game")
     x = later_turn_blocks(seed)
@@ -79,7 +82,8 @@ def _(seed):
        "says `<SEP>`, the token after a numbered callee; resampled, {resample:.0f}",
        holds=lambda x: x["zero"] <= 0.3 * x["held"] and x["mean"] >= 0.9 * x["held"] and x["sep"] >= 0.75 * x["mean"],
        note="MLP 1 on the later-turn Tarso set: zeroed it loses 30% or fewer, mean-ablated (role-matched) 90%+, "
-            "three quarters of those to <SEP>")
+            "three quarters of those to <SEP>",
+       scope=THIS_RUN, models=('calling-game',))
 def _ways(seed):
     lm = lib.load("calling-game")
     group = prompt_set("epithet-later-turn", 40, seed, lm.model.cfg.n_ctx, target="Tarso")
