@@ -48,7 +48,7 @@ def _roles():
        holds=lambda x: abs(x["init_same"] - x["init_other"]) < 0.05 and x["gap_lo"] > x["shuffled_hi"],
        note="random initial table (seeded): no role structure; every trained run: same-role minus other-role "
             "cosine above every one of 200 role shuffles",
-       scope=EVERY_RUN, models=('calling-game', 'zero-layer'))
+       scope=EVERY_RUN, models=('calling-game', 'zero-layer'), covers_runs=True)
 def _(seed):
     tokens, roles = _roles()
     torch.manual_seed(seed)
@@ -102,7 +102,7 @@ claim("what-an-embedding-is.geometry-differs", "what-an-embedding-is",
       "same model correlate {cg_lo:.2f} to {cg_hi:.2f} (calling-game) and {zl_lo:.2f} to {zl_hi:.2f} (zero-layer)",
       holds=lambda x: x["cross_hi"] < min(x["cg_lo"], x["zl_lo"]), seeded=False,
       note="the two architectures' similarity tables agree less than any two training runs of one of them",
-      scope=EVERY_RUN, models=('calling-game', 'zero-layer'))(
+      scope=EVERY_RUN, models=('calling-game', 'zero-layer'), covers_runs=True)(
     lambda seed: _geometry_numbers())
 
 claim("what-an-embedding-is.zero-layer-packs", "what-an-embedding-is",
@@ -111,9 +111,8 @@ claim("what-an-embedding-is.zero-layer-packs", "what-an-embedding-is",
       "exceeds {cg_other_hi:.2f} between different roles. Paolo's nearest row is {paolo_zl} in {paolo_zl_same:.0f} "
       "of the {n_zl:.0f} zero-layer runs; in the calling-game runs it is a numbered player in "
       "{paolo_cg_numbers:.0f} of {n_cg:.0f}, which one changing with the training seed ({paolo_cg})",
-      holds=lambda x: (x["zl_other_lo"] > x["cg_other_hi"] and x["paolo_zl_same"] == x["n_zl"]
-                       and x["paolo_cg_numbers"] == x["n_cg"]), seeded=False,
-      note="zero-layer different-role cosines exceed every calling-game run's; Paolo's nearest row is the same "
-           "in every zero-layer run and a numbered player in every calling-game run",
-      scope=EVERY_RUN, models=('calling-game', 'zero-layer'))(
+      holds=lambda x: x["zl_other_lo"] > x["cg_other_hi"], seeded=False,
+      note="zero-layer different-role cosines exceed every calling-game run's; which row is Paolo's nearest is "
+           "counted over the runs, not required (a run trained on seed 9 gives Pietro)",
+      scope=EVERY_RUN, models=('calling-game', 'zero-layer'), covers_runs=True)(
     lambda seed: _geometry_numbers())
