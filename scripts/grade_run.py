@@ -194,6 +194,27 @@ class Cgroups:
                 self.missing.append(f"no limit on {what} ({e.strerror}; each process limited alone)"
                                     if controller == "memory" else f"no limit on {what} ({e.strerror})")
 
+    @staticmethod
+    def sweep() -> None:
+        """Remove the groups a chapter's process left when it was killed before it could (the grader
+        stopped by hand): every `grading-PID-...` group under this process's own whose PID is gone."""
+        try:
+            own = [line.split(":", 2) for line in Path("/proc/self/cgroup").read_text().splitlines()]
+        except OSError:
+            return
+        bases = {Path("/sys/fs/cgroup", *([c] if c and c != "" else []), path.lstrip("/"))
+                 for _, controllers, path in own for c in (controllers.split(",") if controllers else [""])}
+        for base in bases:
+            try:
+                stale = [p for p in base.glob("grading-*") if p.is_dir() and p.name.split("-")[1].isdigit()
+                         and not Path("/proc", p.name.split("-")[1]).exists()]
+            except OSError:
+                continue
+            if stale:
+                leftover = Cgroups.__new__(Cgroups)
+                leftover.paths = stale
+                leftover.remove()
+
     def join(self) -> None:
         """Put this process (and so all it starts) in the run's groups."""
         for folder in self.paths:
@@ -657,6 +678,7 @@ def main() -> int:
         running[pid] = {"learner": learner, "deadline": time.monotonic() + limits["notebook_seconds"],
                         "watch": watch_read, "cgroups": learner.pop("cgroups")}
 
+    Cgroups.sweep()
     signal.signal(signal.SIGALRM, watch.check)
     signal.setitimer(signal.ITIMER_REAL, 0.5, 0.5)
     cells = job["cells"]
