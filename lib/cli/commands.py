@@ -343,7 +343,10 @@ def cmd_patch(args) -> int:
 def cmd_train(args) -> int:
     meta = train_preset(args.model, seed=args.seed, out=args.out, replace_shipped=args.replace_shipped,
                         progress=not args.quiet)
-    print(f"trained {args.model} (seed {meta['train']['seed']}, {meta['train']['steps']} steps) in "
+    steps = meta.get("steps_trained", meta["train"]["steps"])
+    floor = meta["train"].get("stop_below")
+    until = "" if floor is None else (f", stopped at the floor {floor}" if meta.get("reached_floor") else f", the floor {floor} NOT reached")
+    print(f"trained {args.model} (seed {meta['train']['seed']}, {steps} steps{until}) in "
           f"{meta['train_seconds']:.1f} s; final loss {meta['final_loss']:.4f}; saved to {meta['folder']}")
     return 0
 
@@ -358,7 +361,8 @@ def cmd_check(args) -> int:
         runs = shipped_runs(name)
         for folder in runs:
             result = check(name, folder)
-            which = "" if len(runs) == 1 else f" ({run_label(folder)}{', the pages' run' if folder == runs[0] else ''})"
+            pages = ", the pages' run" if folder == runs[0] else ""     # outside the f-string: Python 3.11 reads no quote inside
+            which = "" if len(runs) == 1 else f" ({run_label(folder)}{pages})"
             print(f"{name}{which}: {'PASS' if result.passed else 'FAIL'}")
             for line in result.lines:
                 print("  " + line)

@@ -34,6 +34,12 @@ class TrainResult:
     model: Transformer
     losses: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    # The corpus's monitored figures, every `monitor_every` steps: (step, {name: value}); step s is
+    # the model after s updates (0: as initialised).
+    monitored: list[tuple[int, dict]] = field(default_factory=list)
+    # Snapshots of the weights over training (`TrainConfig.checkpoints` of them): (step, state dict).
+    checkpoints: list[tuple[int, dict]] = field(default_factory=list)
+    reached_floor: bool = False
 
 
 def make_batch(corpus: Corpus, vocab: Vocabulary, rng: random.Random, batch_size: int,
@@ -94,7 +100,13 @@ def _train(model_cfg, train_cfg, corpus, callback, progress) -> TrainResult:
     result = TrainResult(model)
     bar = _progress_bar(train_cfg.steps, corpus.name) if progress else None
     start = time.perf_counter()
+    snapshots: list[tuple[int, dict]] = []
+    watching = corpus.monitor is not None or train_cfg.checkpoints
+    require(train_cfg.stop_below is None or corpus.monitor is not None,
+            f"stop_below needs a corpus that monitors a figure, and {corpus.name} does not")
     for step in range(train_cfg.steps):
+        if watching and step % train_cfg.monitor_every == 0 and _watch(model, corpus, train_cfg, step, result, snapshots):
+            break
         lr = lr_at(step, train_cfg)
         for group in opt.param_groups:
             group["lr"] = lr
@@ -114,11 +126,38 @@ def _train(model_cfg, train_cfg, corpus, callback, progress) -> TrainResult:
             bar.update(1)
             if step % 20 == 0:
                 bar.set_postfix(loss=f"{value:.4f}")
+    else:
+        if watching:
+            _watch(model, corpus, train_cfg, train_cfg.steps, result, snapshots)
     if bar is not None:
         bar.close()
     result.seconds = time.perf_counter() - start
+    result.checkpoints = _spread(snapshots, train_cfg.checkpoints)
     model.eval()
     return result
+
+
+def _watch(model, corpus, cfg: TrainConfig, step: int, result: TrainResult, snapshots: list) -> bool:
+    """Measure the monitored figures and keep a snapshot at `step`; True when training should stop."""
+    if cfg.checkpoints:
+        snapshots.append((step, {k: v.detach().clone() for k, v in model.state_dict().items()}))
+    if corpus.monitor is None:
+        return False
+    model.eval()
+    figures = corpus.monitor(model)
+    model.train()
+    result.monitored.append((step, figures))
+    stop = cfg.stop_below is not None and next(iter(figures.values())) < cfg.stop_below
+    result.reached_floor = stop
+    return stop
+
+
+def _spread(snapshots: list, n: int) -> list:
+    """`n` of the snapshots, evenly spaced from the first to the last (all of them when there are fewer)."""
+    if not n or len(snapshots) <= n:
+        return list(snapshots)
+    picks = sorted({round(i * (len(snapshots) - 1) / (n - 1)) for i in range(n)})
+    return [snapshots[i] for i in picks]
 
 
 def _progress_bar(total: int, name: str):
