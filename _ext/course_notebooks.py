@@ -20,6 +20,9 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 MODES = ("fold", "hide")
+# The header buttons (sphinx-book-theme's labels) the class site leaves out.
+CLASS_SITE_WITHOUT = {"download-source-button", "launch-buttons", "source-buttons", "source-repository-button",
+                      "source-file-button", "source-edit-button", "source-issues-button"}
 READER_FOLDER = "notebooks"   # where binder/postBuild and `make lab` write the reader notebooks
 
 
@@ -64,9 +67,13 @@ def _point_at_reader_notebooks(app, pagename, templatename, context, doctree):
     if context.get("ipynb_source"):
         app.env.course_downloads = getattr(app.env, "course_downloads", set()) | {pagename}
     if app.config.course_solutions == "hide":
-        for group in context.get("header_buttons", []):
+        # The class site: no MyST source to download, no launch button (Binder opens the reader
+        # notebook, solutions folded in it) and no link to the repository (the sources hold them).
+        context["header_buttons"] = [group for group in context.get("header_buttons", [])
+                                     if group.get("label") not in CLASS_SITE_WITHOUT]
+        for group in context["header_buttons"]:
             if "buttons" in group:
-                group["buttons"] = [b for b in group["buttons"] if b.get("label") != "download-source-button"]
+                group["buttons"] = [b for b in group["buttons"] if b.get("label") not in CLASS_SITE_WITHOUT]
 
 
 def _write_downloads(app, exception):

@@ -24,6 +24,10 @@ BUDGETS: dict[str, float] = {
     "minilm_sentence": 0.050,     # one sentence of up to 64 WordPiece tokens through it, with the cache
     "minilm_site_patterns": 20.0,  # the site's build: every head's pattern on the sentences its explorer offers
     "patching_grid": 1.0,         # a whole activation-patching grid (heads x positions), page or kernel
+    "smollm2_load": 5.0,          # loading SmolLM2-135M from its package's GGUF file, dequantizing included
+    "smollm2_prompt": 0.500,      # a prompt of 32 tokens through SmolLM2, filling the KV cache
+    "smollm2_token": 0.100,       # one generated token with the KV cache
+    "smollm2_memory_mb": 1536.0,  # peak memory of a chapter that uses SmolLM2
     # the website
     "page_gzip_bytes": 2_000_000,  # one page, gzip-compressed as a host serves it, theme included
     "frame_ms": 16.0,             # one interaction (forward pass in the page and draw), p95

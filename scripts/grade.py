@@ -32,12 +32,15 @@ import csv
 import json
 import os
 import re
+import shutil
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import zipfile
+from datetime import datetime
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -53,6 +56,7 @@ from lib.exercises.catalogue import catalogue  # noqa: E402
 
 VERDICTS = ("correct", "not yet", "not answered", "error", "missing")
 GRADEBOOK = "gradebook.csv"
+FEEDBACK = "feedback"          # DIR/feedback/LEARNER.md
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 EXERCISE_LABEL = re.compile(r":::\{exercise\}[^\n]*\n(?:(?::[\w-]+:[^\n]*\n)*?):label:[ \t]*(\S+)")
@@ -64,6 +68,9 @@ class Learner:
     name: str
     verdicts: dict = field(default_factory=dict)   # label -> verdict
     notes: list = field(default_factory=list)
+    messages: dict = field(default_factory=dict)   # label -> the check's message (what the kernel shows)
+    returned_at: dict = field(default_factory=dict)  # notebook name -> the graded file's modification time
+    late: list = field(default_factory=list)       # notebook names returned after the due date
 
     def count(self, verdict: str) -> int:
         return sum(v == verdict for v in self.verdicts.values())
@@ -145,34 +152,235 @@ def stub_call(doc: str, label: str, source: str, module: str | None, models: dic
     return {"module": module, "check": calls[0].func.attr, "args": args, "call": ast.dump(calls[0])}
 
 
-def returned(folder: Path) -> dict[str, Path]:
-    """A learner's notebooks by file name, found at any depth (checkpoints skipped)."""
-    found = {}
-    for path in sorted(folder.rglob("*.ipynb")):
-        if ".ipynb_checkpoints" not in path.parts:
-            found.setdefault(path.name, path)
-    return found
+# What a returned file may be, read as data: beyond these it is refused (or a cell left out) with a note.
+MAX_NOTEBOOK_BYTES = 16 * 2 ** 20     # a notebook file (its outputs included)
+MAX_CELLS = 2000                      # cells in one notebook
+MAX_CELL_CHARS = 2 ** 20              # one code cell's source
+MAX_CODE_CHARS = 4 * 2 ** 20          # every code cell of one notebook together
+MAX_ENTRIES = 20_000                  # files and folders looked at in one learner's folder
+MAX_NOTES = 6                         # notes of one kind per learner (the rest counted)
+SKIPPED_FOLDERS = {".ipynb_checkpoints", "__pycache__", ".git"}
+_READING = threading.Lock()           # one notebook parsed at a time: the grader's memory stays bounded
+
+
+def quoted(text, limit: int = 60) -> str:
+    """A learner's text (a file name, a label, an exception's name) in a note: quoted, printable, cut
+    short, never taken for the grader's own words or for another note (no ';')."""
+    text = str(text)
+    shown = "".join(c if c.isprintable() and c not in '";' else "?" for c in text[:limit])
+    return f'"{shown}"' + ("..." if len(text) > limit else "")
+
+
+def kind_of(mode: int) -> str:
+    for test, name in ((stat.S_ISLNK, "a link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def returned(folder: Path, book: dict | None = None) -> tuple[dict[str, list[Path]], list[str]]:
+    """A learner's notebooks by file name, found at any depth, each name with every regular file of
+    it (checkpoints skipped); and notes on what was refused: links (never followed), FIFOs, devices
+    and sockets (never opened), files too large, names no chapter has. Nothing here opens a file."""
+    found: dict[str, list[Path]] = {}
+    notes = Notes()
+    book = book if book is not None else assignment()
+    if folder.is_symlink():
+        notes.add("link", "the learner's folder is a link: refused, nothing in it graded")
+        return found, notes.list()
+    seen = 0
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        seen += len(dirs) + len(files)
+        if seen > MAX_ENTRIES:
+            notes.add("many", f"more than {MAX_ENTRIES} files and folders: the rest not looked at")
+            dirs[:] = []
+        for name in sorted(dirs):
+            if name in SKIPPED_FOLDERS:
+                dirs.remove(name)
+            elif os.path.islink(os.path.join(root, name)):
+                dirs.remove(name)
+                if name.endswith(".ipynb"):
+                    files.append(name)
+                else:
+                    notes.add("link", f"{quoted(Path(root, name).relative_to(folder))} is a link to a folder: not followed")
+        dirs.sort()
+        for name in sorted(files):
+            if not name.endswith(".ipynb"):
+                continue
+            path = Path(root, name)
+            rel = path.relative_to(folder)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                notes.add("refused", f"{quoted(rel)} is a link (not followed): refused, not graded")
+            elif not stat.S_ISREG(info.st_mode):
+                notes.add("refused", f"{quoted(rel)} is {kind_of(info.st_mode)}, not a regular file: refused, not graded")
+            elif info.st_size > MAX_NOTEBOOK_BYTES:
+                notes.add("refused", f"{quoted(rel)} is larger than {MAX_NOTEBOOK_BYTES // 2 ** 20} MB: refused, "
+                                     "not graded (its outputs cleared, it would be read)")
+            elif name not in book:
+                notes.add("unknown", f"{quoted(rel)} is not the notebook of a chapter with exercises: not graded")
+            else:
+                found.setdefault(name, []).append(path)
+    return found, notes.list()
+
+
+class Notes:
+    """A learner's notes, at most MAX_NOTES of each kind (the rest counted in one more)."""
+
+    def __init__(self):
+        self.kinds: dict[str, list[str]] = {}
+        self.extra: Counter = Counter()
+
+    def add(self, kind: str, note: str) -> None:
+        kept = self.kinds.setdefault(kind, [])
+        if len(kept) < MAX_NOTES:
+            if note not in kept:
+                kept.append(note)
+        else:
+            self.extra[kind] += 1
+
+    def list(self) -> list[str]:
+        out = [note for kept in self.kinds.values() for note in kept]
+        return out + [f"{n} more notes like the one before" for kind, n in self.extra.items() if n]
 
 
 # ----------------------------------------------------------------------------- reading a returned notebook
+def read_file_bounded(path: Path) -> bytes:
+    """The file's bytes, if it is a regular file within the size limit: opened without following a
+    link and without blocking (a FIFO put in its place since it was listed is refused, not waited on)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused(f"is {kind_of(info.st_mode)}, not a regular file")
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            raise Refused(f"is larger than {MAX_NOTEBOOK_BYTES // 2 ** 20} MB")
+        chunks, size = [], 0
+        while size <= MAX_NOTEBOOK_BYTES:
+            chunk = os.read(fd, 2 ** 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > MAX_NOTEBOOK_BYTES:
+            raise Refused(f"is larger than {MAX_NOTEBOOK_BYTES // 2 ** 20} MB")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+class Refused(Exception):
+    """A returned file the grader does not read; the message says why, in the grader's words."""
+
+
+def load_notebook(path: Path) -> dict:
+    """The notebook as plain JSON data (nothing of it runs, no schema library walks it)."""
+    try:
+        raw = read_file_bounded(path)
+    except OSError as e:
+        raise Refused(f"could not be opened ({e.strerror or type(e).__name__})") from None
+    with _READING:
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError, MemoryError):
+            raise Refused("is not a readable notebook (not JSON, or nested too deep)") from None
+        if isinstance(data, dict) and data.get("nbformat") in (1, 2, 3):   # an old notebook: nbformat converts it
+            try:
+                data = json.loads(json.dumps(nbformat.reads(raw.decode("utf-8", "replace"), as_version=4)))
+            except Exception:
+                raise Refused("is not a readable notebook (an old format that could not be converted)") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise Refused("is not a readable notebook (no list of cells)")
+    return data
+
+
+def code_cells(data: dict, spec: dict) -> tuple[list[dict], list[str]]:
+    """The learner's code cells ({source, label}) from a notebook's data, every field checked for its
+    type: the first answer cell of each exercise labelled; and notes (the grader's words) on what
+    was left out or is doubtful."""
+    notes = Notes()
+    cells, seen, total = [], set(), 0
+    raw_cells = data["cells"]
+    if len(raw_cells) > MAX_CELLS:
+        notes.add("cells", f"more than {MAX_CELLS} cells: the rest left out")
+        raw_cells = raw_cells[:MAX_CELLS]
+    for n, cell in enumerate(raw_cells, 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            notes.add("source", f"cell {n}: its source is not text: left out")
+            continue
+        if len(source) > MAX_CELL_CHARS or total + len(source) > MAX_CODE_CHARS:
+            notes.add("source", f"cell {n}: longer than the grader runs ({len(source):,} characters): left out")
+            continue
+        total += len(source)
+        metadata = cell.get("metadata")
+        course = metadata.get("course") if isinstance(metadata, dict) else None
+        label = None
+        if isinstance(course, dict) and course.get("role") == "answer":
+            claimed = course.get("exercise")
+            if not isinstance(claimed, str):
+                notes.add("label", f"cell {n}: an answer cell whose exercise label is not text: run as an ordinary cell")
+            elif claimed not in spec["answers"]:
+                notes.add("label", f"cell {n}: an answer cell labelled {quoted(claimed)}, which this chapter "
+                                   "does not have: run as an ordinary cell")
+            elif claimed in seen:
+                notes.add("label", f"cell {n}: a second answer cell labelled {claimed}: the first is the answer "
+                                   "cell, this one runs as an ordinary cell (the answer's value after it counts)")
+            else:
+                label = claimed
+                seen.add(label)
+        cells.append({"source": source, "label": label})
+    return cells, notes.list()
+
+
 def read_returned(path: Path, spec: dict) -> tuple[list[dict] | None, list[str]]:
     """The learner's code cells ({source, label}), each exercise's first answer cell labelled; and
     notes on what the notebook does that a grade should not rest on. None if it is no notebook."""
     try:
-        nb = nbformat.read(path, as_version=4)
-    except Exception as e:  # not JSON, not a notebook: the learner's file, not our bug
-        return None, [f"{path.name} is not a readable notebook ({type(e).__name__})"]
-    cells, seen = [], set()
-    for cell in nb.cells:
-        if cell.get("cell_type") != "code" or not isinstance(cell.get("source"), str):
-            continue
-        meta = cell.get("metadata", {}).get("course", {})
-        label = meta.get("exercise") if isinstance(meta, dict) and meta.get("role") == "answer" else None
-        if label in seen or label not in spec["answers"]:
-            label = None
-        seen.add(label)
-        cells.append({"source": cell["source"], "label": label})
-    return cells, findings(cells, spec)
+        data = load_notebook(path)
+    except Refused as e:
+        return None, [f"{path.name} {e}"]
+    cells, notes = code_cells(data, spec)
+    return cells, notes + findings(cells, spec)
+
+
+def changed_answers(cells: list[dict], spec: dict) -> int:
+    """How many of the chapter's answer cells a notebook changed from the stub (how complete it is)."""
+    stubs = {c["label"]: c["source"].strip() for c in spec["cells"] if c["label"]}
+    return sum(1 for c in cells if c["label"] and c["source"].strip() != stubs.get(c["label"]))
+
+
+def choose(paths: list[Path], folder: Path, spec: dict) -> tuple[Path, list[dict] | None, list[str]]:
+    """One notebook of a chapter when a learner returned several: the one with the most answer cells
+    changed from the stub, then the one nearest the learner's folder, then the newest. The notes
+    name the one graded and the ones passed over."""
+    if len(paths) == 1:
+        cells, notes = read_returned(paths[0], spec)
+        return paths[0], cells, notes
+    read = []
+    for path in paths:
+        cells, notes = read_returned(path, spec)
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            mtime = 0
+        read.append((changed_answers(cells, spec) if cells is not None else -1, -len(path.relative_to(folder).parts),
+                     mtime, path, cells, notes))
+    read.sort(key=lambda r: r[:3], reverse=True)
+    best = read[0]
+    others = ", ".join(quoted(r[3].relative_to(folder)) for r in read[1:6])
+    note = (f"{len(paths)} notebooks named {best[3].name}: graded {quoted(best[3].relative_to(folder))} "
+            f"({best[0]} answers changed from the stub; the rule: most answers changed, then nearest the "
+            f"learner's folder, then newest); not graded: {others}")
+    return best[3], best[4], [note, *best[5]]
 
 
 VERDICT_HTML = re.compile(r"data-verdict|course-feedback", re.I)
@@ -185,12 +393,23 @@ def findings(cells: list[dict], spec: dict) -> list[str]:
     from IPython.core.inputtransformer2 import TransformerManager
 
     transform = TransformerManager().transform_cell
-    trees = []
+    trees, unread = [], []
     for cell in cells:
         try:
             trees.append(ast.parse(transform(cell["source"])))
         except (SyntaxError, ValueError, TypeError):
             trees.append(None)
+        except (RecursionError, MemoryError):     # `1+1+...` of 100,000 terms: too deep for Python's parser
+            trees.append(None)
+            unread.append(cell["label"] or "a cell")
+    try:
+        return [f"{where}: nested too deep to read for forgeries" for where in dict.fromkeys(unread)] \
+            + _findings(cells, trees, spec)
+    except (RecursionError, MemoryError):
+        return ["the notebook's code is nested too deep to read for forgeries"]
+
+
+def _findings(cells: list[dict], trees: list, spec: dict) -> list[str]:
     # Every name the notebook gives lib.exercises, a chapter's checks or one of their modules (the stubs'
     # `check` among them).
     aliases = {"check", "exercises", "chapters"}
@@ -281,30 +500,74 @@ def clean_env() -> dict:
 
 
 def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dict, jobs: int,
-                scratch_root: Path | None = None) -> dict[str, dict]:
-    """Every learner's contained run of one chapter: learner name -> {records, problem}.
+                scratch_root: Path, records: Path) -> dict[str, dict]:
+    """Every learner's contained run of one chapter: learner name -> {records, contained, done, crash,
+    problem}, `records` the file (in `records`, a folder of the grader's own) that holds what the run
+    wrote down, line by line.
 
     The chapter's work folder is made in `scratch_root` (the grading's own folder, which holds the
     other chapters' work folders too); a run sees neither it nor the class's folder.
 
     Each learner's cells go to the run in a file of their own (read by their run only, then hidden
-    under its working folder), and their answers come back on a pipe of their own, read here: the
-    chapter's process never holds a learner's code or answers."""
-    runs = {learner["name"]: {"records": [], "problem": None} for learner in learners}
+    under its working folder), and their answers come back on a pipe of their own, read here in
+    pieces: a record longer than `record_bytes` is dropped as it comes, and a run that writes more
+    than `run_bytes` in all is read no further, so whatever a run writes, the grader holds at most
+    one record of it in memory (the records go to a file; the checker reads them from there)."""
+    runs = {learner["name"]: {"records": str(records / f"records-{i}.jsonl"), "contained": None, "done": False,
+                              "crash": None, "problem": None, "dropped": 0}
+            for i, learner in enumerate(learners)}
     readers, ends = [], []
 
+    def take(run, line: bytes, first: bool, out) -> None:
+        if len(line) <= 2 ** 16:          # the run's own short records: what containment did, done, crash
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                record = None
+            if isinstance(record, dict):
+                if first and isinstance(record.get("contained"), list):   # written before any learner's line ran
+                    run["contained"] = [str(item)[:200] for item in record["contained"][:12]]
+                if record.get("done") is True:
+                    run["done"] = True
+                if "crash" in record:
+                    run["crash"] = re.sub(r"[^\w.]", "", str(record.get("crash_type", "")))[:60] or "unknown"
+        out.write(line + b"\n")
+
     def read(fd, name):
-        size = 0
-        with os.fdopen(fd, "r", errors="replace") as f:
-            for line in f:
-                size += len(line)
-                if size > limits["record_bytes"]:
-                    runs[name]["problem"] = "wrote more than the grader reads"
-                    break
+        run = runs[name]
+        buffer, dropping, total, first = bytearray(), False, 0, True
+        with os.fdopen(fd, "rb", buffering=0) as pipe, open(run["records"], "wb") as out:
+            while True:
                 try:
-                    runs[name]["records"].append(json.loads(line))
-                except ValueError:
-                    pass
+                    chunk = pipe.read(2 ** 16)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                total += len(chunk)
+                if total > limits["run_bytes"]:
+                    run["problem"] = (f"the run wrote more than the grader reads ({limits['run_bytes'] // 2 ** 20} MB): "
+                                      "the rest was not read")
+                    break
+                start = 0
+                while start < len(chunk):
+                    nl = chunk.find(b"\n", start)
+                    end = len(chunk) if nl < 0 else nl
+                    if not dropping:
+                        if len(buffer) + end - start > limits["record_bytes"]:
+                            dropping = True
+                            buffer.clear()
+                            run["dropped"] += 1
+                        else:
+                            buffer += chunk[start:end]
+                    if nl < 0:
+                        break
+                    if not dropping:
+                        take(run, bytes(buffer), first, out)
+                        first = False
+                    buffer.clear()
+                    dropping = False
+                    start = nl + 1
 
     with tempfile.TemporaryDirectory(prefix="grade-", dir=scratch_root) as work:
         work_path = Path(work)
@@ -320,7 +583,7 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
                            "fd": write_end})
         job = {"cells": [c["source"] for c in spec["cells"]], "learners": placed, "answers": spec["answers"],
                "limits": limits, "jobs": jobs, "workdir": str(work_path),
-               "hide": [str(submissions.resolve())] + ([str(Path(scratch_root).resolve())] if scratch_root else [])}
+               "hide": [str(submissions.resolve()), str(Path(scratch_root).resolve())]}
         env = {**clean_env(), "HOME": work}
         for thread in readers:
             thread.start()
@@ -339,52 +602,84 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
             stdout, stderr = process.communicate()
         for thread in readers:
             thread.join(30)
+    walls = None
     for line in stdout.splitlines():
         try:
             item = json.loads(line)
         except ValueError:
             continue
+        if isinstance(item, dict) and "walls" in item:
+            walls = item["walls"]
         if isinstance(item, dict) and item.get("learner") in runs and item.get("problem"):
-            runs[item["learner"]]["problem"] = item["problem"]
+            runs[item["learner"]]["problem"] = str(item["problem"])[:300]
     for name, run in runs.items():
-        records = run["records"]
-        crash = next((r["crash"] for r in records if isinstance(r, dict) and "crash" in r), None)
-        if crash:
-            run["problem"] = "the grader's run failed: " + str(crash)[-300:]
-        elif not run["problem"] and not any(isinstance(r, dict) and r.get("done") for r in records):
+        if run["crash"]:
+            run["problem"] = f"the grader's run failed ({run['crash']})"
+        elif not run["problem"] and not run["done"]:
             run["problem"] = ("the run ended before the notebook did (the notebook ended Python, "
-                              "or used up its memory or CPU time)")
-    if process.returncode != 0 and not any(run["records"] for run in runs.values()):
-        raise SystemExit(f"the chapter {spec['doc']} could not be run: {stderr.strip().splitlines()[-1:]}")
+                              "or used up its memory, processes or CPU time)")
+        if run["dropped"]:
+            run["problem"] = "; ".join(filter(None, [run["problem"], f"{run['dropped']} records longer than the "
+                                                     f"grader reads ({limits['record_bytes'] // 2 ** 20} MB) dropped"]))
+    if process.returncode != 0 and not any(run["done"] or run["contained"] is not None for run in runs.values()):
+        last = (stderr.strip().splitlines() or ["no message"])[-1][:300]
+        for run in runs.values():
+            run["problem"] = f"the chapter's own run failed ({last})"
+    if walls:
+        for run in runs.values():
+            run["walls"] = walls
     return runs
 
 
-def check_chapter(spec: dict, runs: dict[str, dict], labels: dict[str, list[str]]) -> list[dict]:
-    """The verdicts of one chapter, from a fresh checker process."""
+def check_chapter(spec: dict, runs: dict[str, dict], labels: dict[str, list[str]]) -> tuple[list[dict], str | None]:
+    """The verdicts of one chapter, from a fresh checker process; and what went wrong with it, if it
+    stopped (the learners it gave no verdict are then marked as errors, the rest stand)."""
     job = {"answers": spec["answers"],
-           "learners": [{"name": name, "records": run.get("records", []), "labels": labels[name]}
-                        for name, run in runs.items()]}
-    result = subprocess.run([sys.executable, str(HERE / "grade_check.py")], input=json.dumps(job),
-                            capture_output=True, text=True, env={**clean_env(), "HOME": tempfile.gettempdir()},
-                            cwd=str(ROOT), timeout=3600)
+           "learners": [{"name": name, "records": run["records"], "labels": labels[name]}
+                        for name, run in runs.items() if name in labels]}
+    try:
+        result = subprocess.run([sys.executable, str(HERE / "grade_check.py")], input=json.dumps(job),
+                                capture_output=True, text=True, env={**clean_env(), "HOME": tempfile.gettempdir()},
+                                cwd=str(ROOT), timeout=3600)
+    except subprocess.TimeoutExpired:
+        return [], "the checker ran past an hour"
+    items = []
+    for line in result.stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict) and item.get("learner") in labels and item.get("label") in spec["answers"]:
+            items.append(item)
+    problem = None
     if result.returncode != 0:
-        raise SystemExit(f"the checker failed on {spec['doc']}: {result.stderr.strip()[-500:]}")
-    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+        problem = "the checker stopped: " + ((result.stderr.strip().splitlines() or ["no message"])[-1])[:200]
+    return items, problem
 
 
-def grade_chapter(nb_name: str, handed: dict[str, dict], learners: dict[str, Learner], submissions: Path,
-                  limits: dict, jobs: int, scratch_root: Path | None = None) -> None:
+def grade_chapter(nb_name: str, handed: dict[str, dict], learners: dict[str, "Learner"], submissions: Path,
+                  limits: dict, jobs: int, scratch_root: Path) -> None:
+    """Grade one chapter for every learner. Whatever one learner returned costs only their own row:
+    each step that reads or checks a learner's work catches its own failure and says so in a note."""
     spec = chapters()[nb_name]
     to_run, labels = [], {}
     for name, notebooks_of in handed.items():
         learner = learners[name]
-        path = notebooks_of.get(nb_name)
-        if path is None:
+        paths = notebooks_of.get(nb_name)
+        if not paths:
             learner.verdicts.update({label: "missing" for label in spec["order"]})
             learner.notes.append(f"{nb_name} not returned")
             continue
-        cells, notes = read_returned(path, spec)
+        path = paths[0]
+        try:
+            path, cells, notes = choose(paths, submissions / name, spec)
+        except Exception as e:     # a learner's file the reading above did not foresee: their row only
+            cells, notes = None, [f"{nb_name} could not be read ({type(e).__name__})"]
         learner.notes.extend(notes)
+        try:
+            learner.returned_at[nb_name] = os.lstat(path).st_mtime
+        except (OSError, NameError):
+            pass
         if cells is None:
             learner.verdicts.update({label: "error" for label in spec["order"]})
             continue
@@ -398,36 +693,53 @@ def grade_chapter(nb_name: str, handed: dict[str, dict], learners: dict[str, Lea
             to_run.append({"name": name, "cells": cells, "start": departs(cells, spec["cells"])})
     if not to_run:
         return
-    runs = run_chapter(spec, to_run, submissions, limits, jobs, scratch_root)
-    for name in labels:
-        run = runs.setdefault(name, {"records": [], "problem": "the run gave no answers"})
-        contained = next((r["contained"] for r in run.get("records", []) if isinstance(r, dict) and "contained" in r), None)
-        if run.get("problem"):
-            learners[name].notes.append(f"{nb_name}: {run['problem']}")
-        if contained:
-            learners[name].notes.append(f"{nb_name}: ran with {'; '.join(map(str, contained))}")
-            UNCONTAINED.update(map(str, contained))
-    for item in check_chapter(spec, runs, labels):
+    records = Path(tempfile.mkdtemp(prefix="records-", dir=scratch_root))
+    try:
+        runs = run_chapter(spec, to_run, submissions, limits, jobs, scratch_root, records)
+        for name in labels:
+            run = runs[name]
+            if run.get("problem"):
+                learners[name].notes.append(f"{nb_name}: {run['problem']}")
+            missing = list(run.get("contained") or []) + list(run.get("walls") or [])
+            if missing:
+                learners[name].notes.append(f"{nb_name}: ran with {'; '.join(map(str, missing))}")
+                UNCONTAINED.update(map(str, missing))
+        items, problem = check_chapter(spec, runs, labels)
+    finally:
+        shutil.rmtree(records, ignore_errors=True)
+    given = set()
+    for item in items:
         learner = learners[item["learner"]]
+        given.add((item["learner"], item["label"]))
         learner.verdicts[item["label"]] = item["verdict"] if item["verdict"] in VERDICTS else "error"
+        learner.messages[item["label"]] = str(item.get("message") or "")[:1000]
         if item.get("note"):
-            learner.notes.append(f"{item['label']}: {item['note']}")
+            learner.notes.append(f"{item['label']}: {str(item['note'])[:300]}")
+    for name, present in labels.items():
+        lost = [label for label in present if (name, label) not in given]
+        if lost:
+            learners[name].verdicts.update(dict.fromkeys(lost, "error"))
+            learners[name].notes.append(f"{nb_name}: {problem or 'the checker gave no verdict'} "
+                                        f"({len(lost)} answers not checked)")
 
 
 UNCONTAINED: set[str] = set()   # what some run could not be walled off from, in words (for the warning)
 
 LIMITS = {"cell_cpu_seconds": 60, "chapter_cell_cpu_seconds": 600, "notebook_seconds": 300, "memory_mb": 2048,
-          "scratch_mb": 256, "record_bytes": 64 * 2 ** 20}
+          "scratch_mb": 256, "record_bytes": 8 * 2 ** 20, "run_bytes": 64 * 2 ** 20, "processes": 128}
 
 
 def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float = 300, jobs: int = 2,
           chapters_wanted: list[str] | None = None, memory_mb: int = 2048) -> tuple[list[Learner], list[str]]:
     """Grade every learner's folder; returns the learners and the exercise labels (the columns)."""
-    folders = sorted(p for p in submissions.iterdir() if p.is_dir() and not p.name.startswith("."))
+    folders = sorted(p for p in submissions.iterdir()
+                     if p.is_dir() and not p.name.startswith(".") and p.name != FEEDBACK)   # the grader's own folder
     if not folders:
         raise SystemExit(f"{submissions} holds no learner's folder (one folder per learner, with their notebooks)")
     book = assignment()
-    handed = {f.name: returned(f) for f in folders}
+    handed, found_notes = {}, {}
+    for f in folders:
+        handed[f.name], found_notes[f.name] = returned(f, book)
     if chapters_wanted:
         wanted = [c if c.endswith(".ipynb") else c + ".ipynb" for c in chapters_wanted]
         unknown = [c for c in wanted if c not in book]
@@ -440,7 +752,7 @@ def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float =
         raise SystemExit(f"no learner in {submissions} returned a notebook with exercises "
                          "(expected the names `make student` writes, e.g. search-by-hand.ipynb)")
     columns = [label for name in wanted for label in book[name]]
-    learners = {name: Learner(name) for name in handed}
+    learners = {name: Learner(name, notes=list(found_notes[name])) for name in handed}
     limits = {**LIMITS, "cell_cpu_seconds": cell_timeout, "notebook_seconds": notebook_timeout,
               "memory_mb": memory_mb}
     # Chapters side by side when there are several (each runs its learners one at a time); one
@@ -452,9 +764,16 @@ def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float =
     with tempfile.TemporaryDirectory(prefix="grading-") as scratch_root, \
             ThreadPoolExecutor(max_workers=side_by_side) as pool:
         os.chmod(scratch_root, 0o700)
-        for future in [pool.submit(grade_chapter, nb_name, handed, learners, submissions, limits, per_chapter,
-                                   Path(scratch_root)) for nb_name in wanted]:
-            future.result()
+        futures = {nb_name: pool.submit(grade_chapter, nb_name, handed, learners, submissions, limits, per_chapter,
+                                        Path(scratch_root)) for nb_name in wanted}
+        for nb_name, future in futures.items():
+            try:
+                future.result()
+            except Exception as e:   # the grader's own failure on one chapter: that chapter's columns only
+                for learner in learners.values():
+                    for label in book[nb_name]:
+                        learner.verdicts.setdefault(label, "error")
+                    learner.notes.append(f"{nb_name}: the grader failed on this chapter ({type(e).__name__})")
     return list(learners.values()), columns
 
 
@@ -521,16 +840,24 @@ def test_{slug}(env):
 '''
 
 
-def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
-    """One Otter-Grader autograder per chapter: OUT/CHAPTER/autograder.zip, a test file per exercise
-    that runs the course's check on the learner's answer (`otter run -a autograder.zip NOTEBOOK`
-    grades a returned notebook without Docker; on Gradescope the zip is the autograder)."""
+def chosen_chapters(wanted: list[str] | None) -> list[str]:
+    """The notebook names of the chapters asked for (with or without .ipynb), or of every chapter with
+    exercises; a name no chapter has stops with one line that lists them."""
     specs = chapters()
     names = [n if n.endswith(".ipynb") else n + ".ipynb" for n in wanted] if wanted else list(specs)
     unknown = [n for n in names if n not in specs]
     if unknown:
         raise SystemExit(f"no exercises in {', '.join(unknown)}; chapters with exercises: "
                          + ", ".join(n.removesuffix(".ipynb") for n in specs))
+    return names
+
+
+def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
+    """One Otter-Grader autograder per chapter: OUT/CHAPTER/autograder.zip, a test file per exercise
+    that runs the course's check on the learner's answer (`otter run -a autograder.zip NOTEBOOK`
+    grades a returned notebook without Docker; on Gradescope the zip is the autograder)."""
+    specs = chapters()
+    names = chosen_chapters(wanted)
     written = []
     requirements = (ROOT / "requirements.txt").read_text()
     for name in names:
@@ -568,13 +895,100 @@ kernel: for marks that a dishonest notebook cannot forge, grade with `make grade
 """
 
 
+def open_answers(columns: list[str]) -> set[str]:
+    """The exercises whose answer is an investigation (kind `investigate`): the check reads the value
+    the learner found; the reasoning behind it is for a person to read."""
+    return {e.label for e in catalogue(ROOT) if e.kind == "investigate" and e.label in columns}
+
+
+FLAGS = ("writes verdict HTML", "check call", "redefines the check", "patches", "graded the value",
+         "notebooks named", "a second answer cell", "link")
+
+
+def to_review(learner: "Learner", columns: list[str], open_labels: set[str]) -> str:
+    """What a person should read in this learner's notebooks: their answered open exercises, and
+    every exercise a note flags (a forgery found, an answer taken from below its cell)."""
+    answered = [c for c in columns if c in open_labels and learner.verdicts.get(c) not in ("missing", "not answered")]
+    flagged = [c for c in columns if any(note.startswith(c + ":") and any(f in note for f in FLAGS)
+                                         for note in learner.notes)]
+    whole = any(any(f in note for f in FLAGS) and not any(note.startswith(c + ":") for c in columns)
+                for note in learner.notes)
+    return " ".join(dict.fromkeys(answered + flagged + (["notebook"] if whole else [])))
+
+
+def mark_late(learners: list["Learner"], due: datetime | None) -> None:
+    """A notebook whose file was last changed after the due date is late: noted, and counted in the
+    `late` column (the file's time, as the returned folder keeps it: collect with a tool that keeps
+    it, such as a hub's collect, `cp -p` or `rsync -t`)."""
+    if due is None:
+        return
+    for learner in learners:
+        for name, when in learner.returned_at.items():
+            if when > due.timestamp():
+                hours = (when - due.timestamp()) / 3600
+                learner.late.append(name)
+                learner.notes.append(f"{name}: late, changed {datetime.fromtimestamp(when, due.tzinfo):%Y-%m-%d %H:%M}, "
+                                     f"{hours:.1f} h after the due date")
+
+
 def write_gradebook(path: Path, learners: list[Learner], columns: list[str]) -> None:
+    """One row per learner: each exercise's verdict (a point each when correct: no check has degrees,
+    so there is no partial credit), the points, the exercises to read by hand, the notebooks
+    returned late, and the notes."""
+    open_labels = open_answers(columns)
     with path.open("w", newline="") as f:
         out = csv.writer(f)
-        out.writerow([as_text(c) for c in ["learner", *columns, "correct", "of", "notes"]])
+        out.writerow([as_text(c) for c in ["learner", *columns, "correct", "of", "to review", "late", "notes"]])
         for learner in learners:
             out.writerow([as_text(c) for c in [learner.name, *(learner.verdicts.get(c, "missing") for c in columns),
-                          learner.count("correct"), len(columns), "; ".join(learner.notes)]])
+                          learner.count("correct"), len(columns), to_review(learner, columns, open_labels),
+                          " ".join(learner.late), "; ".join(learner.notes)]])
+
+
+def write_feedback(folder: Path, learners: list[Learner], columns: list[str]) -> None:
+    """FOLDER/LEARNER.md for each learner: per exercise, the verdict and the check's message (the
+    sentence their own kernel shows for that answer), and the notes about it."""
+    folder.mkdir(exist_ok=True)
+    titles = {e.label: e for e in catalogue(ROOT)}
+    for learner in learners:
+        lines = [f"# Feedback for {learner.name}", "",
+                 f"{learner.count('correct')} of {len(columns)} exercises correct.", ""]
+        chapter = None
+        for label in columns:
+            exercise = titles.get(label)
+            if exercise and exercise.title != chapter:
+                chapter = exercise.title
+                lines += [f"## {chapter}", ""]
+            verdict = learner.verdicts.get(label, "missing")
+            message = learner.messages.get(label)
+            lines.append(f"- **{label}**: {verdict}" + (f": {message}" if message else ""))
+            lines += [f"  - {note.split(': ', 1)[1]}" for note in learner.notes if note.startswith(label + ": ")]
+        general = [note for note in learner.notes if not any(note.startswith(c + ": ") for c in columns)]
+        if general:
+            lines += ["", "## Notes", "", *[f"- {note}" for note in general]]
+        (folder / f"{learner.name}.md").write_text("\n".join(lines) + "\n")
+
+
+def write_answer_key(out: Path, wanted: list[str] | None = None) -> Path:
+    """OUT/answer-key.md: for the instructor, every exercise of the chosen chapters by its label, with
+    its kind, its task, the check that judges it and the worked solution from the chapter's source."""
+    specs = chapters()
+    names = chosen_chapters(wanted)
+    by_label = {e.label: e for e in catalogue(ROOT)}
+    lines = ["# Answer key (for the instructor: not for learners)", ""]
+    for name in names:
+        spec = specs[name]
+        worked = notebooks.solution_code(ROOT / (spec["doc"] + ".md"))
+        lines += [f"## {by_label[spec['order'][0]].title} ({name})", ""]
+        for label in spec["order"]:
+            e, stub = by_label[label], spec["answers"][label]
+            lines += [f"### {label} ({e.kind_label or 'no kind'})", "", e.task, "",
+                      f"Judged by `{e.module}.checks.{stub['check']}`. Worked solution:", "",
+                      "```python", worked.get(label, "(none in the chapter's source)").rstrip(), "```", ""]
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "answer-key.md"
+    path.write_text("\n".join(lines))
+    return path
 
 
 def summary(learners: list[Learner], columns: list[str]) -> str:
@@ -604,9 +1018,25 @@ def export_main(argv: list[str]) -> int:
     return 0
 
 
+def key_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="grade key", description="Write the answer key for the instructor.")
+    parser.add_argument("out", help="the folder to write answer-key.md in (keep it away from learners)")
+    parser.add_argument("--chapters", help="only these chapters, comma-separated (default: every chapter with exercises)")
+    args = parser.parse_args(argv)
+    try:
+        path = write_answer_key(Path(args.out), args.chapters.split(",") if args.chapters else None)
+    except SystemExit as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"answer key: {path}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["export"]:
         return export_main(argv[1:])
+    if argv[:1] == ["key"]:
+        return key_main(argv[1:])
     parser = argparse.ArgumentParser(prog="grade", description="Run the notebooks learners returned; write a gradebook.")
     parser.add_argument("submissions", help="a folder with one folder per learner")
     parser.add_argument("--cell-timeout", type=float, default=60,
@@ -614,6 +1044,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--notebook-timeout", type=float, default=300, help="seconds one notebook may run (default 300)")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks run side by side (default 2)")
     parser.add_argument("--chapters", help="only these chapters, comma-separated (default: those returned)")
+    parser.add_argument("--due", help="the due date, as 2026-12-01T23:59 (local time) or with an offset: a notebook "
+                        "changed after it is marked late")
     parser.add_argument("--memory", type=int, default=2048,
                         help="MB of address space a learner's run may add to the chapter's (default 2048)")
     args = parser.parse_args(argv)
@@ -625,6 +1057,14 @@ def main(argv: list[str]) -> int:
         print("error: time limits must be positive numbers of seconds, --jobs at least 1 and --memory at least 64 (MB)",
               file=sys.stderr)
         return 2
+    due = None
+    if args.due:
+        try:
+            due = datetime.fromisoformat(args.due)
+        except ValueError:
+            print(f"error: --due {args.due!r} is not a date; give it as 2026-12-01T23:59 or 2026-12-01", file=sys.stderr)
+            return 2
+        due = due if due.tzinfo else due.astimezone()
     start = time.perf_counter()
     try:
         learners, columns = grade(folder, args.cell_timeout, args.notebook_timeout, args.jobs,
@@ -632,15 +1072,19 @@ def main(argv: list[str]) -> int:
     except SystemExit as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    mark_late(learners, due)
     write_gradebook(folder / GRADEBOOK, learners, columns)
+    write_feedback(folder / FEEDBACK, learners, columns)
     if UNCONTAINED:
-        print("warning: learners' runs were not fully contained here (" + "; ".join(sorted(UNCONTAINED))
-              + "); a run could reach what it was not walled off from (without namespaces: every file your "
-              "account can write, the course's checks and this gradebook among them, and the network), so "
-              "these marks are not protected: see 'What is contained where' in instructors.md", file=sys.stderr)
+        unwalled = any(m.startswith(("no namespaces", "files not walled off")) for m in UNCONTAINED)
+        print("warning: learners' runs were not fully contained here (" + "; ".join(sorted(UNCONTAINED)) + "); "
+              + ("a run could reach what it was not walled off from (without namespaces: every file your account "
+                 "can write, the course's checks and this gradebook among them, and the network), so these marks "
+                 "are not protected" if unwalled else "a run was held only by the walls it had")
+              + ": see 'What is contained where' in instructors.md", file=sys.stderr)
     print(f"graded {len(learners)} learners on {len(columns)} exercises in {time.perf_counter() - start:.0f} s")
     print(summary(learners, columns))
-    print(f"gradebook: {folder / GRADEBOOK}")
+    print(f"gradebook: {folder / GRADEBOOK}; each learner's feedback: {folder / FEEDBACK}/LEARNER.md")
     return 0
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -61,18 +62,30 @@ class Replay:
         raise NotRecorded("the run has no answer of this function for this input")
 
 
-def check_one(spec: dict, record: dict | None, models: dict) -> dict:
-    """{verdict, message, note} for one exercise of one learner."""
-    if record is None:
-        return {"verdict": "error", "note": "did not run"}
+PROBLEMS = ("ran too long (the time limit of a cell)",)
+
+
+def plain_problem(problem) -> str:
+    """What went wrong in an answer cell, in the grader's words: the run writes "raised NAME" or a
+    time limit; anything else on the pipe (a learner can write there) is not repeated."""
+    text = str(problem)
+    if text in PROBLEMS:
+        return text
+    found = re.fullmatch(r"raised ([A-Za-z_][\w.]{0,59})", text)
+    return f"the cell raised {found.group(1)}" if found else "the cell failed (the run's report of it unreadable)"
+
+
+def check_value(spec: dict, record: dict, models: dict) -> dict:
+    """{verdict, message, note} for one recorded answer."""
     if record.get("problem"):
-        return {"verdict": "error", "note": record["problem"]}
+        return {"verdict": "error", "note": plain_problem(record["problem"])}
     if "absent" in record:
-        return {"verdict": "not answered", "note": f"no `{record['absent']}` after the answer cell"}
+        return {"verdict": "not answered", "note": f"no `{answer_name(spec)}` after the answer cell"}
     check = getattr(chapters.checks(spec['module']), spec["check"])
     replay = None
     if record.get("function"):
-        answer = Ellipsis if record.get("empty") else Replay(record.get("calls") or [], models)
+        answer = Ellipsis if record.get("empty") is True else Replay(record.get("calls") if isinstance(
+            record.get("calls"), list) else [], models)
         replay = answer if isinstance(answer, Replay) else None
     else:
         answer = grade_wire.decode(record.get("value"), models)
@@ -89,6 +102,56 @@ def check_one(spec: dict, record: dict | None, models: dict) -> dict:
     return out
 
 
+def answer_name(spec: dict) -> str:
+    return next(a["name"] for a in spec["args"] if a["role"] == "answer")
+
+
+def check_one(spec: dict, record: dict | None, models: dict, final: dict | None = None) -> dict:
+    """{verdict, message, note} for one exercise of one learner: the value its answer cell left, and,
+    if that is not correct, the value the name holds where the exercise's span ends (the cells below
+    the stub, a copied answer cell: as the learner's kernel finds it), said in the note."""
+    if record is None:
+        return {"verdict": "error", "note": "did not run"}
+    first = check_value(spec, record, models)
+    if final is None or first["verdict"] == "correct":
+        return first
+    later = check_value(spec, final, models)
+    if later["verdict"] != "correct":
+        return first
+    note = (f"graded the value `{answer_name(spec)}` holds after the cells below its answer cell "
+            f"(the answer cell left {'an error' if first['verdict'] == 'error' else 'another value'})")
+    return {**later, "note": "; ".join(filter(None, [later.get("note"), note]))}
+
+
+MAX_LINE = 16 * 2 ** 20
+
+
+def records_of(path: str, labels: set) -> tuple[dict, dict]:
+    """Each exercise's records from a run's file: the first written after its answer cell, and the last
+    written where its span ends. A line too long or not JSON is skipped."""
+    cell, final = {}, {}
+    with open(path, "rb") as f:
+        while True:
+            line = f.readline(MAX_LINE)
+            if not line:
+                break
+            if not line.endswith(b"\n"):
+                while line and not line.endswith(b"\n"):
+                    line = f.readline(MAX_LINE)
+                continue
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if not isinstance(record, dict) or record.get("label") not in labels:
+                continue
+            if record.get("taken") == "final":
+                final[record["label"]] = record
+            else:
+                cell.setdefault(record["label"], record)
+    return cell, final
+
+
 def main() -> int:
     job = json.load(sys.stdin)
     os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
@@ -99,12 +162,15 @@ def main() -> int:
     names = {a["model"] for spec in job["answers"].values() for a in spec["args"] if a["role"] == "model"}
     models = {name: lib.load(name) for name in sorted(names)}
     for learner in job["learners"]:
-        records = {}
-        for r in learner["records"]:
-            if isinstance(r, dict) and r.get("label") in job["answers"]:
-                records.setdefault(r["label"], r)    # the first record of an exercise: its answer cell's
+        try:
+            cell, final = records_of(learner["records"], set(job["answers"]))
+        except OSError:
+            cell, final = {}, {}
         for label in learner["labels"]:
-            result = check_one(job["answers"][label], records.get(label), models)
+            try:
+                result = check_one(job["answers"][label], cell.get(label), models, final.get(label))
+            except (Exception, RecursionError) as e:   # this learner's answer only
+                result = {"verdict": "error", "note": f"the checker could not read this answer ({type(e).__name__})"}
             sys.stdout.write(json.dumps({"learner": learner["name"], "label": label, **result}) + "\n")
         sys.stdout.flush()
     return 0

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import fcntl
 import io
 import json
 import os
@@ -43,6 +44,7 @@ from lib import chapters  # noqa: E402
 from lib.exercises.writing import TimeUp, describe_exception, is_empty_stub  # noqa: E402
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
+CLONE_NEWUTS, CLONE_NEWIPC = 0x04000000, 0x08000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_DUMPABLE = 1, 38, 24, 4
 
@@ -100,6 +102,129 @@ def mount_points() -> list[tuple[str, int]]:
 
 
 # ----------------------------------------------------------------------------- containment
+SECCOMP_SET_MODE_FILTER, PR_SET_SECCOMP = 1, 22
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+# Per architecture: its audit number, and the numbers of socket() and io_uring_setup().
+SYSCALLS = {"x86_64": (0xC000003E, 41, 425), "aarch64": (0xC00000B7, 198, 425)}
+
+
+class SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+
+def forbid_unix_sockets() -> None:
+    """No new Unix socket (socket(AF_UNIX, ...) fails with EPERM) and no io_uring, in this process and
+    all it starts: a read-only mount does not stop a connection to a socket file outside the run (an
+    abstract socket is already out of reach in the run's network namespace). A seccomp filter, which
+    needs no privilege once no_new_privs is set."""
+    arch = SYSCALLS.get(os.uname().machine)
+    if arch is None:
+        raise OSError(95, f"no seccomp filter written for {os.uname().machine}")
+    audit, sys_socket, sys_io_uring = arch
+    ld, jeq, ret = 0x20, 0x15, 0x06       # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
+    deny = SECCOMP_RET_ERRNO | 1          # EPERM
+    program = [
+        (ld, 0, 0, 4), (jeq, 1, 0, audit), (ret, 0, 0, SECCOMP_RET_ALLOW),    # another ABI (x32, i386): let be
+        (ld, 0, 0, 0), (0x35, 0, 1, 0x40000000), (ret, 0, 0, deny),           # x32's numbers: none allowed
+        (jeq, 0, 1, sys_io_uring), (ret, 0, 0, deny),
+        (jeq, 0, 3, sys_socket), (ld, 0, 0, 16), (jeq, 0, 1, 1), (ret, 0, 0, deny),   # args[0] == AF_UNIX
+        (ret, 0, 0, SECCOMP_RET_ALLOW)]
+    filters = (SockFilter * len(program))(*[SockFilter(*item) for item in program])
+    prog = SockFprog(len(program), filters)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    _check(_libc.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(2), ctypes.byref(prog), ctypes.c_ulong(0),
+                       ctypes.c_ulong(0)), "seccomp")
+
+
+class Cgroups:
+    """A run's own control groups: a memory limit that counts every process of the run together,
+    and a limit on its number of processes (threads count). Made by the chapter's process, joined by
+    the run before it runs a learner's line, emptied and removed when the run ends. Version 1
+    (a hierarchy per controller) or version 2 (one hierarchy), under this process's own groups, so
+    the run also stays within whatever limits the grader itself runs under."""
+
+    def __init__(self, name: str, limits: dict):
+        self.paths: list[Path] = []
+        self.missing: list[str] = []
+        without = set(limits.get("without", ()))
+        own = {}
+        try:
+            for line in Path("/proc/self/cgroup").read_text().splitlines():
+                _, controllers, path = line.split(":", 2)
+                for controller in (controllers.split(",") if controllers else [""]):
+                    own[controller] = path.lstrip("/")
+        except (OSError, ValueError):
+            pass
+        memory = limits["memory_mb"] * 2 ** 20
+        wanted = [("memory", "memory.limit_in_bytes", memory, "the memory of all its processes together"),
+                  ("pids", "pids.max", limits["processes"], "its number of processes")]
+        v2 = Path("/sys/fs/cgroup/cgroup.controllers")
+        for controller, knob, value, what in wanted:
+            if controller in without:
+                continue
+            try:
+                if v2.exists() and "" in own:     # one hierarchy: the controller must be on for our children
+                    base = Path("/sys/fs/cgroup", own[""])
+                    if controller not in (base / "cgroup.subtree_control").read_text().split():
+                        raise OSError(95, f"the {controller} controller is not enabled below this process's group")
+                    knob = {"memory": "memory.max"}.get(controller, knob)
+                    folder = base / name
+                    if folder not in self.paths:
+                        folder.mkdir()
+                        self.paths.append(folder)
+                else:
+                    if controller not in own:
+                        raise OSError(2, f"no {controller} control group here")
+                    folder = Path("/sys/fs/cgroup", controller, own[controller], name)
+                    folder.mkdir()
+                    self.paths.append(folder)
+                (folder / knob).write_text(str(value))
+                if controller == "memory":
+                    for swap in ("memory.memsw.limit_in_bytes", "memory.swap.max"):
+                        if (folder / swap).exists():
+                            try:
+                                (folder / swap).write_text(str(value) if "memsw" in swap else "0")
+                            except OSError:
+                                pass
+            except OSError as e:
+                self.missing.append(f"no limit on {what} ({e.strerror}; each process limited alone)"
+                                    if controller == "memory" else f"no limit on {what} ({e.strerror})")
+
+    def join(self) -> None:
+        """Put this process (and so all it starts) in the run's groups."""
+        for folder in self.paths:
+            (folder / "cgroup.procs").write_text(str(os.getpid()))
+
+    def remove(self) -> None:
+        """Kill whatever is left in the groups, then remove them."""
+        for folder in self.paths:
+            for _ in range(100):
+                try:
+                    pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+                except OSError:
+                    break
+                if not pids:
+                    break
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                time.sleep(0.02)
+            for _ in range(50):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.02)
+
+
 def enter_user_namespace() -> None:
     """A user namespace of this process's own, in which it is root (its user and group mapped to 0,
     nothing else mapped): what lets a user without privileges make the other namespaces."""
@@ -128,14 +253,18 @@ def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
     except OSError:
         pass
     namespaced = False
+    without = set(limits.get("without", ()))     # walls a test takes away, to see its attack get through
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID
+    flags |= 0 if "ipc" in without else CLONE_NEWIPC     # System V shared memory, semaphores, queues: the run's own
+    flags |= 0 if "uts" in without else CLONE_NEWUTS     # the host name: the run's own
     try:
         try:   # root with CAP_SYS_ADMIN needs no user namespace; root without it (a container) does
             if os.geteuid() != 0:
                 raise PermissionError
-            unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+            unshare(flags)
         except PermissionError:
             enter_user_namespace()
-            unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWPID)
+            unshare(flags)
         namespaced = True
     except OSError as e:
         missing.append(f"no namespaces ({e.strerror}): network, other processes and files not walled off")
@@ -169,12 +298,27 @@ def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
                 mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV)
             except OSError as e:   # the old /proc shows every process, and the environment of your own
                 missing.append(f"no /proc of its own ({e.strerror}): your processes in sight")
+            # The kernel's settings (/proc/sys: core_pattern runs a command as root at a core dump) and
+            # its trigger files, read-only: root without capabilities may still write them.
+            for path in ([] if "proc_sys" in without else ["/proc/sys", "/proc/sysrq-trigger"]):
+                if not os.path.exists(path):
+                    continue
+                try:
+                    mount(path, path, None, MS_BIND | MS_REC)
+                    mount(path, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | 8)
+                except OSError as e:
+                    missing.append(f"{path} left writable ({e.strerror})")
         except OSError as e:
             missing.append(f"files not walled off ({e})")
     try:
         drop_capabilities()
     except OSError as e:
         missing.append(f"capabilities kept ({e.strerror})")
+    if "unix_sockets" not in without:
+        try:
+            forbid_unix_sockets()
+        except OSError as e:
+            missing.append(f"Unix sockets outside the run reachable ({e.strerror})")
     vm = next((int(line.split()[1]) * 1024 for line in Path("/proc/self/status").read_text().splitlines()
                if line.startswith("VmSize:")), 0)
     for what, value in ((resource.RLIMIT_AS, vm + limits["memory_mb"] * 2 ** 20),
@@ -210,6 +354,8 @@ def run_cell(shell, source: str, cpu_seconds: float) -> str | None:
         result = shell.run_cell(source, store_history=False, silent=False)
     except KeyboardInterrupt:
         return "ran too long (the time limit of a cell)"
+    except Exception as e:    # raised by IPython itself, before the cell ran (a cell nested too deep to compile)
+        return f"raised {type(e).__name__}"
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
     error = result.error_before_exec or result.error_in_exec
@@ -286,15 +432,24 @@ def learner_child(shell, learner: dict, job: dict) -> None:
     """In the forked child: read this learner's cells (and only theirs), contain, run them from where
     they depart from the chapter, and write the answers straight to the grader (a pipe of the
     grader's own: this process never holds another learner's answers, or their code)."""
-    out_fd = learner["fd"]
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)     # the chapter's watch is not this process's
+    cgroups = learner.pop("cgroups", None)
+    try:
+        if cgroups is not None:
+            cgroups.join()
+    except OSError:
+        cgroups.missing.append("the run could not join its control groups")
+    # The answers' pipe as descriptor 3 and the watch's as 4; nothing else of the chapter's stays open.
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1000) for fd in (learner["fd"], learner["watch_fd"])]
+    os.dup2(high[0], 3)
+    os.dup2(high[1], 4)
     with open(learner["cells_file"]) as f:
         cells = json.load(f)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    os.closerange(3, out_fd)
-    os.closerange(out_fd + 1, 65536)
-    out = os.fdopen(out_fd, "w", buffering=1)
+    os.closerange(5, 65536)
+    out = os.fdopen(3, "w", buffering=1)
     for other in job["learners"]:    # the other learners' names and places: nothing of theirs stays
         if other is not learner:
             other.clear()
@@ -303,32 +458,138 @@ def learner_child(shell, learner: dict, job: dict) -> None:
         out.write(json.dumps(record, allow_nan=False) + "\n")
         out.flush()
 
+    def beat(mark: bytes):
+        try:
+            os.write(4, mark)
+        except OSError:
+            pass
+
     try:
-        _run_learner(shell, cells, learner["start"], job, send)
+        _run_learner(shell, cells, learner["start"], job, send, beat,
+                     cgroups.missing if cgroups is not None else [])
+    except BaseException as e:    # the grader's own failure: its type only (its text may quote the learner)
+        try:
+            send({"crash": True, "crash_type": type(e).__name__})
+        except BaseException:
+            pass
+    try:
+        out.close()
     except BaseException:
-        send({"crash": traceback.format_exc()[-2000:]})
-    out.close()
+        pass
     os._exit(0)
 
 
-def _run_learner(shell, cells, start, job, send):
+def answer_name(spec: dict) -> str:
+    return next(a["name"] for a in spec["args"] if a["role"] == "answer")
+
+
+def bind_check(shell, spec: dict) -> None:
+    """The chapter's checks as `check`, as the stub's first line binds them: a learner who replaced a
+    whole answer cell (that line with it) still has them, so no check call fails for want of it."""
+    module = chapters.checks(spec["module"])
+    if shell.user_ns.get("check") is not module:
+        shell.user_ns["check"] = module
+
+
+def _run_learner(shell, cells, start, job, send, beat, walls_missing):
     # The working folder is an empty file system mounted over the whole work folder of the chapter,
     # so the other learners' files in it are out of sight.
     scratch = Path(job["workdir"])
     missing = contain(scratch, job["hide"], job["limits"])
-    send({"contained": missing})
+    send({"contained": walls_missing + missing})
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()   # the learner's prints go nowhere
+    # Nor do their tracebacks: formatting one (a line of 100,000 terms, coloured) can take longer than
+    # the cell; the run needs only the error's type, which run_cell reads from the result.
+    shell.showtraceback = shell.showsyntaxerror = shell.showindentationerror = lambda *args, **kwargs: None
     answers = job["answers"]
+    names = {label: answer_name(spec) for label, spec in answers.items()}
+    after: dict[str, object] = {}     # label -> the object its name held right after its answer cell
+    pending: list[str] = []           # labels whose value at the end of their span is still to be taken
+
+    def take_final(label):
+        """The answer's value where its span ends (the notebook's end, or the next answer cell that
+        binds the same name): as the learner's kernel holds it once the cells below the stub ran."""
+        value = shell.user_ns.get(names[label], _MISSING)
+        if value is not _MISSING and value is not after[label]:
+            send({**capture(shell, label, answers[label], None), "taken": "final"})
+
     for cell in cells[start:]:
+        label = cell.get("label")
+        if label in answers:
+            for other in [o for o in pending if names[o] == names[label]]:
+                take_final(other)
+                pending.remove(other)
+            bind_check(shell, answers[label])
+        beat(b"s")
         problem = run_cell(shell, cell["source"], job["limits"]["cell_cpu_seconds"])
         if isinstance(sys.stdout, io.StringIO):
             sys.stdout.seek(0), sys.stdout.truncate()
-        if cell.get("label") in answers:
-            send(capture(shell, cell["label"], answers[cell["label"]], problem))
+        if label in answers:
+            send({**capture(shell, label, answers[label], problem), "taken": "cell"})
+            after[label] = shell.user_ns.get(names[label], _MISSING)
+            pending.append(label)
+        beat(b"e")
+    for label in pending:
+        beat(b"s")
+        take_final(label)
+        beat(b"e")
     send({"done": True})
 
 
 # ----------------------------------------------------------------------------- the chapter's run
+class Watch:
+    """Stops, from outside, a run past its notebook's time, or one whose cell used more than
+    `cell_cpu` seconds of CPU (its own CPU timer defeated: SIGPROF ignored or blocked). Each run tells
+    it, on a pipe of its own, when a cell starts ("s") and ends ("e"); the CPU is read from /proc,
+    for the run's first process (the learner's, in its process namespace) and the children it
+    waited for. The chapter's process calls `check` on a timer of its own every half second, also
+    while the chapter's cells run.
+
+    `running`: pid -> {"deadline", "watch" (the pipe's reading end), ...}; `check` marks each run it
+    kills with what ran over ("notebook" or "cell")."""
+
+    TICKS = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, running: dict, limits: dict):
+        self.running = running
+        self.enabled = "outside_timer" not in set(limits.get("without", ()))
+        # The cell's CPU limit, with room for the in-run timer to fire first.
+        self.cell_cpu = 1.5 * limits["cell_cpu_seconds"] + 1
+
+    @classmethod
+    def cpu(cls, pid: int) -> float | None:
+        """CPU seconds of the run's learner process (the middle process's child, when there is one)."""
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            inner = int(children[0]) if children else pid
+            text = Path(f"/proc/{inner}/stat").read_text()
+            fields = text[text.rindex(")") + 2:].split()
+            return sum(int(f) for f in fields[11:15]) / cls.TICKS
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def check(self, *_) -> None:
+        now = time.monotonic()
+        for pid, entry in list(self.running.items()):
+            try:
+                marks = os.read(entry["watch"], 4096)
+            except OSError:
+                marks = b""
+            if marks:
+                entry["cell_cpu0"] = self.cpu(pid) if marks.endswith(b"s") else None
+            over = "notebook" if now > entry["deadline"] else None
+            if over is None and self.enabled and entry.get("cell_cpu0") is not None:
+                used = self.cpu(pid)
+                if used is not None and used - entry["cell_cpu0"] > self.cell_cpu:
+                    over = "cell"
+            if over and not entry.get("killed"):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                entry["killed"] = over
+
+
 def main() -> int:
     job = json.load(sys.stdin)
     stdout = sys.stdout
@@ -356,18 +617,24 @@ def main() -> int:
         stdout.write(json.dumps({"learner": learner["name"], "problem": problem}) + "\n")
         stdout.flush()
 
+    limits = job["limits"]
+    watch = Watch(running, limits)
+
     def reap() -> None:
-        """One pass: stop a run past its time, and report every run that ended."""
-        now = time.monotonic()
+        """One pass: stop a run past its time, and report every run that ended (its control groups
+        emptied and removed: nothing of it stays)."""
+        watch.check()
         for pid, entry in list(running.items()):
-            if now > entry["deadline"] and not entry.get("killed"):
-                os.kill(pid, signal.SIGKILL)
-                entry["killed"] = True
             done, _ = os.waitpid(pid, os.WNOHANG)
             if done:
                 problem = chapter_problem
-                if entry.get("killed"):
-                    problem = f"stopped after {job['limits']['notebook_seconds']:g} s (the time limit of a notebook)"
+                if entry.get("killed") == "notebook":
+                    problem = f"stopped after {limits['notebook_seconds']:g} s (the time limit of a notebook)"
+                elif entry.get("killed") == "cell":
+                    problem = (f"stopped from outside: one cell used more than {watch.cell_cpu:g} s of CPU (the time "
+                               "limit of a cell; the notebook's later cells did not run)")
+                entry["cgroups"].remove()
+                os.close(entry["watch"])
                 emit(entry["learner"], problem)
                 del running[pid]
 
@@ -376,6 +643,9 @@ def main() -> int:
             reap()
             time.sleep(0.02)
         sys.stdout.flush()
+        learner["cgroups"] = Cgroups(f"grading-{os.getpid()}-{learner['start']}-{len(running)}-{time.monotonic_ns()}", limits)
+        watch_read, learner["watch_fd"] = os.pipe()
+        os.set_blocking(watch_read, False)
         pid = os.fork()
         if pid == 0:
             try:
@@ -383,8 +653,12 @@ def main() -> int:
             finally:
                 os._exit(1)
         os.close(learner["fd"])     # the child holds the only writing end: the grader sees it end
-        running[pid] = {"learner": learner, "deadline": time.monotonic() + job["limits"]["notebook_seconds"]}
+        os.close(learner["watch_fd"])
+        running[pid] = {"learner": learner, "deadline": time.monotonic() + limits["notebook_seconds"],
+                        "watch": watch_read, "cgroups": learner.pop("cgroups")}
 
+    signal.signal(signal.SIGALRM, watch.check)
+    signal.setitimer(signal.ITIMER_REAL, 0.5, 0.5)
     cells = job["cells"]
     sys.stdout = io.StringIO()
     index = 0
@@ -402,6 +676,7 @@ def main() -> int:
     while running:
         reap()
         time.sleep(0.02)
+    signal.setitimer(signal.ITIMER_REAL, 0)
     sys.stdout = stdout
     return 0
 

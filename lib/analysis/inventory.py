@@ -12,6 +12,7 @@ import numbers
 import operator
 from dataclasses import dataclass, replace
 
+from lib.content.real_models import REAL_MODELS, PublishedConfig
 from lib.model.config import ModelConfig
 from lib.errors import CourseError, require
 from lib.messages import say
@@ -31,6 +32,7 @@ class Architecture:
     gated_mlp: bool = False      # three MLP matrices (SwiGLU, as in Llama) instead of two
     norm: str = "layernorm"      # "layernorm" (gain and bias), "rmsnorm" (gain only) or "none"
     unembed_bias: bool = False
+    kv_heads: int | None = None  # heads that have their own K and V (grouped-query attention); None: every head
 
     def __getattr__(self, item):
         # vocab_size, n_ctx, d_model, n_heads, d_head, n_layers, d_mlp, tied, positions
@@ -70,10 +72,11 @@ def weights(arch: Architecture) -> list[Row]:
     if arch.positions:
         rows.append(Row("position embedding W_pos", (arch.n_ctx, D)))
     layer: list[Row] = _norm_rows(arch, "norm before attention:", True)
-    for m in ("W_Q", "W_K", "W_V"):
-        layer.append(Row(m, (D, H * Dh), True))
+    KV = H if arch.kv_heads is None else arch.kv_heads
+    for m, heads in (("W_Q", H), ("W_K", KV), ("W_V", KV)):
+        layer.append(Row(m, (D, heads * Dh), True))
         if arch.attn_bias:
-            layer.append(Row(f"{m[-1]} bias", (H * Dh,), True))
+            layer.append(Row(f"{m[-1]} bias", (heads * Dh,), True))
     layer.append(Row("W_O", (H * Dh, D), True))
     if arch.attn_bias:
         layer.append(Row("O bias", (D,), True))
@@ -195,3 +198,54 @@ SEVEN_B = Architecture("7B (Llama-2 shape)",
                        ModelConfig(vocab_size=32000, n_ctx=4096, d_model=4096, n_heads=32, d_head=128, n_layers=32,
                                    d_mlp=11008, tied=False, positions=False),
                        mlp_bias=False, gated_mlp=True, norm="rmsnorm")
+
+
+# ----------------------------------------------------------------------------- real models, from their configs
+
+def published_architecture(c: PublishedConfig) -> Architecture:
+    """A published configuration (`lib.content.real_models`) in the inventory's terms."""
+    sizes = ModelConfig(vocab_size=c.vocab, n_ctx=c.n_ctx, d_model=c.d_model, n_heads=c.heads, d_head=c.d_head,
+                        n_layers=c.layers, d_mlp=c.d_mlp, tied=c.tied, positions=c.learned_positions)
+    return Architecture(c.name, sizes, attn_bias=c.bias, mlp_bias=c.bias, gated_mlp=c.gated_mlp, norm=c.norm,
+                        unembed_bias=c.unembed_bias, kv_heads=c.kv_heads)
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    name: str
+    parameters: int
+    published: float              # the published total (for the course's own model: its own count)
+    unembed_params: int           # d_model x vocab (+ its bias): the read-out dictionary
+    unembed_share: float          # of all parameters (for tied models the dictionary is the embedding table too)
+    unembed_compute_share: float  # of one token's multiply-adds in the weight matrices
+    kv_bytes_per_token: int       # keys and values kept per token of context, 16-bit numbers
+    tied: bool
+    bias: bool
+    norm: str
+    kv_heads: int
+    heads: int
+
+
+def per_token_multiply_adds(arch: Architecture) -> int:
+    """One token's multiply-adds in the weight matrices: every matrix of every block once, and the
+    read-out dictionary once; the embedding lookups are reads, not products, and attention over the earlier
+    tokens (which grows with the context) is left out."""
+    matrices = sum(row_total(arch, r) for r in weights(arch)
+                   if r.per_layer and len(r.shape) == 2)
+    return matrices + arch.d_model * arch.vocab_size
+
+
+def model_facts(arch: Architecture, published: float | None = None) -> ModelFacts:
+    total = parameter_count(arch)
+    unembed = arch.d_model * arch.vocab_size + (arch.vocab_size if arch.unembed_bias else 0)
+    kv = arch.n_heads if arch.kv_heads is None else arch.kv_heads
+    return ModelFacts(arch.name, total, float(total if published is None else published), unembed, unembed / total,
+                      arch.d_model * arch.vocab_size / per_token_multiply_adds(arch),
+                      int(kv_cache_bytes(arch.n_layers, 1, kv, arch.d_head, 2)) if arch.n_layers else 0,
+                      arch.tied, arch.attn_bias or arch.mlp_bias, arch.norm, kv, arch.n_heads)
+
+
+def real_model_rows(toy: Architecture | None = None) -> list[ModelFacts]:
+    """Every published model of `lib.content.real_models`, then the course's own model if given."""
+    rows = [model_facts(published_architecture(c), c.published_total) for c in REAL_MODELS]
+    return rows + ([model_facts(toy)] if toy is not None else [])

@@ -39,7 +39,8 @@ def stage_label(stage: str) -> str:
 
 def stage_residuals(model: Transformer, cache: ActivationCache) -> dict[str, torch.Tensor]:
     """The residual stream [.., position, d_model] after each stage."""
-    out = {"embed": cache["embed"] + cache["pos_embed"]}
+    # SmolLM2 (lib.model.llama) adds no position vector: its positions enter inside attention.
+    out = {"embed": cache["embed"] + cache["pos_embed"] if "pos_embed" in cache else cache["embed"]}
     for layer in range(model.cfg.n_layers):
         out[f"blocks.{layer}.attn"] = cache[f"blocks.{layer}.resid_mid"]
         if model.cfg.has_mlp:
@@ -64,16 +65,17 @@ class LensStage:
 def logit_lens(model: Transformer, tokens, position: int = -1) -> list[LensStage]:
     """For one prompt, the read-out after every stage at `position` (the last by default)."""
     _, cache = model.run_with_cache(tokens)
-    stages = []
-    for name, resid in stage_residuals(model, cache).items():
-        logits = read_out(model, resid[position])
-        stages.append(LensStage(name, logits, softmax(logits)))
-    return stages
+    residuals = stage_residuals(model, cache)
+    # Every stage read out in one product: the unembedding is read once (SmolLM2's is 113 MB).
+    logits = read_out(model, torch.stack([resid[position] for resid in residuals.values()]))
+    return [LensStage(name, row, softmax(row)) for name, row in zip(residuals, logits)]
 
 
 def components(model: Transformer, cache: ActivationCache, position: int = -1) -> dict[str, torch.Tensor]:
     """Every write into the residual stream at `position`, by name; they sum to `resid_final`."""
-    out = {"embed": cache["embed"][position], "pos_embed": cache["pos_embed"][position]}
+    out = {"embed": cache["embed"][position]}
+    if "pos_embed" in cache:
+        out["pos_embed"] = cache["pos_embed"][position]
     for layer in range(model.cfg.n_layers):
         heads = cache[f"blocks.{layer}.attn.head_out"][position]
         for h in range(model.cfg.n_heads):
@@ -87,19 +89,22 @@ def direct_logit_attribution(model: Transformer, cache: ActivationCache, positio
     """Each component's share of the logits [vocab] at `position`; the shares sum to the logits.
 
     With a final LayerNorm each component is centred and divided by the LayerNorm's scale for the
-    full residual, and the LayerNorm's bias (and the unembedding bias) appear as their own terms.
+    full residual, and the LayerNorm's bias (and the unembedding bias) appear as their own terms. An
+    RMSNorm (SmolLM2's) neither centres nor adds a bias: each component is only divided by the scale.
     """
     parts = components(model, cache, position)
+    names, vecs = list(parts), torch.stack(list(parts.values()))      # [component, d_model]
     out = {}
     with torch.no_grad():
-        if model.ln_final is not None:
-            scale = model.ln_final.scale(cache["resid_final"][position])
-            for name, vec in parts.items():
-                out[name] = ((vec - vec.mean()) / scale * model.ln_final.w) @ model.W_U
-            out["ln_final.bias"] = model.ln_final.b @ model.W_U
-        else:
-            for name, vec in parts.items():
-                out[name] = vec @ model.W_U
+        ln = model.ln_final
+        if ln is not None:
+            if getattr(ln, "centred", True):
+                vecs = vecs - vecs.mean(-1, keepdim=True)
+            vecs = vecs / ln.scale(cache["resid_final"][position]) * ln.w
+        # One product for every component: the unembedding is read once (SmolLM2's is 113 MB).
+        out.update(zip(names, vecs @ model.W_U))
+        if ln is not None and getattr(ln, "b", None) is not None:
+            out["ln_final.bias"] = ln.b @ model.W_U
         out["unembed.bias"] = model.b_U.detach().clone()
     return out
 

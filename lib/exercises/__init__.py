@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from lib import chapters
 from lib.messages import say
-from lib.analysis.signs import read_signs
 from lib.errors import CourseError
 
 
@@ -217,6 +216,9 @@ def prompt_signs(lm, answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not isinstance(answer, str):
         return Feedback(False, PROMPT_TEXTS["not_a_prompt"].format(shown=shown(answer)))
+    # deferred: torch (the grader reads the catalogue of exercises without it, within its memory budget)
+    from lib.analysis.signs import read_signs
+
     try:
         return read_signs(lm, answer)
     except CourseError as e:

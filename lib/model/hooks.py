@@ -39,7 +39,13 @@ POSITION_FIRST = ("q", "k", "v", "z", "head_out")
 
 def hook_names(cfg) -> list[str]:
     """Every hook point of a model of this configuration, in forward order (the cache's keys)."""
-    return list(_names(cfg.n_layers, cfg.layer_norm, cfg.has_mlp))
+    return list(_names_of(cfg))
+
+
+def _names_of(cfg) -> tuple[str, ...]:
+    # A model of another architecture (lib.model.llama) says its own names; the toy's follow from its flags.
+    own = getattr(cfg, "hook_names", None)
+    return own() if own is not None else _names(cfg.n_layers, cfg.layer_norm, cfg.has_mlp)
 
 
 @functools.lru_cache(maxsize=64)
@@ -66,7 +72,7 @@ class Hooks:
     """The hooks of one run, checked against the model's hook points: name -> functions, in order."""
 
     def __init__(self, fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]], cfg):
-        known = _names(cfg.n_layers, cfg.layer_norm, cfg.has_mlp)
+        known = _names_of(cfg)
         known_set = _name_set(known)
         self.by_name: dict[str, list[HookFn]] = {}
         for item in fwd_hooks:

@@ -53,7 +53,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from lib.errors import CourseError, require
-from lib.model.transformer import ActivationCache, LayerNorm
+from lib.model.transformer import ActivationCache, LayerNorm, one_thread
 from lib.model.wordpiece import PAD, WordPiece
 
 NAME = "minilm"
@@ -308,18 +308,6 @@ class MiniLM:
 
 
 _LOADED: dict[str, MiniLM] = {}
-
-
-class one_thread:
-    """torch on one thread for the duration: for one sentence, the second thread of a 2-core
-    machine (busy with the notebook or the page) costs more in waiting than it gains."""
-
-    def __enter__(self):
-        self.threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-
-    def __exit__(self, *exc):
-        torch.set_num_threads(self.threads)
 
 
 def load(folder: Path | None = None) -> MiniLM:

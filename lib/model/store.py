@@ -30,6 +30,7 @@ from lib.data import PACKAGE_DATA, data_dir  # noqa: F401  (where the models liv
 from lib.model.config import ModelConfig
 from lib.messages import say
 from lib.errors import CourseError, require
+from lib.model import smollm2
 from lib.model.transformer import Transformer
 from lib.model.vocab import Vocabulary
 
@@ -106,6 +107,11 @@ class use_run:
             _RUN.pop(self.name, None)
         else:
             _RUN[self.name] = self.before
+
+
+def in_use_folder(name: str) -> Path:
+    """The folder `load(name)` reads: the one `use_run` names, else the shipped run's."""
+    return _RUN.get(name) or model_folder(name)
 
 
 def sha256(path: Path) -> str:
@@ -215,7 +221,10 @@ def load(name: str, folder: Path | None = None) -> LoadedModel:
     """A shipped model by name, ready to run (cached: chapters may call this freely).
 
     Read from disk, and verified, once per session and folder; the folder is the shipped run's
-    unless `use_run` names another."""
+    unless `use_run` names another. "smollm2" is the real next-token model, read from its own
+    package (`lib.model.smollm2`), not from data/."""
+    if name == smollm2.NAME and folder is None:
+        return smollm2.load()
     folder = Path(folder) if folder is not None else _RUN.get(name) or model_folder(name)
     key = (name, str(folder.resolve()))
     if key not in _LOADED:

@@ -39,7 +39,10 @@ class TrainResult:
     monitored: list[tuple[int, dict]] = field(default_factory=list)
     # Snapshots of the weights over training (`TrainConfig.checkpoints` of them): (step, state dict).
     checkpoints: list[tuple[int, dict]] = field(default_factory=list)
-    reached_floor: bool = False
+    # A recipe with a floor (`TrainConfig.floor_gap`): the gap measured after the schedule and after
+    # each further block of steps, (step, gap), and whether the last one is within the floor.
+    floor_checks: list[tuple[int, float]] = field(default_factory=list)
+    reached_floor: bool | None = None
 
 
 def make_batch(corpus: Corpus, vocab: Vocabulary, rng: random.Random, batch_size: int,
@@ -65,7 +68,8 @@ def lr_at(step: int, cfg: TrainConfig) -> float:
 
 
 def train(model_cfg: ModelConfig, train_cfg: TrainConfig, corpus: Corpus,
-          callback: Callable[[StepInfo], None] | None = None, progress: bool = True) -> TrainResult:
+          callback: Callable[[StepInfo], None] | None = None, progress: bool = True,
+          gap_to_floor: Callable[[Transformer], float] | None = None) -> TrainResult:
     """Train a fresh model; `callback` is called after every step with its loss.
 
     The same configs give the same weights, bit for bit, on the same machine and library versions.
@@ -80,13 +84,13 @@ def train(model_cfg: ModelConfig, train_cfg: TrainConfig, corpus: Corpus,
     # (100 hand-wired steps on a busy 2-core machine: 5.3 s with one thread, 31.5 s with two).
     torch.set_num_threads(1)
     try:
-        return _train(model_cfg, train_cfg, corpus, callback, progress)
+        return _train(model_cfg, train_cfg, corpus, callback, progress, gap_to_floor)
     finally:
         torch.use_deterministic_algorithms(previous)
         torch.set_num_threads(threads)
 
 
-def _train(model_cfg, train_cfg, corpus, callback, progress) -> TrainResult:
+def _train(model_cfg, train_cfg, corpus, callback, progress, gap_to_floor=None) -> TrainResult:
     vocab = Vocabulary(corpus.tokens)
     require(len(vocab) == model_cfg.vocab_size,
             f"the corpus has {len(vocab)} tokens but the model expects {model_cfg.vocab_size}")
@@ -104,10 +108,31 @@ def _train(model_cfg, train_cfg, corpus, callback, progress) -> TrainResult:
     watching = corpus.monitor is not None or train_cfg.checkpoints
     require(train_cfg.stop_below is None or corpus.monitor is not None,
             f"stop_below needs a corpus that monitors a figure, and {corpus.name} does not")
-    for step in range(train_cfg.steps):
+    require(train_cfg.floor_gap is None or gap_to_floor is not None,
+            "the recipe trains to a floor (floor_gap) but no gap_to_floor was given to measure it")
+
+    def floor_reached(step: int) -> bool:
+        model.eval()
+        gap = float(gap_to_floor(model))
+        model.train()
+        result.floor_checks.append((step, gap))
+        result.reached_floor = gap <= train_cfg.floor_gap
+        return result.reached_floor
+
+    def stop_here(step: int) -> bool:
+        """Past the schedule: a recipe with a floor checks it every `floor_check_every` steps."""
+        if train_cfg.floor_gap is None or step < train_cfg.steps:
+            return False
+        if (step - train_cfg.steps) % train_cfg.floor_check_every:
+            return False
+        return floor_reached(step) or step >= train_cfg.steps + train_cfg.floor_max_extra
+
+    step = 0
+    while step < train_cfg.steps or (train_cfg.floor_gap is not None and not stop_here(step)):
         if watching and step % train_cfg.monitor_every == 0 and _watch(model, corpus, train_cfg, step, result, snapshots):
             break
-        lr = lr_at(step, train_cfg)
+        # Past the schedule, the last learning rate it reached.
+        lr = lr_at(min(step, train_cfg.steps - 1), train_cfg)
         for group in opt.param_groups:
             group["lr"] = lr
         inputs, targets = make_batch(corpus, vocab, rng, train_cfg.batch_size, model_cfg.n_ctx)
@@ -126,9 +151,10 @@ def _train(model_cfg, train_cfg, corpus, callback, progress) -> TrainResult:
             bar.update(1)
             if step % 20 == 0:
                 bar.set_postfix(loss=f"{value:.4f}")
+        step += 1
     else:
         if watching:
-            _watch(model, corpus, train_cfg, train_cfg.steps, result, snapshots)
+            _watch(model, corpus, train_cfg, step, result, snapshots)
     if bar is not None:
         bar.close()
     result.seconds = time.perf_counter() - start

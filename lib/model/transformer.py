@@ -71,9 +71,11 @@ class Attention(nn.Module):
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         H, D, Dh = cfg.n_heads, cfg.d_model, cfg.d_head
+        # One key and value head per query head here; SmolLM2's 9 query heads share 3 (lib.model.llama).
+        K = getattr(cfg, "n_kv_heads", H)
         self.W_Q = nn.Parameter(torch.empty(H, D, Dh))
-        self.W_K = nn.Parameter(torch.empty(H, D, Dh))
-        self.W_V = nn.Parameter(torch.empty(H, D, Dh))
+        self.W_K = nn.Parameter(torch.empty(K, D, Dh))
+        self.W_V = nn.Parameter(torch.empty(K, D, Dh))
         self.W_O = nn.Parameter(torch.empty(H, Dh, D))
         self.d_head = Dh
 
@@ -96,15 +98,23 @@ class Attention(nn.Module):
             v = torch.cat([past[1], v], dim=2)
         k = keep("k", k, position_first=True)
         v = keep("v", v, position_first=True)
-        qk = keep("qk", q @ k.transpose(2, 3))  # [batch, head, query, key]
-        # Dividing by sqrt(d_head) keeps the scores' spread independent of the head's width.
-        scaled = qk / math.sqrt(self.d_head)
-        scores = keep("scores", scaled.masked_fill(_future(q.shape[2], k.shape[2]), float("-inf")))
-        pattern = keep("pattern", torch.softmax(scores, dim=-1))
-        z = keep("z", pattern @ v, position_first=True)  # each query's mix of values
-        # Each head's write, a hook point of its own: a hook that changes one head's slice changes the sum.
-        head_out = keep("head_out", torch.einsum("bhqe,hed->bhqd", z, self.W_O), position_first=True)
-        return head_out.sum(dim=1), (k, v)
+        return attend(q, k, v, self.W_O, keep), (k, v)
+
+
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, W_O: torch.Tensor,
+           keep: Recorder = NOT_RECORDED) -> torch.Tensor:
+    """What every causal attention does once its queries, keys and values are made (each [batch, head,
+    position, d_head], one key and value per query head): score, mask, softmax, mix, write; the layer's
+    write [batch, position, d_model] is the sum of the heads' writes."""
+    qk = keep("qk", q @ k.transpose(2, 3))  # [batch, head, query, key]
+    # Dividing by sqrt(d_head) keeps the scores' spread independent of the head's width.
+    scaled = qk / math.sqrt(q.shape[-1])
+    scores = keep("scores", scaled.masked_fill(_future(q.shape[2], k.shape[2]), float("-inf")))
+    pattern = keep("pattern", torch.softmax(scores, dim=-1))
+    z = keep("z", pattern @ v, position_first=True)  # each query's mix of values
+    # Each head's write, a hook point of its own: a hook that changes one head's slice changes the sum.
+    head_out = keep("head_out", torch.einsum("bhqe,hed->bhqd", z, W_O), position_first=True)
+    return head_out.sum(dim=1)
 
 
 def _future(n_queries: int, n_keys: int) -> torch.Tensor:
@@ -172,7 +182,83 @@ class KVCache:
         return sum(t.numel() * t.element_size() for kv in self.layers if kv for t in kv)
 
 
-class Transformer(nn.Module):
+class HookedModel(nn.Module):
+    """The entry points every model of the course shares (the toy here, SmolLM2 in `lib.model.llama`):
+    the subclass says how a token enters the stream (`embed`) and has `W_E`, `blocks`, `ln_final` (or
+    None), `W_U` and `b_U`."""
+
+    def forward(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
+                cache: ActivationCache | None = None, kv: KVCache | None = None,
+                fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
+        """Logits for every position: `tokens` is [position] or [batch, position], the logits
+        add a vocabulary axis. A `kv` is extended in place: `tokens` continue from `kv.length`.
+
+        `fwd_hooks`: (hook point's name or a predicate over names, function) pairs that read or replace
+        named activations (see `lib.model.hooks`). `ablate` ((layer, head) pairs) and `ablate_mlps`
+        (layers) are zero ablation written as hooks (`hooks.zero_hooks`), run before `fwd_hooks`."""
+        t, single = _as_batch(tokens, self.cfg.vocab_size)
+        start = 0 if kv is None else kv.length
+        end = start + t.shape[1]
+        require(end <= self.cfg.n_ctx,
+                say("context_holds", n=end, n_ctx=self.cfg.n_ctx))
+        hooks = None
+        if ablate or ablate_mlps or fwd_hooks:
+            hooks = Hooks([*zero_hooks(self.cfg, ablate, ablate_mlps), *fwd_hooks], self.cfg)
+        keep = Recorder(cache, single=single, hooks=hooks)
+
+        resid = self.embed(t, start, end, keep)
+        for layer, block in enumerate(self.blocks):
+            past = None if kv is None else kv.layers[layer]
+            resid, present = block(resid, keep.scope(f"blocks.{layer}"), past)
+            if kv is not None:
+                kv.layers[layer] = present
+        if kv is not None:
+            kv.length = end
+        resid = keep("resid_final", resid)
+        final = keep("ln_final", self.ln_final(resid)) if self.ln_final is not None else resid
+        logits = keep("logits", final @ self.W_U + self.b_U)
+        return logits[0] if single else logits
+
+    def run_with_cache(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
+                       fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> tuple[torch.Tensor, ActivationCache]:
+        """Logits and every intermediate tensor (after any hooks: what the pass used). The toy's keys
+        (`lib.model.llama` lists SmolLM2's), with shapes for one prompt of T tokens (a batch adds a
+        leading axis; LayerNorm and MLP keys exist only where the model has them); each key is also a
+        hook point (`lib.model.hooks.hook_names`):
+
+        `embed`, `pos_embed`, `blocks.L.resid_pre`, `blocks.L.ln1` [T, d_model];
+        `blocks.L.attn.q|k|v|z` [T, head, d_head]; `blocks.L.attn.qk` (raw Q.K), `.scores` (scaled,
+        -inf above the diagonal), `.pattern` [head, T, T]; `blocks.L.attn.head_out` [T, head, d_model];
+        `blocks.L.attn_out`, `resid_mid`, `ln2` [T, d_model]; `blocks.L.mlp.pre|post` [T, d_mlp];
+        `blocks.L.mlp_out`, `resid_post`, `resid_final` (before the final LayerNorm), `ln_final`
+        [T, d_model]; `logits` [T, vocab].
+        """
+        cache = ActivationCache()
+        with torch.no_grad():
+            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, cache=cache, fwd_hooks=fwd_hooks)
+        return logits, cache
+
+    def run_with_hooks(self, tokens, fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
+        """Logits of a pass in which each hook reads, and may replace, the activation it is attached
+        to: `fwd_hooks` is a list of (hook point's name, or a predicate over names; function
+        `fn(tensor, name) -> tensor | None`). The hooks last for this one pass."""
+        with torch.no_grad():
+            return self(tokens, fwd_hooks=fwd_hooks)
+
+    def forward_with_kv(self, tokens, past_kv: KVCache | None = None, ablate: Iterable[Head] = (),
+                        ablate_mlps: Iterable[int] = ()) -> tuple[torch.Tensor, KVCache]:
+        """Logits for `tokens` given the keys and values of earlier positions (none at first).
+
+        Returns `(logits, kv)`: `kv` holds the keys and values of every position seen so far.
+        `past_kv` itself is left as it was, so one prefix can be continued in several ways.
+        """
+        kv = KVCache.empty(self.cfg.n_layers) if past_kv is None else past_kv.copy()
+        with torch.no_grad():
+            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, kv=kv)
+        return logits, kv
+
+
+class Transformer(HookedModel):
     """Embed, run the blocks, read out: logits for the next token at every position."""
 
     def __init__(self, cfg: ModelConfig):
@@ -208,74 +294,22 @@ class Transformer(nn.Module):
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def forward(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
-                cache: ActivationCache | None = None, kv: KVCache | None = None,
-                fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
-        """Logits for every position: `tokens` is [position] or [batch, position], the logits
-        add a vocabulary axis. A `kv` is extended in place: `tokens` continue from `kv.length`.
+    def embed(self, t: torch.Tensor, start: int, end: int, keep: Recorder) -> torch.Tensor:
+        """The stream before block 0: each token's embedding plus its position's (positions start to end - 1)."""
+        return keep("embed", self.W_E[t]) + keep("pos_embed", self.W_pos[start:end].unsqueeze(0))
 
-        `fwd_hooks`: (hook point's name or a predicate over names, function) pairs that read or replace
-        named activations (see `lib.model.hooks`). `ablate` ((layer, head) pairs) and `ablate_mlps`
-        (layers) are zero ablation written as hooks (`hooks.zero_hooks`), run before `fwd_hooks`."""
-        t, single = _as_batch(tokens, self.cfg.vocab_size)
-        start = 0 if kv is None else kv.length
-        end = start + t.shape[1]
-        require(end <= self.cfg.n_ctx,
-                say("context_holds", n=end, n_ctx=self.cfg.n_ctx))
-        hooks = None
-        if ablate or ablate_mlps or fwd_hooks:
-            hooks = Hooks([*zero_hooks(self.cfg, ablate, ablate_mlps), *fwd_hooks], self.cfg)
-        keep = Recorder(cache, single=single, hooks=hooks)
 
-        resid = keep("embed", self.W_E[t]) + keep("pos_embed", self.W_pos[start:end].unsqueeze(0))
-        for layer, block in enumerate(self.blocks):
-            past = None if kv is None else kv.layers[layer]
-            resid, present = block(resid, keep.scope(f"blocks.{layer}"), past)
-            if kv is not None:
-                kv.layers[layer] = present
-        if kv is not None:
-            kv.length = end
-        resid = keep("resid_final", resid)
-        final = keep("ln_final", self.ln_final(resid)) if self.ln_final is not None else resid
-        logits = keep("logits", final @ self.W_U + self.b_U)
-        return logits[0] if single else logits
+class one_thread:
+    """torch on one thread for the duration: for one sentence, the second thread of a 2-core
+    machine (busy with the notebook or the page) costs more in waiting than it gains (MiniLM and
+    SmolLM2 run their passes this way)."""
 
-    def run_with_cache(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
-                       fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> tuple[torch.Tensor, ActivationCache]:
-        """Logits and every intermediate tensor (after any hooks: what the pass used). Keys, with
-        shapes for one prompt of T tokens (a batch adds a leading axis; LayerNorm and MLP keys exist
-        only where the model has them); each key is also a hook point (`lib.model.hooks.hook_names`):
+    def __enter__(self):
+        self.threads = torch.get_num_threads()
+        torch.set_num_threads(1)
 
-        `embed`, `pos_embed`, `blocks.L.resid_pre`, `blocks.L.ln1` [T, d_model];
-        `blocks.L.attn.q|k|v|z` [T, head, d_head]; `blocks.L.attn.qk` (raw Q.K), `.scores` (scaled,
-        -inf above the diagonal), `.pattern` [head, T, T]; `blocks.L.attn.head_out` [T, head, d_model];
-        `blocks.L.attn_out`, `resid_mid`, `ln2` [T, d_model]; `blocks.L.mlp.pre|post` [T, d_mlp];
-        `blocks.L.mlp_out`, `resid_post`, `resid_final` (before the final LayerNorm), `ln_final`
-        [T, d_model]; `logits` [T, vocab].
-        """
-        cache = ActivationCache()
-        with torch.no_grad():
-            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, cache=cache, fwd_hooks=fwd_hooks)
-        return logits, cache
-
-    def run_with_hooks(self, tokens, fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
-        """Logits of a pass in which each hook reads, and may replace, the activation it is attached
-        to: `fwd_hooks` is a list of (hook point's name, or a predicate over names; function
-        `fn(tensor, name) -> tensor | None`). The hooks last for this one pass."""
-        with torch.no_grad():
-            return self(tokens, fwd_hooks=fwd_hooks)
-
-    def forward_with_kv(self, tokens, past_kv: KVCache | None = None, ablate: Iterable[Head] = (),
-                        ablate_mlps: Iterable[int] = ()) -> tuple[torch.Tensor, KVCache]:
-        """Logits for `tokens` given the keys and values of earlier positions (none at first).
-
-        Returns `(logits, kv)`: `kv` holds the keys and values of every position seen so far.
-        `past_kv` itself is left as it was, so one prefix can be continued in several ways.
-        """
-        kv = KVCache.empty(self.cfg.n_layers) if past_kv is None else past_kv.copy()
-        with torch.no_grad():
-            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, kv=kv)
-        return logits, kv
+    def __exit__(self, *exc):
+        torch.set_num_threads(self.threads)
 
 
 # ----------------------------------------------------------------- checks of a reader's input

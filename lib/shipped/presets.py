@@ -55,8 +55,11 @@ PRESETS: dict[str, Preset] = {
                           d_head=16, n_layers=2, d_mlp=128, act="relu", layer_norm=True, tied=True),
         # Trained until its loss is within 0.02 nats of the corpus's entropy (Part 2 tests what the
         # model learned, so it must first have learned the corpus): 1,500 steps of 32 sentences at
-        # 3e-3 stopped 0.13 nats above it, 3,000 of 64 at 1e-2 stopped 0.027 above.
-        train=TrainConfig(seed=0, steps=4000, batch_size=128, lr=1e-2, weight_decay=0.01, warmup_steps=50),
+        # 3e-3 stopped 0.13 nats above it, 3,000 of 64 at 1e-2 stopped 0.027 above. 4,000 steps of 128
+        # bring four training seeds of five within 0.012; seed 3 stopped 0.057 above, so past the
+        # schedule the recipe trains on, at its last learning rate, until it is within the floor.
+        train=TrainConfig(seed=0, steps=4000, batch_size=128, lr=1e-2, weight_decay=0.01, warmup_steps=50,
+                          floor_gap=0.02, floor_check_every=250, floor_max_extra=6000),
         description="2 layers, 2 heads, d_model 32, tied; trained on sentences made from a designed table",
     ),
     "induction": Preset(

@@ -19,7 +19,7 @@ from lib.model.readout import check_seed
 from lib.model.store import RUN_PREFIX, LoadedModel, check_save_folder, models_dir, runs_dir, save_model
 from lib.model.train import train
 from lib.model.vocab import Vocabulary
-from lib.shipped.behaviour import measure
+from lib.shipped.behaviour import BEHAVIOUR, measure
 
 FINAL_LOSS_WINDOW = 50  # the final loss is the mean of the last steps, not one noisy batch
 
@@ -46,8 +46,12 @@ def train_preset(name: str, seed: int | None = None, out: Path | str | None = No
     tcfg = preset.train if seed is None else dataclasses.replace(preset.train, seed=check_seed(seed))
     folder = output_folder(name, out, replace_shipped, tcfg.seed)
     corpus = get_corpus(preset.corpus, tcfg.corpus_options)
-    result = train(preset.model, tcfg, corpus, progress=progress)
     vocab = Vocabulary(corpus.tokens)
+    behaviour = BEHAVIOUR.get(name)
+    gap = None
+    if tcfg.floor_gap is not None:
+        gap = lambda model: behaviour.gap_to_floor(LoadedModel(name, model, vocab, {}))  # noqa: E731
+    result = train(preset.model, tcfg, corpus, progress=progress, gap_to_floor=gap)
     lm = LoadedModel(name, result.model, vocab, {})
     meta = {
         "name": name,
@@ -58,6 +62,8 @@ def train_preset(name: str, seed: int | None = None, out: Path | str | None = No
         "loss_history": [round(x, 5) for x in result.losses],
         "train_seconds": round(result.seconds, 2),
         "steps_trained": len(result.losses),
+        **({"floor_checks": [[step, round(g, 5)] for step, g in result.floor_checks],
+            "reached_floor": result.reached_floor} if result.floor_checks else {}),
         "torch": torch.__version__,
         "machine": platform.machine(),
         "behaviour": measure(name, lm),

@@ -63,3 +63,23 @@ def test_retraining_the_zero_layer_model_reproduces_the_shipped_weights(run_proc
     for name in old:
         gap = float((new[name] - old[name]).abs().max())
         assert gap < 1e-4, f"{name}: retrained weights differ from the shipped ones by {gap:.2e}"
+
+
+def test_a_recipe_with_a_floor_trains_on_past_its_schedule_until_it_reaches_it():
+    """Past `steps`, on at the last learning rate, `floor_check_every` at a time, until the gap is within
+    `floor_gap` (or `floor_max_extra` more steps); a run already at its floor gets not one step more."""
+    preset = get_preset("calling-game")
+    corpus = get_corpus("calling-game")
+    gaps = iter([0.5, 0.3, 0.05, 0.01])
+    base = dataclasses.replace(preset.train, steps=12, batch_size=4)
+    tcfg = dataclasses.replace(base, floor_gap=0.1, floor_check_every=5, floor_max_extra=100)
+    r = train(preset.model, tcfg, corpus, progress=False, gap_to_floor=lambda model: next(gaps))
+    assert [step for step, _ in r.floor_checks] == [12, 17, 22] and len(r.losses) == 22 and r.reached_floor
+    plain = train(preset.model, base, corpus, progress=False)
+    at_floor = train(preset.model, tcfg, corpus, progress=False, gap_to_floor=lambda model: 0.0)
+    assert len(at_floor.losses) == 12 and at_floor.losses == plain.losses
+    for p, q in zip(plain.model.state_dict().values(), at_floor.model.state_dict().values()):
+        assert torch.equal(p, q)
+    capped = train(preset.model, dataclasses.replace(tcfg, floor_max_extra=10), corpus, progress=False,
+                   gap_to_floor=lambda model: 1.0)
+    assert len(capped.losses) == 22 and capped.reached_floor is False

@@ -193,5 +193,9 @@ def test_the_class_site_holds_no_solution(class_site):
     chapter = (class_site / "chapters/part3/search-by-hand.html").read_text()
     assert len(re.findall(r'class="exercise (?:\w+ )?admonition"', chapter)) == 5 and 'class="solution' not in chapter
     assert "download-source-button" not in chapter
+    # No launch button (Binder opens the reader notebook, solutions folded) and no link to the sources.
+    assert "mybinder.org" in (SITE / "chapters/part3/search-by-hand.html").read_text()    # the default site has it
+    assert "mybinder.org" not in chapter and "launch-buttons" not in chapter
+    assert "source-repository-button" not in chapter and "source-issues-button" not in chapter
     nb = nbformat.read(class_site / "_sources/chapters/part3/search-by-hand.ipynb", as_version=4)
     assert nb.metadata["course"]["solutions"] == "absent"

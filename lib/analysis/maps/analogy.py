@@ -116,6 +116,7 @@ ANALOGY_METHODS = {
     "nearest to c": lambda a, b, c: c,              # the word the answer should resemble (woman)
     "nearest to b": lambda a, b, c: b,
     "a + c": lambda a, b, c: a + c,                 # no subtraction (Linzen's ignore-a, in his letters)
+    "add-opposite": lambda a, b, c: a + b - c,      # the offset turned round (Linzen's ADD-OPPOSITE)
 }
 
 
@@ -132,3 +133,70 @@ def methods_right(vectors: dict[str, np.ndarray], quads) -> dict[str, int]:
         for name, f in ANALOGY_METHODS.items():
             right[name] += _nearest(vectors, f(vectors[a], vectors[b], vectors[c]), (a, b, c)) == d
     return right
+
+
+# ----------------------------------------------------------------------------- the whole vocabulary
+# A pool built from the analogy words themselves hands every baseline its answer (the answer is one of
+# few candidates). Ranked over a whole vocabulary, the baselines meet every word the model knows. Two
+# more baselines join Linzen's: ADD-OPPOSITE (the offset subtracted instead of added, a + b - c: if it
+# does as well, the answer was found by being near a, not by the offset's direction), and 3CosMul (Levy
+# and Goldberg 2014: cos(d, a) cos(d, c) / cos(d, b), cosines moved to [0, 1]; the offset's usual rival).
+VOCABULARY_METHODS = ("offset", "nearest to a", "nearest to b", "nearest to c", "a + c", "add-opposite", "3CosMul")
+COSMUL_EPS = 1e-3   # Levy and Goldberg's epsilon: keeps the division finite when cos(d, b) is -1
+
+
+def _unit_rows(matrix) -> np.ndarray:
+    m = np.asarray(matrix, dtype=float)
+    n = np.linalg.norm(m, axis=1, keepdims=True)
+    return np.divide(m, n, out=np.zeros_like(m), where=n > 0)
+
+
+def method_scores(cosines: tuple[np.ndarray, np.ndarray, np.ndarray], a: int, b: int, c: int, method: str) -> np.ndarray:
+    """Every row's score under `method` for the analogy (rows a, b, c) -> ?, from each row's cosines with
+    a, b and c (a row's cosine with a - b + c is cos_a - cos_b + cos_c over a length that is the same for
+    every row, so the order is the same); the inputs get -inf."""
+    ca, cb, cc = cosines
+    if method == "3CosMul":
+        scores = (ca + 1) / 2 * (cc + 1) / 2 / ((cb + 1) / 2 + COSMUL_EPS)
+    else:
+        pick = {"offset": (1, -1, 1), "nearest to a": (1, 0, 0), "nearest to b": (0, 1, 0), "nearest to c": (0, 0, 1),
+                "a + c": (1, 0, 1), "add-opposite": (1, 1, -1)}.get(method)
+        require(pick is not None, f"unknown analogy method {method!r}; known: {', '.join(VOCABULARY_METHODS)}")
+        scores = pick[0] * ca + pick[1] * cb + pick[2] * cc
+    scores = np.array(scores, dtype=float)
+    scores[[a, b, c]] = -np.inf
+    return scores
+
+
+@dataclass(frozen=True)
+class VocabularyRanking:
+    methods: tuple[str, ...]
+    quads: tuple[tuple[str, str, str, str], ...]
+    ranks: dict[str, list[int]]       # method -> the expected word's rank (1 = best) for each analogy
+    best: dict[str, list[str]]        # method -> the top word for each analogy
+    pool: int                         # how many words were ranked (the inputs excluded from each)
+
+    def right(self, method: str) -> int:
+        return sum(r == 1 for r in self.ranks[method])
+
+
+def rank_methods(words: Sequence[str], matrix, quads, methods: Sequence[str] = VOCABULARY_METHODS) -> VocabularyRanking:
+    """Each analogy (a, b, c, d) ranked over every row of `matrix` (one per word of `words`) by every method,
+    by cosine (vectorised: the whole vocabulary of a real model in a fraction of a second)."""
+    words = list(words)
+    index = {w: i for i, w in enumerate(words)}
+    require(len(index) == len(words) == len(matrix), "one distinct word per row of the matrix")
+    quads = tuple(tuple(q) for q in quads)
+    missing = sorted({w for q in quads for w in q if w not in index})
+    require(not missing, f"not in the vocabulary: {' '.join(missing)}")
+    units = _unit_rows(matrix)
+    ranks = {m: [] for m in methods}
+    best = {m: [] for m in methods}
+    for a, b, c, d in quads:
+        ia, ib, ic = index[a], index[b], index[c]
+        cosines = tuple(units @ units[i] for i in (ia, ib, ic))
+        for m in methods:
+            s = method_scores(cosines, ia, ib, ic, m)
+            ranks[m].append(int((s > s[index[d]]).sum()) + 1)
+            best[m].append(words[int(np.argmax(s))])
+    return VocabularyRanking(tuple(methods), quads, ranks, best, len(words) - 3)

@@ -55,3 +55,17 @@ def same_group_share(x, groups: Sequence[str], k: int = 5, cosine: bool = False)
     """Share of each row's k nearest rows that belong to its own group."""
     g = np.asarray(groups)
     return float((g[nearest_indices(x, k, cosine)] == g[:, None]).mean())
+
+
+def knn_accuracy(x, groups: Sequence[str], k: int = 5, cosine: bool = False) -> float:
+    """Leave-one-out accuracy of a k-nearest-neighbour classifier: the share of rows whose group is the
+    majority group of their k nearest other rows (by cosine, or by straight-line distance); a tie goes to
+    the group that sorts first, as in scikit-learn's `KNeighborsClassifier` (the tests check they agree)."""
+    x = np.asarray(x, dtype=float)
+    g = np.asarray(groups)
+    require(x.ndim == 2 and len(g) == len(x), f"one group per row: {len(g)} groups for {len(x)} rows")
+    require(isinstance(k, int) and 1 <= k < len(x), f"k must be a whole number from 1 to {len(x) - 1}, got {k!r}")
+    classes, codes = np.unique(g, return_inverse=True)
+    votes = np.zeros((len(x), len(classes)), int)
+    np.add.at(votes, (np.repeat(np.arange(len(x)), k), codes[nearest_indices(x, k, cosine)].ravel()), 1)
+    return float((votes.argmax(1) == codes).mean())

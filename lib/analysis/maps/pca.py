@@ -60,20 +60,3 @@ def unit_sphere(x) -> np.ndarray:
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     require(bool((norms > 0).all()), "a zero vector has no direction and cannot be put on the unit sphere")
     return x / norms
-
-
-def _top2_share(x) -> float:
-    s2 = np.linalg.svd(x - x.mean(axis=0), compute_uv=False) ** 2
-    return float(s2[:2].sum() / s2.sum())
-
-
-def share_vs_noise(x, seed: int, draws: int = 200) -> dict:
-    """The top two components' share of the rows' variance (in %), against points with no
-    structure: the same number of points in as many dimensions, each coordinate drawn independently
-    (Gaussian, `draws` times with `seed`)."""
-    x = np.asarray(x)
-    real = pca(x).cumulative(2)
-    rng = np.random.default_rng(seed)
-    noise = np.array([_top2_share(rng.standard_normal(x.shape)) for _ in range(draws)])
-    return {"share": 100 * real, "noise_mean": 100 * float(noise.mean()), "noise_hi": 100 * float(noise.max()),
-            "draws": draws, "n": x.shape[0], "dim": x.shape[1], "ratio": real / float(noise.mean())}

@@ -59,3 +59,32 @@ WRITE_CHECKS = {
         (lambda x, k: (pca_by_svd(x, k)[0], pca_by_svd(x, k)[1] / pca_by_svd(x, k)[1].sum()), "k kept components"),
     ]),
 }
+
+
+def plane_share(x, i, j, k, l, m, n):
+    d1 = x[i] - x[j]
+    d2 = x[k] + x[l] - x[m] - x[n]
+    e1 = d1 / np.linalg.norm(d1)
+    e2 = d2 - (d2 @ e1) * e1
+    e2 /= np.linalg.norm(e2)
+    c = x - x.mean(axis=0)
+    return float(((c @ e1) ** 2 + (c @ e2) ** 2).sum() / (c ** 2).sum())
+
+
+def plane_share_not_centred(x, i, j, k, l, m, n):
+    d1 = x[i] - x[j]
+    d2 = x[k] + x[l] - x[m] - x[n]
+    e1 = d1 / np.linalg.norm(d1)
+    e2 = d2 - (d2 @ e1) * e1
+    e2 /= np.linalg.norm(e2)
+    return float(((x @ e1) ** 2 + (x @ e2) ** 2).sum() / (x ** 2).sum())
+
+
+def plane_share_not_perpendicular(x, i, j, k, l, m, n):
+    c = x - x.mean(axis=0)
+    axes = [d / np.linalg.norm(d) for d in (x[i] - x[j], x[k] + x[l] - x[m] - x[n])]
+    return float(sum(((c @ e) ** 2).sum() for e in axes) / (c ** 2).sum())
+
+
+WRITE_CHECKS["plane_share"] = (three_ways.plane_share, plane_share, [
+    (plane_share_not_centred, "not centred"), (plane_share_not_perpendicular, "perpendicular")])

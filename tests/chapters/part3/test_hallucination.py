@@ -35,3 +35,37 @@ def test_the_entropy_of_a_sure_page(lm):
     assert "as one word" in hallucination.entropy_sure_page(lm, two).message
     assert "too high" in hallucination.entropy_sure_page(lm, 1.5).message
     one_line_verdicts(hallucination.entropy_sure_page, lm)
+
+
+# ------------------------------------------------------------------ the chapter's write checks
+# For each, (the check, a right function written as a learner would, [(a typical wrong function, words
+# its diagnosis must contain), ...]); tests/exercises/test_writing.py runs them.
+def expected_calibration_error(confidence, correct, n_bins):
+    confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
+    which = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
+    total = 0.0
+    for b in range(n_bins):
+        inside = which == b
+        if inside.any():
+            total += inside.mean() * abs(correct[inside].mean() - confidence[inside].mean())
+    return total
+
+
+def ece_unweighted(confidence, correct, n_bins):
+    confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
+    which = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
+    gaps = [abs(correct[which == b].mean() - confidence[which == b].mean()) for b in range(n_bins) if (which == b).any()]
+    return float(np.mean(gaps))
+
+
+def ece_signed(confidence, correct, n_bins):
+    confidence, correct = np.asarray(confidence, float), np.asarray(correct, float)
+    which = np.minimum((confidence * n_bins).astype(int), n_bins - 1)
+    return float(sum((which == b).mean() * (correct[which == b].mean() - confidence[which == b].mean())
+                     for b in range(n_bins) if (which == b).any()))
+
+
+WRITE_CHECKS = {
+    "expected_calibration_error": (hallucination.expected_calibration_error, expected_calibration_error, [
+        (ece_unweighted, "weight each bin"), (ece_signed, "opposite signs")]),
+}

@@ -13,6 +13,7 @@ from lib.analysis.bigrams import (bigram_loss_per_token, bigram_table, held_out_
                                   rules_loss_per_token)
 from lib.analysis.calling_sets import EPITHETS4, N, answers_held, calling_game, sets
 from lib.analysis.head_survey import ablation_survey
+from lib.claims.registry import EVERY_RUN
 from lib.claims.registry import claim as register
 
 # Measured with torch on one thread (the chapter's models are tiny: see `lib.claims.registry.claim`).
@@ -23,7 +24,8 @@ claim = functools.partial(register, one_thread=True)
        "With {params:,.0f} parameters the zero-layer model learns the counted bigram table almost exactly: no "
        "entry differs by more than {gap:.3f}",
        holds=lambda x: x["gap"] < 0.05, seeded=False,
-       note="largest gap between the zero-layer model's next-token table and the table counted on 20,000 rounds")
+       note="largest gap between the zero-layer model's next-token table and the table counted on 20,000 rounds",
+       scope=EVERY_RUN, models=('zero-layer',))
 def _table(seed):
     zl = lib.load("zero-layer")
     _, counts, probs = _bigram_table()
@@ -42,7 +44,8 @@ def _bigram_table():
        "the rules themselves, the floor no model can beat",
        holds=lambda x: abs(x["zl"] - x["bi"]) < 0.02 and x["cg"] - x["rules"] < 0.05 and x["cg"] < x["zl"] - 0.1,
        note="loss per token (nats) on 300 rounds drawn with seed 12345 + seed: zero-layer = table; 2-layer within "
-            "0.05 of the rules' floor")
+            "0.05 of the rules' floor",
+       scope=EVERY_RUN, models=('calling-game', 'zero-layer'))
 def _losses(seed):
     tokens, _, probs = _bigram_table()
     rounds = held_out_rounds(300, 12345 + seed)
@@ -55,7 +58,8 @@ def _losses(seed):
        "Over {n:.0f} later turns of the game, {each:.0f} for each epithet, the zero-layer model gives the right "
        "epithet a probability of at least one half on {zl:.0f} of them, the two-layer model on {lm:.0f}",
        holds=lambda x: x["zl"] <= 0.6 * x["n"] and x["lm"] >= 0.95 * x["n"],
-       note="later-turn epithet prompts held (P >= 0.5): the zero-layer model at most 60%, the two-layer model 95%+")
+       note="later-turn epithet prompts held (P >= 0.5): the zero-layer model at most 60%, the two-layer model 95%+",
+       scope=EVERY_RUN, models=('calling-game', 'zero-layer'))
 def _epithets_need_context(seed):
     zl = lib.load("zero-layer")
     groups = [sets(seed)[e] for e in EPITHETS4]

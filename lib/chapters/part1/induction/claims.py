@@ -1,35 +1,36 @@
 """The claims of the chapter `chapters/part1/induction.md`, each with its measurement.
 
-The lessons about the recipe are measured on every shipped training run of the `induction` model
-(`store.shipped_runs`: data/models/induction and data/runs/induction/seed-S), all of them inside one
-measurement, each on repeated random segments drawn with the claim's seed: the statements count runs
-("on 5 of the 6 runs"), which a claim measured run by run (`registry.EVERY_RUN`, which must hold on each)
-cannot say, so they keep the default scope and read the runs themselves. Every statement gives the range
+The lessons about the recipe are measured on every training run of the `induction` model
+(`over_runs.run_folders`: the run in use, then the other shipped runs), all of them inside one
+measurement (`covers_runs`), each on repeated random segments drawn with the claim's seed: the
+statements count runs ("on 5 of the 6 runs"), which a claim measured run by run could not say. Every statement gives the range
 over all runs (and seeds: `{x_lo.lo}` is the lowest over both, `{x_hi.hi}` the highest). The heads are
 found by their role on each run, never by their index.
 """
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import numpy as np
 
 from lib.analysis import induction
+from lib.analysis.over_runs import run_folders
+from lib.claims.registry import EVERY_RUN
 from lib.claims.registry import claim as register
-from pathlib import Path
-
-from lib.model.store import load_checkpoints, read_model, run_label, shipped_runs
+from lib.model.store import load_checkpoints, read_model
 from lib.chapters.part1.induction import pitfalls
 from lib.shipped.presets import get_preset
 
-# Measured with torch on one thread (the model is tiny: see `lib.claims.registry.claim`).
-claim = functools.partial(register, one_thread=True)
 MODEL = "induction"
+# Lessons about the recipe, each measured once over every run (the measurement reads them all), with torch
+# on one thread (the model is tiny: see `lib.claims.registry.claim`).
+claim = functools.partial(register, one_thread=True, scope=EVERY_RUN, models=(MODEL,), covers_runs=True)
 
 
 def _runs() -> list[tuple[str, Path]]:
-    """Every shipped run of the model, as (label, folder): "seed 0" (the pages' run) first."""
-    return [(run_label(f), f) for f in shipped_runs(MODEL)]
+    """Every run of the model, as (label, folder): the run in use first."""
+    return list(run_folders(MODEL).items())
 
 
 @functools.lru_cache(maxsize=None)
@@ -173,6 +174,7 @@ def phase_step(steps: list[int], losses: list[float]) -> int | None:
        "saw, layer 1's best induction score is {l1_other:.2f} and the second copy costs {loss_other:.1f} nats, "
        "more than the first ({first_other:.1f})",
        holds=lambda x: x["l1_other"] < induction.FORMED and x["loss_other"] > x["first_other"], seeded=False,
+       scope="this run", models=(), covers_runs=False,
        note="one run of the shipped recipe with the period fixed at 8, measured once (pitfalls.json)")
 def _fixed(seed):
     f = pitfalls.read()["fixed-period"]

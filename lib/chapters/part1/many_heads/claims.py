@@ -11,6 +11,7 @@ import numpy as np
 from lib.analysis.calling_sets import N, OPENING, calling_game, n_ctx
 from lib.analysis.head_survey import ablation_survey, head_disagreement, untrained_twin
 from lib.analysis.positions import lag_similarity, offset_preference, order_test, without_positions
+from lib.claims.registry import EVERY_RUN, THIS_RUN
 from lib.claims.registry import claim as register
 from lib.content.prompt_sets import KINDS, prompt_set
 from lib.model.readout import token_prob
@@ -24,7 +25,8 @@ claim = functools.partial(register, one_thread=True)
        "between two heads' rows of weights is {trained:.2f} for the trained model, against {fresh:.4f} for the "
        "same model before training",
        holds=lambda x: x["trained"] > 10 * x["fresh"],
-       note="layer 0's heads disagree (mean total-variation distance) ten times more after training than before")
+       note="layer 0's heads disagree (mean total-variation distance) ten times more after training than before",
+       scope=EVERY_RUN, models=('calling-game',))
 def _heads_differ(seed):
     later = prompt_set("epithet-later-turn", N, seed, max_tokens=n_ctx())
     return {"n": len(later), "trained": head_disagreement(calling_game(), later, 0),
@@ -35,7 +37,8 @@ def _heads_differ(seed):
        "In the trained model, over {n:.0f} later-turn prompts and both layers, the attention write is the sum of "
        "its four heads' terms {gap_text}",
        holds=lambda x: x["gap"] < 1e-4,
-       note="largest gap between a layer's attention write and the sum of its heads' writes")
+       note="largest gap between a layer's attention write and the sum of its heads' writes",
+       scope=EVERY_RUN, models=('calling-game',))
 def _writes_add(seed):
     lm = calling_game()
     gap = 0.0
@@ -59,7 +62,8 @@ def _order_tests(seed):
        "never changes by more than {flat_l0:.0e}, float rounding, while layer 1's changes by up to {flat_l1:.2f}; "
        "with the learned positions, layer 0 already changes by up to {pos_l0:.2f}",
        holds=lambda x: x["flat_l0"] < 1e-4 and x["flat_l1"] > 0.1 and x["pos_l0"] > 0.1,
-       note="order_test on the later-turn set: layer 0 is order-blind without positions, layer 1 is not")
+       note="order_test on the later-turn set: layer 0 is order-blind without positions, layer 1 is not",
+       scope=EVERY_RUN, models=('calling-game',))
 def _order_from_positions(seed):
     flat, pos = _order_tests(seed)
     return {"shuffled": flat.shuffles, "flat_l0": flat.largest["blocks.0.attn_out"],
@@ -69,7 +73,8 @@ def _order_from_positions(seed):
 @claim("many-heads.rhythm", "many-heads",
        "Positions {lag:.0f} apart are the most alike (mean cosine {cos:.2f}, the next best {next:.2f})",
        holds=lambda x: x["lag"] == 4 and x["cos"] > x["next"], seeded=False,
-       note="the learned position embeddings are most alike four apart, the length of a turn without an epithet")
+       note="the learned position embeddings are most alike four apart, the length of a turn without an epithet",
+       scope=EVERY_RUN, models=('calling-game',))
 def _rhythm(seed):
     lags = lag_similarity(calling_game().model, max_lag=10)
     return {"lag": int(np.argmax(lags)) + 1, "cos": float(lags.max()), "next": float(np.sort(lags)[-2])}
@@ -78,7 +83,8 @@ def _rhythm(seed):
 @claim("many-heads.l0h3-distances", "many-heads",
        "From the positions alone, L0H3's two favourite distances back are {best:.0f} and {second:.0f}",
        holds=lambda x: {x["best"], x["second"]} == {1, 5}, seeded=False,
-       note="offset_preference of L0H3: distances 1 and 5 score highest")
+       note="offset_preference of L0H3: distances 1 and 5 score highest",
+       scope=THIS_RUN, models=('calling-game',))
 def _l0h3(seed):
     prefs = offset_preference(calling_game().model, 0, 3, max_offset=10)
     top = np.argsort(-prefs[1:])[:2] + 1
@@ -89,7 +95,8 @@ def _l0h3(seed):
        "Without its position embeddings the model keeps {held_without:.0f} of the {held_with:.0f} answers it "
        "holds over the five labelled sets ({n:.0f} prompts), and {hurt:.0f} of the five sets lose prompts",
        holds=lambda x: x["hurt"] >= 3 and x["held_without"] < x["held_with"],
-       note="held answers (P >= 0.5) with and without positions, over the five kinds of labelled prompts")
+       note="held answers (P >= 0.5) with and without positions, over the five kinds of labelled prompts",
+       scope=EVERY_RUN, models=('calling-game',))
 def _positions_needed(seed):
     lm = calling_game()
     flat = without_positions(lm)
@@ -107,7 +114,8 @@ def _positions_needed(seed):
        "without positions",
        holds=lambda x: x["first_without"] < 0.5, seeded=False,
        note="P(Tarso) on the opening call with and without positions: below one half without them on the "
-            "shipped run only (other runs keep 0.86-0.99)")
+            "shipped run only (other runs keep 0.86-0.99)",
+       scope=THIS_RUN, models=('calling-game',))
 def _opening_without_positions(seed):
     lm = calling_game()
     flat = without_positions(lm)

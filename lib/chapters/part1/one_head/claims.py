@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 from lib.analysis.positions import order_test
+from lib.claims.registry import NO_RUN
 from lib.claims.registry import claim as register
 from lib.content.worked_examples import cat_sat, echo_count
 
@@ -25,7 +26,8 @@ def _cat_sat():
        "To make the output for *sat*, the head takes {the:.3f} of *the*, {cat:.3f} of *cat* and {sat:.3f} of "
        "itself: more from *the* than from *cat*",
        holds=lambda x: x["the"] > x["cat"], seeded=False,
-       note="the worked head's pattern row for sat (the source note's printed row has it the other way)")
+       note="the worked head's pattern row for sat (the source note's printed row has it the other way)",
+       scope=NO_RUN)
 def _sat_row(seed):
     _, cache = _cat_sat()
     row = cache["blocks.0.attn.pattern"][0, 2].double().numpy()
@@ -36,7 +38,8 @@ def _sat_row(seed):
        "Put each of the {vocab:.0f} words after *the cat* in turn: the word just read comes first for {echo:.0f} "
        "of them, where a blind guess would manage one",
        holds=lambda x: x["echo"] >= x["vocab"] / 2, seeded=False,
-       note="the tied worked model's top word is the word it just read for at least half the vocabulary")
+       note="the tied worked model's top word is the word it just read for at least half the vocabulary",
+       scope=NO_RUN)
 def _echo(seed):
     ex, _ = _cat_sat()
     echo, vocab = echo_count(ex)
@@ -47,7 +50,8 @@ def _echo(seed):
        "In the other order, *cat the sat*, the head's write at *sat* changes by {write_text} at most, its logits "
        "by {logits_text}: the output does not move",
        holds=lambda x: x["write"] < 1e-5 and x["logits"] < 1e-5, seeded=False,
-       note="one head without positions: the last position's write does not depend on the order of the others")
+       note="one head without positions: the last position's write does not depend on the order of the others",
+       scope=NO_RUN)
 def _order_blind(seed):
     ex, _ = _cat_sat()
     change = order_test(ex.model, [ex.tokens], shuffles=3, stages=("blocks.0.attn_out", "logits"), keep_first=False)

@@ -8,6 +8,7 @@ import functools
 
 import numpy as np
 
+from lib.claims.registry import NO_RUN
 from lib.claims.registry import claim as register
 from lib.content.convolution import convolve, ocr_pass
 from lib.content.worked_examples import FILTERS, stroke_image
@@ -21,7 +22,8 @@ claim = functools.partial(register, one_thread=True)
        "against {left:.0f} one column to the left); the horizontal filter stays silent on this image, every "
        "window cancelling to {horizontal:.0f}",
        holds=lambda x: x["centre"] > 0 > x["left"] and x["horizontal"] == 0 and x["p"] > 0.5, seeded=False,
-       note="the worked convolution: the vertical filter's map peaks on the stroke, the horizontal one is all zero")
+       note="the worked convolution: the vertical filter's map peaks on the stroke, the horizontal one is all zero",
+       scope=NO_RUN)
 def _filters(seed):
     image = stroke_image()
     run = ocr_pass(image, FILTERS)

@@ -14,7 +14,8 @@ from lib.shipped.behaviour import axes_read_back, embedding_vectors
        "The hand-wired model, trained on sentences made from a table in which {n:.0f} such analogies hold "
        "exactly, lands {offset:.0f} of them on their word with the offset method (inputs excluded); but leaving "
        "part of the arithmetic out lands nearly as many or as many: {near_a:.0f} (the nearest word to a), "
-       "{near_c:.0f} (nearest to c) and {a_plus_c:.0f} (a + c, nothing subtracted). And a probe reads gender across all {n_words:.0f} words "
+       "{near_c:.0f} (nearest to c) and {a_plus_c:.0f} (a + c, nothing subtracted), and even the offset turned "
+       "round (a + b − c, ADD-OPPOSITE) lands {opposite:.0f}. And a probe reads gender across all {n_words:.0f} words "
        "with held-out R² of only {gender_all:.2f}, against {gender_named:.2f} among the {n_named:.0f} words the "
        "corpus calls male or female",
        holds=lambda x: max(x["near_a"], x["near_c"], x["a_plus_c"]) >= x["offset"] - 1 and x["gender_all"] < 0.5
@@ -27,6 +28,6 @@ def _(seed):
     right = methods_right(vectors, hw.ANALOGIES)
     axes = axes_read_back(0)
     return {"n": len(hw.ANALOGIES), "offset": right["offset"], "near_a": right["nearest to a"],
-            "near_b": right["nearest to b"], "near_c": right["nearest to c"], "a_plus_c": right["a + c"],
+            "near_b": right["nearest to b"], "near_c": right["nearest to c"], "a_plus_c": right["a + c"], "opposite": right["add-opposite"],
             "gender_all": axes["gender_all"], "gender_named": axes["gender_named"], "n_named": axes["n_named"],
             "n_words": axes["n_words"]}

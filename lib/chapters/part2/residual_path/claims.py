@@ -10,7 +10,9 @@ import functools
 import numpy as np
 
 import lib
+from lib.analysis import nulls
 from lib.analysis.ablation import all_heads, head_name
+from lib.analysis.lens import stage_residuals
 from lib.analysis.head_survey import LATER_TURNS, later_turn_blocks, target_probs
 from lib.analysis.patching import patch
 from lib.analysis.trajectory import residual_trajectory
@@ -130,3 +132,26 @@ def _(seed):
 def _(seed):
     traj = residual_trajectory(lib.load("calling-game"), FIRST_TURN)
     return {"spread": 100 * traj.spread, "best": 100 * traj.best_spread}
+
+
+PATH_DRAWS = 1000
+
+
+@claim("residual-path.pca-vs-step-matched", "residual-path",
+       "The path's own top two components hold {best:.1f}% of its spread; but its {points:.0f} points are "
+       "{steps_n:.0f} steps apart, of lengths {steps}, and a few steps of which one dominates lie close to some plane. Random paths from the same start with steps of the same lengths, each in a "
+       "random direction, hold {null_median:.1f}% in the median and {null_lo:.1f}% at the least over {draws:,.0f} "
+       "paths; the real path beats {pct:.0f}% of them",
+       holds=lambda x: x["pct"] < 95,
+       note="the first-turn path's top-2 PCA share does not beat random paths with the same step lengths (below "
+            "their 95th percentile)")
+def _(seed):
+    lm = lib.load("calling-game")
+    _, cache = lm.model.run_with_cache(lm.encode(FIRST_TURN))
+    points = np.array([r[-1].double().numpy() for r in stage_residuals(lm.model, cache).values()])
+    shares = np.array([nulls.top_share(p) for p in nulls.step_matched_paths(points, PATH_DRAWS, seed)])
+    best = nulls.top_share(points)
+    lengths = np.linalg.norm(np.diff(points, axis=0), axis=1)
+    return {"best": 100 * best, "points": len(points), "steps_n": len(lengths),
+            "steps": ", ".join(f"{v:.1f}" for v in lengths[:-1]) + f" and {lengths[-1]:.1f}", "null_median": 100 * float(np.median(shares)),
+            "null_lo": 100 * float(shares.min()), "draws": PATH_DRAWS, "pct": nulls.percentile_of(best, shares)}

@@ -6,7 +6,7 @@ import numpy as np
 
 from lib.analysis.maps.views import SEEDS, layouts, plane_view, run
 from lib.content.point_sets import point_set
-from lib.analysis.maps import nearest_indices, pca
+from lib.analysis.maps import gram_schmidt, nearest_indices, pca, spread_captured
 from lib.exercises import Feedback, check_choice, check_number
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, read_like
@@ -214,4 +214,49 @@ pca_by_svd = WriteCheck(
                 "every dimension was also divided by its standard deviation; PCA here only centres the points.",
                 part=0),
     ),
+)
+
+
+# ------------------------------------------------------------------ write: a plane built from rows, for the null
+def _plane_share_by_hand(x, i, j, k, l, m, n, *, centre=True, orthogonal=True, half=True):
+    """The share of spread on the plane of x_i - x_j and (x_k + x_l)/2 - (x_m + x_n)/2, with switches, each
+    switch one typical mistake (the defaults are right)."""
+    x = np.asarray(x, float)
+    d1 = x[i] - x[j]
+    d2 = (x[k] + x[l] - x[m] - x[n]) / (2 if half else 1)
+    e1 = d1 / np.linalg.norm(d1)
+    v = d2 - (d2 @ e1) * e1 if orthogonal else d2
+    e2 = v / np.linalg.norm(v)
+    c = x - x.mean(0) if centre else x
+    return float(((c @ e1) ** 2 + (c @ e2) ** 2).sum() / (c ** 2).sum())
+
+
+def _plane_cases() -> list[Case]:
+    X = point_set("calling-game").vectors
+    labels = list(point_set("calling-game").labels)
+    at = labels.index
+    rng = np.random.default_rng(5)
+    far = rng.normal(size=(30, 6)) + np.array([20.0, 0, 0, 0, 0, 0])   # far from the origin: centring matters
+    slanted = rng.normal(size=(25, 5)) @ np.diag([5.0, 4.0, 1.0, 0.5, 0.2])
+    return [Case((X, at("Paolo"), at("Pietro"), at("Tarso"), at("Cefa"), at("capo"), at("vice")),
+                 "the concept plane of the 28 calling-game rows"),
+            Case((X, 3, 7, 1, 12, 20, 25), "rows 3 - 7 and 1 + 12 - 20 - 25 of the calling-game rows"),
+            Case((far, 0, 1, 2, 3, 4, 5), "30 made-up points far from the origin"),
+            Case((slanted, 0, 1, 0, 2, 1, 3), "25 made-up points whose two directions are far from perpendicular")]
+
+
+plane_share = WriteCheck(
+    name="plane_share",
+    cases=_plane_cases,
+    reference=lambda x, i, j, k, l, m, n: float(spread_captured(np.asarray(x, float), gram_schmidt(
+        [np.asarray(x[i], float) - x[j], (np.asarray(x[k], float) + x[l] - x[m] - x[n]) / 2]))),
+    mistakes=(
+        Mistake(partial(_plane_share_by_hand, centre=False),
+                "the rows were not centred: spread is measured from the rows' mean, so subtract it before projecting."),
+        Mistake(partial(_plane_share_by_hand, orthogonal=False),
+                "the second axis was not made perpendicular to the first, so the two projections count part of the "
+                "spread twice: subtract its part along the first axis (Gram-Schmidt) before making it length 1."),
+    ),
+    invariants=(lambda case, got: None if 0 <= got <= 1 + 1e-9 else
+                f"a share of spread lies between 0 and 1, and yours is {got:.4g}.",),
 )

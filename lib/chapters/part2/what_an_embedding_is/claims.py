@@ -3,33 +3,34 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 
 import numpy as np
 import torch
 
 import lib
 from lib.analysis.maps import cosine_matrix, nearest, role_cohesion
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, claim
 from lib.content.corpora.calling_game import ROLES
-from lib.model.store import data_dir
+from lib.model.store import shipped_runs
 from lib.model.transformer import Transformer
 
 
-# Two models' geometries are compared beside the spread of retraining each on other seeds: the shipped run
-# (training seed 0) and the runs of `scripts/retrained_embeddings.py` (data/training-seeds/embeddings.json).
+# Two models' geometries are compared beside the spread of retraining each on other seeds: the run in
+# use (the shipped one, training seed 0, unless `lib.claims.runs` measures another) and the model's
+# other shipped runs (data/runs/NAME/seed-S).
 ROLE_SHUFFLES = 200
 
 
 @functools.lru_cache(maxsize=1)
 def embedding_runs() -> dict[str, list[np.ndarray]]:
-    """Each model's embedding tables: the shipped run first, then the retrained ones, by training seed."""
-    store = json.loads((data_dir() / "training-seeds" / "embeddings.json").read_text())["runs"]
+    """Each model's embedding tables: the run in use first, then its other shipped runs, by training seed."""
     out = {}
     for name in ("calling-game", "zero-layer"):
-        seeds = sorted(r["seed"] for r in store.values() if r["model"] == name)
-        out[name] = [lib.load(name).model.W_E.detach().double().numpy()] + \
-                    [np.array(store[f"{name}/{s}"]["W_E"]) for s in seeds]
+        first = lib.load(name)
+        others = [lib.load(name, folder) for folder in shipped_runs(name)]
+        out[name] = [first.model.W_E.detach().double().numpy()] + \
+                    [lm.model.W_E.detach().double().numpy() for lm in others
+                     if lm.meta["sha256"] != first.meta["sha256"]][:len(others) - 1]
     return out
 
 
@@ -46,7 +47,8 @@ def _roles():
        "give a gap of at most {shuffled_hi:.2f} in {shuffles:.0f} shuffles, against the real {gap:.2f}",
        holds=lambda x: abs(x["init_same"] - x["init_other"]) < 0.05 and x["gap_lo"] > x["shuffled_hi"],
        note="random initial table (seeded): no role structure; every trained run: same-role minus other-role "
-            "cosine above every one of 200 role shuffles")
+            "cosine above every one of 200 role shuffles",
+       scope=EVERY_RUN, models=('calling-game', 'zero-layer'))
 def _(seed):
     tokens, roles = _roles()
     torch.manual_seed(seed)
@@ -99,7 +101,8 @@ claim("what-an-embedding-is.geometry-differs", "what-an-embedding-is",
       "{n_cg:.0f} calling-game and {n_zl:.0f} zero-layer runs (retrained on other seeds), while two runs of the "
       "same model correlate {cg_lo:.2f} to {cg_hi:.2f} (calling-game) and {zl_lo:.2f} to {zl_hi:.2f} (zero-layer)",
       holds=lambda x: x["cross_hi"] < min(x["cg_lo"], x["zl_lo"]), seeded=False,
-      note="the two architectures' similarity tables agree less than any two training runs of one of them")(
+      note="the two architectures' similarity tables agree less than any two training runs of one of them",
+      scope=EVERY_RUN, models=('calling-game', 'zero-layer'))(
     lambda seed: _geometry_numbers())
 
 claim("what-an-embedding-is.zero-layer-packs", "what-an-embedding-is",
@@ -111,5 +114,6 @@ claim("what-an-embedding-is.zero-layer-packs", "what-an-embedding-is",
       holds=lambda x: (x["zl_other_lo"] > x["cg_other_hi"] and x["paolo_zl_same"] == x["n_zl"]
                        and x["paolo_cg_numbers"] == x["n_cg"]), seeded=False,
       note="zero-layer different-role cosines exceed every calling-game run's; Paolo's nearest row is the same "
-           "in every zero-layer run and a numbered player in every calling-game run")(
+           "in every zero-layer run and a numbered player in every calling-game run",
+      scope=EVERY_RUN, models=('calling-game', 'zero-layer'))(
     lambda seed: _geometry_numbers())

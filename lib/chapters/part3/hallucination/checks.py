@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 
+import numpy as np
+
+from lib.analysis import calibration
 from lib.analysis.signs import read_signs
 from lib.exercises import PROMPT_TEXTS, Feedback, prompt_signs
 from lib.exercises.site import Values, site_check
+from lib.exercises.writing import Case, Mistake, WriteCheck
 
 
 ENTROPY_PROMPT = "<BOS> banana chiama"
@@ -93,3 +98,52 @@ def entropy_sure_page(lm, answer) -> Feedback:
     """Predict: the entropy, in bits, of a page whose top word holds SURE_TOP and whose other words share
     the rest equally (over the model's whole vocabulary). Is a page that sure above the one-bit flag?"""
     return ENTROPY_SURE_PAGE.judge(answer, lm)
+
+
+# ------------------------------------------------------------------ write: the expected calibration error
+def _ece_by_hand(confidence, correct, n_bins, *, weighted=True, absolute=True, last_closed=True):
+    """The expected calibration error with switches, each switch one typical mistake (the defaults are right)."""
+    c = np.asarray(confidence, float)
+    y = np.asarray(correct, float)
+    which = np.floor(c * n_bins).astype(int)
+    if last_closed:
+        which = np.minimum(which, n_bins - 1)
+    gaps, weights = [], []
+    for b in range(n_bins):
+        inside = which == b
+        if inside.any():
+            gap = y[inside].mean() - c[inside].mean()
+            gaps.append(abs(gap) if absolute else gap)
+            weights.append(inside.sum() / len(c))
+    gaps = np.array(gaps)
+    return float((np.array(weights) * gaps).sum() if weighted else gaps.mean())
+
+
+def _ece_cases() -> list[Case]:
+    rng = np.random.default_rng(8)
+    calibrated = rng.uniform(0, 1, 400)
+    sure = np.clip(rng.uniform(0.5, 1.2, 300), 0, 1)           # many answers at exactly 1
+    return [Case((calibrated, rng.uniform(size=400) < calibrated, 10), "400 answers, about calibrated, in 10 bins"),
+            Case((sure, rng.uniform(size=300) < 0.7, 10), "300 answers, many given with probability exactly 1"),
+            Case((np.array([0.95, 0.9, 0.3, 0.35, 0.6]), np.array([True, False, False, False, True]), 5),
+                 "five answers in five bins, some bins empty"),
+            Case((rng.uniform(0.2, 0.9, 50), rng.uniform(size=50) < 0.9, 1), "50 under-confident answers in one bin")]
+
+
+expected_calibration_error = WriteCheck(
+    name="expected_calibration_error",
+    cases=_ece_cases,
+    reference=lambda confidence, correct, n_bins: calibration.expected_calibration_error(confidence, correct, n_bins),
+    mistakes=(
+        Mistake(partial(_ece_by_hand, weighted=False),
+                "each bin counted the same; weight each bin's gap by the share of the answers it holds."),
+        Mistake(partial(_ece_by_hand, absolute=False),
+                "gaps of opposite signs cancelled: take each bin's gap between accuracy and confidence in size "
+                "(its absolute value)."),
+        Mistake(partial(_ece_by_hand, last_closed=False),
+                "the answers given with probability exactly 1 fell outside the last bin; the last bin runs up to "
+                "and including 1."),
+    ),
+    invariants=(lambda case, got: None if 0 <= got <= 1 + 1e-9 else
+                f"an expected calibration error lies between 0 and 1, and yours is {got:.4g}.",),
+)

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 import lib
+from lib.analysis import calibration
 from lib.analysis.flatness import detector_report, labelled_signs
 from lib.claims.registry import claim
 from lib.content.corpora.calling_game import GameOptions, next_token_distribution, sample_round
@@ -93,9 +94,13 @@ claim("hallucination.after-wrong-call", "hallucination",
 
 
 @functools.lru_cache(maxsize=None)
+def _flag_groups(seed):
+    return labelled_signs(lib.load("calling-game"), n=40, seed=seed, n_random=500)
+
+
+@functools.lru_cache(maxsize=None)
 def _flag_numbers(seed):
-    lm = lib.load("calling-game")
-    groups = labelled_signs(lm, n=40, seed=seed, n_random=500)
+    groups = _flag_groups(seed)
     one, half = detector_report(groups, 1.0), detector_report(groups, 0.5)
     imp = groups["impossible"]
     sure = [s for s in imp if s.top_prob > 0.9]
@@ -113,3 +118,71 @@ claim("hallucination.flag-weak", "hallucination",
       holds=lambda x: x["imp_share"] < 0.5 and x["open_flagged"] >= 0.9 * x["open_total"] and x["share_sure"] > 0.3,
       note="the one-bit flag misses most impossible prompts, flags nearly every open legal one, and many "
            "impossible prompts get a sure top word")(_flag_numbers)
+
+
+# ----------------------------------------------------------------------------- calibration, two regimes
+CALIBRATION_BINS = 10
+CHECK_SHARE = 0.05   # the least-sure share of answers a person checks by hand
+
+
+@functools.lru_cache(maxsize=None)
+def played_positions(seed: int, rounds: int = HALLUCINATION_ROUNDS):
+    """Every position of `rounds` fresh seeded rounds: the model's top probability, whether its top word is
+    the word the round went on to play, and every (word, next word) pair the rounds contain."""
+    lm = lib.load("calling-game")
+    rng = random.Random(seed)
+    conf, right, pairs = [], [], set()
+    for _ in range(rounds):
+        tokens = sample_round(rng, GameOptions())[:lm.model.cfg.n_ctx]
+        ids = lm.encode(" ".join(tokens))
+        pairs.update(zip(tokens, tokens[1:]))
+        with torch.no_grad():
+            probs = torch.softmax(lm.model(ids).double(), -1)
+        top = probs.argmax(-1)
+        for j in range(len(ids) - 1):
+            conf.append(float(probs[j, top[j]]))
+            right.append(int(top[j]) == ids[j + 1])
+    return np.array(conf), np.array(right), frozenset(pairs)
+
+
+@functools.lru_cache(maxsize=None)
+def _calibration_numbers(seed):
+    conf, right, pairs = played_positions(seed)
+    fixed = [c for c in judged_cuts(seed) if c[0] != "after-wrong-call"]
+    sure = np.array([p for _, _, p, _ in fixed])
+    wrong = np.array([w for _, _, _, w in fixed])
+    groups = _flag_groups(seed)
+    imp = [s.top_prob for s in groups["impossible"]]
+    legal = [s.top_prob for s in groups["legal_open"] + groups["legal_fixed"]]
+    shifted = calibration.auroc(1 - np.array(imp + legal), [True] * len(imp) + [False] * len(legal))
+    confident = [s for s in groups["impossible"] if s.top_prob > 0.9]
+    local = sum((s.prompt.split()[-1], s.top) in pairs for s in confident)
+    return {"positions": len(conf), "rounds": HALLUCINATION_ROUNDS, "ece": calibration.expected_calibration_error(conf, right, CALIBRATION_BINS),
+            "accuracy": float(right.mean()), "bins": CALIBRATION_BINS, "n_fixed": len(fixed), "mistakes": int(wrong.sum()),
+            "auroc": calibration.auroc(1 - sure, wrong), "check": 100 * CHECK_SHARE,
+            "caught": calibration.caught_in_top(1 - sure, wrong, CHECK_SHARE), "n_imp": len(imp), "n_legal": len(legal),
+            "shift_auroc": shifted, "n_confident": len(confident), "local": local,
+            "local_share": local / len(confident) if confident else 0.0}
+
+
+claim("hallucination.calibrated-allowed", "hallucination",
+      "On rounds the game allows ({positions:,.0f} positions of {rounds:,.0f} fresh rounds) the top probability is "
+      "calibrated: the top word is the one the round went on to play {accuracy:.0%} of the time, and over "
+      "{bins:.0f} bins of confidence the expected calibration error is {ece:.4f}. It also finds the model's own "
+      "mistakes: over the {n_fixed:,.0f} prompts whose next word the rules fix, one minus the top probability "
+      "ranks a mistake above a right answer with probability {auroc:.3f} (the AUROC), and checking the least-sure "
+      "{check:.0f}% of answers catches {caught:.0f} of the {mistakes:.0f} mistakes",
+      holds=lambda x: x["ece"] < 0.02 and x["auroc"] > 0.9 and x["caught"] > x["mistakes"] / 2,
+      note="on allowed rounds: expected calibration error under 0.02, AUROC for the model's mistakes above 0.9, "
+           "the least-sure 5% holds most mistakes")(_calibration_numbers)
+
+claim("hallucination.shift-blind", "hallucination",
+      "Under shift the same number is blind: as a detector of the {n_imp:.0f} random impossible prompts among "
+      "{n_legal:.0f} legal ones, one minus the top probability has an AUROC of {shift_auroc:.2f}, worse than a coin "
+      "(0.5): the impossible prompts get surer pages than the legal ones. Of the {n_confident:.0f} impossible prompts answered above 0.9, {local:.0f} "
+      "get a word that follows the prompt's last word somewhere in the game: the local grammar, "
+      "applied where the whole prompt breaks the rules",
+      holds=lambda x: x["shift_auroc"] < 0.6 and x["local_share"] > 0.5,
+      note="on shifted prompts the top probability does not separate impossible from legal prompts (AUROC under "
+           "0.6); most confident answers to impossible prompts follow the last word's local grammar")(
+    _calibration_numbers)

@@ -12,7 +12,7 @@ import torch
 import lib
 from lib.chapters.part3.mechanism.query_length import SCALES, length_and_confidence, winner_flips
 from lib.analysis.search import model_dictionary, model_query
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, THIS_RUN, claim
 from lib.content.prompt_sets import fixed_and_open, hand_wired_prompts
 
 HW_PROMPTS = 200
@@ -34,14 +34,16 @@ claim("mechanism.layernorm-length", "mechanism",
       "tracks confidence: the top probability's rank correlation with the length is {corr_len:+.2f}, with the "
       "query's alignment to the top word's column {corr_align:+.2f}",
       holds=lambda x: x["corr_len"] > 0.5,
-      note="rank correlation of top probability with query length behind the final LayerNorm above 0.5")(
+      note="rank correlation of top probability with query length behind the final LayerNorm above 0.5",
+      scope=EVERY_RUN, models=('hand-wired',))(
     _length_numbers)
 
 claim("mechanism.length-over-alignment", "mechanism",
       "Squeezed as it is, the length follows confidence more closely than the alignment does "
       "({corr_len:+.2f} against {corr_align:+.2f})",
       holds=lambda x: x["corr_len"] > x["corr_align"],
-      note="behind the final LayerNorm, rank correlation with length exceeds that with alignment")(_length_numbers)
+      note="behind the final LayerNorm, rank correlation with length exceeds that with alignment",
+      scope=THIS_RUN, models=('hand-wired',))(_length_numbers)
 
 
 @functools.lru_cache(maxsize=None)
@@ -59,13 +61,15 @@ claim("mechanism.direction-picks", "mechanism",
       "winner on {flips_open_nobias:.0f} of {n_open:.0f} prompts where the rules leave the callee open and on "
       "{flips_fixed_nobias:.0f} of {n_fixed:.0f} where they fix the next word",
       holds=lambda x: x["flips_open_nobias"] == 0 and x["flips_fixed_nobias"] == 0,
-      note="without the bias, scaling the query never changes the winner (labelled prompts of the seed)")(_flip_numbers)
+      note="without the bias, scaling the query never changes the winner (labelled prompts of the seed)",
+      scope=EVERY_RUN, models=('calling-game',))(_flip_numbers)
 
 claim("mechanism.bias-settles-ties", "mechanism",
       "With the bias, the same scaling changes the winner on {flips_open:.0f} of the {n_open:.0f} open prompts "
       "and on {flips_fixed:.0f} of the {n_fixed:.0f} fixed ones",
       holds=lambda x: x["flips_open"] > 0 and x["flips_fixed"] <= 0.02 * x["n_fixed"],
-      note="with the bias, the length settles some near-ties where the callee is open, almost none elsewhere")(
+      note="with the bias, the length settles some near-ties where the callee is open, almost none elsewhere",
+      scope=THIS_RUN, models=('calling-game',))(
     _flip_numbers)
 
 
@@ -82,7 +86,8 @@ claim("mechanism.cg-length", "mechanism",
       "In the calling-game model, which has no final LayerNorm, the top probability's rank correlation with "
       "the query's length over {n:.0f} labelled prompts is {corr_len:+.2f}, with its alignment {corr_align:+.2f}",
       holds=lambda x: x["corr_len"] > 0.5,
-      note="calling-game: rank correlation of top probability with query length above 0.5")(_cg_length_numbers)
+      note="calling-game: rank correlation of top probability with query length above 0.5",
+      scope=EVERY_RUN, models=('calling-game',))(_cg_length_numbers)
 
 
 @functools.lru_cache(maxsize=None)
@@ -108,4 +113,5 @@ claim("mechanism.angle-vs-dot", "mechanism",
       "prompts where the rules fix the next word, and on only {agree_open:.0f} of {n_open:.0f} where they leave "
       "the callee open",
       holds=lambda x: x["agree_fixed"] >= 0.95 * x["n_fixed"] and x["agree_open"] < 0.8 * x["n_open"],
-      note="cosine ranking agrees with the model's top word on fixed prompts, much less on open ones")(_angle_numbers)
+      note="cosine ranking agrees with the model's top word on fixed prompts, much less on open ones",
+      scope=EVERY_RUN, models=('calling-game',))(_angle_numbers)

@@ -7,7 +7,7 @@ import numpy as np
 
 import lib
 from lib.analysis.signs import read_signs
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, claim
 from lib.content.prompt_sets import PER_KIND, prompt_set
 
 
@@ -29,5 +29,6 @@ claim("practice.context-decides", "practice",
       "prompts where Pietro is calling (median probability {peer_median:.4f}) and vice on {number_right:.0f} "
       "of {number_n:.0f} where a numbered player is calling (median {number_median:.4f})",
       holds=lambda x: x["peer_right"] >= 0.9 * x["peer_n"] and x["number_right"] >= 0.9 * x["number_n"],
-      note="who is calling, read from the context, decides the epithet on at least 90% of each set")(
+      note="who is calling, read from the context, decides the epithet on at least 90% of each set",
+      scope=EVERY_RUN, models=('calling-game',))(
     _context_numbers)

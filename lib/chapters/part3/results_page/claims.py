@@ -7,7 +7,8 @@ import numpy as np
 import torch
 
 import lib
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, claim
+from lib.chapters.part3.results_page.runs import broken_over_runs
 from lib.content.corpora.calling_game import check_round, next_token_distribution
 from lib.content.prompt_sets import PER_KIND, prompt_set
 from lib.model.generate import generate, sample_many
@@ -16,13 +17,18 @@ ROUNDS_SAMPLED = 200
 
 
 @functools.lru_cache(maxsize=None)
-def _sampled_rounds(seed: int, temperature: float = 1.0, n: int = ROUNDS_SAMPLED) -> list[tuple[bool, str]]:
+def _sampled_tokens(seed: int, temperature: float = 1.0, n: int = ROUNDS_SAMPLED) -> list[list[str]]:
     lm = lib.load("calling-game")
     eos = lm.vocab.id("<EOS>")
     with torch.no_grad():
         rounds = sample_many(lm.model, lm.encode("<BOS>"), n, lm.model.cfg.n_ctx, seed=seed,
                              temperature=temperature, stop=eos)
-    return [check_round(lm.vocab.decode(r)) for r in rounds]
+    return [lm.vocab.decode(r) for r in rounds]
+
+
+@functools.lru_cache(maxsize=None)
+def _sampled_rounds(seed: int, temperature: float = 1.0, n: int = ROUNDS_SAMPLED) -> list[tuple[bool, str]]:
+    return [check_round(r) for r in _sampled_tokens(seed, temperature, n)]
 
 
 def _broken_numbers(seed):
@@ -91,3 +97,54 @@ claim("results-page.hotter-breaks-more", "results-page",
       holds=lambda x: x["broken_2"] > x["broken_1"],
       note="heating the page from temperature 1 to 2 breaks more whole rounds (not always many more)")(
     _temperature_numbers)
+
+
+def _breaking_token(tokens: list[str]) -> int | None:
+    """The position of the first token the rules give no chance after the tokens before it."""
+    for j in range(1, len(tokens)):
+        if next_token_distribution(tokens[:j]).get(tokens[j], 0) == 0:
+            return j
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _breaking_numbers(seed):
+    lm = lib.load("calling-game")
+    rounds = _sampled_tokens(seed)
+    top, probs = 0, []
+    broken = [(r, j) for r in rounds if (j := _breaking_token(r)) is not None]
+    for r, j in broken:
+        with torch.no_grad():
+            page = torch.softmax(lm.model(lm.encode(" ".join(r[:j])))[-1].double(), -1)
+        tok = lm.vocab.id(r[j])
+        top += int(page.argmax()) == tok
+        probs.append(float(page[tok]))
+    cool = sum(not ok for ok, _ in _sampled_rounds(seed, 0.5))
+    return {"n": len(rounds), "broken": len(broken), "top": top, "share_top": top / max(1, len(broken)),
+            "median_p": float(np.median(probs)) if probs else 0.0, "cool": cool,
+            "checked": sum(not ok for ok, _ in _sampled_rounds(seed))}
+
+
+claim("results-page.breaking-token", "results-page",
+      "Yet an unlucky draw is not the whole story. In {broken:.0f} of the {n:.0f} rounds at temperature 1 a token breaks "
+      "the rules; in {top:.0f} of them ({share_top:.0%}) that token was the model's own top word at that point, "
+      "and the median probability the model gave it was {median_p:.2f}, not a long shot. Cooled to "
+      "temperature 0.5, {cool:.0f} of {n:.0f} rounds still break the rules",
+      holds=lambda x: x["share_top"] > 0.25 and x["median_p"] > 0.1 and x["cool"] > 0.5 * x["checked"],
+      note="a quarter or more of the breaking tokens are the model's top word; the median breaking token has "
+           "probability above 0.1; temperature 0.5 leaves more than half the broken rounds")(_breaking_numbers)
+
+
+# ----------------------------------------------------------------------------- over the shipped runs
+@claim("results-page.temperature-over-runs", "results-page",
+       "Over the {runs:.0f} shipped runs, {lo_1:.0%} to {hi_1:.0%} of rounds break the rules at temperature 1; "
+       "at 0.5 still {lo_05:.0%} to {hi_05:.0%} (fewer than at 1 on {cooler:.0f} of the runs), and at 2 more than "
+       "at 1 on {hotter:.0f}",
+       holds=lambda x: x["lo_05"] >= 0.15 and x["hotter"] > x["runs"] / 2, scope=EVERY_RUN, models=("calling-game",),
+       covers_runs=True,
+       note="broken rounds at temperatures 0.5, 1 and 2 on every shipped run: cooling leaves many broken rounds")
+def _temperature_over_runs(seed):
+    per = list(broken_over_runs(seed).values())
+    return {"runs": len(per), "lo_1": min(r[1.0] for r in per), "hi_1": max(r[1.0] for r in per),
+            "lo_05": min(r[0.5] for r in per), "hi_05": max(r[0.5] for r in per),
+            "cooler": sum(r[0.5] < r[1.0] for r in per), "hotter": sum(r[2.0] > r[1.0] for r in per)}

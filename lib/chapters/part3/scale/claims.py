@@ -5,27 +5,46 @@ import numpy as np
 import torch
 
 import lib
-from lib.analysis.scale import SHAPES
+from lib.analysis.inventory import from_config, real_model_rows
 from lib.analysis.search import model_dictionary
 from lib.claims.registry import claim
 from lib.content.prompt_sets import fixed_and_open
 
-GPT3_PARAMETERS = 175e9     # Brown et al. (2020), the model's own name
+def model_rows():
+    """The published models of `lib.content.real_models` and the calling-game model, counted from their configs."""
+    return {r.name: r for r in real_model_rows(from_config("calling game", lib.load("calling-game").model.cfg))}
 
 
 @claim("scale.dictionary-share", "scale",
-       "GPT-3's dictionary, {gpt3_rows:,.0f} rows of {gpt3_d:,.0f} numbers, is {gpt3_share:.2%} of its 175 billion "
-       "parameters; the calling-game model's, {toy_rows:.0f} rows of {toy_d:.0f}, is {toy_share:.0%} of its "
-       "{toy_params:,.0f}",
-       holds=lambda x: x["gpt3_share"] < 0.01 < x["toy_share"], seeded=False,
-       note="the read-out dictionary is under 1% of GPT-3's parameters and over 1% of the toy's")
+       "Counted from the published configurations, the read-out dictionary is {gpt3_share:.2%} of GPT-3's "
+       "{gpt3_params:,.0f} parameters and {toy_share:.1%} of the calling-game model's {toy_params:,.0f}, but "
+       "{gpt2_share:.1%} of GPT-2 small's {gpt2_params:,.0f} ({gpt2_compute:.0%} of the multiply-adds of one token "
+       "through its weight matrices) and {smol_share:.1%} of SmolLM2-135M's; in GPT-2 XL {xl_share:.1%}, in "
+       "Llama-2-7B {llama2_share:.1%} and in Llama-3-8B, whose vocabulary is four times Llama 2's, {llama3_share:.1%}",
+       holds=lambda x: x["gpt3_share"] < 0.01 and x["toy_share"] < 0.05 and x["gpt2_share"] > 0.25,
+       seeded=False,
+       note="the dictionary is under 1% of GPT-3 and under 5% of the toy, but over a quarter of GPT-2 small")
 def _(seed):
-    lm = lib.load("calling-game")
-    v, d = SHAPES["GPT-3 (175B)"]
-    tv, td = lm.model.cfg.vocab_size, lm.model.cfg.d_model
-    params = sum(p.numel() for p in lm.model.parameters())
-    return {"gpt3_rows": v, "gpt3_d": d, "gpt3_share": v * d / GPT3_PARAMETERS, "toy_rows": tv, "toy_d": td,
-            "toy_share": tv * td / params, "toy_params": params}
+    rows = model_rows()
+    names = {"gpt3": "GPT-3 175B", "toy": "calling game", "gpt2": "GPT-2 small", "smol": "SmolLM2-135M",
+             "xl": "GPT-2 XL", "llama2": "Llama-2-7B", "llama3": "Llama-3-8B"}
+    out = {f"{k}_share": rows[n].unembed_share for k, n in names.items()}
+    out.update({f"{k}_params": rows[n].parameters for k, n in names.items()})
+    out["gpt2_compute"] = rows["GPT-2 small"].unembed_compute_share
+    return out
+
+
+@claim("scale.kv-cache", "scale",
+       "Keys and values kept per token of context, in 16-bit numbers: {gpt2_kib:.0f} KiB for GPT-2 small, "
+       "{llama2_kib:.0f} KiB for Llama-2-7B, and {llama3_kib:.0f} KiB for Llama-3-8B, whose {llama3_heads:.0f} heads "
+       "share {llama3_kv:.0f} sets of keys and values (grouped-query attention)",
+       holds=lambda x: x["llama3_kib"] < x["llama2_kib"] / 2, seeded=False,
+       note="grouped-query attention cuts Llama-3-8B's KV cache per token below half of Llama-2-7B's")
+def _(seed):
+    rows = model_rows()
+    return {"gpt2_kib": rows["GPT-2 small"].kv_bytes_per_token / 1024, "llama2_kib": rows["Llama-2-7B"].kv_bytes_per_token / 1024,
+            "llama3_kib": rows["Llama-3-8B"].kv_bytes_per_token / 1024, "llama3_heads": rows["Llama-3-8B"].heads,
+            "llama3_kv": rows["Llama-3-8B"].kv_heads}
 
 
 @claim("scale.last-step-is-search", "scale",

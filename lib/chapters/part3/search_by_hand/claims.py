@@ -7,7 +7,7 @@ import numpy as np
 
 import lib
 from lib.analysis.search import model_query
-from lib.claims.registry import claim
+from lib.claims.registry import EVERY_RUN, claim
 from lib.content.prompt_sets import fixed_and_open
 
 
@@ -29,5 +29,6 @@ claim("search-by-hand.long-when-sure", "search-by-hand",
       "longer than the longest open one",
       holds=lambda x: x["fixed_median"] > 3 * x["open_median"] and x["fixed_above"] >= 0.9 * x["n_fixed"],
       note="median query length on fixed-word prompts exceeds 3 times that on open-choice prompts, and 90% "
-           "of fixed prompts exceed the longest open one")(
+           "of fixed prompts exceed the longest open one",
+      scope=EVERY_RUN, models=('calling-game',))(
     _query_length_numbers)

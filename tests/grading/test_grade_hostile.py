@@ -1,0 +1,239 @@
+"""One learner costs only their own row: a class where every learner but one returned something
+malformed or hostile, graded for real, and the honest learner still gets every mark.
+
+The honest learner (ada) also works as honest learners do: she replaced her first answer cell whole
+(the stub's `import ... as check` line gone with it), computed one answer in the cell below its stub,
+answered another in a copy of its answer cell (the stub left as it was), and left a blank draft of
+the notebook in a `backup/` folder. Every other learner returned one thing the grader must survive:
+a label that is a list, a cell of 100,000 terms, garbage and a 200 MB line on the run's pipe, a FIFO,
+a link to ada's notebook, a file too large, a device, JSON nested too deep, a notebook whose fields
+have the wrong types, and a cell that ignores its CPU timer and loops. The gradebook is still
+written, the grader's own memory stays under its budget, and no learner's text reaches the notes raw.
+"""
+import csv
+import os
+import stat
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from .test_grade import LABELS, NAME, ROOT, answer_cells, insert_above, solutions, student_notebook
+
+MARKER = "PWNED-MARKER"
+MEMORY_BUDGET_MB = 300
+
+# Runs scripts/grade.py in this process and prints the grader's own peak memory (its children not counted).
+MEASURED = r"""
+import resource, runpy, sys
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+    code = 0
+except SystemExit as e:
+    code = e.code
+print(f"grader-peak-kb {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
+sys.exit(code)
+"""
+
+PIPE_GARBAGE = (
+    "import os, json\n"
+    f"os.write(3, b'not json at all {MARKER}\\n')\n"
+    f"os.write(3, b'{{\"crash\": true, \"crash_type\": \"{MARKER} x\", \"text\": \"' + b'x' * 200000 + b'\"}}\\n')\n"
+    "os.write(3, b'[' * 100000 + b'\\n')\n"
+    f"os.write(3, json.dumps({{'label': 'ex-search-score', 'taken': 'cell', 'problem': '{MARKER} ' * 1000}}).encode() + b'\\n')\n"
+    "try:\n"
+    "    chunk = b'x' * 2 ** 20\n"
+    "    os.write(3, b'{')\n"
+    "    for _ in range(200):\n"
+    "        os.write(3, chunk)\n"
+    "except OSError:\n"
+    "    pass\n")
+
+
+@pytest.fixture(scope="module")
+def hostile_class(tmp_path_factory):
+    student = student_notebook()
+    worked = solutions()
+    class_dir = tmp_path_factory.mktemp("hostile")
+
+    def notebook(change=None):
+        nb = nbformat.reads(nbformat.writes(student), 4)
+        if change:
+            change(nb)
+        return nb
+
+    def hand_in(learner, nb, relative=NAME):
+        path = class_dir / learner / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, path)
+        return path
+
+    def honest(nb):
+        cells = answer_cells(nb)
+        for label, cell in cells.items():
+            cell.source = worked[label]
+        # The whole first answer cell replaced: no `from ... import checks as check` line left (the
+        # worked solution uses `check` for the exercise's query, and calls the check).
+        cells["ex-search-score"].source = "\n".join(line for line in worked["ex-search-score"].splitlines()
+                                                    if "import" not in line)
+        assert "check." in cells["ex-search-score"].source
+        # The winner computed in the cell below the stub (the stub left blank).
+        stub = next(c["source"] for c in grade_spec()["cells"] if c["label"] == "ex-search-winner")
+        cells["ex-search-winner"].source = stub
+        index = nb.cells.index(cells["ex-search-winner"])
+        nb.cells.insert(index + 1, nbformat.v4.new_code_cell(worked["ex-search-winner"]))
+        # The page answered in a copy of its answer cell, the stub left as it was.
+        page_stub = next(c["source"] for c in grade_spec()["cells"] if c["label"] == "ex-search-page")
+        copy = nbformat.v4.new_code_cell(worked["ex-search-page"], metadata=dict(cells["ex-search-page"].metadata))
+        cells["ex-search-page"].source = page_stub
+        nb.cells.insert(nb.cells.index(cells["ex-search-page"]) + 1, copy)
+
+    ada = hand_in("ada", notebook(honest), f"assignment/{NAME}")
+    hand_in("ada", notebook(), f"backup/{NAME}")                    # a blank draft beside the real one
+    hand_in("ada", notebook(honest), "my-search.ipynb")             # under a name of her own
+    os.utime(class_dir / "ada" / "backup" / NAME, (2e9, 2e9))        # and newer: newest is not the rule's first say
+
+    def list_label(nb):
+        for cell in answer_cells(nb).values():
+            cell.metadata["course"]["exercise"] = ["ex-search-score"]
+    hand_in("b-list-label", notebook(list_label))
+
+    def deep(nb):
+        answer_cells(nb)["ex-search-score"].source = "answer = " + "+".join(["1"] * 100_000)
+    hand_in("c-deep", notebook(deep))
+
+    def pipe(nb):
+        insert_above(nb, PIPE_GARBAGE)
+    late = hand_in("d-pipe", notebook(pipe))
+    os.utime(late, (2e9, 2e9))                                       # changed in 2033: after the due date
+
+    (class_dir / "e-fifo").mkdir()
+    os.mkfifo(class_dir / "e-fifo" / NAME)
+
+    (class_dir / "f-link").mkdir()
+    os.symlink(ada, class_dir / "f-link" / NAME)
+
+    (class_dir / "g-huge").mkdir()
+    with open(class_dir / "g-huge" / NAME, "wb") as f:              # 20 MB, sparse: no disk spent
+        f.truncate(20 * 2 ** 20)
+
+    (class_dir / "h-device").mkdir()
+    if os.geteuid() == 0:
+        os.mknod(class_dir / "h-device" / NAME, stat.S_IFCHR | 0o600, os.makedev(1, 3))   # as /dev/null
+    else:
+        (class_dir / "h-device" / NAME).write_text("[" * 100_000)
+
+    (class_dir / "i-nested").mkdir()
+    (class_dir / "i-nested" / NAME).write_text("[" * 100_000 + "]" * 100_000)
+
+    (class_dir / "j-types").mkdir()
+    (class_dir / "j-types" / NAME).write_text(
+        '{"nbformat": 4, "nbformat_minor": 5, "metadata": [], "cells": ['
+        '{"cell_type": "code", "source": 12, "metadata": {}},'
+        '{"cell_type": "code", "source": ["x = 1\\n", 2], "metadata": "course"},'
+        '{"cell_type": "code", "source": "y = 2", "metadata": {"course": ["answer"]}},'
+        '{"cell_type": "code", "source": "z = 3", "metadata": {"course": {"role": "answer", "exercise": {"a": 1}}}},'
+        '7, null]}')
+
+    def ignores_timer(nb):
+        answer_cells(nb)["ex-search-score"].source = (
+            "import signal\nsignal.signal(signal.SIGPROF, signal.SIG_IGN)\nwhile True:\n    pass\n")
+    hand_in("k-sigprof", notebook(ignores_timer))
+
+    result = subprocess.run([sys.executable, "-c", MEASURED, str(ROOT / "scripts" / "grade.py"), str(class_dir),
+                             "--cell-timeout", "2", "--notebook-timeout", "120", "--due", "2030-01-01T00:00+00:00"],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    peak_kb = int(result.stdout.rsplit("grader-peak-kb", 1)[1].split()[0])
+    with (class_dir / "gradebook.csv").open() as f:
+        text = f.read()
+        f.seek(0)
+        rows = {row["learner"]: row for row in csv.DictReader(f)}
+    feedback = {path.stem: path.read_text() for path in (class_dir / "feedback").iterdir()}
+    return rows, text, peak_kb, feedback
+
+
+def grade_spec():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import grade
+    return grade.chapters()[NAME]
+
+
+def verdicts(row):
+    return {label: row[label] for label in LABELS}
+
+
+def test_the_honest_learner_gets_every_mark_among_hostile_classmates(hostile_class):
+    rows, *_ = hostile_class
+    ada = rows["ada"]
+    assert verdicts(ada) == dict.fromkeys(LABELS, "correct"), ada["notes"]
+    # The duplicate, the copied answer cell and the answer found below its stub are each said.
+    assert f"2 notebooks named {NAME}: graded \"assignment/{NAME}\"" in ada["notes"], ada["notes"]
+    assert f"not graded: \"backup/{NAME}\"" in ada["notes"]
+    assert "a second answer cell labelled ex-search-page" in ada["notes"]
+    assert '"my-search.ipynb" is not the notebook of a chapter with exercises: not graded' in ada["notes"]
+    assert "ex-search-winner: graded the value `winner` holds after the cells below its answer cell" in ada["notes"]
+    assert len(rows) == 11
+
+
+def test_each_hostile_learner_costs_only_their_own_row_with_a_note(hostile_class):
+    rows, *_ = hostile_class
+    expected = {
+        "b-list-label": "an answer cell whose exercise label is not text",
+        "c-deep": "nested too deep to read for forgeries",
+        "d-pipe": "the run wrote more than the grader reads",
+        "e-fifo": "is a FIFO, not a regular file: refused",
+        "f-link": "is a link (not followed): refused",
+        "g-huge": "is larger than 16 MB: refused",
+        "h-device": "is a device, not a regular file: refused" if os.geteuid() == 0 else "not a readable notebook",
+        "i-nested": "not a readable notebook",
+        "j-types": "its source is not text: left out",
+        "k-sigprof": "stopped from outside: one cell used more than 4 s of CPU",
+    }
+    for name, note in expected.items():
+        assert note in rows[name]["notes"], (name, rows[name]["notes"])
+        assert rows[name]["correct"] == "0" or name in ("c-deep", "d-pipe"), (name, rows[name])
+    assert verdicts(rows["b-list-label"]) == dict.fromkeys(LABELS, "missing")
+    assert rows["c-deep"]["ex-search-score"] == "error" and "the cell raised RecursionError" in rows["c-deep"]["notes"]
+    assert rows["k-sigprof"]["ex-search-score"] == "error"
+
+
+def test_no_learner_text_reaches_the_notes_raw_and_the_grader_stays_in_its_memory(hostile_class):
+    rows, text, peak_kb, _ = hostile_class
+    assert MARKER not in text
+    assert max(len(row["notes"]) for row in rows.values()) < 4000
+    assert peak_kb < MEMORY_BUDGET_MB * 1024, f"the grader's own peak: {peak_kb / 1024:.0f} MB"
+
+
+def test_each_learner_gets_feedback_and_late_work_is_marked(hostile_class):
+    rows, _, _, feedback = hostile_class
+    assert sorted(feedback) == sorted(rows)
+    ada = feedback["ada"]
+    assert f"{len(LABELS)} of {len(LABELS)} exercises correct" in ada
+    for label in LABELS:
+        assert f"- **{label}**: correct: " in ada          # the check's own sentence follows
+    assert rows["d-pipe"]["late"] == NAME and "late, changed 2033-" in rows["d-pipe"]["notes"]
+    assert all(row["late"] == "" for name, row in rows.items() if name != "d-pipe")
+    # The open exercises ada answered, and the one taken from below its cell, are for a person to read.
+    assert "ex-search-winner" in rows["ada"]["to review"].split()
+
+
+def test_the_answer_key_names_every_exercise_by_label_with_its_worked_solution(tmp_path):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import grade
+    key = grade.write_answer_key(tmp_path, ["search-by-hand"]).read_text()
+    worked = solutions()
+    for label in LABELS:
+        assert f"### {label} (" in key
+        assert worked[label].strip().splitlines()[-1] in key
+    assert grade.key_main([str(tmp_path), "--chapters", "no-such-chapter"]) == 2
+
+
+def test_a_due_date_that_is_no_date_gets_one_line(tmp_path, capsys):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import grade
+    assert grade.main([str(tmp_path), "--due", "next friday"]) == 2
+    err = capsys.readouterr().err
+    assert "--due 'next friday' is not a date" in err and "Traceback" not in err
