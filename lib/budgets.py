@@ -14,7 +14,7 @@ BUDGETS: dict[str, float] = {
     "ci": 20 * 60.0,              # `.ci/run`, every test run
     # the library, in a kernel
     "import": 2.0,                # `import lib`
-    "train": 60.0,                # retrain any shipped model from scratch
+    "train": 60.0,                # retrain any shipped model from scratch (the induction model: each run, to its floor)
     "forward": 0.050,             # one forward pass of a prompt, in a kernel
     "slider_step": 0.050,         # one slider step in a kernel, compute and redraw, p95
     "tsne_step": 0.100,           # one t-SNE slider step (a stored layout), p95

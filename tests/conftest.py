@@ -65,6 +65,12 @@ def hand_wired():
 
 
 @pytest.fixture(scope="session")
+def induction_model():
+    from lib.model.store import load
+    return load("induction")
+
+
+@pytest.fixture(scope="session")
 def minilm_model():
     """The pretrained MiniLM (all-MiniLM-L6-v2), as lib.model.minilm loads it."""
     from lib.model import minilm

@@ -8,6 +8,7 @@ because their measurements read `lib.load(NAME)`; a function that takes the mode
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, TypeVar
 
 from lib.model.store import LoadedModel, in_use_folder, load, run_label, shipped_runs
@@ -15,21 +16,27 @@ from lib.model.store import LoadedModel, in_use_folder, load, run_label, shipped
 T = TypeVar("T")
 
 
-def runs_of(name: str) -> dict[str, LoadedModel]:
-    """{run label ("seed 0", "seed 1", ...): model} over the shipped runs of `name`, the run in use first:
+def run_folders(name: str) -> dict[str, Path]:
+    """{run label ("seed 0", "seed 1", ...): folder} over the shipped runs of `name`, the run in use first:
     the pages' run, unless `store.use_run` names another, which then takes the place of the shipped
     run of its own training seed, or, trained elsewhere on a seed no shipped run has, of the pages' run."""
     shipped = shipped_runs(name)
     in_use = in_use_folder(name)
-    first = load(name)
     label = run_label(in_use)
     labels = [run_label(f) for f in shipped]
-    out = {label: first}
+    out = {label: in_use}
     for folder, lab in zip(shipped, labels):
         if lab == label or (label not in labels and folder == shipped[0]):
             continue
-        out[lab] = load(name, folder)
+        out[lab] = folder
     return out
+
+
+def runs_of(name: str) -> dict[str, LoadedModel]:
+    """{run label: model} over `run_folders(name)`, in its order (the run in use read as `load(name)`)."""
+    folders = run_folders(name)
+    first = next(iter(folders))
+    return {lab: load(name) if lab == first else load(name, folder) for lab, folder in folders.items()}
 
 
 def each_run(name: str, fn: Callable[[LoadedModel], T]) -> dict[str, T]:

@@ -93,6 +93,10 @@ def slider_steps(lm, steps: int = 40) -> list[tuple[str, float]]:
     box = explorer("plane")().widget()
     axes = ["Paolo - Pietro", "Tarso", "Tarso - capo", "chiama - perde", "Cefa + Tarso - vice - capo"]
     cases.append(("concept-plane builder: axis 2", setting(box, "axis_2", [axes[i % 5] for i in range(steps)])))
+    box = explorer("training")().widget()
+    stops = box.controls["step"].options if hasattr(box.controls["step"], "options") else ()
+    stops = [o[1] if isinstance(o, tuple) else o for o in stops]
+    cases.append(("induction training: step slider", setting(box, "step", [stops[(7 * i) % len(stops)] for i in range(steps)])))
     out = []
     for label, actions in cases:
         times = []

@@ -203,8 +203,9 @@ def _claims_over_runs(args, seeds, chapter) -> int:
             labelled[folder] = {name: str(path)}
         concerned = {m for i in every for m in registry.get(i).models}
         unused = [f for f, run in labelled.items() if not set(run) & concerned]
-        require(not unused, f"--runs {unused[0]} is a model {next(iter(labelled[unused[0]]))!r} that no claim about "
-                            f"the recipe reads; the claims read runs of: {', '.join(sorted(concerned)) or 'none'}")
+        if unused:      # (not `require`: its message would be built, and fail, when nothing is unused)
+            raise CourseError(f"--runs {unused[0]} is a model {next(iter(labelled[unused[0]]))!r} that no claim "
+                              f"about the recipe reads; the claims read runs of: {', '.join(sorted(concerned)) or 'none'}")
     # Each claim on the runs of the models it reads (a run replaces one model; a claim that reads two
     # models takes the run in place of the one it replaces and the shipped run of the other).
     wanted = {label: [i for i in every if set(run) & set(registry.get(i).models)
@@ -411,7 +412,10 @@ def cmd_train(args) -> int:
     meta = train_preset(args.model, seed=args.seed, out=args.out, replace_shipped=args.replace_shipped,
                         progress=not args.quiet)
     floor = ""
-    if meta.get("floor_checks"):
+    if meta["train"].get("stop_below") is not None:      # a recipe that stops at a floor on its held-out figure
+        floor = (f"; stopped at the floor {meta['train']['stop_below']}" if meta.get("reached_floor") else
+                 f"; the floor {meta['train']['stop_below']} NOT reached")
+    elif meta.get("floor_checks"):
         step, gap = meta["floor_checks"][-1]
         floor = (f"; {gap:.4f} nats above its corpus's floor" + ("" if meta["reached_floor"] else
                  f", NOT within the recipe's {meta['train']['floor_gap']} after the most steps it allows"))

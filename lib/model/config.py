@@ -84,6 +84,13 @@ class TrainConfig:
     # Corpus-specific knobs (for example the calling game's error rate) travel here, so the
     # whole recipe is one record that can be saved beside the weights.
     corpus_options: dict = field(default_factory=dict)
+    # Training stops early once the corpus's monitored figure (`Corpus.monitor`, measured every
+    # `monitor_every` steps on held-out sequences) falls below `stop_below`; None trains all `steps`.
+    stop_below: float | None = None
+    monitor_every: int = 25
+    # How many snapshots of the weights over training the trainer keeps (from step 0 to the last,
+    # evenly spaced on the monitor's grid); 0 keeps none.
+    checkpoints: int = 0
     # A recipe that trains to its corpus's floor: past `steps`, training goes on at the schedule's last
     # learning rate, `floor_check_every` steps at a time, until the model is within `floor_gap` nats per
     # token of the floor (measured by the caller's `gap_to_floor`), at most `floor_max_extra` steps more.
@@ -93,6 +100,9 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         require(self.steps >= 1, f"steps must be at least 1, got {self.steps}")
+        require(self.monitor_every >= 1, f"monitor_every must be at least 1, got {self.monitor_every}")
+        require(self.checkpoints == 0 or self.checkpoints >= 2,
+                f"checkpoints must be 0 (none) or at least 2 (the first and the last), got {self.checkpoints}")
         require(self.floor_check_every >= 1, f"floor_check_every must be at least 1, got {self.floor_check_every}")
         require(self.floor_max_extra >= 0, f"floor_max_extra must be at least 0, got {self.floor_max_extra}")
         require(self.batch_size >= 1, f"batch_size must be at least 1, got {self.batch_size}")

@@ -35,6 +35,11 @@ from lib.model.transformer import Transformer
 from lib.model.vocab import Vocabulary
 
 WEIGHTS, META = "model.safetensors", "meta.json"
+# Snapshots of the weights over training, in float16 (a model trained with `TrainConfig.checkpoints`):
+# each tensor named "STEP/NAME", e.g. "250/blocks.0.attn.W_Q"; meta.json's "checkpoints" lists the
+# steps and the file's SHA-256.
+CHECKPOINTS = "checkpoints.safetensors"
+CHECKPOINT_DTYPE = torch.float16
 
 
 def models_dir() -> Path:
@@ -160,17 +165,17 @@ def _read_meta(folder: Path) -> dict:
     return meta
 
 
-def _read_weights(folder: Path, expected_sha: str) -> dict[str, torch.Tensor]:
-    path = folder / WEIGHTS
-    require(path.exists(), f"{WEIGHTS} is missing")
-    require(path.is_file(), f"{WEIGHTS} is not a file")
+def _read_weights(folder: Path, expected_sha: str, file: str = WEIGHTS) -> dict[str, torch.Tensor]:
+    path = folder / file
+    require(path.exists(), f"{file} is missing")
+    require(path.is_file(), f"{file} is not a file")
     data = path.read_bytes()       # read once: the checksum and the tensors see the same bytes
     require(hashlib.sha256(data).hexdigest() == expected_sha,
-            f"{WEIGHTS} ({len(data):,} bytes) does not match the checksum in {META}, so it changed after it was saved")
+            f"{file} ({len(data):,} bytes) does not match the checksum in {META}, so it changed after it was saved")
     try:
         return tensors_from_bytes(data)
     except Exception as e:  # safetensors raises its own error type, and others on odd headers
-        raise CourseError(f"{WEIGHTS} cannot be read as safetensors ({str(e).splitlines()[0]})") from None
+        raise CourseError(f"{file} cannot be read as safetensors ({str(e).splitlines()[0]})") from None
 
 
 def _build(meta: dict, state: dict[str, torch.Tensor]) -> tuple[Transformer, Vocabulary]:
@@ -227,6 +232,26 @@ def load(name: str, folder: Path | None = None) -> LoadedModel:
     return _LOADED[key]
 
 
+def load_checkpoints(lm: LoadedModel, folder: Path | None = None) -> list[tuple[int, Transformer]]:
+    """The snapshots of a model over training, (step, model) from step 0 to the last, verified like
+    the weights (checksum, shapes, finite numbers); widened from float16 to float32."""
+    folder = Path(folder) if folder is not None else model_folder(lm.name)
+    info = lm.meta.get("checkpoints")
+    require(isinstance(info, dict) and isinstance(info.get("steps"), list) and isinstance(info.get("sha256"), str),
+            f"the model {lm.name} was saved without checkpoints over training")
+    try:
+        tensors = _read_weights(folder, info["sha256"], CHECKPOINTS)
+        out = []
+        for step in info["steps"]:
+            state = {k.split("/", 1)[1]: v.float() for k, v in tensors.items() if k.split("/", 1)[0] == str(step)}
+            model, _ = _build(lm.meta, state)
+            out.append((int(step), model))
+    except CourseError as e:
+        raise CourseError(f"the checkpoints of {lm.name} are damaged: {e}; restore {folder} from the course's "
+                          f"repository") from None
+    return out
+
+
 # ----------------------------------------------------------------------------- saving
 def inside(path: Path, folder: Path) -> bool:
     path, folder = Path(path).resolve(), Path(folder).resolve()
@@ -248,7 +273,7 @@ def check_save_folder(folder, replace_shipped: bool = False) -> Path:
                     "replaced only on request: `python -m lib train MODEL --replace-shipped`")
     if folder.exists():
         require(folder.is_dir(), f"--out {folder} is a file; give a folder (new, or one a model was saved to)")
-        others = sorted(p.name for p in folder.iterdir() if p.name not in (WEIGHTS, META))
+        others = sorted(p.name for p in folder.iterdir() if p.name not in (WEIGHTS, META, CHECKPOINTS))
         require(not others, f"--out {folder} holds other files ({', '.join(others[:3])}); give a new folder, "
                             "or one a model was saved to (it is replaced whole)")
     ancestor = folder.absolute().parent
@@ -274,9 +299,11 @@ def _sync(path: Path) -> None:
         os.close(fd)
 
 
-def save_model(folder: Path, model: Transformer, vocab: Vocabulary, meta: dict) -> dict:
-    """Write the model into `folder`, whole or not at all: both files go into a temporary folder
-    beside it, which then takes its place with a rename."""
+def save_model(folder: Path, model: Transformer, vocab: Vocabulary, meta: dict,
+               checkpoints: list[tuple[int, dict]] | None = None) -> dict:
+    """Write the model into `folder`, whole or not at all: the files go into a temporary folder
+    beside it, which then takes its place with a rename. `checkpoints`, (step, state dict) pairs,
+    are saved in float16 beside the weights."""
     folder = Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = folder.with_name(f".{folder.name}.saving-{os.getpid()}-{secrets.token_hex(4)}")
@@ -289,10 +316,17 @@ def save_model(folder: Path, model: Transformer, vocab: Vocabulary, meta: dict) 
         meta["vocab"] = vocab.to_list()
         meta["n_params"] = model.n_params()
         meta["sha256"] = sha256(staging / WEIGHTS)
+        files = [WEIGHTS, META]
+        if checkpoints:
+            save_file({f"{step}/{k}": v.detach().to(CHECKPOINT_DTYPE).contiguous() for step, state in checkpoints
+                       for k, v in state.items()}, str(staging / CHECKPOINTS))
+            meta["checkpoints"] = {"steps": [int(step) for step, _ in checkpoints], "dtype": "float16",
+                                   "sha256": sha256(staging / CHECKPOINTS)}
+            files.append(CHECKPOINTS)
         (staging / META).write_text(json.dumps(meta, indent=2) + "\n")
         # safetensors creates its file readable by its owner only; give it the mode of any other file.
-        os.chmod(staging / WEIGHTS, (staging / META).stat().st_mode)
-        for name in (WEIGHTS, META):
+        for name in files:
+            os.chmod(staging / name, (staging / META).stat().st_mode)
             _sync(staging / name)
         _swap_into_place(staging, folder)
     finally:

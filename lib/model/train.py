@@ -34,6 +34,11 @@ class TrainResult:
     model: Transformer
     losses: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    # The corpus's monitored figures, every `monitor_every` steps: (step, {name: value}); step s is
+    # the model after s updates (0: as initialised).
+    monitored: list[tuple[int, dict]] = field(default_factory=list)
+    # Snapshots of the weights over training (`TrainConfig.checkpoints` of them): (step, state dict).
+    checkpoints: list[tuple[int, dict]] = field(default_factory=list)
     # A recipe with a floor (`TrainConfig.floor_gap`): the gap measured after the schedule and after
     # each further block of steps, (step, gap), and whether the last one is within the floor.
     floor_checks: list[tuple[int, float]] = field(default_factory=list)
@@ -99,6 +104,10 @@ def _train(model_cfg, train_cfg, corpus, callback, progress, gap_to_floor=None) 
     result = TrainResult(model)
     bar = _progress_bar(train_cfg.steps, corpus.name) if progress else None
     start = time.perf_counter()
+    snapshots: list[tuple[int, dict]] = []
+    watching = corpus.monitor is not None or train_cfg.checkpoints
+    require(train_cfg.stop_below is None or corpus.monitor is not None,
+            f"stop_below needs a corpus that monitors a figure, and {corpus.name} does not")
     require(train_cfg.floor_gap is None or gap_to_floor is not None,
             "the recipe trains to a floor (floor_gap) but no gap_to_floor was given to measure it")
 
@@ -120,6 +129,8 @@ def _train(model_cfg, train_cfg, corpus, callback, progress, gap_to_floor=None) 
 
     step = 0
     while step < train_cfg.steps or (train_cfg.floor_gap is not None and not stop_here(step)):
+        if watching and step % train_cfg.monitor_every == 0 and _watch(model, corpus, train_cfg, step, result, snapshots):
+            break
         # Past the schedule, the last learning rate it reached.
         lr = lr_at(min(step, train_cfg.steps - 1), train_cfg)
         for group in opt.param_groups:
@@ -141,11 +152,38 @@ def _train(model_cfg, train_cfg, corpus, callback, progress, gap_to_floor=None) 
             if step % 20 == 0:
                 bar.set_postfix(loss=f"{value:.4f}")
         step += 1
+    else:
+        if watching:
+            _watch(model, corpus, train_cfg, step, result, snapshots)
     if bar is not None:
         bar.close()
     result.seconds = time.perf_counter() - start
+    result.checkpoints = _spread(snapshots, train_cfg.checkpoints)
     model.eval()
     return result
+
+
+def _watch(model, corpus, cfg: TrainConfig, step: int, result: TrainResult, snapshots: list) -> bool:
+    """Measure the monitored figures and keep a snapshot at `step`; True when training should stop."""
+    if cfg.checkpoints:
+        snapshots.append((step, {k: v.detach().clone() for k, v in model.state_dict().items()}))
+    if corpus.monitor is None:
+        return False
+    model.eval()
+    figures = corpus.monitor(model)
+    model.train()
+    result.monitored.append((step, figures))
+    stop = cfg.stop_below is not None and next(iter(figures.values())) < cfg.stop_below
+    result.reached_floor = stop
+    return stop
+
+
+def _spread(snapshots: list, n: int) -> list:
+    """`n` of the snapshots, evenly spaced from the first to the last (all of them when there are fewer)."""
+    if not n or len(snapshots) <= n:
+        return list(snapshots)
+    picks = sorted({round(i * (len(snapshots) - 1) / (n - 1)) for i in range(n)})
+    return [snapshots[i] for i in picks]
 
 
 def _progress_bar(total: int, name: str):

@@ -68,6 +68,12 @@ def train_preset(name: str, seed: int | None = None, out: Path | str | None = No
         "machine": platform.machine(),
         "behaviour": measure(name, lm),
     }
-    meta = save_model(folder, result.model, vocab, meta)
+    if result.monitored:
+        # The corpus's held-out figures over training (the loss curves a chapter draws), and whether
+        # training reached its floor (`TrainConfig.stop_below`) before its last step.
+        meta["monitored"] = {"steps": [s for s, _ in result.monitored],
+                             **{k: [round(f[k], 5) for _, f in result.monitored] for k in result.monitored[0][1]}}
+        meta["reached_floor"] = result.reached_floor
+    meta = save_model(folder, result.model, vocab, meta, result.checkpoints)
     meta["folder"] = str(folder)
     return meta

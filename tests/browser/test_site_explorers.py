@@ -45,7 +45,8 @@ OTHER_TEXT = {"prompt": "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo Tarso <SEP> 
               "axis_1": "Tarso - Paolo", "axis_2": "capo", "layers": "12", "context": "1024", "heads": "8",
               "d_head": "64", "bytes": "1", "clean": "<BOS> Pietro chiama 4 <SEP> 4 chiama Pietro",
               "corrupted": "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo", "target": "capo",
-              "embed_the": "1 0 0 0 0", "embed_cat": "0 2 0 1 0", "embed_sat": "0.5 0.5 0.5 0.5 0.5", "query": "2"}
+              "embed_the": "1 0 0 0 0", "embed_cat": "0 2 0 1 0", "embed_sat": "0.5 0.5 0.5 0.5 0.5", "query": "2",
+              "sequence": "a b c d e a b c d e"}
 
 
 def _stops():

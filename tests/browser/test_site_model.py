@@ -57,14 +57,14 @@ def page(browser, tmp_path_factory):
     errors = []
     p.on("pageerror", lambda e: errors.append(str(e)))
     p.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
-    p.evaluate("""async () => {
+    p.evaluate("""async (names) => {
         const m = await import('./explorers/model.js');
         window.mods = {model: m, readout: await import('./explorers/readout.js'),
                        views: await import('./explorers/views.js'), render: await import('./explorers/render.js')};
         window.models = {};
-        for (const name of ['calling-game', 'hand-wired', 'zero-layer'])
+        for (const name of names)
             window.models[name] = await m.loadModel('./explorers/models/', name);
-    }""")
+    }""", list(MODELS))
     yield p
     assert errors == [] and outside == [], (errors, outside)
     context.close()

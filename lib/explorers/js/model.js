@@ -18,7 +18,16 @@
 import { CourseError, require, say } from "./readout.js";
 import { Vocabulary } from "./vocab.js";
 
-/** The tensors of a .safetensors file: an 8-byte header length, a JSON header, raw little-endian data. */
+/** One IEEE half-precision number (its 16 bits) as a double. */
+function half(bits) {
+  const sign = bits & 0x8000 ? -1 : 1, exp = (bits >> 10) & 0x1f, frac = bits & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;                       // subnormal (and zero)
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+/** The tensors of a .safetensors file: an 8-byte header length, a JSON header, raw little-endian data.
+ *  Float32 weights, and float16 (the checkpoints over training) widened exactly. */
 export function readSafetensors(buffer) {
   const view = new DataView(buffer);
   const headerLength = Number(view.getBigUint64(0, true));
@@ -27,10 +36,13 @@ export function readSafetensors(buffer) {
   const tensors = {};
   for (const [name, info] of Object.entries(header)) {
     if (name === "__metadata__") continue;
-    require(info.dtype === "F32", `tensor ${name} is ${info.dtype}; the page reads float32 weights only`);
+    require(info.dtype === "F32" || info.dtype === "F16",
+      `tensor ${name} is ${info.dtype}; the page reads float32 and float16 weights only`);
     const [from, to] = info.data_offsets;
-    const data = new Float32Array((to - from) / 4);
-    for (let i = 0; i < data.length; i++) data[i] = view.getFloat32(start + from + 4 * i, true);
+    const size = info.dtype === "F32" ? 4 : 2;
+    const data = new Float32Array((to - from) / size);
+    if (size === 4) for (let i = 0; i < data.length; i++) data[i] = view.getFloat32(start + from + 4 * i, true);
+    else for (let i = 0; i < data.length; i++) data[i] = half(view.getUint16(start + from + 2 * i, true));
     tensors[name] = { shape: info.shape, data };
   }
   return tensors;

@@ -1,0 +1,1 @@
+"""The code of the chapter `chapters/part1/induction.md`: only what that chapter uses."""
