@@ -63,7 +63,7 @@ def test_bad_input_is_one_line_and_status_2(run_in_process, args, says):
 
 
 def test_a_failing_claim_exits_1(run_in_process):
-    claim("three-ways.test-only-false", "three-ways", "never {x:.0f}", holds=lambda x: False, seeded=False)(
+    claim("three-ways.test-only-false", "three-ways", "never {x:.0f}", holds=lambda x: False, seeded=False, scope="no run")(
         lambda seed: {"x": 1})
     try:
         code, out, err = run_in_process("claims", "--chapter", "three-ways", "--seeds", "7")
@@ -79,7 +79,7 @@ def test_a_failing_claim_exits_1(run_in_process):
 def test_a_statement_gives_ranges_over_seeds_and_one_value_where_they_agree():
     assert format(Span(3, 5), ".0f") == "3 to 5"
     assert format(Span(0.123, 0.1234), ".2f") == "0.12"
-    claim("three-ways.test-only-range", "three-ways", "{a:.0f} and {b:.1%} and {t}", holds=lambda x: True)(
+    claim("three-ways.test-only-range", "three-ways", "{a:.0f} and {b:.1%} and {t}", holds=lambda x: True, scope="no run")(
         lambda seed: {"a": seed, "b": 0.5, "t": "same"})
     try:
         assert claims.statement("three-ways.test-only-range", [1, 4]) == "1 to 4 and 50.0% and same"
@@ -90,7 +90,7 @@ def test_a_statement_gives_ranges_over_seeds_and_one_value_where_they_agree():
 def test_a_claim_cannot_be_registered_twice():
     existing = next(iter(REGISTRY))
     with pytest.raises(CourseError):
-        claim(existing, "x", "y", holds=lambda x: True)(lambda seed: {})
+        claim(existing, "x", "y", holds=lambda x: True, scope="no run")(lambda seed: {})
 
 
 def test_glue_name_is_a_plain_identifier():

@@ -26,14 +26,17 @@ MEMORY_BUDGET_MB = 300
 
 # Runs scripts/grade.py in this process and prints the grader's own peak memory (its children not counted).
 MEASURED = r"""
-import resource, runpy, sys
+import runpy, sys
 sys.argv = sys.argv[1:]
 try:
     runpy.run_path(sys.argv[0], run_name="__main__")
     code = 0
 except SystemExit as e:
     code = e.code
-print(f"grader-peak-kb {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
+# VmHWM, not ru_maxrss: the rusage peak is kept across exec, so a grader started from a test process
+# that once held a large model (SmolLM2's fixture, 2 GB) would report that process's peak as its own.
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(f"grader-peak-kb {peak}")
 sys.exit(code)
 """
 

@@ -37,7 +37,8 @@ def test_part2_three_ways_checks():
     assert right and "4.96 in the data" in right.message
     wrong = three_ways.known_distances_closer("perplexity 10")
     assert not wrong and "neighbourhood" in wrong.message and "data" not in wrong.message
-    for garbage in ("Data", 4.5, True, None, ["data"]):
+    assert three_ways.known_distances_closer("Data"), "a word as a person writes it: case aside"
+    for garbage in ("dat", 4.5, True, None, ["data"]):
         assert not three_ways.known_distances_closer(garbage)
 
 

@@ -70,8 +70,9 @@ def ablation_explorer(lm, prompts: Sequence[str], track: str = "", kind: str = "
 
     def compute(v):
         mlps = [layer for layer in range(cfg.n_layers) if v.get(f"MLP{layer}")]
+        # Position-matched, as the page computes it (its twin has no roles yet), and as the explorer says.
         view = ablation_view(lm, v["prompt"], switched_off(v, cfg.n_layers, cfg.n_heads), v["track"].strip() or None,
-                             mlps=mlps, kind=v["kind"])
+                             mlps=mlps, kind=v["kind"], match="position")
         heads = all_heads(lm.model)
         return {"tokens": view.tokens, "off": [head_name(h) for h in view.off] + [f"MLP {m}" for m in view.mlps_off],
                 "kind": view.kind, "page": pairs(view.page),
