@@ -289,7 +289,7 @@ def _tarso_patching(seed):
        and min(x["dzero"], x["dmean"], x["dresample"]) > 0.5 * x["base"],
        note="the next-caller set after a number: the head losing the most (zeroed) loses 60%+ all three ways, and "
             "over half the logit difference",
-       scope=EVERY_RUN, models=('calling-game',))
+       scope=THIS_RUN, models=('calling-game',))
 def _copies(seed):
     s = surveys(seed, "zero")["next: a number"]
     copier = s.most_damaging()
@@ -327,7 +327,7 @@ def _copy_paths(seed):
        holds=lambda x: min(x["mlp0"], x["mlp1"]) > 3 * x["direct"] and x["attn1"] > 0,
        note="path patching of the copying head's write (role-matched mean, noising): MLP 0 and MLP 1 each carry "
             "three times or more what the direct path does; the layer-1 heads work against the copy",
-       scope=EVERY_RUN, models=('calling-game',))
+       scope=THIS_RUN, models=('calling-game',))
 def _copy_paths_claim(seed):
     copier, _, paths, _ = _copy_paths(seed)
     layer1 = f"attention {calling_game().model.cfg.n_layers - 1}"
