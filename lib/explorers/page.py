@@ -51,16 +51,23 @@ def _float32(array) -> dict:
 def export_reference(name: str, models: Path) -> Path:
     """The reference set of mean and resample ablation (`lib.analysis.ablation.reference_set`), computed
     here, once, by the library, for the page: its label, its rounds (token ids: the page runs the one a
-    resample picks) and the per-position means of every head's write and MLP output (float32, as the
-    library holds them), up to the longest round."""
+    resample picks), the per-position means of every head's write and MLP output (float32, as the
+    library holds them), up to the longest round, and, where the corpus names its tokens' roles, the
+    per-role means."""
     # Deferred, as below: the analysis and the model store import torch, which the page's element does not need.
     from lib.analysis.ablation import reference_set
     from lib.model.store import load  # deferred: imports torch, as the line above does
 
     ref = reference_set(load(name))
     path = models / f"{name}.reference.json"
-    path.write_text(json.dumps({"label": ref.label, "longest": ref.longest, "rounds": [list(r) for r in ref.rounds],
-                                "means": {k: _float32(v[:ref.longest].numpy()) for k, v in ref.means.items()}}))
+    out = {"label": ref.label, "longest": ref.longest, "rounds": [list(r) for r in ref.rounds],
+           "means": {k: _float32(v[:ref.longest].numpy()) for k, v in ref.means.items()}}
+    if ref.role_of is not None:
+        # Role-matched references (the course's default): each role's mean write. The page finds the
+        # roles of the rounds and of a prompt with its twin of the corpus's `roles` (game.js tokenRoles).
+        out["role_means"] = {k: {role: _float32(v.numpy()) for role, v in by_role.items()}
+                             for k, by_role in ref.role_means.items()}
+    path.write_text(json.dumps(out))
     return path
 
 

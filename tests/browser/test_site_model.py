@@ -213,18 +213,22 @@ JS_ABLATIONS = """async ([name, cases]) => {
     return cases.map((c) => {
         const ids = m.encode(c.prompt);
         try {
-            return Array.from(m.promptLogits(ids, {hooks: views.ablationHooks(m, c.heads, c.mlps, c.kind, ids.length)}));
+            return Array.from(m.promptLogits(ids, {hooks: views.ablationHooks(m, c.heads, c.mlps, c.kind, ids, 0, 0,
+                                                                                c.match)}));
         } catch (e) { return {error: e.message}; }
     });
 }"""
 
 
+@pytest.mark.parametrize("match", ["role", "position"])
 @pytest.mark.parametrize("kind", ["zero", "mean", "resample"])
-def test_the_page_ablates_as_the_library_does(page, kind):
-    """Random prompts x random heads and MLPs switched off, the `kind` way: every logit equal to 1e-4
-    (logits reach 40; the page computes in doubles, the library in float32), and a prompt longer than
-    the reference rounds refused with the library's sentence."""
+def test_the_page_ablates_as_the_library_does(page, kind, match):
+    """Random prompts x random heads and MLPs switched off, the `kind` way, the reference matched by
+    `match`: every logit equal to 1e-4 (logits reach 40; the page computes in doubles, the library in
+    float32), and a prompt the reference cannot stand in for refused with the library's sentence. The
+    prompts are the game's rounds, cut anywhere, padded with players, or shuffled (roles no round shows)."""
     from lib.analysis.ablation import ablated_logits, reference_set
+    from lib.content.corpora.calling_game import sample_round
 
     lm = lib.load("calling-game")
     longest = reference_set(lm).longest
@@ -233,14 +237,18 @@ def test_the_page_ablates_as_the_library_does(page, kind):
     for i in range(60):
         c = random_roll(rng, lm)
         n = rng.randint(1, longest) if i < 55 else rng.randint(longest + 1, lm.model.cfg.n_ctx)
-        c["prompt"] = " ".join(c["prompt"].split()[:n] + ["Pietro"] * (n - len(c["prompt"].split())))
-        cases.append({"prompt": c["prompt"], "heads": c["heads"], "mlps": c["mlps"], "kind": kind})
+        words = c["prompt"].split() if i % 2 else sample_round(rng)     # random tokens, or a round of the game
+        words = words[:n] + ["Pietro"] * (n - len(words))
+        if i % 4 == 3:
+            rng.shuffle(words)
+        c["prompt"] = " ".join(words)
+        cases.append({"prompt": c["prompt"], "heads": c["heads"], "mlps": c["mlps"], "kind": kind, "match": match})
     got = page.evaluate(JS_ABLATIONS, ["calling-game", cases])
     worst = 0.0
     for c, g in zip(cases, got):
         try:
             want = ablated_logits(lm, [c["prompt"]], [tuple(h) for h in c["heads"]], c["mlps"], kind,
-                                  match="position")[0]     # the page's reference (its twin has no roles yet)
+                                  match=match)[0]
         except CourseError as e:
             assert g == {"error": str(e)}, (c, g)
             continue

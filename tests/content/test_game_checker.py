@@ -101,3 +101,21 @@ def test_the_pages_prefix_reading_is_the_librarys(tmp_path):
     assert sum(w is None for w in want) > 300 and sum(w is not None for w in want) > 300
     differ = [(c, w, g) for c, w, g in zip(cases, want, got) if w != g]
     assert not differ, differ[:3]
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js runs the page's modules; install it (README)")
+def test_the_pages_token_roles_are_the_librarys(tmp_path):
+    """game.js's tokenRoles (how the page matches mean and resample ablation's reference by role) and
+    token_roles: the same role at every position of rounds valid, broken and random, and of tokens no
+    round holds."""
+    web.install(tmp_path)
+    cases = rounds(3000, seed=13) + [[], ["<BOS>"], ["constructor", "toString", "<PAD>", "<SEP>", "x"]]
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    script = (f"import('{(tmp_path / 'game.js').as_uri()}').then((g) => {{"
+              f"const cases = JSON.parse(require('fs').readFileSync('{tmp_path / 'cases.json'}', 'utf8'));"
+              "console.log(JSON.stringify(cases.map((c) => g.tokenRoles(c)))); })")
+    got = json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True).stdout)
+    want = [cg.token_roles(c) for c in cases]
+    assert len({r for w in want for r in w}) >= len(cg.TOKEN_ROLES)
+    differ = [(c, w, g) for c, w, g in zip(cases, want, got) if w != g]
+    assert not differ, differ[:3]

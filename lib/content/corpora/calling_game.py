@@ -267,7 +267,7 @@ def page_constants() -> dict:
     """What the page's twin of the checker (lib/explorers/js/game.js) reads, written here once."""
     return {"tokens": list(TOKENS), "players": list(PLAYERS), "absurd": list(ABSURD), "legal_calls": LEGAL_CALLS,
             "epithets": {f"{a}|{b}": epithet(a, b) for a in PLAYERS for b in ("Pietro", "Paolo")},
-            "roles": ROLES, "rules": RULES}
+            "roles": ROLES, "rules": RULES, "turn_roles": list(TURN_ROLES)}
 
 
 def next_token_distribution(prefix: list[str], options: GameOptions = GameOptions()) -> dict[str, float]:

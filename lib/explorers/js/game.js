@@ -134,3 +134,27 @@ export function whyNotAPrefix(tokens) {
 }
 
 export { GAME };
+
+/** The role each token plays in its turn, read from its neighbours (calling_game.token_roles): mean and
+ *  resample ablation match a prompt's positions to the reference rounds' by these roles. */
+const classOf = (t) => (Object.hasOwn(GAME.roles, t) ? GAME.roles[t] : null);
+
+export function tokenRoles(tokens) {
+  const out = [];
+  let opening = true;
+  tokens.forEach((t, i) => {
+    const before = i > 0 ? tokens[i - 1] : null, after = i + 1 < tokens.length ? tokens[i + 1] : null;
+    let role;
+    if (t === BOS || t === EOS || t === "<PAD>") role = t;
+    else if (t === SEP) { opening = false; out.push(SEP); return; }
+    else if (t === "perde") role = "perde";
+    else if (after === "perde") role = "loser";
+    else if (t === "chiama") role = "chiama";
+    else if (before === "chiama") role = "callee";
+    else if (classOf(t) === "epithet" && i > 1 && tokens[i - 2] === "chiama") role = "epithet";
+    else if (after === "chiama" || before === BOS || before === SEP) role = "caller";
+    else role = `stray ${classOf(t) === null ? "word" : classOf(t)}`;
+    out.push(opening && GAME.turn_roles.includes(role) ? `opening ${role}` : role);
+  });
+  return out;
+}

@@ -392,9 +392,12 @@ function float32Of({ shape, float32 }) {
 }
 
 /** The reference set of mean and resample ablation as the library computed it at build time
- *  (lib.analysis.ablation.reference_set): {label, longest, rounds, means: {hook point: {shape, data}}}. */
+ *  (lib.analysis.ablation.reference_set): {label, longest, rounds, means: {hook point: {shape, data}}},
+ *  and roleMeans: {hook point: {role: data}} where the corpus names its tokens' roles (else null). */
 function readReference(json) {
-  return { label: json.label, longest: json.longest, rounds: json.rounds,
+  const roleMeans = json.role_means ? Object.fromEntries(Object.entries(json.role_means).map(([k, byRole]) =>
+    [k, Object.fromEntries(Object.entries(byRole).map(([role, v]) => [role, float32Of(v).data]))])) : null;
+  return { label: json.label, longest: json.longest, rounds: json.rounds, roleMeans,
     means: Object.fromEntries(Object.entries(json.means).map(([k, v]) => [k, float32Of(v)])) };
 }
 

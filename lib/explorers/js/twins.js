@@ -6,6 +6,7 @@
  * lib/explorers/web.py), which views.js and checks.js read. This module imports no unit.
  */
 import { pyInt, pyRepr, pySplit, pyStrip } from "./python.js";
+import { tokenRoles } from "./game.js";
 import { zeroHooks } from "./model.js";
 import { CourseError, greedy, require, say, softmax, uniform } from "./readout.js";
 
@@ -29,7 +30,7 @@ export function switchedOff(model, v) {
 
 // ----------------------------------------------------------------------------- ablation (a view's and a check's)
 
-const ABLATION_KINDS = ["zero", "mean", "resample"];
+const ABLATION_KINDS = ["zero", "mean", "resample"], MATCHES = ["role", "position"];
 
 /** The round a resample takes its writes from, for a prompt of n tokens (lib.analysis.ablation.resample_picks):
  *  the seed's roll number `roll` (the prompt's place in a batch; the first for one prompt) picks among the
@@ -40,28 +41,74 @@ function resamplePick(reference, n, seed = 0, roll = 0) {
   return candidates[Math.floor(uniform(BigInt(seed), roll) * candidates.length)];
 }
 
-/** Hooks that switch heads and MLPs off the `kind` way, for a prompt of n tokens
- *  (lib.analysis.ablation.ablation_hooks): zero writes nothing; mean the reference set's average write at
- *  each position; resample what one reference round wrote there (`roll`: the prompt's place in a batch). */
-export function ablationHooks(model, heads, mlps, kind, n, seed = 0, roll = 0) {
-  require(ABLATION_KINDS.includes(kind), say("ablation_kind", { kind: pyRepr(kind), kinds: ABLATION_KINDS.join(", ") }));
-  if (kind === "zero") return zeroHooks(heads, mlps);
-  const ref = model.reference;
-  require(ref, `${model.name} has no reference set for ${kind} ablation`);
-  require(n <= ref.longest, say("reference_too_short", { kind, longest: ref.longest, n }));
-  const H = model.nHeads, D = model.cfg.d_model;
-  let source;       // hook point -> (position, head or -1) -> the value written there
-  if (kind === "mean") {
-    source = (name, p, h) => { const m = ref.means[name].data; return h < 0 ? m.subarray(p * D, (p + 1) * D) : m.subarray((p * H + h) * D, (p * H + h + 1) * D); };
-  } else {
-    const round = ref.rounds[resamplePick(ref, n, seed, roll)].slice(0, n);
-    const seen = {};
+/** Each hook point's writes at every position of reference round `r`, from the round's own pass (kept on
+ *  the reference: a role-matched resample reads a few rounds again and again). */
+function roundWrites(model, ref, r) {
+  ref.writesOf = ref.writesOf || new Map();
+  if (!ref.writesOf.has(r)) {
+    const seen = {}, record = {};
     const keep = (rows, name) => { seen[name] = rows.slice(); };
-    const record = {};
     for (let l = 0; l < model.nLayers; l++) { record[`blocks.${l}.attn.head_out`] = [keep]; if (model.hasMlp) record[`blocks.${l}.mlp_out`] = [keep]; }
-    // Hooks that only read: the round's own pass, each head's write and each MLP's output kept.
-    model.forward(round, { hooks: record });
-    source = (name, p, h) => (h < 0 ? seen[name].subarray(p * D, (p + 1) * D) : seen[name].subarray((p * H + h) * D, (p * H + h + 1) * D));
+    model.forward(ref.rounds[r], { hooks: record });      // hooks that only read
+    ref.writesOf.set(r, seen);
+  }
+  return ref.writesOf.get(r);
+}
+
+/** The reference rounds' positions by role, in round order (lib.analysis.ablation.Reference.role_slots). */
+function roleSlots(model, ref) {
+  if (!ref.slots) {
+    ref.slots = new Map();
+    ref.rounds.forEach((round, r) => tokenRoles(round.map((i) => model.vocab.tokens[i])).forEach((role, p) => {
+      if (!ref.slots.has(role)) ref.slots.set(role, []);
+      ref.slots.get(role).push([r, p]);
+    }));
+  }
+  return ref.slots;
+}
+
+/** Hooks that switch heads and MLPs off the `kind` way, for the prompt `ids`
+ *  (lib.analysis.ablation.ablation_hooks): zero writes nothing; mean the reference set's average write;
+ *  resample what one reference round wrote. `match` "role" (the course's default, where the model's corpus
+ *  names its tokens' roles): at each position, the mean over the reference positions of that token's role,
+ *  or the write at one of them drawn from the seeded stream, position by position, from its `roll`-th number
+ *  on (a role the reference never shows takes the position-matched mean). `match` "position": the average at
+ *  the same position, or one whole reference round (`roll`: the prompt's place in a batch). */
+export function ablationHooks(model, heads, mlps, kind, ids, seed = 0, roll = 0, match = "role") {
+  require(ABLATION_KINDS.includes(kind), say("ablation_kind", { kind: pyRepr(kind), kinds: ABLATION_KINDS.join(", ") }));
+  require(MATCHES.includes(match), `a reference is matched by one of: ${MATCHES.join(", ")}; got ${pyRepr(match)}`);
+  if (kind === "zero") return zeroHooks(heads, mlps);
+  const ref = model.reference, n = ids.length;
+  require(ref, `${model.name} has no reference set for ${kind} ablation`);
+  const H = model.nHeads, D = model.cfg.d_model;
+  const slice = (data, p, h) => (h < 0 ? data.subarray(p * D, (p + 1) * D) : data.subarray((p * H + h) * D, (p * H + h + 1) * D));
+  const positionMean = (name, p, h) => slice(ref.means[name].data, p, h);
+  let source;       // hook point -> (position, head or -1) -> the value written there
+  if (match === "role" && ref.roleMeans) {
+    const slots = roleSlots(model, ref);
+    let k = roll;
+    const from = tokenRoles(ids.map((i) => model.vocab.tokens[i])).map((role, p) => {
+      const where = slots.get(role);
+      if (!where) {
+        require(p < ref.longest, say("reference_too_short", { kind, longest: ref.longest, n: p + 1 }));
+        return { p };
+      }
+      if (kind === "mean") return { role };
+      return { slot: where[Math.floor(uniform(BigInt(seed), k++) * where.length)] };
+    });
+    source = (name, p, h) => {
+      const f = from[p];
+      if (f.role !== undefined) return slice(ref.roleMeans[name][f.role], 0, h);
+      if (f.slot !== undefined) return slice(roundWrites(model, ref, f.slot[0])[name], f.slot[1], h);
+      return positionMean(name, p, h);
+    };
+  } else {
+    require(n <= ref.longest, say("reference_too_short", { kind, longest: ref.longest, n }));
+    if (kind === "mean") source = positionMean;
+    else {
+      const seen = roundWrites(model, ref, resamplePick(ref, n, seed, roll));
+      source = (name, p, h) => slice(seen[name], p, h);
+    }
   }
   const hooks = {};
   const add = (name, fn) => { (hooks[name] = hooks[name] || []).push(fn); };
@@ -76,6 +123,15 @@ export function ablationHooks(model, heads, mlps, kind, n, seed = 0, roll = 0) {
     });
   }
   return hooks;
+}
+
+/** How many numbers of the seeded stream a role-matched resample of the prompt `ids` draws (one per position
+ *  whose role the reference shows): the next prompt of a batch starts its draws after them. */
+export function roleDraws(model, ids) {
+  const ref = model.reference;
+  if (!ref || !ref.roleMeans) return 0;
+  const slots = roleSlots(model, ref);
+  return tokenRoles(ids.map((i) => model.vocab.tokens[i])).filter((role) => slots.has(role)).length;
 }
 
 // ----------------------------------------------------------------------------- vectors

@@ -9,4 +9,4 @@
  * holds every one to its Python twin.
  */
 export { VIEWS } from "./units.js";
-export { ablationHooks, parsePosition, patchingGrid, patchingSteps, stageLabel, swapPlayers } from "./twins.js";
+export { ablationHooks, roleDraws, parsePosition, patchingGrid, patchingSteps, stageLabel, swapPlayers } from "./twins.js";

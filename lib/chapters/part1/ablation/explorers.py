@@ -32,7 +32,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lib.analysis.ablation import KINDS, ablation_view, all_heads, head_name, reference_set
+from lib.analysis.ablation import KINDS, MATCHES, ablation_view, all_heads, head_name, reference_set
 from lib.analysis.patching import double_model, patch, patch_one, swap_players
 from lib.content.corpora.calling_game import read_round
 from lib.chapters.part1.ablation.pronoun_heads import is_eligible_key
@@ -48,21 +48,25 @@ from lib.model.readout import softmax
 
 ABLATION_KINDS = {"zero": "zero: write nothing", "mean": "mean: write the average over the reference rounds",
                   "resample": "resample: write what another round wrote"}
+MATCH_SHOWN = {"role": "the same role in its turn", "position": "the same position"}
 
 
 @registered("ablation", lambda: [ablation_explorer(example_model(), [example_prompts()["confident"]]),
                                  ablation_explorer(example_model(), [example_prompts()["confident"]], kind="mean")],
             where="every head and MLP of both blocks, switched off as the map's switches do, with a choice of what "
                   "they write instead.")
-def ablation_explorer(lm, prompts: Sequence[str], track: str = "", kind: str = "zero") -> Explorer:
+def ablation_explorer(lm, prompts: Sequence[str], track: str = "", kind: str = "zero", match: str = "role") -> Explorer:
     """A switch for every head and MLP, and how a switched-off component is replaced (zero, mean or
     resample ablation): switch any off and watch the results page and the patterns."""
     cfg = lm.model.cfg
     rows = [[prompt_control(prompts),
              token_control("track", "follow the token", FOLLOW, track, placeholder="the intact model's answer")],
-            [Control("kind", "switched off means", "zero: the component writes nothing; mean: its average write at "
-                     "that position over the reference rounds; resample: its write on one other round", "choice",
-                     kind, options=KINDS, shown=tuple(ABLATION_KINDS[k] for k in KINDS))],
+            [Control("kind", "switched off means", "zero: the component writes nothing; mean: its average write "
+                     "over the reference positions; resample: its write at one of them", "choice",
+                     kind, options=KINDS, shown=tuple(ABLATION_KINDS[k] for k in KINDS)),
+             Control("match", "reference positions", "role: the positions where a token plays the same role in its "
+                     "turn (the course's default); position: the same position, whatever stands there", "choice",
+                     match, options=MATCHES, shown=tuple(MATCH_SHOWN[m] for m in MATCHES))],
             *head_toggles(cfg.n_layers, cfg.n_heads),
             [Control(f"MLP{layer}", f"MLP {layer}", f"switch block {layer}'s MLP off", "toggle", False)
              for layer in range(cfg.n_layers) if cfg.has_mlp]]
@@ -70,18 +74,20 @@ def ablation_explorer(lm, prompts: Sequence[str], track: str = "", kind: str = "
 
     def compute(v):
         mlps = [layer for layer in range(cfg.n_layers) if v.get(f"MLP{layer}")]
-        # Position-matched, as the page computes it (its twin has no roles yet), and as the explorer says.
         view = ablation_view(lm, v["prompt"], switched_off(v, cfg.n_layers, cfg.n_heads), v["track"].strip() or None,
-                             mlps=mlps, kind=v["kind"], match="position")
+                             mlps=mlps, kind=v["kind"], match=v["match"])
         heads = all_heads(lm.model)
         return {"tokens": view.tokens, "off": [head_name(h) for h in view.off] + [f"MLP {m}" for m in view.mlps_off],
-                "kind": view.kind, "page": pairs(view.page),
+                "kind": view.kind, "match": v["match"], "page": pairs(view.page),
                 "heads": [head_name(h) for h in heads], "patterns": [view.patterns[h] for h in heads],
                 "track": view.track, "track_prob": view.track_prob, "track_prob_intact": view.track_prob_intact}
 
-    note = (f"Mean and resample ablation read the reference set: {reference_set(lm).label}. Mean ablation writes "
-            "a component's average write at each position over those rounds; resample ablation its write on one "
-            "of them (the first draw of seed 0 among the rounds at least as long as the prompt)."
+    note = (f"Mean and resample ablation read the reference set: {reference_set(lm).label}. Matched by role (the "
+            "default), mean ablation writes a component's average write over the reference positions where a token "
+            "plays the same role in its turn (a later call's callee, <SEP>, an epithet...), and resample ablation "
+            "its write at one of them, drawn position by position with seed 0. Matched by position, they take "
+            "whatever stands at the same position of the reference rounds: the average there, or one whole round "
+            "at least as long as the prompt."
             if cfg.n_layers and lm.meta.get("corpus") else "")
     return Explorer("ablation", rows, compute, lm.name, note=note)
 

@@ -78,9 +78,9 @@ export const VIEWS = {
     const off = switchedOff(model, v);
     const mlps = [];
     for (let l = 0; l < model.nLayers; l++) if (v[`MLP${l}`]) mlps.push(l);
-    const kind = v.kind === undefined ? "zero" : v.kind;
-    const hooks = off.length || mlps.length ? ablationHooks(model, off, mlps, kind, ids.length) : null;
-    const run = model.run(ids, hooks ? { hooks, key: `${kind}|${JSON.stringify(off)}|${mlps}` } : {}, "patterns");
+    const kind = v.kind === undefined ? "zero" : v.kind, match = v.match === undefined ? "role" : v.match;
+    const hooks = off.length || mlps.length ? ablationHooks(model, off, mlps, kind, ids, 0, 0, match) : null;
+    const run = model.run(ids, hooks ? { hooks, key: `${kind}|${match}|${JSON.stringify(off)}|${mlps}` } : {}, "patterns");
     const intact = hooks ? softmax(model.promptLogits(ids)) : softmax(run.logitsAt(ids.length - 1));
     const probs = softmax(run.logitsAt(ids.length - 1));
     const track = pyStrip(v.track);
@@ -89,7 +89,7 @@ export const VIEWS = {
     for (let l = 0; l < model.nLayers; l++) for (let h = 0; h < model.nHeads; h++) heads.push([l, h]);
     return {
       tokens: tokensOf(model, ids), off: off.map(([l, h]) => headName(l, h)).concat(mlps.map((l) => `MLP ${l}`)),
-      kind, page: order(probs).slice(0, 8).map((i) => [tokens[i], probs[i]]),
+      kind, match, page: order(probs).slice(0, 8).map((i) => [tokens[i], probs[i]]),
       heads: heads.map(([l, h]) => headName(l, h)), patterns: heads.map(([l, h]) => run.patterns[l][h].map((r) => Array.from(r))),
       track: tokens[trackId], track_prob: probs[trackId], track_prob_intact: intact[trackId],
     };
@@ -194,7 +194,7 @@ export const COMPUTE = {
         if (p(ids, t, {}) < a.holds_at) continue;
         for (let k = 0; k < kinds.length; k++) {
           yield;
-          const hooks = ablationHooks(model, head, [], kinds[k], ids.length, a.seed, i);
+          const hooks = ablationHooks(model, head, [], kinds[k], ids, a.seed, i, "position");
           if (p(ids, t, { hooks }) < a.holds_at) counts[k] += 1;
         }
       }
