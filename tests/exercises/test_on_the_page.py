@@ -11,6 +11,7 @@ its task names in code is on the page.
 """
 from __future__ import annotations
 
+import functools
 import html as htmllib
 import inspect
 import re
@@ -92,15 +93,19 @@ def shown(value) -> list[str]:
                     f"(a prompt, a set of prompts or a grid) or word the task without it")
 
 
-def named_value(module: str, name: str, call: str | None):
-    """The value of `check.NAME` (or `check.NAME(lm)`: a call gets the calling-game model)."""
+@functools.cache
+def game_model():
     import lib
 
+    return lib.load("calling-game")
+
+
+def named_value(module: str, name: str, call: str | None):
+    """The value of `check.NAME` (or `check.NAME(lm)`: a call gets the calling-game model)."""
     value = getattr(chapters.checks(module), name)
     if call is None:
         return value
-    params = inspect.signature(value).parameters
-    return value(lib.load("calling-game")) if params else value()
+    return value(game_model()) if inspect.signature(value).parameters else value()
 
 
 def page_text(chapter: str) -> str:
