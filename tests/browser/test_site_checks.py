@@ -124,3 +124,5 @@ def test_a_write_exercise_says_how_to_run_it_live(visit, site_url):
     v.page.wait_for_function("window.courseChecks && window.courseChecks.ready", timeout=30_000)
     note = v.page.locator(f'.course-live-note[data-exercise="{write.label}"]')
     assert "Binder" in note.inner_text() and "JupyterLab" in note.inner_text()
+    # It says why it is a notebook exercise, not only where the notebook is.
+    assert "notebook exercise" in note.inner_text() and "Python function" in note.inner_text()

@@ -8,8 +8,8 @@
  * twins.js, assembled by the build into units.js), then applies the same rule as the library
  * (rules.js: lib/exercises/__init__.py's check_number, check_whole_number, check_choice) with the
  * same sentences (lib/messages.py and the twin's texts). Nothing the check compares against is
- * shipped: the class site's boxes work too. A write exercise, or one whose check has no twin, says
- * how to run it live.
+ * shipped: the class site's boxes work too. A write exercise says why it is a notebook exercise and how
+ * to run it live; one whose check has no twin says how to run it live.
  */
 import { el } from "./dom.js";
 import { EXERCISE_CHECKS, SOLUTIONS } from "./exercise_checks.js";
@@ -46,6 +46,12 @@ export function compute(decl) {
 const LIVE = SOLUTIONS === "hide"
   ? "Run it live: open this page's notebook in JupyterLab or on Binder (the rocket icon at the top of the page); its check runs there."
   : "Run it live: download this page's notebook (the download icon at the top of the page) and open it in JupyterLab, or open it on Binder (the rocket icon); its check runs there.";
+
+// Why a write exercise is done in the notebook: what the learner writes is a Python function, and its
+// check runs it on many inputs, awkward ones included; this page runs no Python.
+const WRITE = "This is a notebook exercise: you write a Python function, and its check runs your function on "
+  + "many inputs, awkward ones included, which needs Python; this page runs none. Read the task and the steps "
+  + "here, and write and check the function in the notebook.";
 
 function answerBox(exercise, label, decl) {
   const id = `course-answer-${label}`;
@@ -88,7 +94,7 @@ export function startChecks(root = document) {
     const decl = EXERCISE_CHECKS[label];
     if (decl && decl.live) liveNote(exercise, label, `This site is a class's copy and ships no answer for this exercise. ${LIVE}`);
     else if (decl) boxes.push(answerBox(exercise, label, decl));
-    else if (classes.contains("write")) liveNote(exercise, label, `Write it live. ${LIVE}`);
+    else if (classes.contains("write")) liveNote(exercise, label, `${WRITE} ${LIVE}`);
     else if (classes.contains("predict") || classes.contains("investigate")) {
       liveNote(exercise, label, `This answer is checked live, not in this page yet. ${LIVE}`);
     }

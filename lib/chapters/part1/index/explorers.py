@@ -102,4 +102,5 @@ def machine_explorer(lm, prompts: Sequence[str], part: str = "L0H0") -> Explorer
         return machine_view(lm, v["prompt"], v["part"], v["position"], switched_off(v, cfg.n_layers, cfg.n_heads), mlps)
 
     return Explorer("machine", [r for r in rows if r], compute, lm.name,
-                    note="A switch makes its part write nothing (zero ablation through the model's hook points).")
+                    note="A switch makes its part write nothing (a test called zero ablation, met in Switching "
+                    "attention off).")
