@@ -156,7 +156,10 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
             todo[label] = (run, missing, path)
     if todo:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(todo))), mp_context=context) as pool:
+        # One process per run, never reused (max_tasks_per_child): a worker that measured one run keeps its
+        # models and measurements cached, and would hand them to the next run it was given.
+        with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(todo))), mp_context=context,
+                                 max_tasks_per_child=1) as pool:
             futures = {label: pool.submit(_measure_here, run, missing, seeds)
                        for label, (run, missing, _) in todo.items()}
             for label, future in futures.items():
