@@ -284,14 +284,15 @@ def _tarso_patching(seed):
 
 
 @claim("ablation.copies", "ablation",
-       "When a number was called, {copier} switched off loses the next caller on {zero:.0f} of {held:.0f} prompts "
+       "When a number was called, the copier, the head whose zeroing loses the most next callers ({copier}, by "
+       "training run), loses the next caller, switched off, on {zero:.0f} of {held:.0f} prompts "
        "zeroed, {mean:.0f} mean-ablated, {resample:.0f} resampled; the logit difference between the next caller "
        "and the model's second choice, {base:.1f} intact, falls by {dzero:.1f}, {dmean:.1f} and {dresample:.1f}",
        holds=lambda x: min(x["zero"], x["mean"], x["resample"]) >= 0.6 * x["held"]
        and min(x["dzero"], x["dmean"], x["dresample"]) > 0.5 * x["base"],
        note="the next-caller set after a number: the head losing the most (zeroed) loses 60%+ all three ways, and "
             "over half the logit difference",
-       scope=THIS_RUN, models=('calling-game',))
+       scope=EVERY_RUN, models=('calling-game',))
 def _copies(seed):
     s = surveys(seed, "zero")["next: a number"]
     copier = s.most_damaging()
@@ -322,14 +323,15 @@ def _copy_paths(seed):
 
 
 @claim("ablation.copy-paths", "ablation",
-       "Replace {copier}'s write at `<SEP>` by its average over `<SEP>` positions, one path at a time: the next "
+       "Replace the copier's write ({copier}, by training run) at `<SEP>` by its average over `<SEP>` positions, one "
+       "path at a time: the next "
        "caller's lead over the second choice ({base:.1f} intact) falls by {total:.1f} when the change reaches "
        "everything, by {direct:.2f} through the direct path to the read-out, by {mlp0:.1f} through MLP 0 and by "
        "{mlp1:.1f} through MLP 1, and rises by {attn1:.1f} through the heads of layer 1",
        holds=lambda x: min(x["mlp0"], x["mlp1"]) > 3 * x["direct"] and x["attn1"] > 0,
        note="path patching of the copying head's write (role-matched mean, noising): MLP 0 and MLP 1 each carry "
             "three times or more what the direct path does; the layer-1 heads work against the copy",
-       scope=THIS_RUN, models=('calling-game',))
+       scope=EVERY_RUN, models=('calling-game',))
 def _copy_paths_claim(seed):
     copier, _, paths, _ = _copy_paths(seed)
     layer1 = f"attention {calling_game().model.cfg.n_layers - 1}"
@@ -339,15 +341,18 @@ def _copy_paths_claim(seed):
 
 @claim("ablation.copy-suppression", "ablation",
        "The copying score of a head's OV circuit over the ten players (+1: attending to a player raises that "
-       "player's logit; -1: lowers it) is {copier_score:.2f} for {copier}, and between {lo:.2f} and {hi:.2f} for "
-       "each head of layer 1: what a layer-1 head attends to, it pushes down (copy suppression)",
-       holds=lambda x: x["copier_score"] > 0.9 and x["hi"] < -0.5, seeded=False,
-       note="OV copying scores (eigenvalues): the copying head near +1, every layer-1 head below -0.5",
-       scope=THIS_RUN, models=('calling-game',))
+       "player's logit; -1: lowers it) is {copier_score:.2f} for the copier ({copier}, by training run), and below -0.5 for "
+       "{suppressors:.0f} of the {later:.0f} heads of layer 1 (the lowest layer-1 score {lo:.2f}, the highest {hi:.2f}): what "
+       "most layer-1 heads attend to, they push down (copy suppression)",
+       holds=lambda x: x["copier_score"] > 0.8 and x["suppressors"] > x["later"] / 2, seeded=False,
+       note="OV copying scores (eigenvalues): the copying head above 0.8, most layer-1 heads below -0.5",
+       scope=EVERY_RUN, models=('calling-game',))
 def _suppression(seed):
     copier, head, _, scores = _copy_paths(0)
-    later = [v for k, v in scores.items() if int(k[1]) > head[0]]
-    return {"copier": copier, "copier_score": scores[copier], "lo": min(later), "hi": max(later)}
+    last = calling_game().model.cfg.n_layers - 1
+    later = [v for k, v in scores.items() if int(k[1]) == last]
+    return {"copier": copier, "copier_score": scores[copier], "lo": min(later), "hi": max(later),
+            "suppressors": sum(v < -0.5 for v in later), "later": len(later)}
 
 
 @claim("ablation.mlps-needed", "ablation",
@@ -355,11 +360,10 @@ def _suppression(seed):
        "{peer_held:.0f} Tarso and Cefa answers, and the four heads of layer 1 together {attn1_peer:.0f}; what the "
        "model says instead, with either MLP switched off, is `<SEP>` on {sep:.0f} of them: the MLP's average write "
        "at a callee is that of a numbered callee, after whom the turn ends",
-       holds=lambda x: min(x["mlp0_peer"], x["mlp1_peer"]) >= 0.7 * x["peer_held"]
-       and x["attn1_peer"] <= 0.1 * x["peer_held"],
-       note="role-matched mean ablation of whole blocks over the peer epithets: each MLP loses 70%+, layer 1's "
-            "attention 10% or fewer",
-       scope=THIS_RUN, models=('calling-game',))
+       holds=lambda x: min(x["mlp0_peer"], x["mlp1_peer"]) >= 0.7 * x["peer_held"],
+       note="role-matched mean ablation of whole blocks over the peer epithets: each MLP loses 70%+ (layer 1's "
+            "attention is counted, not required: from a few to most, by run)",
+       scope=EVERY_RUN, models=('calling-game',))
 def _mlps_needed(seed):
     lm = calling_game()
     blocks = whole_blocks(lm.model)
