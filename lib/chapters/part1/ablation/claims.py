@@ -550,9 +550,9 @@ def _by_run(key: str) -> str:
 
 
 @claim("ablation.copier-over-runs", "ablation",
-       "On every one of the {runs:.0f} shipped runs, the head whose zeroing loses the most next callers after a "
-       "number sits in layer 0 ({layer0:.0f} of {runs:.0f}) and is the layer-0 head with the highest copying "
-       "score ({top:.0f} of {runs:.0f}; its score {score_lo:.2f} to {score_hi:.2f}); zeroed, it loses "
+       "Over the {runs:.0f} shipped runs, the head whose zeroing loses the most next callers after a number sits in "
+       "layer 0 on {layer0:.0f} of them and is the layer-0 head with the highest copying score on {top:.0f} (its "
+       "score {score_lo:.2f} to {score_hi:.2f}); zeroed, it loses "
        "{lost_lo:.0f} to {lost_hi:.0f} of the {held_lo:.0f} to {held_hi:.0f} answers the run holds. Which head it "
        "is changes ({copiers})",
        holds=lambda x: x["layer0"] == x["runs"] and x["top"] == x["runs"] and x["score_lo"] > 0.8
