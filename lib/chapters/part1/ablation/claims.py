@@ -7,6 +7,9 @@ switched off the three ways of `lib.analysis.ablation` (zero, mean and resample,
 with the claim's seed), and what carries who is calling is also measured by activation patching
 (`lib.analysis.patching`). The MiniLM claims measure `lib.chapters.part1.ablation.pronoun_heads` on the split
 the claim's seed draws.
+
+The claims "over the shipped runs" (at the end) read `lib.chapters.part1.ablation.runs`, which finds each job's
+head by its role on every shipped training run of the calling game, on the prompt sets of one seed.
 """
 from __future__ import annotations
 
