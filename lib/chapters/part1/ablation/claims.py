@@ -287,15 +287,14 @@ def _tarso_patching(seed):
 
 
 @claim("ablation.copies", "ablation",
-       "When a number was called, the copier, the head whose zeroing loses the most next callers ({copier}, by "
-       "training run), loses the next caller, switched off, on {zero:.0f} of {held:.0f} prompts "
+       "When a number was called, {copier} switched off loses the next caller on {zero:.0f} of {held:.0f} prompts "
        "zeroed, {mean:.0f} mean-ablated, {resample:.0f} resampled; the logit difference between the next caller "
        "and the model's second choice, {base:.1f} intact, falls by {dzero:.1f}, {dmean:.1f} and {dresample:.1f}",
        holds=lambda x: min(x["zero"], x["mean"], x["resample"]) >= 0.6 * x["held"]
        and min(x["dzero"], x["dmean"], x["dresample"]) > 0.5 * x["base"],
        note="the next-caller set after a number: the head losing the most (zeroed) loses 60%+ all three ways, and "
             "over half the logit difference",
-       scope=EVERY_RUN, models=('calling-game',))
+       scope=THIS_RUN, models=('calling-game',))
 def _copies(seed):
     s = surveys(seed, "zero")["next: a number"]
     copier = s.most_damaging()
@@ -326,15 +325,14 @@ def _copy_paths(seed):
 
 
 @claim("ablation.copy-paths", "ablation",
-       "Replace the copier's write ({copier}, by training run) at `<SEP>` by its average over `<SEP>` positions, one "
-       "path at a time: the next "
+       "Replace {copier}'s write at `<SEP>` by its average over `<SEP>` positions, one path at a time: the next "
        "caller's lead over the second choice ({base:.1f} intact) falls by {total:.1f} when the change reaches "
        "everything, by {direct:.2f} through the direct path to the read-out, by {mlp0:.1f} through MLP 0 and by "
        "{mlp1:.1f} through MLP 1, and rises by {attn1:.1f} through the heads of layer 1",
        holds=lambda x: min(x["mlp0"], x["mlp1"]) > 3 * x["direct"] and x["attn1"] > 0,
        note="path patching of the copying head's write (role-matched mean, noising): MLP 0 and MLP 1 each carry "
             "three times or more what the direct path does; the layer-1 heads work against the copy",
-       scope=EVERY_RUN, models=('calling-game',))
+       scope=THIS_RUN, models=('calling-game',))
 def _copy_paths_claim(seed):
     copier, _, paths, _ = _copy_paths(seed)
     layer1 = f"attention {calling_game().model.cfg.n_layers - 1}"
@@ -558,10 +556,11 @@ def _by_run(key: str) -> str:
        "score {score_lo:.2f} to {score_hi:.2f}); zeroed, it loses "
        "{lost_lo:.0f} to {lost_hi:.0f} of the {held_lo:.0f} to {held_hi:.0f} answers the run holds. Which head it "
        "is changes ({copiers})",
-       holds=lambda x: x["layer0"] == x["runs"] and x["top"] == x["runs"] and x["score_lo"] > 0.8
-       and x["lost_frac_lo"] >= 0.5, seeded=False, scope=EVERY_RUN, models=("calling-game",), covers_runs=True,
-       note="every shipped run: the copier (found by zeroing, next callers after a number) is in layer 0, is its "
-            "layer's best copier by OV copying score (above 0.8), and loses half or more of the answers")
+       holds=lambda x: x["layer0"] == x["runs"] and x["top"] == x["runs"] and x["score_lo"] > 0.8,
+       seeded=False, scope=EVERY_RUN, models=("calling-game",), covers_runs=True,
+       note="every shipped run: the copier (found by zeroing, next callers after a number) is in layer 0 and is its "
+            "layer's best copier by OV copying score (above 0.8); how many answers it loses is counted, not "
+            "required (a run trained with seed 9 shares the copy between two heads)")
 def _copier_over_runs(seed):
     per = roles_over_runs()
     return {"runs": len(per), "layer0": sum(r["copier_layer"] == 0 for r in per.values()),
@@ -569,7 +568,6 @@ def _copier_over_runs(seed):
             "score_hi": max(_over("copier_score")), "lost_lo": min(_over("copier_lost")),
             "lost_hi": max(_over("copier_lost")), "held_lo": min(_over("copier_held")),
             "held_hi": max(_over("copier_held")),
-            "lost_frac_lo": min(r["copier_lost"] / r["copier_held"] for r in per.values()),
             "copiers": _by_run("copier")}
 
 

@@ -75,18 +75,16 @@ def _copying(seed):
 
 
 @claim("circuits.copier", "circuits",
-       "The head that looks hardest from `<SEP>` at the player just called ({copier}, by training run) puts its "
-       "largest weight there on {largest:.0f} of the {n:.0f} prompts where a number was called (mean share "
-       "{share:.2f}); its OV circuit makes each of {ov:.0f} players "
+       "{copier} puts its largest weight from `<SEP>` on the player just called on {largest:.0f} of the {n:.0f} "
+       "prompts where a number was called (mean share {share:.2f}); its OV circuit makes each of {ov:.0f} players "
        "raise its own logit more than any other; and switched off it loses the answer on {zero:.0f} of the "
        "{held:.0f} prompts the model gets right when zeroed, {mean:.0f} when mean-ablated, {resample:.0f} when "
        "resampled",
-       holds=lambda x: x["largest"] >= 0.75 * x["n"] and x["ov"] >= 1 and min(x["zero"], x["mean"], x["resample"])
-       >= 0.6 * x["held"],
-       note="the head looking hardest at the callee from <SEP> (a number called) looks there on 75%+ of the prompts, "
-            "copies some players (OV), and is needed for the copy under all three ablations (whether it is also the "
-            "head that finds where the caller was called is counted, not required: on the pages' run it is)",
-       scope=EVERY_RUN, models=('calling-game',))
+       holds=lambda x: x["largest"] >= 0.75 * x["n"] and x["ov"] >= 8 and min(x["zero"], x["mean"], x["resample"])
+       >= 0.6 * x["held"] and x["is_finder"] == 1,
+       note="the head looking hardest at the callee from <SEP> (a number called) copies it (OV), is needed for it "
+            "under all three ablations, and is the head that finds where the caller was called",
+       scope=THIS_RUN, models=('calling-game',))
 def _copier(seed):
     looks = _copying(seed)["next: a number"]
     copier = max(all_heads(calling_game().model), key=lambda hd: looks[hd]["the callee"].largest)
