@@ -21,7 +21,6 @@ import json
 import multiprocessing
 import numbers
 import os
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Iterable
 
@@ -156,11 +155,13 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
             todo[label] = (run, missing, path)
     if todo:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(todo))), mp_context=context) as pool:
-            futures = {label: pool.submit(_measure_here, run, missing, seeds)
+        # One process per run, never reused (maxtasksperchild=1): a worker that measured one run keeps its
+        # models and measurements cached, and would hand them to the next run it was given.
+        with context.Pool(processes=max(1, min(jobs, len(todo))), maxtasksperchild=1) as pool:
+            futures = {label: pool.apply_async(_measure_here, (run, missing, seeds))
                        for label, (run, missing, _) in todo.items()}
             for label, future in futures.items():
-                fresh = future.result()
+                fresh = future.get()
                 for id, by_seed in fresh.items():
                     results[label].setdefault(id, {}).update(by_seed)
                 path = todo[label][2]

@@ -51,6 +51,15 @@ def test_use_run_reads_the_named_folder_and_gives_the_shipped_one_back():
     assert float((a - b).abs().max()) > 1e-3, "another training seed gives other weights"
 
 
+def test_each_run_is_measured_in_a_process_of_its_own(monkeypatch, tmp_path):
+    """More runs than jobs: no worker measures a second run with the first one's cached model."""
+    monkeypatch.setenv("COURSE_CLAIMS_CACHE", str(tmp_path))
+    two = {f"seed {s}": runs.shipped_run(["calling-game"], s) for s in (1, 2)}
+    got = runs.measure_runs(two, ["circuits.rank"], [0], jobs=1)
+    tails = [got[label]["circuits.rank"]["0"]["numbers"]["tail"] for label in two]
+    assert tails[0] != pytest.approx(tails[1], rel=1e-6), "the second run was measured with the first run's weights"
+
+
 @pytest.mark.slow
 def test_every_claim_about_the_recipe_holds_on_runs_trained_with_a_fresh_seed(fresh_runs, run_process):
     """`python -m lib claims --runs A,B,C`: each folder trained with a seed no shipped run uses, on a

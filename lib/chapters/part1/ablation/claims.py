@@ -7,6 +7,9 @@ switched off the three ways of `lib.analysis.ablation` (zero, mean and resample,
 with the claim's seed), and what carries who is calling is also measured by activation patching
 (`lib.analysis.patching`). The MiniLM claims measure `lib.chapters.part1.ablation.pronoun_heads` on the split
 the claim's seed draws.
+
+The claims "over the shipped runs" (at the end) read `lib.chapters.part1.ablation.runs`, which finds each job's
+head by its role on every shipped training run of the calling game, on the prompt sets of one seed.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import numpy as np
 import torch
 
 from lib.chapters.part1.ablation import pronoun_heads
+from lib.chapters.part1.ablation.runs import roles_over_runs
 from lib.analysis.ablation import ablated_logits, all_heads, context_blindness, head_name, reference_set
 from lib.analysis.calling_sets import OPENING, answers_held, calling_game, reference, sets, surveys
 from lib.analysis.head_survey import HOLDS_AT, Switch, ablation_survey, attention_survey, last_patterns, whole_blocks
@@ -204,7 +208,7 @@ def reader_head(seed) -> str:
     return max(sorted(set(names)), key=names.count) if names else ""
 
 
-@claim("ablation.reader", "ablation",
+@claim("ablation.reader-indispensable", "ablation",
        "Switched off, {reader} loses Cefa on {cefa_zero:.0f} of the {cefa_held:.0f} Cefa prompts the model gets "
        "right when zeroed, {cefa_mean:.0f} when mean-ablated and {cefa_resample:.0f} when resampled, and the "
        "logit difference between Cefa and capo falls by {cefa_dzero:.1f}, {cefa_dmean:.1f} and {cefa_dresample:.1f} "
@@ -215,7 +219,8 @@ def reader_head(seed) -> str:
        and max(x["sub_zero"], x["sub_mean"], x["sub_resample"]) <= 0.1 * x["sub_held"]
        and min(x["cefa_dzero"], x["cefa_dmean"], x["cefa_dresample"]) > x["cefa_base"]
        and x["sub_dmost"] < 0.2 * x["sub_base"],
-       note="the head that patching finds carrying the caller: loses half or more of the Cefa answers all three ways "
+       note="the head that patching finds carrying the caller, on the pages' run: loses half or more of the Cefa "
+            "answers all three ways "
             "(role-matched mean and resample), its logit difference falling by more than it was; capo/vice: 10% or "
             "fewer answers, and under a fifth of the logit difference",
        scope=THIS_RUN, models=('calling-game',))
@@ -337,15 +342,18 @@ def _copy_paths_claim(seed):
 
 @claim("ablation.copy-suppression", "ablation",
        "The copying score of a head's OV circuit over the ten players (+1: attending to a player raises that "
-       "player's logit; -1: lowers it) is {copier_score:.2f} for {copier}, and between {lo:.2f} and {hi:.2f} for "
-       "each head of layer 1: what a layer-1 head attends to, it pushes down (copy suppression)",
-       holds=lambda x: x["copier_score"] > 0.9 and x["hi"] < -0.5, seeded=False,
-       note="OV copying scores (eigenvalues): the copying head near +1, every layer-1 head below -0.5",
-       scope=THIS_RUN, models=('calling-game',))
+       "player's logit; -1: lowers it) is {copier_score:.2f} for the copier ({copier}, by training run), and below -0.5 for "
+       "{suppressors:.0f} of the {later:.0f} heads of layer 1 (the lowest layer-1 score {lo:.2f}, the highest {hi:.2f}): what "
+       "most layer-1 heads attend to, they push down (copy suppression)",
+       holds=lambda x: x["copier_score"] > 0.8 and x["suppressors"] > x["later"] / 2, seeded=False,
+       note="OV copying scores (eigenvalues): the copying head above 0.8, most layer-1 heads below -0.5",
+       scope=EVERY_RUN, models=('calling-game',))
 def _suppression(seed):
     copier, head, _, scores = _copy_paths(0)
-    later = [v for k, v in scores.items() if int(k[1]) > head[0]]
-    return {"copier": copier, "copier_score": scores[copier], "lo": min(later), "hi": max(later)}
+    last = calling_game().model.cfg.n_layers - 1
+    later = [v for k, v in scores.items() if int(k[1]) == last]
+    return {"copier": copier, "copier_score": scores[copier], "lo": min(later), "hi": max(later),
+            "suppressors": sum(v < -0.5 for v in later), "later": len(later)}
 
 
 @claim("ablation.mlps-needed", "ablation",
@@ -353,11 +361,10 @@ def _suppression(seed):
        "{peer_held:.0f} Tarso and Cefa answers, and the four heads of layer 1 together {attn1_peer:.0f}; what the "
        "model says instead, with either MLP switched off, is `<SEP>` on {sep:.0f} of them: the MLP's average write "
        "at a callee is that of a numbered callee, after whom the turn ends",
-       holds=lambda x: min(x["mlp0_peer"], x["mlp1_peer"]) >= 0.7 * x["peer_held"]
-       and x["attn1_peer"] <= 0.1 * x["peer_held"],
-       note="role-matched mean ablation of whole blocks over the peer epithets: each MLP loses 70%+, layer 1's "
-            "attention 10% or fewer",
-       scope=THIS_RUN, models=('calling-game',))
+       holds=lambda x: min(x["mlp0_peer"], x["mlp1_peer"]) >= 0.7 * x["peer_held"],
+       note="role-matched mean ablation of whole blocks over the peer epithets: each MLP loses 70%+ (layer 1's "
+            "attention is counted, not required: from a few to most, by run)",
+       scope=EVERY_RUN, models=('calling-game',))
 def _mlps_needed(seed):
     lm = calling_game()
     blocks = whole_blocks(lm.model)
@@ -530,3 +537,88 @@ def _minilm_ablation(seed):
     f = pronoun_finding(seed)
     return {"clean": f.margin_positive_clean, "ablated": f.margin_positive_ablated, "n": f.n_report, "k": f.k,
             "best": f.margin_change_best, "control": f.margin_change_control, "draws": f.control_draws}
+
+
+# ----------------------------------------------------------------------------- over the shipped runs
+# Each job's head found by its role on every shipped run of the calling game (`runs.roles`), prompt sets
+# drawn with `runs.SEED`: the lessons the recipe teaches, with their range over the runs.
+def _over(key: str) -> list:
+    return [r[key] for r in roles_over_runs().values()]
+
+
+def _by_run(key: str) -> str:
+    return "; ".join(f"{run}: {r[key]}" for run, r in roles_over_runs().items())
+
+
+@claim("ablation.copier-over-runs", "ablation",
+       "Over the {runs:.0f} shipped runs, the head whose zeroing loses the most next callers after a number sits in "
+       "layer 0 on {layer0:.0f} of them and is the layer-0 head with the highest copying score on {top:.0f} (its "
+       "score {score_lo:.2f} to {score_hi:.2f}); zeroed, it loses "
+       "{lost_lo:.0f} to {lost_hi:.0f} of the {held_lo:.0f} to {held_hi:.0f} answers the run holds. Which head it "
+       "is changes ({copiers})",
+       holds=lambda x: x["layer0"] == x["runs"] and x["top"] == x["runs"] and x["score_lo"] > 0.8,
+       seeded=False, scope=EVERY_RUN, models=("calling-game",), covers_runs=True,
+       note="every shipped run: the copier (found by zeroing, next callers after a number) is in layer 0 and is its "
+            "layer's best copier by OV copying score (above 0.8); how many answers it loses is counted, not "
+            "required (a run trained with seed 9 shares the copy between two heads)")
+def _copier_over_runs(seed):
+    per = roles_over_runs()
+    return {"runs": len(per), "layer0": sum(r["copier_layer"] == 0 for r in per.values()),
+            "top": sum(_over("copier_top_score")), "score_lo": min(_over("copier_score")),
+            "score_hi": max(_over("copier_score")), "lost_lo": min(_over("copier_lost")),
+            "lost_hi": max(_over("copier_lost")), "held_lo": min(_over("copier_held")),
+            "held_hi": max(_over("copier_held")),
+            "copiers": _by_run("copier")}
+
+
+@claim("ablation.reader-over-runs", "ablation",
+       "The head whose write at the callee, patched back, brings back the most of who is calling is the best "
+       "cell on {best_lo:.0f} to {best_hi:.0f} of {patched:.0f} Tarso prompts and brings back {rec_lo:.2f} to "
+       "{rec_hi:.2f} of the Tarso-vs-vice difference on average, over the {runs:.0f} shipped runs; it sits in "
+       "layer 0 on {layer0:.0f} of them, and is the copying head as well on {same:.0f} ({readers})",
+       holds=lambda x: x["rec_lo"] > 0.25 and x["best_lo"] >= 0.4 * x["patched"], seeded=False,
+       scope=EVERY_RUN, models=("calling-game",), covers_runs=True,
+       note="every shipped run: one head's write at the callee brings back a quarter or more of the patched "
+            "Tarso-vs-vice difference, and is the best cell on 40%+ of the prompts (which head, and which layer, "
+            "is counted, not required)")
+def _reader_over_runs(seed):
+    per = roles_over_runs()
+    return {"runs": len(per), "best_lo": min(_over("reader_best")), "best_hi": max(_over("reader_best")),
+            "patched": min(_over("patched")), "rec_lo": min(_over("reader_recovery")),
+            "rec_hi": max(_over("reader_recovery")), "layer0": sum(r["reader_layer"] == 0 for r in per.values()),
+            "same": sum(_over("same_head")), "readers": _by_run("reader")}
+
+
+@claim("ablation.mlps-over-runs", "ablation",
+       "Patched the same way, MLP 1's best cell brings back {mlp1_lo:.2f} to {mlp1_hi:.2f} of the difference and "
+       "MLP 0's {mlp0_lo:.2f} to {mlp0_hi:.2f}, over the {runs:.0f} runs",
+       holds=lambda x: x["mlp1_lo"] > 0.6, seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       covers_runs=True,
+       note="every shipped run: MLP 1's best cell brings back 60%+ of the patched Tarso-vs-vice difference")
+def _mlps_over_runs(seed):
+    return {"runs": len(roles_over_runs()), "mlp1_lo": min(_over("mlp1")), "mlp1_hi": max(_over("mlp1")),
+            "mlp0_lo": min(_over("mlp0")), "mlp0_hi": max(_over("mlp0"))}
+
+
+@claim("ablation.reader", "ablation",
+       "Mean-ablated, the head that patching finds carrying the caller loses Cefa on {cefa_lo:.0f} to {cefa_hi:.0f} "
+       "of the {cefa_held_lo:.0f} to {cefa_held_hi:.0f} Cefa prompts a run holds, and the Cefa-capo logit "
+       "difference falls by {cdrop_lo:.1f} to {cdrop_hi:.1f} (of {cbase_lo:.1f} to {cbase_hi:.1f}); on capo and "
+       "vice, where the caller is a numbered player anyway, it loses at most {sub_hi:.0f} of {sub_held:.0f} "
+       "answers and their logit difference moves by {sdrop_lo:.1f} to {sdrop_hi:.1f} (of {sbase_lo:.0f} to "
+       "{sbase_hi:.0f}): on every one of the {runs:.0f} runs it matters more for who is calling than for a "
+       "numbered caller's epithet",
+       holds=lambda x: x["cefa_over_sub"] == x["runs"] and x["sub_hi"] <= 0.1 * x["sub_held"] and x["cdrop_lo"] > 0,
+       seeded=False, scope=EVERY_RUN, models=("calling-game",), covers_runs=True,
+       note="every shipped run, the reader found by patching, mean-ablated (role-matched): the Cefa-capo logit "
+            "difference falls by more than the capo/vice one does, and it loses 10% or fewer capo/vice answers")
+def _reader_over(seed):
+    per = roles_over_runs()
+    return {"runs": len(per), "cefa_lo": min(_over("cefa_lost")), "cefa_hi": max(_over("cefa_lost")),
+            "cefa_held_lo": min(_over("cefa_held")), "cefa_held_hi": max(_over("cefa_held")),
+            "cdrop_lo": min(_over("cefa_drop")), "cdrop_hi": max(_over("cefa_drop")),
+            "cbase_lo": min(_over("cefa_base")), "cbase_hi": max(_over("cefa_base")),
+            "sub_hi": max(_over("sub_lost")), "sub_held": min(_over("sub_held")),
+            "sdrop_lo": min(_over("sub_drop")), "sdrop_hi": max(_over("sub_drop")),
+            "sbase_lo": min(_over("sub_base")), "sbase_hi": max(_over("sub_base")),
+            "cefa_over_sub": sum(r["cefa_drop"] > r["sub_drop"] for r in per.values())}
