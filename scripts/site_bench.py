@@ -2,12 +2,13 @@
 
 For every page: its weight as a host serves it (every file the page loads, gzip-compressed the
 way a web server compresses text; fonts and images counted as they are) and its number of
-requests. For every page with an explorer, also: the time from the start of the page's load until
+requests; what a page fetches after its explorers are ready (the induction explorer's checkpoints)
+is listed apart, beside it, not in its weight. For every page with an explorer, also: the time from the start of the page's load until
 its explorers answer a first move (budget 1 s), and the time of one interaction, the model's
 forward pass in the page plus the new picture, p95 over prompts of every length up to the
 model's context (budget one frame, 16 ms). Served from 127.0.0.1; prints, asserts nothing.
 
-    python scripts/site_bench.py [--pages all|explorers] [--json FILE]
+    python scripts/site_bench.py [--pages all|explorers] [--only PAGE] [--json FILE]
 """
 from __future__ import annotations
 
@@ -39,8 +40,19 @@ def served_size(url: str, body: bytes) -> int:
     return len(gzip.compress(body, compresslevel=6))
 
 
+# The addresses the explorers fetched after they were ready (what the views ask for `later`, such as the
+# induction explorer's checkpoints): the resource timings of fetch() calls that start after `readyAt`.
+# Fonts, styles and scripts the page itself loads late stay in its weight.
+JS_LATER = """() => { const s = window.courseExplorers;
+    if (!s || !s.ready) return [];
+    return performance.getEntriesByType('resource').filter((e) => e.initiatorType === 'fetch' && e.startTime > s.readyAt)
+        .map((e) => e.name); }"""
+
+
 def page_weight(browser, url: str) -> dict:
-    """Every response of one page load (until the network is idle): count, raw bytes, gzip bytes."""
+    """Every response of one page load (until the network is idle): count, raw bytes, gzip bytes; and,
+    apart, what the page fetched after its explorers were ready ("later": not part of the page's budget,
+    which is what a reader waits for)."""
     context = browser.new_context()
     context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("data:", "blob:"))
                   or "127.0.0.1" in r.request.url else r.abort())
@@ -56,10 +68,14 @@ def page_weight(browser, url: str) -> dict:
     page.on("response", keep)
     page.goto(url, wait_until="networkidle")
     page.wait_for_timeout(300)          # late requests (fonts after typesetting)
+    later = set(page.evaluate(JS_LATER))
     context.close()
-    local = [(u, b) for u, b in bodies if not u.startswith(("data:", "blob:"))]
+    every = [(u, b) for u, b in bodies if not u.startswith(("data:", "blob:"))]
+    local = [(u, b) for u, b in every if u not in later]
     return {"requests": len(local), "raw": sum(len(b) for _, b in local),
             "gzip": sum(served_size(u, b) for u, b in local),
+            "later_gzip": sum(served_size(u, b) for u, b in every if u in later),
+            "later": sorted(u.split("/_static/")[-1] for u, _ in every if u in later),
             "files": sorted(((served_size(u, b), u.split("/_static/")[-1] if "/_static/" in u else u.rsplit("/", 1)[-1])
                              for u, b in local), reverse=True)}
 
@@ -80,6 +96,47 @@ def explorer_timings(browser, url: str) -> dict | None:
     figures = page.evaluate("() => window.courseExplorers.bench()")
     context.close()
     return {"ready_ms": ready, **figures}
+
+
+# The induction chapter's training explorer: when its checkpoints (fetched after the page is ready) have
+# arrived, and one move of its slider (a checkpoint's forward pass on the shown sequence and the new
+# picture, laid out), over every checkpoint, twice, in a scattered order.
+INDUCTION_PAGE = "chapters/part1/induction.html"
+JS_INDUCTION_BENCH = """async () => {
+    const s = window.courseExplorers;
+    await Promise.all(s.later);
+    const file = performance.getEntriesByType('resource').find((e) => e.name.includes('.checkpoints.'));
+    const ex = s.explorers.find((e) => e.spec.view === 'training');
+    const slider = ex.root.querySelector('input[type=range][data-control="step"]'), n = +slider.max + 1;
+    const times = [], compute = [];
+    for (let r = 0; r < 2; r++) for (let i = 0; i < n; i++) {
+        slider.value = String((7 * i + r) % n);
+        const t = performance.now();
+        await ex.update();
+        void ex.root.querySelector('.course-figure').offsetHeight;
+        times.push(performance.now() - t);
+        compute.push(ex.timing[0]);
+    }
+    const p95 = (xs) => { xs = xs.slice().sort((a, b) => a - b); return xs[Math.ceil(0.95 * xs.length) - 1]; };
+    return {ready_ms: s.readyAt, checkpoints_start_ms: file ? file.startTime : null,
+            checkpoints_ms: file ? file.responseEnd : null, moves: times.length, p95_ms: p95(times),
+            median_ms: times.slice().sort((a, b) => a - b)[Math.floor(times.length / 2)],
+            compute_p95_ms: p95(compute), max_ms: Math.max(...times)};
+}"""
+
+
+def induction_timings(browser, url: str) -> dict | None:
+    """The training explorer's page: its checkpoints' arrival and one slider move, p95 (None: no such page)."""
+    if not (SITE / INDUCTION_PAGE).exists():
+        return None
+    context = browser.new_context()
+    context.route("**/*", lambda r: r.continue_() if "127.0.0.1" in r.request.url else r.abort())
+    page = context.new_page()
+    page.goto(f"{url}/{INDUCTION_PAGE}")
+    page.wait_for_function("() => window.courseExplorers && window.courseExplorers.ready", timeout=10000)
+    figures = page.evaluate(JS_INDUCTION_BENCH)
+    context.close()
+    return figures
 
 
 PATCHING_MS = {"grid": 1000.0, "first_row": 100.0, "pick": 16.0}
@@ -196,6 +253,7 @@ def main(argv=None) -> int:
 
     args = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     args.add_argument("--pages", choices=("all", "explorers"), default="all")
+    args.add_argument("--only", help="one page, as a path under the site (chapters/part1/induction.html)")
     args.add_argument("--json", help="also write the figures to this file")
     opts = args.parse_args(argv)
     if not (SITE / "index.html").exists():
@@ -206,11 +264,16 @@ def main(argv=None) -> int:
     has_explorer = {p: 'class="course-explorer' in p.read_text(errors="ignore") for p in pages}
     if opts.pages == "explorers":
         pages = [p for p in pages if has_explorer[p]]
+    if opts.only:
+        pages = [p for p in pages if p.relative_to(SITE).as_posix() == opts.only]
+        if not pages:
+            print(f"no page {opts.only} in the built site")
+            return 1
     server, url = serve(SITE)
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     rows = []
     print(f"{'page':42s} {'requests':>8s} {'raw KB':>8s} {'gzip KB':>8s} {'ready ms':>9s} {'move p95 ms':>12s} "
-          f"{'(compute':>9s} {'draw)':>6s} {'moves':>6s}")
+          f"{'(compute':>9s} {'draw)':>6s} {'moves':>6s} {'later KB':>9s}")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
         for path in pages:
@@ -222,18 +285,32 @@ def main(argv=None) -> int:
             rows.append({"page": rel, "explorer": has_explorer[path], **weight, "timing": timing})
             t = (f"{timing['ready_ms']:9.0f} {timing['p95_ms']:12.2f} {timing['compute_p95_ms']:9.2f} "
                  f"{timing['draw_p95_ms']:6.2f} {timing['moves']:6d}" if timing else f"{'':9s} {'':12s} {'':16s} {'':6s}")
-            print(f"{rel:42s} {weight['requests']:8d} {weight['raw'] / 1e3:8.0f} {weight['gzip'] / 1e3:8.0f} {t}"
+            later = f" {weight['later_gzip'] / 1e3:9.0f}" if weight["later"] else ""
+            print(f"{rel:42s} {weight['requests']:8d} {weight['raw'] / 1e3:8.0f} {weight['gzip'] / 1e3:8.0f} {t}{later}"
                   + ("  OVER budget" if over else ""))
-        patching = patching_timings(browser, url)
+        patching = None if opts.only else patching_timings(browser, url)
+        induction = induction_timings(browser, url) if opts.only in (None, INDUCTION_PAGE) else None
         browser.close()
     server.shutdown()
-    print(f"patching grid in the page, 48 tokens (median of 3): whole {patching['grid_ms']:.0f} ms (budget "
-          f"{PATCHING_MS['grid']:g}), first row {patching['first_row_ms']:.0f} ms (budget {PATCHING_MS['first_row']:g}), "
-          f"the whole view with a picked cell {patching['view_ms']:.0f} ms, a pick of another cell "
-          f"{patching['pick_ms']:.1f} ms (budget {PATCHING_MS['pick']:g})")
-    print(f"patching grid drawn row by row in the page, 48 tokens (median of 3): first cells visible "
-          f"{patching['first_visible_ms']:.0f} ms (budget {PATCHING_MS['first_row']:g}), whole grid drawn "
-          f"{patching['drawn_whole_ms']:.0f} ms (budget {PATCHING_MS['grid']:g}), in {patching['drawings']} drawings")
+    if patching:
+        print(f"patching grid in the page, 48 tokens (median of 3): whole {patching['grid_ms']:.0f} ms (budget "
+              f"{PATCHING_MS['grid']:g}), first row {patching['first_row_ms']:.0f} ms (budget {PATCHING_MS['first_row']:g}), "
+              f"the whole view with a picked cell {patching['view_ms']:.0f} ms, a pick of another cell "
+              f"{patching['pick_ms']:.1f} ms (budget {PATCHING_MS['pick']:g})")
+        print(f"patching grid drawn row by row in the page, 48 tokens (median of 3): first cells visible "
+              f"{patching['first_visible_ms']:.0f} ms (budget {PATCHING_MS['first_row']:g}), whole grid drawn "
+              f"{patching['drawn_whole_ms']:.0f} ms (budget {PATCHING_MS['grid']:g}), in {patching['drawings']} drawings")
+    for r in rows:
+        if r["later"]:
+            print(f"{r['page']}: fetched after the page was ready (not in its weight): {', '.join(r['later'])}, "
+                  f"{r['later_gzip'] / 1e3:.0f} KB gzip")
+    if induction:
+        print(f"induction training explorer: ready {induction['ready_ms']:.0f} ms (budget {READY_MS:g}); its checkpoints "
+              f"asked for at {induction['checkpoints_start_ms']:.0f} ms, arrived at {induction['checkpoints_ms']:.0f} ms; "
+              f"one slider move (forward pass + picture) p95 {induction['p95_ms']:.2f} ms over {induction['moves']} moves, "
+              f"median {induction['median_ms']:.2f} "
+              f"(compute {induction['compute_p95_ms']:.2f}, max {induction['max_ms']:.2f}; budget {FRAME_MS:g})"
+              + ("  OVER budget" if induction["p95_ms"] > FRAME_MS or induction["ready_ms"] > READY_MS else ""))
     for kind, chosen in (("with explorers", [r for r in rows if r["explorer"]]),
                          ("without explorers", [r for r in rows if not r["explorer"]])):
         if chosen:

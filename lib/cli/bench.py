@@ -27,7 +27,7 @@ from lib import chapters
 from lib.explorers.definition import TEMPERATURES
 from lib.explorers.registry import entry
 from lib.model import minilm, smollm2
-from lib.model.store import WEIGHTS, load, model_folder, read_model, shipped_names
+from lib.model.store import WEIGHTS, load, load_checkpoints, model_folder, read_model, shipped_names
 
 
 def _median_time(fn, repeat: int) -> float:
@@ -229,6 +229,41 @@ def smollm2_costs(repeat: int = 10) -> list[tuple]:
             ("SmolLM2: a chapter's work, peak memory", memory, BUDGETS["smollm2_memory_mb"], "MB")]
 
 
+# The induction chapter's SmolLM2 section, in a fresh process: the model loaded, every head's scores on the
+# stored recipe's repeated random tokens (one pass, the patterns kept), the stored figures read; then the
+# wall time of that pass and the process's peak resident memory (Linux reports it in KiB).
+_INDUCTION_SMOLLM2 = """
+import resource, time
+from lib import chapters
+from lib.model import smollm2
+real = chapters.unit("induction").module("real")
+lm = smollm2.load()
+real.read()
+t = time.perf_counter()
+real.live_scores(lm)
+print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def real_tokens() -> int:
+    real = chapters.unit("induction").module("real")    # the chapter's own module, found by the registry
+    return real.SEQUENCES * 2 * real.PERIOD
+
+
+def induction_costs(repeat: int = 3) -> list[tuple]:
+    """The induction model's checkpoints read, verified and built (what the kernel's training explorer
+    does once), and the induction chapter's SmolLM2 section: its pass and its peak memory."""
+    lm = load("induction")
+    out = [(f"induction: {len(lm.meta['checkpoints']['steps'])} checkpoints read, verified, built, median of {repeat}",
+            _median_time(lambda: load_checkpoints(lm), repeat), None)]
+    if smollm2.package_file() is not None:
+        seconds, memory = map(float, subprocess.run([sys.executable, "-c", _INDUCTION_SMOLLM2], capture_output=True,
+                                                    text=True, check=True).stdout.split())
+        out += [(f"induction chapter, SmolLM2: every head's scores, one pass of {real_tokens()} tokens", seconds, None),
+                ("induction chapter, SmolLM2: peak memory of the section", memory, BUDGETS["smollm2_memory_mb"], "MB")]
+    return out
+
+
 def main(train_models: bool = True) -> int:
     print(f"python {sys.version.split()[0]}")
     code = "import time; t=time.perf_counter(); import lib, lib.model.transformer, lib.model.store; print(time.perf_counter()-t)"
@@ -266,6 +301,8 @@ def main(train_models: bool = True) -> int:
     for label, seconds, budget in minilm_costs():
         print(_row(label, seconds, budget))
     for row in smollm2_costs():
+        print(_row(*row))
+    for row in induction_costs():
         print(_row(*row))
 
     t = time.perf_counter()

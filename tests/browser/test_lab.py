@@ -27,6 +27,7 @@ CHAPTER = "chapters/part3/search-by-hand.ipynb"
 MAPS = "chapters/part2/three-ways.ipynb"
 PART1 = "chapters/part1/why-attention.ipynb"
 MACHINE = "chapters/part1/index.ipynb"
+INDUCTION = "chapters/part1/induction.ipynb"
 SCREENSHOTS = ROOT / "_build" / "test-output"
 
 
@@ -86,9 +87,9 @@ def _image_of_explorer(page) -> str:
     return chart.get_attribute("aria-label")
 
 
-def _open_and_run(browser, lab, chapter):
-    """JupyterLab in a fresh browser context, `chapter` opened as a notebook and every cell started;
-    returns (context, page, outside requests)."""
+def _open_and_run(browser, lab, chapter, run_all: bool = True):
+    """JupyterLab in a fresh browser context, `chapter` opened as a notebook and (`run_all`) every cell
+    started; returns (context, page, outside requests)."""
     base, token, log = lab
     context = browser.new_context(viewport={"width": 1300, "height": 900})
     outside = []
@@ -115,13 +116,13 @@ def _open_and_run(browser, lab, chapter):
                            " return w && w.content && w.content.widgets && w.content.widgets.length > 0; }")
     # Wait until the kernel is ready, then start the run without waiting for it in the page
     # (the waits below, with their own time limits, follow its progress).
-    page.evaluate("""async () => {
+    page.evaluate("""async (all) => {
         const nb = window.jupyterapp.shell.currentWidget;
         await nb.context.ready;
         await nb.sessionContext.ready;
-        window.jupyterapp.commands.execute('notebook:run-all-cells');
+        if (all) window.jupyterapp.commands.execute('notebook:run-all-cells');
         return true;
-    }""")
+    }""", run_all)
     return context, page, outside
 
 
@@ -335,5 +336,47 @@ def test_a_click_on_the_machines_map_shows_that_part_in_a_kernel(browser, lab):
                                arg=[explorer.element_handle(), before], timeout=30000)
     assert "head L1H2" in explorer.evaluate(pictures)
     assert explorer.locator(".course-error").count() == 0
+    assert outside == [], outside
+    context.close()
+
+
+def test_the_induction_training_slider_recomputes_in_a_kernel(browser, lab):
+    """The training explorer live: only the two cells it needs run (the chapter's first code cell and the
+    explorer's own), and its slider, moved with the keyboard, draws another checkpoint in the kernel (the
+    loss curves' mark, every head's pattern and the scores: the picture's description names the step)."""
+    context, page, outside = _open_and_run(browser, lab, INDUCTION, run_all=False)
+    page.evaluate("""async () => {
+        const app = window.jupyterapp, nb = app.shell.currentWidget, cells = nb.content.widgets;
+        const source = (c) => c.model.sharedModel.getSource();
+        const setup = cells.findIndex((c) => c.model.type === 'code' && source(c).includes('import lib'));
+        const explorer = cells.findIndex((c) => c.model.type === 'code' && source(c).trim() === 'training_explorer()');
+        for (const i of [setup, explorer]) {
+            nb.content.activeCellIndex = i;
+            await app.commands.execute('notebook:run-cell');
+        }
+    }""")
+    explorer = page.locator(".course-explorer:has(.widget-slider)").first
+    handle = labelled(explorer, "widget-slider", "training step").locator(".noUi-handle, [role=slider]").first
+    handle.wait_for(timeout=120000)
+    chart = explorer.locator("svg.course-chart").first
+    chart.wait_for(timeout=60000)
+    from lib.model.store import load
+
+    steps = load("induction").meta["checkpoints"]["steps"]
+    assert f"step {steps[-1]}" in chart.get_attribute("aria-label")       # the last checkpoint, the default
+    handle.focus()
+    page.keyboard.press("Home")
+    page.wait_for_function(
+        "([el, s]) => { const c = el.querySelector('svg.course-chart');"
+        " return c && c.getAttribute('aria-label').includes('at step ' + s + ','); }",
+        arg=[explorer.element_handle(), steps[0]], timeout=30000)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "([el, s]) => { const c = el.querySelector('svg.course-chart');"
+        " return c && c.getAttribute('aria-label').includes('at step ' + s + ','); }",
+        arg=[explorer.element_handle(), steps[1]], timeout=30000)
+    assert explorer.locator(".course-error").count() == 0
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'] pre").all_inner_texts()
+    assert not any("Traceback" in e or "Error" in e for e in errors), errors
     assert outside == [], outside
     context.close()

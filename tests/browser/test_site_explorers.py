@@ -245,6 +245,22 @@ def test_the_models_weights_are_served_once_for_the_site(visit, site_url):
     assert urls[0] == urls[1] and urls[0].endswith("/_static/explorers/models/calling-game.safetensors")
 
 
+def test_the_induction_checkpoints_are_fetched_after_the_page_is_ready(visit, site_url):
+    """The training explorer's checkpoints (every snapshot of the run, float16) are no part of the page's
+    start: the page is ready without them, asks for them after, and its view then runs on them."""
+    v = visit(f"{site_url}/chapters/part1/induction.html")
+    explorers_of(v.page)
+    ready, asked = v.page.evaluate("""async () => {
+        const s = window.courseExplorers;
+        await Promise.all(s.later);
+        return [s.readyAt, performance.getEntriesByType('resource')
+                .filter((e) => e.name.endsWith('/models/induction.checkpoints.safetensors')).map((e) => e.startTime)];
+    }""")
+    assert len(asked) == 1 and asked[0] >= ready, (ready, asked)
+    assert not re.search(r"[A-Za-z0-9+/=]{100000,}", v.page.content()), "the page carries a large base64 block"
+    assert (v.console_errors, v.outside, v.failed) == ([], [], []), (v.console_errors, v.outside, v.failed)
+
+
 def test_tsne_layouts_say_they_are_precomputed(visit, site_url):
     v = visit(f"{site_url}/chapters/part2/three-ways.html")
     tsne = explorers_of(v.page).nth(1)

@@ -16,10 +16,10 @@ import numpy as np
 
 from lib.analysis import induction
 from lib.analysis.over_runs import run_folders
-from lib.claims.registry import EVERY_RUN
+from lib.claims.registry import EVERY_RUN, THIS_RUN, listed
 from lib.claims.registry import claim as register
 from lib.model.store import load_checkpoints, read_model
-from lib.chapters.part1.induction import pitfalls
+from lib.chapters.part1.induction import pitfalls, real
 from lib.shipped.presets import get_preset
 
 MODEL = "induction"
@@ -200,3 +200,67 @@ def _small(seed):
     return {"std": pitfalls.SMALL_INIT_STD, "shipped_std": registry_cfg().init_std, "steps": f["steps_trained"],
             "phase": PHASE_LOSS, "small_phase": small, **_span(shipped, "phase"),
             "loss": f["varying"]["second_copy_loss"], "floor": get_preset(MODEL).train.stop_below}
+
+
+# ----------------------------------------------------------------------------- the same circuit in SmolLM2
+# Facts about one pretrained model's fixed weights (scoped as MiniLM's claims are: "this run", no trained
+# model named), measured once on repeated random tokens by `python -m lib.chapters.part1.induction.real`
+# (100 ablations of random heads take minutes) and read from the file it writes.
+def _head_names(heads) -> str:
+    return listed([f"L{layer}H{h}" for layer, h in heads])
+
+
+@claim("induction.smollm2-heads", "induction",
+       "On {n_seq:.0f} sequences of {period:.0f} random tokens repeated, {k:.0f} of SmolLM2's {n_heads:.0f} heads "
+       "have an induction score of {formed:.1f} or more: {names}, in layers {first:.0f} to {last:.0f}, scoring "
+       "{ind_lo:.2f} to {ind_hi:.2f}. Their previous-token scores are at most {their_prev:.2f}; the heads with the "
+       "highest previous-token scores are {prev_names} ({prev_lo:.2f} to {prev_hi:.2f}), and {n_prev_before:.0f} "
+       "heads in layers before {first:.0f} have a previous-token score of {formed_previous:.1f} or more",
+       holds=lambda x: x["k"] >= 1 and x["first"] >= 1 and x["n_prev_before"] >= 1, seeded=False,
+       scope=THIS_RUN, models=(), covers_runs=False,
+       note="SmolLM2 has induction heads (score >= 0.5 on repeated random tokens), none in layer 0, and previous-token "
+            "heads in earlier layers (real.py, measured once: data/runs/induction/smollm2.json)")
+def _smollm2_heads(seed):
+    f = real.read()
+    prev, ind = np.array(f["previous"]), np.array(f["induction"])
+    heads = [tuple(hd) for hd in f["heads"]]
+    best_prev = sorted(((layer, h) for layer in range(prev.shape[0]) for h in range(prev.shape[1])),
+                       key=lambda hd: -prev[hd])[:3]
+    first = min(layer for layer, _ in heads)
+    return {"n_seq": f["recipe"]["sequences"], "period": f["recipe"]["period"], "k": len(heads), "n_heads": prev.size,
+            "formed": induction.FORMED, "names": _head_names(heads), "first": first,
+            "last": max(layer for layer, _ in heads), "ind_lo": min(ind[hd] for hd in heads),
+            "ind_hi": max(ind[hd] for hd in heads), "their_prev": max(prev[hd] for hd in heads),
+            "prev_names": _head_names(best_prev), "prev_lo": min(prev[hd] for hd in best_prev),
+            "prev_hi": max(prev[hd] for hd in best_prev), "formed_previous": induction.FORMED_PREVIOUS,
+            "n_prev_before": sum(1 for hd in f["previous_heads"] if hd[0] < first)}
+
+
+@claim("induction.smollm2-ablation", "induction",
+       "Intact, SmolLM2 predicts {clean:.0f}% of the second copy's {n:.0f} predictable tokens (loss {clean_loss:.2f} "
+       "nats). With its {k:.0f} induction heads resample-ablated, {ablated:.0f}% (loss {ablated_loss:.2f}). With "
+       "{k:.0f} other heads drawn at random resample-ablated instead, {rand_lo:.0f}% to {rand_hi:.0f}% (median "
+       "{rand_median:.0f}%) over {draws:.0f} draws; {as_costly:.0f} of them cost the copy as much as the induction "
+       "heads, and {with_previous:.0f} of those took a previous-token head with them ({costly_previous}). "
+       "{previous_head}, the strongest previous-token head before layer {first:.0f}, resample-ablated alone, leaves "
+       "{previous_alone:.0f}% (loss {previous_loss:.2f})",
+       holds=lambda x: x["ablated"] < x["clean"] / 2 and x["with_previous"] == x["as_costly"]
+                       and x["as_costly"] <= 0.05 * x["draws"] and x["previous_alone"] < x["clean"] / 2,
+       seeded=False, scope=THIS_RUN, models=(), covers_runs=False,
+       note="ablating SmolLM2's induction heads halves its copy at least; at most 5 of 100 random sets of as many other "
+            "heads cost as much, each holding a previous-token head; the strongest previous-token head alone halves it "
+            "too (real.py, measured once: data/runs/induction/smollm2.json)")
+def _smollm2_ablation(seed):
+    f = real.read()
+    rand = [r["accuracy"] for r in f["random"]]
+    previous = {tuple(hd) for hd in f["previous_heads"]}
+    costly = [r for r in f["random"] if r["accuracy"] <= f["ablated"]["accuracy"]]
+    taken = sorted({tuple(hd) for r in costly for hd in r["heads"] if tuple(hd) in previous})
+    return {"clean": 100 * f["clean"]["accuracy"], "n": f["clean"]["n"], "clean_loss": f["clean"]["loss"],
+            "k": len(f["heads"]), "ablated": 100 * f["ablated"]["accuracy"], "ablated_loss": f["ablated"]["loss"],
+            "rand_lo": 100 * min(rand), "rand_hi": 100 * max(rand), "rand_median": 100 * float(np.median(rand)),
+            "draws": len(rand), "as_costly": len(costly),
+            "with_previous": sum(any(tuple(hd) in previous for hd in r["heads"]) for r in costly),
+            "costly_previous": _head_names(taken), "first": min(hd[0] for hd in f["heads"]),
+            "previous_head": _head_names([f["previous_head"]]),
+            "previous_alone": 100 * f["previous_ablated"]["accuracy"], "previous_loss": f["previous_ablated"]["loss"]}

@@ -1,6 +1,7 @@
 /* The page twins of the induction chapter: the training explorer's view (one slider over the
  * checkpoints, each run in the page on a repeated sequence). The checkpoints are one float16 file the
- * site serves (`models/induction.checkpoints.safetensors`), fetched once, after the page is ready.
+ * site serves (`models/induction.checkpoints.safetensors`), fetched once, after the page is ready
+ * (the page's start asks for it `later`): the page is ready without it.
  */
 import { Model, readSafetensors } from "../../../explorers/js/model.js";
 import { pyRepr, pyStrip } from "../../../explorers/js/python.js";
@@ -92,7 +93,10 @@ function mean(xs) {
 }
 
 export const VIEWS = {
-  async training({ model }, v, a) {
+  async training({ model, starting, later }, v, a) {
+    // At the page's start the build's picture is on show and the checkpoints are not needed yet: they
+    // are fetched once the page is ready, and a move made before they arrive waits for them.
+    if (starting) { later(() => checkpoints(model)); return null; }
     const index = a.steps.indexOf(Number(v.step));
     require(index >= 0, `step must be one of the checkpoints' steps: ${a.steps.join(", ")}`);
     const letters = sequenceOf(v, a);
