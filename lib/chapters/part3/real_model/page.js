@@ -10,7 +10,9 @@ import {
 } from "../../../explorers/js/readout.js";
 import { TOP_P_FLOOR } from "../../../explorers/js/constants.js";
 
-const BASE = new URL("../../../explorers/js/", import.meta.url);
+// This file runs inside units.js, which the site's build writes into the explorers' folder (lib.explorers.web):
+// the site's stored files are under that folder.
+const BASE = new URL("./", import.meta.url);
 const INDEX = new Map();
 const FILES = new Map();
 
