@@ -212,13 +212,16 @@ def run(lm, text: str) -> Stored:
     summary = summarize(logits[-1].numpy(), vocab)
     stream = torch.stack([cache["embed"][-1]] + [cache[f"blocks.{i}.resid_post"][-1] for i in range(cfg.n_layers)])
     lens_logits = read_out(lm.model, stream).double()
-    probs = torch.softmax(lens_logits, dim=-1)
+    # Each stage's best tokens and the answer's probability, without sorting or exponentiating 49,152 logits
+    # 31 times over: log p = logit - logsumexp.
+    log_z = torch.logsumexp(lens_logits, dim=-1)
+    best_logits, best_ids = torch.topk(lens_logits, LENS_TOP, dim=-1)
     answer = int(torch.argmax(logits[-1]))
     lens = []
-    for i, row in enumerate(probs):
-        best = torch.argsort(row, descending=True, stable=True)[:LENS_TOP].tolist()
-        lens.append({"name": stage_name(i), "top": [[vocab[j], float(row[j])] for j in best],
-                     "answer": float(row[answer])})
+    for i in range(len(lens_logits)):
+        lens.append({"name": stage_name(i),
+                     "top": [[vocab[j], float(torch.exp(x - log_z[i]))] for x, j in zip(best_logits[i], best_ids[i].tolist())],
+                     "answer": float(torch.exp(lens_logits[i, answer] - log_z[i]))})
     patterns = torch.stack([cache[f"blocks.{i}.attn.pattern"] for i in range(cfg.n_layers)]).numpy()
     return Stored(text, GROUP_OF.get(text, ""), tuple(lm.vocab.decode(ids)), summary, lens, quantize(patterns),
                   logits[-1].numpy().astype(np.float32))
