@@ -63,12 +63,15 @@ export function pictures(k) {
     },
 
     real_heads(v, o) {
-      const maps = v.patterns.map((p, i) => [`L${v.layer}H${i}`, p, `Attention pattern of layer ${v.layer} head ${i}`]);
-      const best = v.patterns.map((p, i) => {
+      // Where the last token looks hardest, by head: what each heatmap's description says in words.
+      const hardest = v.patterns.map((p) => {
         const q = p[p.length - 1];
         const j = q.reduce((b, x, jj) => (x > q[b] ? jj : b), 0);
-        return `H${i} ${seen(v.tokens[j])} ${fix(q[j], 2)}`;
-      }).join(", ");
+        return `${seen(v.tokens[j])} ${fix(q[j], 2)}`;
+      });
+      const maps = v.patterns.map((p, i) => [`L${v.layer}H${i}`, p,
+        `Attention pattern of layer ${v.layer} head ${i} on ${said(v.tokens)}; the last token looks hardest at ${hardest[i]}`]);
+      const best = hardest.map((x, i) => `H${i} ${x}`).join(", ");
       const alt = `SmolLM2's layer ${v.layer}: its 9 heads' attention patterns on ${said(v.tokens)} (rows: queries, ` +
         `columns: keys). Where the last token looks hardest, by head: ${best}.`;
       return figure(heatmapRow(maps, v.tokens.map(seen), o), alt);
