@@ -15,7 +15,8 @@ export function pictures(k) {
   const { h, svg, text, rect, fix, shownT, figure, barChart, heatmapRow, room, titleLines, commas } = k;
   return {
     real_page(v, o) {
-      const rest = `the other ${commas(v.rest.count + v.stored - v.rows.length)} tokens`;
+      // The label fits the chart's column of names (about 14 characters): "rest (49,142)".
+      const rest = `rest (${commas(v.rest.count + v.stored - v.rows.length)})`;
       const rows = v.rows.map((r) => [seen(r.token), r.final]).concat([[rest, v.rest.final]]);
       const truncating = v.top_k !== null || (v.top_p !== null && v.top_p < 1);
       const n = `${commas(v.survivors)} ${v.survivors === 1 ? "token" : "tokens"}`;
@@ -27,7 +28,7 @@ export function pictures(k) {
       const restRows = v.rows.slice(0, 10).map((r) => `${seen(r.token)} ${fix(r.final)}`).join(", ");
       const alt = `${pickWords}. SmolLM2's next-token page after ${said(v.tokens)} at temperature ${shownT(v.temperature)}` +
         `${v.top_k !== null ? `, top-k ${v.top_k}` : ""}${v.top_p !== null ? `, top-p ${v.top_p}${truncating ? "" : " (off)"}` : ""}. ` +
-        `${kept}. Rolled on: ${restRows}; ${rest} ${fix(v.rest.final)}.`;
+        `${kept}. Rolled on: ${restRows}; the other ${commas(v.rest.count + v.stored - v.rows.length)} tokens together ${fix(v.rest.final)}.`;
       const chart = barChart(rows, alt, {
         title: `${said(v.tokens)}: ${kept}`, width: o.width,
         ghost: v.rows.map((r) => r.heated).concat([v.rest.heated]),
