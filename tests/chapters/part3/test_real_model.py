@@ -123,7 +123,7 @@ def test_the_cooled_page_check(runs):
     def top(t):
         z = np.exp((x - x.max()) / t)
         return float(z.max() / z.sum())
-    assert checks.top_prob_cooled(top(0.5)) and checks.top_prob_cooled(top(0.5) - 0.015)
+    assert checks.top_prob_cooled(top(0.5)) and checks.top_prob_cooled(top(0.5) - 0.015) and 0.6 < top(0.5) < 0.8
     # What a learner gets from the first table's ten lines alone, squared and shared out again.
     ten = np.sort(x)[::-1][:10]
     assert checks.top_prob_cooled(float(np.exp(2 * (ten - ten[0])).sum() ** -1))

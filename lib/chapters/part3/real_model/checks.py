@@ -7,7 +7,7 @@ from lib.chapters.part3.real_model import stored
 from lib.exercises import Feedback, check_number
 
 # ------------------------------------------------------------------ predict: the top line at a temperature
-COOL_PROMPT = "The capital of France is"
+COOL_PROMPT = "Once upon a time, there was a little"
 COOL_TEMPERATURE = 0.5
 
 
@@ -19,7 +19,7 @@ def _page(temperature: float) -> np.ndarray:
 
 
 def top_prob_cooled(answer) -> Feedback:
-    """P(" Paris") after COOL_PROMPT at COOL_TEMPERATURE: the top line squared and shared out again."""
+    """P(" girl"), the top line after COOL_PROMPT, at COOL_TEMPERATURE: the lines squared and shared out again."""
     pages = {t: float(_page(t).max()) for t in (COOL_TEMPERATURE, 1.0, 1 / COOL_TEMPERATURE)}
     return check_number(answer, pages[COOL_TEMPERATURE], tol=0.02,
                         what=f"The top line's probability at temperature {COOL_TEMPERATURE:g}", hints={
