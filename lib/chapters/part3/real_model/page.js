@@ -132,3 +132,12 @@ export const VIEWS = {
       patterns: range(H).map((h) => range(T).map((i) => range(T).map((j) => bytes[((layer * H + h) * T + i) * T + j] / scale))) };
   },
 };
+
+export const COMPUTE = {
+  // lib.chapters.part3.real_model.checks.top_prob_cooled: the top line at a temperature, from the stored summary.
+  async realTopCooled(a) {
+    const { data } = await run(a, a.prompt);
+    const at = (t) => probabilities(data.summary, t)[0][0];
+    return { expected: at(a.temperature), hints: [["unchanged", at(1)], ["times", at(1 / a.temperature)]] };
+  },
+};
