@@ -90,6 +90,9 @@ MESSAGES: dict[str, str] = {
     "query": "the query must be a position from 0 to {last} or one of the sentence's tokens ({tokens}); got {got}",
     "not_precomputed": "the website holds the real model's attention for the {n} sentences of this menu only; in a "
                        "kernel (launch or download this page) the explorer runs the model on any sentence",
+    # the real next-token model's explorers on the website (lib.chapters.part3.real_model; its page.js)
+    "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; in a kernel (launch or "
+                  "download this page) the explorer runs the model on any text",
     "cache_overflow": "the cache would need more bytes than a number can count (over 1.8e308); choose smaller sizes",
     # the exercises' self-checks (lib.exercises; the website's answer boxes, checks.js)
     "answer_number": "{what} should be a single finite number; got {got}.",

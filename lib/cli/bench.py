@@ -4,13 +4,18 @@ Timings are medians of repeated runs on this machine; nothing here asserts, it r
 """
 from __future__ import annotations
 
+import functools
+import gzip
 import hashlib
+import http.server
 import json
 import os
 import statistics
 import subprocess
 import sys
+import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -264,6 +269,77 @@ def induction_costs(repeat: int = 3) -> list[tuple]:
     return out
 
 
+# The real-model chapter's results page in the page: every prompt of the menu, the temperature moved along
+# the slider, each move the page's twin (from the stored summary) plus the new picture, timed in the page.
+_JS_REAL_MOVES = """async ([prompts, temperatures]) => {
+    const views = await import('./explorers/views.js'), render = await import('./explorers/render.js');
+    const args = {data: 'real/smollm2-menu'};
+    const move = async (prompt, t) => {
+        const values = {prompt, temperature: t, top_k: '', top_p: '0.9', seed: '0'};
+        const t0 = performance.now();
+        const view = await views.VIEWS.real_page({}, values, args);
+        const t1 = performance.now();
+        render.picture('real_page', view, {width: 640});
+        return [performance.now() - t0, t1 - t0];
+    };
+    for (const p of prompts) await move(p, 1);          // each prompt's file fetched once, as a first pick does
+    const times = [];
+    for (const p of prompts) for (const t of temperatures) times.push(await move(p, t));
+    return times;
+}"""
+
+
+def real_model_costs() -> list[tuple]:
+    """SmolLM2 on the website (lib/chapters/part3/real_model): the build's runs of the menu in a fresh
+    process with an empty cache, what a page loads of them (gzip), and one move of the results page's
+    temperature in Chromium (the page's twin and the picture), p95 over every prompt and 20 temperatures."""
+    if smollm2.package_file() is None:
+        return []
+    stored = chapters.unit("real_model").module("stored")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        code = ("import time; w=time.perf_counter(); from lib.chapters.part3.real_model import stored; "
+                "stored.menu_runs(); print(time.perf_counter()-w)")
+        seconds = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                       env=dict(os.environ, COURSE_REAL_CACHE=tmp)).stdout.split()[-1])
+        rows.append((f"SmolLM2: the site's menu, {len(stored.MENU)} prompts run (once per build; no cache)", seconds,
+                     BUDGETS["smollm2_site_menu"]))
+    with tempfile.TemporaryDirectory() as tmp:
+        from lib.explorers import web  # deferred: the site's files are written only here
+
+        folder = Path(tmp)
+        web.install(folder / "explorers")
+        files = stored.export(folder / "explorers")
+        size = {p.name if p.parent.name != stored.NAME else f"{stored.NAME}/{p.name}": len(gzip.compress(p.read_bytes(), 6))
+                for p in files}
+        index = size.pop(f"{stored.NAME}.json")
+        per_prompt = [size[f"{stored.NAME}/{i}.json"] + size[f"{stored.NAME}/{i}.bin"] for i in range(len(stored.MENU))]
+        rows.append(("SmolLM2 menu: what a page loads (index + its largest prompt), gzip", (index + max(per_prompt)) / 1e3,
+                     None, "kB"))
+        rows.append(("SmolLM2 menu: every prompt's files (served once per site), gzip", (index + sum(per_prompt)) / 1e6,
+                     None, "MB"))
+        (folder / "index.html").write_text("<!doctype html><title>bench</title><body></body>")
+        handler = functools.partial(type("Quiet", (http.server.SimpleHTTPRequestHandler,),
+                                         {"log_message": lambda *a: None}), directory=str(folder))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        from playwright.sync_api import sync_playwright  # deferred: only the bench drives a browser
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+                                        headless=True, args=["--no-sandbox"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+            temps = list(TEMPERATURES[::20])
+            times = page.evaluate(_JS_REAL_MOVES, [list(stored.MENU), temps])
+            browser.close()
+        server.shutdown()
+        rows.append((f"SmolLM2 results page in the page: one temperature move (twin + picture), p95 of {len(times)}",
+                     _p95([t for t, _ in times]) / 1e3, BUDGETS["frame_ms"] / 1e3))
+        rows.append(("  of which the page's twin (summary to view), p95", _p95([c for _, c in times]) / 1e3, None))
+    return rows
+
+
 def main(train_models: bool = True) -> int:
     print(f"python {sys.version.split()[0]}")
     code = "import time; t=time.perf_counter(); import lib, lib.model.transformer, lib.model.store; print(time.perf_counter()-t)"
@@ -303,6 +379,8 @@ def main(train_models: bool = True) -> int:
     for row in smollm2_costs():
         print(_row(*row))
     for row in induction_costs():
+        print(_row(*row))
+    for row in real_model_costs():
         print(_row(*row))
 
     t = time.perf_counter()

@@ -8,7 +8,7 @@ same logits (a test holds them to 1e-5) and therefore, with one seed, the same t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 import torch
 
@@ -16,6 +16,9 @@ from lib.messages import say
 from lib.errors import require
 from lib.model.transformer import Head, KVCache, Transformer
 from lib.model.readout import Rolls, check_seed, check_temperature, check_top_k, check_top_p, greedy, sample, softmax
+
+# A banned token's logit as the read-out sees it (`generate`'s processor): exp of it is exactly 0.
+BANNED = -1e30
 
 
 @dataclass
@@ -29,11 +32,14 @@ class Generation:
 def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, use_cache: bool = True,
              temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
              do_sample: bool = False, seed: int = 0, stop: Iterable[int] = (),
-             ablate: Iterable[Head] = ()) -> Generation:
+             ablate: Iterable[Head] = (), processor: Callable[[list[int], torch.Tensor], torch.Tensor] | None = None
+             ) -> Generation:
     """Extend `prompt` by up to `max_new_tokens`, stopping early at any token in `stop`.
 
     Greedy unless `do_sample`; sampling is seeded, so a given seed draws the same round: step n
     rolls the n-th number of the seed's stream (`lib.model.readout.Rolls`, the website's too).
+    `processor(tokens so far, logits) -> logits` rewrites each step's logits before the read-out picks
+    (Hugging Face's logits processors: a ban is a logit of minus infinity); `step_logits` keeps the model's own.
     """
     tokens = [int(t) for t in prompt]
     require(len(tokens) >= 1, say("empty_ids"))
@@ -55,6 +61,13 @@ def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, 
                 logits = model(out.tokens, ablate=ablate)
         last = logits[-1]
         out.step_logits.append(last)
+        if processor is not None:
+            last = torch.as_tensor(processor(list(out.tokens), last))
+            banned = torch.isneginf(last)
+            require(not bool(banned.all()), "the logits processor banned every token: at least one must stay allowed")
+            # The read-out takes finite logits (an infinite one is an overflow there): a ban becomes a logit
+            # so low that its probability is exactly 0 at any temperature the read-out accepts.
+            last = torch.where(banned, torch.full_like(last, BANNED), last)
         nxt = (sample(last, temperature, top_k, top_p, generator=rolls) if do_sample else greedy(last))
         out.tokens.append(nxt)
         out.new_tokens.append(nxt)

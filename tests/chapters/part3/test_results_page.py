@@ -2,6 +2,7 @@
 the right answer and names the typical mistakes, without giving the answer away."""
 
 import numpy as np
+import pytest
 import torch
 
 from lib.chapters.part3.results_page import checks as results_page
@@ -61,6 +62,15 @@ def top_k_top_p(probs, top_k=None, top_p=None):
     return out / out.sum()
 
 
+def rules_processor(prefix, logits):
+    from lib.content.corpora.calling_game import next_token_distribution
+    from lib.model.store import load
+
+    rules = next_token_distribution(list(prefix))
+    allowed = torch.tensor([rules.get(t, 0) > 0 for t in load("calling-game").vocab.tokens])
+    return torch.where(allowed, logits, torch.tensor(float("-inf"), dtype=logits.dtype))
+
+
 WRITE_CHECKS = {
     "softmax_with_temperature": (results_page.softmax_with_temperature, softmax_with_temperature, [
         (lambda z, t: softmax_with_temperature(z * t * t, t), "multiplies the logits"),
@@ -73,4 +83,30 @@ WRITE_CHECKS = {
         (lambda p, top_k=None, top_p=None: np.asarray(p) * (top_k_top_p(p, top_k, top_p) > 0), "do not add up to 1"),
         (lambda p, top_k=None, top_p=None: top_k_top_p(-np.asarray(p) + 1, top_k, top_p), "less likely than one it cut"),
     ]),
+    "rules_processor": (results_page.rules_processor, rules_processor, [
+        (lambda prefix, logits: torch.where(rules_processor(prefix, logits).isinf(), torch.zeros_like(logits), logits),
+         "set to 0"),
+        (lambda prefix, logits: torch.softmax(rules_processor(prefix, logits), 0), "returned probabilities"),
+        (lambda prefix, logits: logits, "left every logit"),
+    ]),
 }
+
+
+def test_generation_with_the_rules_as_a_processor_breaks_no_round(lm):
+    """The game's rules as a logits processor (lib/chapters/part3/results_page/constrained.py) through
+    lib.model.generate: hot rounds that break the rules without it keep them all with it; a processor that
+    bans every token is refused in one line."""
+    from lib.chapters.part3.results_page.constrained import rules_processor as processor
+    from lib.content.corpora.calling_game import check_round
+    from lib.errors import CourseError
+    from lib.model.generate import generate
+
+    eos, begin = lm.vocab.id("<EOS>"), lm.encode("<BOS>")
+    broken = {}
+    for name, proc in (("free", None), ("rules", lambda ids, z: processor(lm.vocab.decode(ids), z, lm.vocab.tokens))):
+        broken[name] = sum(not check_round(lm.vocab.decode(generate(
+            lm.model, begin, 47, do_sample=True, temperature=3.0, seed=s, stop=[eos], processor=proc).tokens))[0]
+            for s in range(12))
+    assert broken["free"] >= 3 and broken["rules"] == 0, broken
+    with pytest.raises(CourseError, match="banned every token"):
+        generate(lm.model, begin, 3, processor=lambda ids, z: torch.full_like(z, float("-inf")))

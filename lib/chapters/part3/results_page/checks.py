@@ -6,13 +6,13 @@ import functools
 import numpy as np
 import torch
 
-from lib.content.corpora.calling_game import check_round
+from lib.content.corpora.calling_game import check_round, next_token_distribution
 from lib.content.prompts import CONFIDENT, UNCERTAIN
 from lib.model.generate import generate
 from lib.model.readout import prompt_logits, softmax, truncation_mask
 from lib.exercises import Feedback, as_number, check_number, check_whole_number, per_model
 from lib.exercises.site import Values, site_check
-from lib.exercises.writing import Case, Mistake, WriteCheck, rows_sum_to_one
+from lib.exercises.writing import Case, Mistake, WriteCheck, read_like, rows_sum_to_one
 from lib.model.store import load
 
 
@@ -220,3 +220,86 @@ BROKEN_ROUNDS = site_check(__name__, "broken_rounds", rule="whole", compute=None
 def broken_rounds(lm, answer) -> Feedback:
     """How many of the rounds sampled from <BOS> with ROUNDS_SEEDS at ROUNDS_TEMPERATURE break the rules."""
     return BROKEN_ROUNDS.judge(answer, lm)
+
+
+# ------------------------------------------------------------------ write: the rules as a logits processor
+# The rounds the cases are cut from: a later call whose answer the rules fix, and a legal round in which a
+# numbered player calls Paolo (lib.chapters.part1.ablation.explorers' patching pair), then a wrong call.
+_RULE_ROUNDS = ("<BOS> Pietro chiama 2 <SEP> 2 chiama 3 <SEP> 3 chiama Pietro capo <SEP> Pietro chiama Paolo Tarso",
+                "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama 3 <SEP> 3 chiama 6 <SEP> 6 chiama Paolo vice",
+                "<BOS> Pietro chiama 4 <SEP> 4 chiama 4 <SEP> 4 perde <EOS>")
+
+
+@functools.cache
+def _rule_cases() -> tuple[Case, ...]:
+    from lib.chapters.part3.results_page.constrained import allowed  # deferred: the unit's module imports the game
+
+    lm = load("calling-game")
+    cases = []
+    for text, cuts in zip(_RULE_ROUNDS, ((1, 2, 3, 7, 11, 16), (4, 5, 10, 17), (6, 8))):
+        words = text.split()
+        for n in cuts:
+            prefix = words[:n]
+            allowed(prefix)                           # a valid prefix (the rules checker raises otherwise)
+            cases.append(Case((prefix, prompt_logits(lm, " ".join(prefix))), f"the model's logits after {' '.join(prefix)!r}"))
+    g = torch.Generator().manual_seed(5)
+    cases.append(Case((["<BOS>", "Pietro", "chiama"], torch.randn(len(lm.vocab), generator=g, dtype=torch.float64) * 4),
+                      "random logits after '<BOS> Pietro chiama'"))
+    return tuple(cases)
+
+
+def _rules_reference(prefix, logits):
+    from lib.chapters.part3.results_page.constrained import rules_processor  # deferred: as in _rule_cases
+
+    return rules_processor(prefix, logits, load("calling-game").vocab.tokens).numpy()
+
+
+def _rules_variant(kind: str):
+    def wrong(prefix, logits):
+        from lib.chapters.part3.results_page.constrained import allowed  # deferred: as in _rule_cases
+
+        ok = np.array([t in allowed(prefix) for t in load("calling-game").vocab.tokens])
+        z = np.asarray(logits, dtype=float)
+        if kind == "unchanged":
+            return z
+        if kind == "zero":
+            return np.where(ok, z, 0.0)
+        if kind == "inverted":
+            return np.where(ok, -np.inf, z)
+        if kind == "probabilities":
+            e = np.where(ok, np.exp(z - z[ok].max()), 0.0)
+            return e / e.sum()
+        if kind == "rules":
+            rules = next_token_distribution(list(prefix))
+            return np.array([np.log(rules[t]) if t in rules and rules[t] > 0 else -np.inf
+                             for t in load("calling-game").vocab.tokens])
+        raise ValueError(kind)
+    return wrong
+
+
+def _read_bans(value, like):
+    """The learner's logits, a ban written as any logit below -1e6 (minus a billion works as well as
+    minus infinity: its probability is 0) read as minus infinity."""
+    got = np.array(read_like(value, like), dtype=float)
+    got[got < -1e6] = -np.inf
+    return got
+
+
+rules_processor = WriteCheck(
+    name="rules_processor",
+    cases=_rule_cases,
+    reference=_rules_reference,
+    read=_read_bans,
+    mistakes=(
+        Mistake(_rules_variant("unchanged"), "your function left every logit as the model wrote it: the tokens the "
+                                             "rules forbid after the round so far must be banned."),
+        Mistake(_rules_variant("inverted"), "your function banned the tokens the rules allow and kept the ones they "
+                                            "forbid."),
+        Mistake(_rules_variant("zero"), "a forbidden token's logit was set to 0, which still leaves it a share of the "
+                                        "page (e to the 0 against the others): a ban is a logit of minus infinity."),
+        Mistake(_rules_variant("probabilities"), "your function returned probabilities; a logits processor returns "
+                                                 "logits (the sampler applies the temperature and the softmax after it)."),
+        Mistake(_rules_variant("rules"), "the allowed tokens' logits were replaced by the rules' own odds, so the "
+                                         "model's choice among legal tokens is lost: change only the forbidden ones."),
+    ),
+)

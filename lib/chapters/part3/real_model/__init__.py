@@ -1,0 +1,1 @@
+"""The code of the chapter `chapters/part3/real-model.md`: only what that chapter uses."""

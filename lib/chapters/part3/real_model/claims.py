@@ -1,0 +1,121 @@
+"""The claims of the chapter `chapters/part3/real-model.md`, each with its measurement.
+
+Every one is a fact about this pretrained model (SmolLM2-135M-Instruct's fixed weights, as MiniLM's claims
+are in Part 2), measured over the prompts of the menu by group (`prompts.GROUPS`), from the build's runs
+(`stored.menu_runs()`: the full next-token logits and the lens after every block, at the last position).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from lib.analysis.calibration import auroc
+from lib.chapters.part3.real_model import stored
+from lib.claims.registry import NO_RUN, claim
+from lib.explorers.definition import TEMPERATURES
+
+HALF = 15        # half of SmolLM2's 30 blocks
+TOP_P = 0.9
+
+
+def _softmax(logits, t: float = 1.0) -> np.ndarray:
+    z = np.asarray(logits, dtype=np.float64) / t
+    z = np.exp(z - z.max())
+    return z / z.sum()
+
+
+def entropy_bits(p: np.ndarray) -> float:
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum())
+
+
+def nucleus(p: np.ndarray, top_p: float = TOP_P) -> int:
+    """How many tokens top-p keeps (the smallest best set whose mass reaches p)."""
+    s = np.sort(p)[::-1]
+    return int(np.searchsorted(np.cumsum(s), top_p) + 1)
+
+
+def first_lead(lens: list[dict]) -> int:
+    """The first stage (0 the embedding, b + 1 after block b) from which the final answer stays on top."""
+    answer = lens[-1]["top"][0][0]
+    on_top = [s["top"][0][0] == answer for s in lens]
+    return next(i for i in range(len(on_top)) if all(on_top[i:]))
+
+
+@functools.lru_cache(maxsize=1)
+def per_prompt() -> dict[str, dict]:
+    """Each menu prompt's numbers: its group, top token and probability, entropy, top-p 0.9's count, the
+    stage from which the lens's top token is the answer, and the answer's lens probability half way."""
+    out = {}
+    for r in stored.menu_runs():
+        p = _softmax(r.logits)
+        out[r.text] = {"group": r.group, "top": r.summary.tokens[0], "p_top": float(p.max()),
+                       "entropy": entropy_bits(p), "nucleus": nucleus(p), "first": first_lead(r.lens),
+                       "half_on_top": r.lens[HALF]["top"][0][0] == r.lens[-1]["top"][0][0],
+                       "p_half": r.lens[HALF]["answer"]}
+    return out
+
+
+def _group(name: str, key: str) -> list[float]:
+    return [x[key] for x in per_prompt().values() if x["group"] == name]
+
+
+@claim("real-model.sharp-and-flat", "real-model",
+       "Over the {n_fact:.0f} prompts whose next word the world fixes, SmolLM2's page carries a median of "
+       "{fact_med:.1f} bits (from {fact_lo:.1f} to {fact_hi:.1f}) and top-p {top_p} keeps a median of {fact_keep:.0f} "
+       "tokens; over the {n_open:.0f} open prompts, {open_med:.1f} bits (from {open_lo:.1f} to {open_hi:.1f}) and "
+       "{open_keep:.0f} tokens",
+       holds=lambda x: x["fact_med"] < x["open_med"] and x["fact_keep"] < x["open_keep"], seeded=False, scope=NO_RUN,
+       note="median entropy and top-p 0.9 count: fixed-answer prompts below open ones (SmolLM2's weights)")
+def _(seed):
+    fe, oe = _group("fact", "entropy"), _group("open", "entropy")
+    fk, ok = _group("fact", "nucleus"), _group("open", "nucleus")
+    return {"n_fact": len(fe), "fact_med": float(np.median(fe)), "fact_lo": min(fe), "fact_hi": max(fe),
+            "n_open": len(oe), "open_med": float(np.median(oe)), "open_lo": min(oe), "open_hi": max(oe),
+            "fact_keep": float(np.median(fk)), "open_keep": float(np.median(ok)), "top_p": TOP_P,
+            "overlap": max(fe) > min(oe)}
+
+
+@claim("real-model.lens-late", "real-model",
+       "Read through the logit lens, SmolLM2's final answer leads late: over the {n:.0f} prompts of the menu it "
+       "becomes the lens's top token for good only after block {median:.0f} on the median prompt (blocks are numbered "
+       "0 to 29; on {last_only:.0f} of the {n:.0f} only after the last; the earliest, after block {earliest:.0f}); half way, after block {half:.0f}, it is the top token on "
+       "{on_top_half:.0f} of them, and the median probability the lens gives it there is {p_half:.1e}",
+       holds=lambda x: x["median"] >= 20 and x["on_top_half"] <= x["n"] / 4, seeded=False, scope=NO_RUN,
+       note="the lens's top token equals the final answer only in the last third of the blocks on the median prompt")
+def _(seed):
+    firsts = [x["first"] - 1 for x in per_prompt().values()]          # stage b + 1 is after block b
+    return {"n": len(firsts), "median": float(np.median(firsts)), "earliest": min(firsts), "half": HALF - 1,
+            "last_only": sum(f == 29 for f in firsts),
+            "on_top_half": sum(x["half_on_top"] for x in per_prompt().values()),
+            "p_half": float(np.median([x["p_half"] for x in per_prompt().values()]))}
+
+
+@claim("real-model.made-up-sure", "real-model",
+       "A flat page flags an invented fact only weakly: on the {n_made:.0f} prompts about things that do not exist "
+       "SmolLM2's top probability has a median of {made_med:.2f} (from {made_lo:.2f} to {made_hi:.2f}), on the "
+       "{n_fact:.0f} real facts {fact_med:.2f}; as a detector of the invented ones among the {n:.0f}, one minus "
+       "the top probability has an AUROC of {auc:.2f}",
+       holds=lambda x: 0.5 <= x["auc"] < 0.8, seeded=False, scope=NO_RUN,
+       note="1 - top probability separates invented-fact prompts from real-fact prompts with an AUROC from 0.5 to 0.8")
+def _(seed):
+    made, fact = _group("made-up", "p_top"), _group("fact", "p_top")
+    scores = [1 - p for p in made + fact]
+    return {"n_made": len(made), "made_med": float(np.median(made)), "made_lo": min(made), "made_hi": max(made),
+            "n_fact": len(fact), "fact_med": float(np.median(fact)), "n": len(made) + len(fact),
+            "auc": float(auroc(scores, [True] * len(made) + [False] * len(fact)))}
+
+
+@claim("real-model.summary-bound", "real-model",
+       "Kept as its best {top:.0f} logits and a histogram of the other {rest:,.0f} in bins {width} logits wide, "
+       "each of the {n:.0f} prompts' pages stays within {worst:.1e} of the full softmax at all {temps:.0f} "
+       "temperatures the slider reaches, from {t_lo} to {t_hi}",
+       holds=lambda x: x["worst"] < stored.BOUND, seeded=False, scope=NO_RUN,
+       note="the website's summary of each menu page: every kept probability and the rest's total within 1e-3")
+def _(seed):
+    runs = stored.menu_runs()
+    return {"top": stored.TOP, "rest": len(runs[0].logits) - stored.TOP, "width": stored.BIN, "n": len(runs),
+            "worst": stored.menu_bound(), "temps": len(TEMPERATURES), "t_lo": TEMPERATURES[0],
+            "t_hi": TEMPERATURES[-1]}
+

@@ -1,0 +1,132 @@
+"""The real-model chapter (lib/chapters/part3/real_model): the results page kept in short stays within its
+bound of the full softmax at every temperature the slider reaches, on every prompt of the menu; it reshapes
+as the library does; the stored runs are SmolLM2's; the site's files stay small; a kernel runs any text; the
+chapter's check. (The page's twins are held to these views in tests/browser/test_site_real_model.py.)
+
+The menu's runs are the build's (`stored.menu_runs()`, kept on disk): computed once, not per test."""
+import gzip
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from lib.chapters.part3.real_model import checks, stored
+from lib.chapters.part3.real_model.explorers import real_heads_explorer, real_lens_explorer, real_page_explorer
+from lib.chapters.part3.real_model.prompts import GROUPS, MENU
+from lib.errors import CourseError
+from lib.explorers.definition import TEMPERATURES
+from lib.model.readout import reshape, softmax
+
+
+
+@pytest.fixture(scope="module")
+def runs():
+    from lib.model import smollm2
+    if smollm2.package_file() is None:
+        pytest.skip(f"{smollm2.PACKAGE} is not installed (make install installs it)")
+    return stored.menu_runs()
+
+
+def test_the_menu_has_forty_prompts_in_groups_that_teach():
+    assert len(MENU) >= 40 and len(set(MENU)) == len(MENU)
+    assert set(GROUPS) == {"fact", "open", "made-up", "pattern", "code", "grammar"}
+    assert all(len(prompts) >= 4 for prompts in GROUPS.values())
+
+
+def test_the_summary_stays_within_the_bound_at_every_slider_temperature(runs):
+    """Every kept probability and the rest's total, on every stored prompt, at all 401 stops of the slider
+    (0.1 to 10): within 1e-3 of the full softmax of the same logits; and the approximation is really there."""
+    assert len(TEMPERATURES) == 401 and TEMPERATURES[0] == 0.1 and TEMPERATURES[-1] == 10.0
+    worst = stored.bound(runs, TEMPERATURES)
+    assert 1e-9 < worst < stored.BOUND, worst
+
+
+def test_the_summary_reshapes_as_the_library_does(runs):
+    """Temperature, top-k and top-p on the summary against lib.model.readout.reshape on the whole page: every
+    kept token's final probability within 1e-3, and the survivors counted alike when the cut falls among the
+    kept tokens (beyond them, within 1%)."""
+    rng = np.random.default_rng(0)
+    worst, exact = 0.0, 0
+    for r in runs[::3]:
+        logits = torch.tensor(r.logits, dtype=torch.float64)
+        order = torch.argsort(logits, descending=True, stable=True)[:stored.TOP]
+        for _ in range(6):
+            t = float(rng.choice(TEMPERATURES))
+            top_k = rng.choice([None, int(rng.integers(1, 60)), int(rng.integers(100, 49_152))])
+            top_p = rng.choice([None, float(rng.uniform(0.05, 0.99))])
+            full = reshape(logits, t, top_k, top_p)
+            final, rest, survivors = stored.reshaped(r.summary, t, top_k, top_p)
+            worst = max(worst, float(np.abs(final - full[order].numpy()).max()),
+                        abs(rest - float(full.sum() - full[order].sum())))
+            true = int((full > 0).sum())
+            if true < stored.TOP:
+                assert survivors == true, (r.text, t, top_k, top_p)
+                exact += 1
+            else:
+                assert abs(survivors - true) <= 0.01 * true, (r.text, t, top_k, top_p, survivors, true)
+    assert worst < stored.BOUND and exact >= 10, (worst, exact)
+
+
+def test_the_stored_runs_are_smollm2s(runs, smollm2_model):
+    """Two prompts of the menu run again: the same tokens, the same logits, the lens's last stage is the
+    model's own page, and every pattern within 1/510."""
+    lm = smollm2_model
+    for text in (MENU[0], GROUPS["pattern"][4]):
+        r = stored.by_text()[text]
+        again = stored.run(lm, text)
+        assert r.tokens == again.tokens == tuple(lm.tokens(text))
+        assert np.allclose(r.logits, again.logits, atol=1e-3)
+        probs = softmax(torch.tensor(r.logits, dtype=torch.float64))
+        best = [[t, float(p)] for t, p in zip(r.summary.tokens[:stored.LENS_TOP], probs.sort(descending=True).values)]
+        assert [t for t, _ in r.lens[-1]["top"]] == [t for t, _ in best]
+        assert np.allclose([p for _, p in r.lens[-1]["top"]], [p for _, p in best], atol=1e-5)
+        with torch.no_grad():
+            _, cache = lm.model.run_with_cache(lm.encode(text))
+        exact = torch.stack([cache[f"blocks.{i}.attn.pattern"] for i in range(lm.cfg.n_layers)]).double().numpy()
+        assert np.abs(r.patterns / stored.SCALE - exact).max() <= stored.PATTERN_TOLERANCE
+
+
+def test_the_site_loads_a_prompt_in_a_few_kb(runs, tmp_path):
+    """gzip-compressed as a host serves them: the index and one prompt's two files (what a page loads until
+    the reader picks another prompt) under 60 kB; all the menu's files under 1.5 MB."""
+    files = stored.export(tmp_path)
+    size = {p.relative_to(tmp_path).as_posix(): len(gzip.compress(p.read_bytes(), 6)) for p in files}
+    index = size.pop(f"real/{stored.NAME}.json")
+    per_prompt = [size[f"real/{stored.NAME}/{i}.json"] + size[f"real/{stored.NAME}/{i}.bin"] for i in range(len(MENU))]
+    assert index + max(per_prompt) < 60_000, (index, max(per_prompt))
+    assert index + sum(per_prompt) < 1_500_000
+    meta = json.loads((tmp_path / f"real/{stored.NAME}.json").read_text())
+    assert [p["text"] for p in meta["prompts"]] == list(MENU)
+
+
+def test_a_kernel_runs_any_text_and_the_menu_from_the_build(runs, smollm2_model):
+    """A prompt of the menu is read from the build's runs; any other text runs the model (the website
+    says where that runs instead: its page twin's message, tests/browser)."""
+    page = real_page_explorer()
+    view = page.compute(dict(page.defaults(), temperature=0.7, top_p="0.9", seed="3"))
+    assert view["tokens"] == list(runs[0].tokens) and view["rows"][0]["token"] == " Paris"
+    assert abs(sum(r["final"] for r in view["rows"]) + view["rest"]["final"] - 1) < 1e-3
+    text = "The tallest mountain in the world is Mount"
+    assert text not in MENU
+    lens = real_lens_explorer().compute({"prompt": text})
+    assert lens["answer"] == " Everest" and lens["stages"][-1]["top"][0][0] == " Everest"
+    heads = real_heads_explorer().compute({"prompt": text, "layer": 3})
+    assert np.allclose(np.sum(heads["patterns"], axis=-1), 1, atol=0.02)
+    with pytest.raises(CourseError):
+        page.compute(dict(page.defaults(), temperature=0.0))
+
+
+def test_the_cooled_page_check(runs):
+    x = np.asarray(stored.by_text()[checks.COOL_PROMPT].logits, dtype=np.float64)
+
+    def top(t):
+        z = np.exp((x - x.max()) / t)
+        return float(z.max() / z.sum())
+    assert checks.top_prob_cooled(top(0.5)) and checks.top_prob_cooled(top(0.5) - 0.015) and 0.6 < top(0.5) < 0.8
+    # What a learner gets from the first table's ten lines alone, squared and shared out again.
+    ten = np.sort(x)[::-1][:10]
+    assert checks.top_prob_cooled(float(np.exp(2 * (ten - ten[0])).sum() ** -1))
+    assert "temperature 1" in checks.top_prob_cooled(top(1.0)).message
+    assert "divides" in checks.top_prob_cooled(top(2.0)).message
+    assert not checks.top_prob_cooled(top(0.5) + 0.05)
