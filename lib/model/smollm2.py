@@ -224,3 +224,51 @@ def load(path: Path | None = None) -> SmolLM2:
                        "n_params": model.n_params()})
     _LOADED[key] = lm
     return lm
+
+
+# ----------------------------------------------------------------------------- the embedding table alone
+@dataclass(frozen=True)
+class EmbeddingTable:
+    """SmolLM2's token embedding (tied: the same matrix is its unembedding) with its tokenizer and shapes:
+    what a chapter that maps the vocabulary needs, without the 30 blocks."""
+
+    W_E: np.ndarray      # [vocab, d_model] float32, as dequantized from the file (read-only)
+    vocab: ByteBPE
+    cfg: LlamaConfig
+    path: Path
+
+
+_TABLES: dict[str, EmbeddingTable] = {}
+
+
+def embedding_table(path: Path | None = None) -> EmbeddingTable:
+    """The embedding table, the tokenizer and the shapes, read once per process. If the whole model is
+    already loaded its table is reused; otherwise only `token_embd.weight` is dequantized (113 MB, where
+    the whole model is 540 MB), so a chapter that maps the vocabulary never holds the blocks."""
+    path = Path(path) if path is not None else package_file()
+    if path is None:
+        raise CourseError(f"{NAME} is not installed: `{INSTALL}` provides it (`make install` and Binder install it)")
+    key = str(path.resolve())
+    if key in _TABLES:
+        return _TABLES[key]
+    if key in _LOADED:
+        lm = _LOADED[key]
+        table = EmbeddingTable(lm.model.W_E.detach().numpy(), lm.vocab, lm.cfg, path)
+    else:
+        try:
+            reader, dequantize = _reader(path)
+            cfg = config_from(reader)
+            t = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
+            require(t is not None, f"{FILE} has no tensor 'token_embd.weight'")
+            W_E = np.asarray(dequantize(t.data, t.tensor_type), dtype=np.float32)
+            vocab = tokenizer_from(reader)
+        except CourseError:
+            raise
+        except Exception as e:  # as in `load`: one line to a reader
+            raise CourseError(f"{path} cannot be read as {NAME}'s GGUF file ({type(e).__name__}); reinstall it: "
+                              f"`{INSTALL}`") from None
+        require(W_E.shape == (cfg.vocab_size, cfg.d_model) == (len(vocab), cfg.d_model),
+                f"{FILE}'s embedding is {W_E.shape}, not {len(vocab)} tokens by {cfg.d_model}")
+        table = EmbeddingTable(W_E, vocab, cfg, path)
+    _TABLES[key] = table
+    return table
