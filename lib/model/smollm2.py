@@ -255,20 +255,25 @@ def embedding_table(path: Path | None = None) -> EmbeddingTable:
         lm = _LOADED[key]
         table = EmbeddingTable(lm.model.W_E.detach().numpy(), lm.vocab, lm.cfg, path)
     else:
-        try:
-            reader, dequantize = _reader(path)
-            cfg = config_from(reader)
-            t = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
-            require(t is not None, f"{FILE} has no tensor 'token_embd.weight'")
-            W_E = np.asarray(dequantize(t.data, t.tensor_type), dtype=np.float32)
-            vocab = tokenizer_from(reader)
-        except CourseError:
-            raise
-        except Exception as e:  # as in `load`: one line to a reader
-            raise CourseError(f"{path} cannot be read as {NAME}'s GGUF file ({type(e).__name__}); reinstall it: "
-                              f"`{INSTALL}`") from None
-        require(W_E.shape == (cfg.vocab_size, cfg.d_model) == (len(vocab), cfg.d_model),
-                f"{FILE}'s embedding is {W_E.shape}, not {len(vocab)} tokens by {cfg.d_model}")
-        table = EmbeddingTable(W_E, vocab, cfg, path)
+        table = read_table(path)
     _TABLES[key] = table
     return table
+
+
+def read_table(path: Path) -> EmbeddingTable:
+    """The embedding table, tokenizer and shapes read from the file itself (no cache, no model)."""
+    try:
+        reader, dequantize = _reader(path)
+        cfg = config_from(reader)
+        t = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
+        require(t is not None, f"{FILE} has no tensor 'token_embd.weight'")
+        W_E = np.asarray(dequantize(t.data, t.tensor_type), dtype=np.float32)
+        vocab = tokenizer_from(reader)
+    except CourseError:
+        raise
+    except Exception as e:  # as in `load`: one line to a reader
+        raise CourseError(f"{path} cannot be read as {NAME}'s GGUF file ({type(e).__name__}); reinstall it: "
+                          f"`{INSTALL}`") from None
+    require(W_E.shape == (cfg.vocab_size, cfg.d_model) == (len(vocab), cfg.d_model),
+            f"{FILE}'s embedding is {W_E.shape}, not {len(vocab)} tokens by {cfg.d_model}")
+    return EmbeddingTable(W_E, vocab, cfg, Path(path))
