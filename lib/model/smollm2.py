@@ -277,3 +277,45 @@ def read_table(path: Path) -> EmbeddingTable:
     require(W_E.shape == (cfg.vocab_size, cfg.d_model) == (len(vocab), cfg.d_model),
             f"{FILE}'s embedding is {W_E.shape}, not {len(vocab)} tokens by {cfg.d_model}")
     return EmbeddingTable(W_E, vocab, cfg, Path(path))
+
+
+# ----------------------------------------------------------------------------- the file's shapes, nothing dequantized
+@dataclass(frozen=True)
+class FileFacts:
+    """What the GGUF file says about the model's shapes, read from its header alone (no weight is expanded)."""
+
+    cfg: LlamaConfig
+    shapes: dict          # tensor name -> its shape as [out, in] (torch's Linear order; a vector is (n,))
+    numbers: dict         # tensor name -> how many numbers it holds
+    path: Path
+    file_bytes: int
+
+    @property
+    def parameters(self) -> int:
+        return sum(self.numbers.values())
+
+
+_FACTS: dict[str, FileFacts] = {}
+
+
+def file_facts(path: Path | None = None) -> FileFacts:
+    """The shapes and counts of every tensor in the file, and the configuration its metadata gives (once per
+    process)."""
+    path = Path(path) if path is not None else package_file()
+    if path is None:
+        raise CourseError(f"{NAME} is not installed: `{INSTALL}` provides it (`make install` and Binder install it)")
+    key = str(path.resolve())
+    if key not in _FACTS:
+        try:
+            reader, _ = _reader(path)
+            cfg = config_from(reader)
+            # gguf lists a tensor's dimensions fastest-varying first; reversed, they read as [out, in]
+            shapes = {t.name: tuple(int(n) for n in reversed(t.shape)) for t in reader.tensors}
+            numbers = {t.name: int(t.n_elements) for t in reader.tensors}
+        except CourseError:
+            raise
+        except Exception as e:  # as in `load`: one line to a reader
+            raise CourseError(f"{path} cannot be read as {NAME}'s GGUF file ({type(e).__name__}); reinstall it: "
+                              f"`{INSTALL}`") from None
+        _FACTS[key] = FileFacts(cfg, shapes, numbers, path, path.stat().st_size)
+    return _FACTS[key]
