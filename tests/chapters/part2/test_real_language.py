@@ -136,3 +136,14 @@ def test_smol_checks_judge_the_map():
     verdict = real_language.smallest_gender_gap(middling)
     assert not verdict and narrow not in verdict.message
     assert "one of" in real_language.smallest_gender_gap("king").message
+
+
+@pytest.mark.parametrize("reader", ["read_table", "file_facts"])
+def test_a_damaged_file_is_one_line(reader, tmp_path):
+    from lib.errors import CourseError
+    from lib.model import smollm2
+    bad = tmp_path / smollm2.FILE
+    bad.write_bytes(b"GGUF" + bytes(20))
+    with pytest.raises(CourseError) as e:
+        getattr(smollm2, reader)(bad)
+    assert "cannot be read" in str(e.value) and "reinstall" in str(e.value) and "\n" not in str(e.value)
