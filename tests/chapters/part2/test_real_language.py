@@ -147,3 +147,4 @@ def test_a_damaged_file_is_one_line(reader, tmp_path):
     with pytest.raises(CourseError) as e:
         getattr(smollm2, reader)(bad)
     assert "cannot be read" in str(e.value) and "reinstall" in str(e.value) and "\n" not in str(e.value)
+
