@@ -252,7 +252,8 @@ claim("real-language.smol-tokens", "real-language",
       "{null_mean:.2f} on average and at most {null_hi:.2f} in {shuffles:.0f} shuffles. Of the calling game's "
       "{game:.0f} words only {game_one:.0f} are one token after a space ({game_one_words}), and each of its calls "
       "' 1' to ' 8' is {digit_pieces:.0f} tokens, a space and then the digit",
-      holds=lambda x: x["space_one"] == x["n"] and x["pair_cos"] > x["null_hi"] and x["pair_cos"] < 0.9,
+      holds=lambda x: x["space_one"] == x["n"] and x["pair_cos"] > x["null_hi"] and x["pair_cos"] < 0.9
+      and x["digit_pieces"] == x["digit_pieces_lo"],
       note="SmolLM2's byte-level BPE keeps the 84 words whole after a space; one word's spaced and bare rows are "
            "closer than any of 100 shuffled pairings, and far from identical",
       scope=THIS_RUN)(smol_map.token_numbers)

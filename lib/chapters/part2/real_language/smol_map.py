@@ -107,12 +107,12 @@ def token_numbers(seed: int) -> dict:
     null = [mean_pair_cos(bare[rng.permutation(len(both))]) for _ in range(nulls.MIN_SHUFFLES)]
     game = [t for t in point_set("calling-game").labels if not t.startswith("<")]
     game_one = [t for t in game if len(pieces(" " + t)) == 1]
-    digits = [t for t in game if t.isdigit()]
+    cuts = [len(pieces(" " + t)) for t in game if t.isdigit()]     # the calls ' 1' to ' 8'
     return {"n": len(w.words), "space_one": sum(len(pieces(t)) == 1 for t in w.tokens), "bare_one": len(both),
             "bare_cut": " ".join(bare_cut), "both": len(both), "pair_cos": mean_pair_cos(bare),
             "null_mean": float(np.mean(null)), "null_hi": float(np.max(null)), "shuffles": nulls.MIN_SHUFFLES,
             "game": len(game), "game_one": len(game_one), "game_one_words": " and ".join(game_one),
-            "digit_pieces": len(pieces(" " + digits[0])) if digits else 0, "vocab": len(table().vocab)}
+            "digit_pieces": max(cuts), "digit_pieces_lo": min(cuts), "vocab": len(table().vocab)}
 
 
 # ----------------------------------------------------------------------------- neighbours
