@@ -23,6 +23,7 @@ queries and keys are Hugging Face's too.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import time
 from dataclasses import dataclass, field
@@ -193,25 +194,38 @@ def tokenizer_from(reader) -> ByteBPE:
 _LOADED: dict[str, SmolLM2] = {}
 
 
-def load(path: Path | None = None) -> SmolLM2:
-    """The model and tokenizer from the package's file (read once per process, then reused)."""
+def _file(path: Path | None) -> Path:
+    """The file given, or else the installed package's (a missing package gets one line saying how to install it)."""
     path = Path(path) if path is not None else package_file()
     if path is None:
         raise CourseError(f"{NAME} is not installed: `{INSTALL}` provides it (`make install` and Binder install it)")
+    return path
+
+
+@contextlib.contextmanager
+def _reading(path: Path):
+    """Any fault while reading the file (cut short, a missing key, an unknown block type) as one line to a reader."""
+    try:
+        yield
+    except CourseError:
+        raise
+    except Exception as e:
+        raise CourseError(f"{path} cannot be read as {NAME}'s GGUF file ({type(e).__name__}: "
+                          f"{str(e).splitlines()[0] if str(e) else 'unreadable'}); reinstall it: `{INSTALL}`") from None
+
+
+def load(path: Path | None = None) -> SmolLM2:
+    """The model and tokenizer from the package's file (read once per process, then reused)."""
+    path = _file(path)
     key = str(path.resolve())
     if key in _LOADED:
         return _LOADED[key]
     start = time.perf_counter()
-    try:
+    with _reading(path):
         reader, dequantize = _reader(path)
         cfg = config_from(reader)
         state = weights_from(reader, dequantize, cfg)
         vocab = tokenizer_from(reader)
-    except CourseError:
-        raise
-    except Exception as e:  # a cut-short file, a missing key, an unknown block type: one fault to a reader
-        raise CourseError(f"{path} cannot be read as {NAME}'s GGUF file ({type(e).__name__}: "
-                          f"{str(e).splitlines()[0] if str(e) else 'unreadable'}); reinstall it: `{INSTALL}`") from None
     require(len(vocab) == cfg.vocab_size, f"{FILE} lists {len(vocab)} tokens but its embedding has {cfg.vocab_size}")
     # Built on the meta device and handed the dequantized tensors themselves: no second copy of the
     # 540 MB of float32 weights is ever made.
@@ -224,3 +238,84 @@ def load(path: Path | None = None) -> SmolLM2:
                        "n_params": model.n_params()})
     _LOADED[key] = lm
     return lm
+
+
+# ----------------------------------------------------------------------------- the embedding table alone
+@dataclass(frozen=True)
+class EmbeddingTable:
+    """SmolLM2's token embedding (tied: the same matrix is its unembedding) with its tokenizer and shapes:
+    what a chapter that maps the vocabulary needs, without the 30 blocks."""
+
+    W_E: np.ndarray      # [vocab, d_model] float32, as dequantized from the file (read-only)
+    vocab: ByteBPE
+    cfg: LlamaConfig
+    path: Path
+
+
+_TABLES: dict[str, EmbeddingTable] = {}
+
+
+def embedding_table(path: Path | None = None) -> EmbeddingTable:
+    """The embedding table, the tokenizer and the shapes, read once per process. If the whole model is
+    already loaded its table is reused; otherwise only `token_embd.weight` is dequantized (113 MB, where
+    the whole model is 540 MB), so a chapter that maps the vocabulary never holds the blocks."""
+    path = _file(path)
+    key = str(path.resolve())
+    if key in _TABLES:
+        return _TABLES[key]
+    if key in _LOADED:
+        lm = _LOADED[key]
+        table = EmbeddingTable(lm.model.W_E.detach().numpy(), lm.vocab, lm.cfg, path)
+    else:
+        table = read_table(path)
+    _TABLES[key] = table
+    return table
+
+
+def read_table(path: Path) -> EmbeddingTable:
+    """The embedding table, tokenizer and shapes read from the file itself (no cache, no model)."""
+    with _reading(path):
+        reader, dequantize = _reader(path)
+        cfg = config_from(reader)
+        t = next((t for t in reader.tensors if t.name == "token_embd.weight"), None)
+        require(t is not None, f"{FILE} has no tensor 'token_embd.weight'")
+        W_E = np.asarray(dequantize(t.data, t.tensor_type), dtype=np.float32)
+        vocab = tokenizer_from(reader)
+    require(W_E.shape == (cfg.vocab_size, cfg.d_model) == (len(vocab), cfg.d_model),
+            f"{FILE}'s embedding is {W_E.shape}, not {len(vocab)} tokens by {cfg.d_model}")
+    return EmbeddingTable(W_E, vocab, cfg, Path(path))
+
+
+# ----------------------------------------------------------------------------- the file's shapes, nothing dequantized
+@dataclass(frozen=True)
+class FileFacts:
+    """What the GGUF file says about the model's shapes, read from its header alone (no weight is expanded)."""
+
+    cfg: LlamaConfig
+    shapes: dict          # tensor name -> its shape as [out, in] (torch's Linear order; a vector is (n,))
+    numbers: dict         # tensor name -> how many numbers it holds
+    path: Path
+    file_bytes: int
+
+    @property
+    def parameters(self) -> int:
+        return sum(self.numbers.values())
+
+
+_FACTS: dict[str, FileFacts] = {}
+
+
+def file_facts(path: Path | None = None) -> FileFacts:
+    """The shapes and counts of every tensor in the file, and the configuration its metadata gives (once per
+    process)."""
+    path = _file(path)
+    key = str(path.resolve())
+    if key not in _FACTS:
+        with _reading(path):
+            reader, _ = _reader(path)
+            cfg = config_from(reader)
+            # gguf lists a tensor's dimensions fastest-varying first; reversed, they read as [out, in]
+            shapes = {t.name: tuple(int(n) for n in reversed(t.shape)) for t in reader.tensors}
+            numbers = {t.name: int(t.n_elements) for t in reader.tensors}
+        _FACTS[key] = FileFacts(cfg, shapes, numbers, path, path.stat().st_size)
+    return _FACTS[key]

@@ -194,14 +194,17 @@ def _clear_tsne_caches():
 def test_every_course_run_is_stored_and_converged(run_in_process):
     """Every run the course shows is stored; every run allowed to go on until it converges did (the
     others are the known clusters' iteration stops, tests/analysis/maps/test_tsne.py)."""
+    from lib.analysis.maps.views import course_runs
+    n = len(course_runs())        # 206 with SmolLM2 installed (its 84 rows in real-language), 203 without
     code, out, _ = run_in_process("tsne")
-    assert code == 0 and "203 of the course's 203 t-SNE runs are stored" in out, out
+    assert code == 0 and f"{n} of the course's {n} t-SNE runs are stored" in out, out
     import json
     from lib.analysis.maps import tsne_store
     from lib.analysis.maps.tsne import MAX_ITER
     runs = json.loads(tsne_store.store_path().read_text())["runs"]
     full = [r for key, r in runs.items() if key.endswith(f"|{MAX_ITER}")]
-    assert len(runs) == 203 and len(full) == 123 and all(r["converged"] for r in full)
+    # the store ships SmolLM2's three runs whether or not the package is installed where the tests run
+    assert len(runs) == 206 and len(full) == 126 and all(r["converged"] for r in full)
 
 
 def test_stored_runs_are_what_the_library_computes(monkeypatch):

@@ -18,6 +18,8 @@ import numpy as np
 from lib.analysis.maps import concept_plane, gram_schmidt, nearest_indices, tsne_store, unit_sphere
 from lib.analysis.maps.tsne import EXAGGERATION_ITER, MAX_ITER, TsneRun, check_perplexity, check_seed, tsne_run
 from lib.content.point_sets import POINT_SETS, WORD_SETS, PointSet, point_set  # noqa: F401  (the maps' inputs)
+from lib.content import smollm2_words
+from lib.model import smollm2
 from lib.errors import CourseError, require
 from lib.messages import say
 
@@ -139,6 +141,8 @@ def course_runs() -> list[tuple[str, np.ndarray, float, int, int]]:
         runs += [(name, x, p, s, n) for p, s, n in grid_cells(name)]
     sphere = unit_sphere(point_set("real-language").vectors)
     runs += [("real-language on the unit sphere", sphere, 10.0, s, MAX_ITER) for s in range(3)]
+    if smollm2.package_file() is not None:     # the same 84 words in SmolLM2's table (real-language's last map)
+        runs += [("real-language words in SmolLM2", smollm2_words.load().vectors, 10.0, s, MAX_ITER) for s in range(3)]
     return runs
 
 

