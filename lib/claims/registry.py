@@ -45,9 +45,11 @@ PAGE_SEEDS = (0, 1, 2)
 #   names (`models`) and must hold on each; a head or component it speaks of is found by its measured
 #   role, never by name. Its statement ranges over the runs as well as the seeds.
 # - THIS_RUN: a fact about the shipped run (the one the pages draw), which another training run may not
-#   repeat; the page says so in words a reader cannot miss ("in this trained model").
-# - NO_RUN: depends on no trained weights (the game's rules, arithmetic, a pretrained model's fixed
-#   weights, a word list): there is no other run to measure it on.
+#   repeat; the page says so in words a reader cannot miss ("in this trained model"). A pretrained
+#   model's claims (MiniLM, SmolLM2) are facts about its one run too, with no other run shipped
+#   (`models` empty): the chapters say whose weights they read.
+# - NO_RUN: depends on no trained weights (the game's rules, arithmetic, a word list): there is no run
+#   to measure it on.
 EVERY_RUN, THIS_RUN, NO_RUN = "every run", "this run", "no run"
 SCOPES = (EVERY_RUN, THIS_RUN, NO_RUN)
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from lib.analysis.calibration import auroc
 from lib.chapters.part3.real_model import stored
-from lib.claims.registry import NO_RUN, claim
+from lib.claims.registry import THIS_RUN, claim
 from lib.explorers.definition import TEMPERATURES
 
 HALF = 15        # half of SmolLM2's 30 blocks
@@ -66,7 +66,7 @@ def _group(name: str, key: str) -> list[float]:
        "{fact_med:.1f} bits (from {fact_lo:.1f} to {fact_hi:.1f}) and top-p {top_p} keeps a median of {fact_keep:.0f} "
        "tokens; over the {n_open:.0f} open prompts, {open_med:.1f} bits (from {open_lo:.1f} to {open_hi:.1f}) and "
        "{open_keep:.0f} tokens",
-       holds=lambda x: x["fact_med"] < x["open_med"] and x["fact_keep"] < x["open_keep"], seeded=False, scope=NO_RUN,
+       holds=lambda x: x["fact_med"] < x["open_med"] and x["fact_keep"] < x["open_keep"], seeded=False, scope=THIS_RUN,
        note="median entropy and top-p 0.9 count: fixed-answer prompts below open ones (SmolLM2's weights)")
 def _(seed):
     fe, oe = _group("fact", "entropy"), _group("open", "entropy")
@@ -82,7 +82,7 @@ def _(seed):
        "becomes the lens's top token for good only after block {median:.0f} on the median prompt (blocks are numbered "
        "0 to 29; on {last_only:.0f} of the {n:.0f} only after the last; the earliest, after block {earliest:.0f}); half way, after block {half:.0f}, it is the top token on "
        "{on_top_half:.0f} of them, and the median probability the lens gives it there is {p_half:.1e}",
-       holds=lambda x: x["median"] >= 20 and x["on_top_half"] <= x["n"] / 4, seeded=False, scope=NO_RUN,
+       holds=lambda x: x["median"] >= 20 and x["on_top_half"] <= x["n"] / 4, seeded=False, scope=THIS_RUN,
        note="the lens's top token equals the final answer only in the last third of the blocks on the median prompt")
 def _(seed):
     firsts = [x["first"] - 1 for x in per_prompt().values()]          # stage b + 1 is after block b
@@ -97,7 +97,7 @@ def _(seed):
        "SmolLM2's top probability has a median of {made_med:.2f} (from {made_lo:.2f} to {made_hi:.2f}), on the "
        "{n_fact:.0f} real facts {fact_med:.2f}; as a detector of the invented ones among the {n:.0f}, one minus "
        "the top probability has an AUROC of {auc:.2f}",
-       holds=lambda x: 0.5 <= x["auc"] < 0.8, seeded=False, scope=NO_RUN,
+       holds=lambda x: 0.5 <= x["auc"] < 0.8, seeded=False, scope=THIS_RUN,
        note="1 - top probability separates invented-fact prompts from real-fact prompts with an AUROC from 0.5 to 0.8")
 def _(seed):
     made, fact = _group("made-up", "p_top"), _group("fact", "p_top")
@@ -111,7 +111,7 @@ def _(seed):
        "Kept as its best {top:.0f} logits and a histogram of the other {rest:,.0f} in bins {width} logits wide, "
        "each of the {n:.0f} prompts' pages stays within {worst:.1e} of the full softmax at all {temps:.0f} "
        "temperatures the slider reaches, from {t_lo} to {t_hi}",
-       holds=lambda x: x["worst"] < stored.BOUND, seeded=False, scope=NO_RUN,
+       holds=lambda x: x["worst"] < stored.BOUND, seeded=False, scope=THIS_RUN,
        note="the website's summary of each menu page: every kept probability and the rest's total within 1e-3")
 def _(seed):
     runs = stored.menu_runs()
