@@ -125,8 +125,10 @@ def without_one_box(explorer, values: dict, good: dict | None, error: CourseErro
             data = explorer.compute(tried)
         except CourseError:
             continue
-        kept = repr(good[name]) if isinstance(good[name], float) else str(good[name])
-        return name, (f"{labels[name]}: {error}. The picture keeps the last {labels[name]} that worked ({kept}); "
+        kept = repr(good[name]) if isinstance(good[name], float) else str(good[name]).strip() or "blank"
+        # The box is named, unless the sentence opens with its name already ("top-p must lie in...").
+        said = str(error) if str(error).startswith(labels[name]) else f"{labels[name]}: {error}"
+        return name, (f"{said}. The picture keeps the last {labels[name]} that worked ({kept}); "
                       "the other controls still work."), data, tried
     return None
 

@@ -185,21 +185,38 @@ def test_the_sampling_explorer_takes_any_temperature_top_k_top_p_and_seed(visit,
         wait_for_change(explorer, before, f"typing temperature {text}")
         words, message = seen(explorer)
         assert message == "" and f"at temperature {shown}" in words and slider.input_value() == at, (text, words)
-    # A temperature the library refuses: its sentence, and the last good picture stays.
+    # A temperature the library refuses: its sentence, the last good picture stays, and so does the slider;
+    # temperature 0 points to the greedy switch.
+    kept = ". The picture keeps the last temperature that worked (1000.0); the other controls still work."
     for text, said in (("warm", "temperature must be a positive number, got 'warm'"),
-                       ("0", "temperature must be a finite number of at least 1e-06, got 0"),
-                       ("1e-7", "temperature must be a finite number of at least 1e-06, got 1e-07")):
+                       ("0", "temperature 0 is below 1e-06, the least the read-out divides by. Temperature 0 would mean "
+                             "taking the most probable token every time: that is greedy decoding, the greedy switch"),
+                       ("-1", "temperature must be a finite number of at least 1e-06, got -1"),
+                       ("1e-7", "temperature 1e-07 is below 1e-06")):
         last = seen(explorer)
         typed.fill(text)
         wait_for_change(explorer, last, f"typing temperature {text}")
-        assert seen(explorer) == (words, said)
+        now = seen(explorer)
+        assert now[0] == words and now[1].startswith(said) and now[1].endswith(kept), (text, now[1])
+        assert slider.input_value() == slider.get_attribute("max"), "the slider stays at the temperature drawn"
+    assert typed.get_attribute("aria-invalid") == "true"
+    # One refused box leaves the others working: the seed still rolls.
+    before = seen(explorer)
+    explorer.get_by_label("seed", exact=True).fill("11")
+    wait_for_change(explorer, before, "a seed moved while the temperature box is wrong")
+    assert "seed 11" in seen(explorer)[0] and seen(explorer)[1].endswith(kept)
+    before = seen(explorer)
+    explorer.get_by_label("seed", exact=True).fill("0")
+    wait_for_change(explorer, before)
+    before = seen(explorer)
     typed.fill("2")
-    wait_for_change(explorer, (words, said))
+    wait_for_change(explorer, before)
     assert slider.input_value() == str(TEMPERATURE_STOPS.index(2.0)) and "at temperature 2.00" in seen(explorer)[0]
     before = seen(explorer)
     explorer.get_by_label("top-p", exact=True).fill("1.5")
     wait_for_change(explorer, before)
-    assert seen(explorer) == (before[0], "top-p must lie in (0, 1], got 1.5")
+    assert seen(explorer)[0] == before[0] and seen(explorer)[1].startswith("top-p must lie in (0, 1], got 1.5. The "
+                                                                        "picture keeps the last top-p that worked (blank)")
     explorer.get_by_label("top-p", exact=True).fill("0.3")
     explorer.get_by_label("top-k", exact=True).fill("4")
     explorer.get_by_label("seed", exact=True).fill(str(2**63 - 1))
@@ -294,29 +311,79 @@ CONTRASTS = """(root) => {
 }"""
 
 
+# Figures' words as the screen shows them (issue 39): at least this many CSS pixels, and none over another.
+FIGURE_TEXT_PX = 11
+FIGURE_TEXT = """(root) => {
+    // Every text of every chart: its size as the screen shows it (font size x the chart's scale), and
+    // each pair of texts of one chart whose drawn boxes (rotated as drawn) overlap by more than 1 px.
+    const out = { small: [], overlaps: [], count: 0 };
+    for (const svg of root.querySelectorAll('svg.course-chart')) {
+        const r = svg.getBoundingClientRect();
+        if (!r.width) continue;
+        const scale = r.width / +svg.getAttribute('width');
+        const quads = [];
+        for (const t of svg.querySelectorAll('text')) {
+            const words = t.textContent.trim();
+            if (!words) continue;
+            out.count++;
+            const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+            if (px < 11 - 0.05) out.small.push([words.slice(0, 24), Math.round(px * 10) / 10]);
+            const b = t.getBBox(), m = t.getCTM();
+            if (!b.width || !m) continue;
+            const s = 0.5 / scale;      // half a screen pixel in from each side: touching is no clash
+            const corners = [[b.x + s, b.y + s], [b.x + b.width - s, b.y + s], [b.x + b.width - s, b.y + b.height - s], [b.x + s, b.y + b.height - s]]
+                .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+            quads.push([words, corners]);
+        }
+        // Separating axes: two convex quadrilaterals overlap unless one of their edges' normals separates them.
+        const apart = (p, q) => [p, q].some((poly) => poly.some((a, i) => {
+            const b = poly[(i + 1) % 4], nx = a[1] - b[1], ny = b[0] - a[0];
+            const span = (pts) => pts.map(([x, y]) => x * nx + y * ny);
+            const [sp, sq] = [span(p), span(q)];
+            return Math.max(...sp) <= Math.min(...sq) || Math.max(...sq) <= Math.min(...sp);
+        }));
+        for (let i = 0; i < quads.length; i++) for (let j = i + 1; j < quads.length; j++)
+            if (!apart(quads[i][1], quads[j][1])) out.overlaps.push([quads[i][0].slice(0, 24), quads[j][0].slice(0, 24)]);
+    }
+    return out;
+}"""
+
+
+def figure_text_problems(explorer, where: str) -> list[str]:
+    found = explorer.evaluate(FIGURE_TEXT)
+    assert found["count"], f"{where}: a picture without words"
+    return ([f"{where}: {w!r} is {px} px" for w, px in found["small"][:4]] +
+            [f"{where}: {a!r} runs into {b!r}" for a, b in found["overlaps"][:4]])
+
+
 @pytest.mark.parametrize("mode", ["light", "dark"])
 def test_every_control_and_picture_is_readable_in_both_modes(browser, site_url, mode):
     context = browser.new_context()
     context.add_init_script(f"localStorage.setItem('mode', '{mode}')")     # the theme's own switch
     page = context.new_page()
+    problems = []
     for path in PAGES:
         page.goto(f"{site_url}/{path}")
         explorers = explorers_of(page)
         assert page.evaluate("() => document.documentElement.dataset.theme") == mode
         for e in range(explorers.count()):
             explorer = explorers.nth(e)
+            if mode == "light":         # at 1280 px: the figure's words read (once, not in both modes)
+                problems += figure_text_problems(explorer, f"{path} #{e} at 1280 px")
             toggles = explorer.locator(".course-toggle")
             if toggles.count():
                 toggles.first.click()       # a pressed toggle must read too
             low = [(what, round(r, 2)) for what, r in explorer.evaluate(CONTRASTS) if r < 4.5]
             assert not low, f"{path} ({mode}): text below contrast 4.5: {low[:6]}"
     context.close()
+    assert not problems, problems
 
 
 def test_at_phone_width_the_controls_fit_and_read(browser, site_url):
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
                                   has_touch=True)
     page = context.new_page()
+    problems = []
     for path in PAGES:
         page.goto(f"{site_url}/{path}")
         explorers = explorers_of(page)
@@ -333,7 +400,9 @@ def test_at_phone_width_the_controls_fit_and_read(browser, site_url):
                 assert not is_control or height >= 24, f"{path}: {what} is {height:.0f} px tall, too small to touch"
             overflow = explorer.evaluate("(root) => root.scrollWidth - root.clientWidth")
             assert overflow <= 1, f"{path}: the explorer is {overflow} px wider than the screen"
+            problems += figure_text_problems(explorer, f"{path} #{e} at 390 px")
     context.close()
+    assert not problems, problems
 
 
 # The figure after a move, against the same picture drawn afresh into an empty element: the renderer

@@ -234,9 +234,11 @@ async function start(root, id) {
       const tried = { ...values, [name]: good[name] };
       try {
         const view = await VIEWS[spec.view](context, tried, spec.args);
-        const kept = typeof good[name] === "number" ? pyFloat(good[name]) : String(good[name]);
-        return [{ name, text: `${labelOf(name)}: ${error.message}. The picture keeps the last ${labelOf(name)} that ` +
-          `worked (${kept}); the other controls still work.` }, view, tried];
+        const kept = typeof good[name] === "number" ? pyFloat(good[name]) : String(good[name]).trim() || "blank";
+        // The box is named, unless the sentence opens with its name already ("top-p must lie in...").
+        const said = error.message.startsWith(labelOf(name)) ? error.message : `${labelOf(name)}: ${error.message}`;
+        return [{ name, text: `${said}. The picture keeps the last ${labelOf(name)} that worked (${kept}); ` +
+          "the other controls still work." }, view, tried];
       } catch (e) {
         if (!(e instanceof CourseError)) throw e;
       }
@@ -297,16 +299,20 @@ async function start(root, id) {
 
   // A part of a picture marked data-choose="control=value" (the machine's map), or several such pairs
   // joined by "&" (a cell of the patching grid: its row and its position), sets those controls when clicked.
-  figure.addEventListener("click", (event) => {
+  const choose = (event) => {
     const target = event.target.closest && event.target.closest("[data-choose]");
-    if (!target) return;
+    if (!target || (event.type === "keydown" && event.key !== "Enter" && event.key !== " ")) return;
+    if (event.type === "keydown") event.preventDefault();      // Space presses the part, not scrolls the page
     let changed = false;
     for (const pair of target.getAttribute("data-choose").split("&")) {
       const at = pair.indexOf("="), name = pair.slice(0, at), value = pair.slice(at + 1);
       if (at > 0 && controls[name] && controls[name].set) { controls[name].set(value); changed = true; }
     }
     if (changed) update();
-  });
+  };
+  // A part the keyboard reached (its tabindex) is pressed with Enter or Space, as a click presses it.
+  figure.addEventListener("click", choose);
+  figure.addEventListener("keydown", choose);
   // A control that follows a choice (an axis written in the chosen word set's words) is reset to its
   // value for the new option when that choice changes.
   const followers = (name) => spec.rows.flat().filter((c) => c.follows && c.follows.control === name);
