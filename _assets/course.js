@@ -6,7 +6,8 @@
  * - the theme switch's three icons carry titles a screen reader reads as the button's words: gone
  *   (the button keeps its name, "Color mode", and says which mode is on);
  * - the left sidebar (the course's title and its contents) is a landmark, like the rest of the page;
- * - a scrollable table's container, which takes the keyboard's focus, says what it is.
+ * - a scrollable table's or output's box, which takes the keyboard's focus, says what it is (a region,
+ *   numbered: two may not share a name); an empty corner of a table's header is named "row".
  */
 (function () {
   function visibleWords(el) {
@@ -14,7 +15,7 @@
   }
 
   function fix() {
-    document.querySelectorAll("button[aria-label], a[aria-label]").forEach((el) => {
+    document.querySelectorAll("button[aria-label], a[aria-label], summary[aria-label]").forEach((el) => {
       const shown = visibleWords(el), name = el.getAttribute("aria-label");
       if (shown && !name.toLowerCase().includes(shown.toLowerCase())) el.removeAttribute("aria-label");
     });
@@ -31,18 +32,33 @@
       sidebar.setAttribute("role", "navigation");
       sidebar.setAttribute("aria-label", "The course");
     }
-    document.querySelectorAll(".pst-scrollable-table-container[tabindex]").forEach((box) => {
+    // A box the keyboard can focus (to scroll it) is a region with a name of its own on the page.
+    let n = 0;
+    document.querySelectorAll(".pst-scrollable-table-container[tabindex], .cell_output .output[tabindex]").forEach((box) => {
       if (box.getAttribute("role")) return;
+      const table = box.matches(".pst-scrollable-table-container");
+      const caption = table && box.querySelector("caption");
       box.setAttribute("role", "region");
-      const caption = box.querySelector("caption");
-      box.setAttribute("aria-label", caption ? visibleWords(caption) : "a table, scrolls sideways");
+      box.setAttribute("aria-label", `${caption ? visibleWords(caption) : table ? "table" : "output"} ${++n}, scrolls sideways`);
+    });
+    // A table's empty corner cell (the column of the rows' names) is named for a screen reader.
+    document.querySelectorAll("thead th").forEach((th) => {
+      if (visibleWords(th) || th.querySelector(".course-hidden")) return;
+      th.append(Object.assign(document.createElement("span"), { className: "course-hidden", textContent: "row" }));
     });
   }
 
-  // The theme and sphinx-togglebutton add their buttons when the document is parsed: fixed after them,
+  // The theme and myst-nb add their buttons when the document is parsed: fixed after them,
   // and again when a toggle or the theme switch rewrites its words.
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => setTimeout(fix));
   else setTimeout(fix);
   window.addEventListener("load", fix);
   document.addEventListener("click", () => setTimeout(fix, 0));
+  // The theme makes a box that scrolls focusable when it finds it overflowing (at load, on a resize).
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    setTimeout(() => { queued = false; fix(); }, 50);
+  }).observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ["tabindex"] });
 })();
