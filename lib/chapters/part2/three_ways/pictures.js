@@ -87,6 +87,9 @@ export function pictures(k) {
 
   return {
     tsne(v, o) {
+      // Each layout drawn at the width it is shown (two side by side where they fit, else one above the
+      // other), so its words stay at their size instead of being scaled down with it.
+      const room = o.width || 640, width = Math.floor(room >= 648 ? (room - 8) / 2 : room);
       const panels = v.layouts.map((layout, i) => {
         const run = `${commas(v.iterations[i])} iterations${v.converged[i] ? " (converged)" : " (stopped before converging)"}`;
         const alt = `t-SNE layout (perplexity ${v.perplexity}, seed ${v.seeds[i]}) of ${v.points_label}, coloured by group, ` +
@@ -94,7 +97,7 @@ export function pictures(k) {
           `${pct(v.kept[i])} of each point's 5 nearest neighbours kept.`;
         const title = `seed ${v.seeds[i]}: ${v.converged[i] ? "converged" : "stopped"} at ${commas(v.iterations[i])}, ` +
           `KL ${fix(v.kl[i])}, ${pct(v.kept[i])} kept`;
-        return [scatter(layout, v.labels, v.groups, alt, { title, labelled: v.labelled }), alt];
+        return [scatter(layout, v.labels, v.groups, alt, { title, labelled: v.labelled, width }), alt];
       });
       return figure(row(panels.map((p) => p[0])), panels.map((p) => p[1]).join(" "));
     },
