@@ -355,9 +355,9 @@ def figure_text_problems(explorer, where: str) -> list[str]:
             [f"{where}: {a!r} runs into {b!r}" for a, b in found["overlaps"][:4]])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 39 item 5, not done: at 390 px some pictures are still scaled below "
-                   "11 px (t-SNE, the ablation grid) and some labels still run into others (the map's stream label, "
-                   "the residual path's stage names, the patching grid's columns); strict: passing means it is done")
+@pytest.mark.xfail(strict=True, reason="issue 39 item 5, not done: every word is 11 px at both widths now, but 3 pairs "
+                   "of labels at 1280 px and 23 at 390 px still run into each other (the map's 'stream' label, the "
+                   "residual path's stage names, the patching grid's columns); strict: passing means it is done")
 def test_every_pictures_words_are_11_px_and_clear_of_each_other(browser, site_url):
     problems = []
     for width in (1280, 390):
