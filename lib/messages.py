@@ -14,6 +14,12 @@ MESSAGES: dict[str, str] = {
     # the read-out (lib.model.readout; the page's readout.js)
     "temperature_number": "temperature must be a positive number, got {got}",
     "temperature_range": "temperature must be a finite number of at least {minimum}, got {got}",
+    "temperature_greedy": "temperature {got} is below {minimum}, the least the read-out divides by. Temperature 0 "
+                          "would mean taking the most probable token every time: that is greedy decoding, {switch}",
+    "greedy_off": "the greedy switch beside top-p: switch it on, and give a temperature of at least {minimum} "
+                  "for the page shown",
+    "greedy_on": "which is on: it takes the most probable token whatever the temperature, which only reshapes the "
+                 "page shown and must be at least {minimum}",
     "seed": "a seed must be a whole number from 0 to {maximum}, got {got}",
     "top_k": "top-k must be a whole number of at least 1, got {got}",
     "top_k_text": "top-k must be a whole number of at least 1 (or blank for no limit), got {got}",

@@ -41,6 +41,9 @@ class Control:
       number moves the slider to its nearest stop (or to its end, out of its range). Its value is the
       number typed (`boxes.parse_number`: text that is no number stays text), and `compute` checks it.
     `description` says what the control does: a tooltip, and what a screen reader announces.
+    `follows` = (name, {option: value}): this control's value depends on the choice `name` (an axis is
+    written in the words of the point set chosen): when that choice changes, this control is reset to the
+    value given for the new option, in a kernel and on the page alike.
     """
     name: str
     label: str
@@ -53,6 +56,7 @@ class Control:
     placeholder: str = ""
     width: int = 0                   # a text box's width, in characters (0: the kind's own)
     precomputed: bool = False        # the website offers `options` only (computed when the site was built)
+    follows: tuple = ()              # (choice control, {its option: this control's value there})
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -83,6 +87,8 @@ class Control:
             out["width"] = self.width
         if self.precomputed:
             out["precomputed"] = True
+        if self.follows:
+            out["follows"] = {"control": self.follows[0], "values": dict(self.follows[1])}
         return out
 
     def labels(self) -> tuple[str, ...]:
@@ -97,12 +103,29 @@ class Explorer:
     model: str | None = None                    # the shipped model the page runs
     args: dict = field(default_factory=dict)    # this instance's fixed settings, given to the page's twin
     note: str = ""                              # a sentence under the controls
+    # The "where this sits" line holds only while a control (or an arg) named here has one of these
+    # values: (name, values). The embedding table is the game model's, not MiniLM's rows or synthetic points.
+    where_if: tuple = ()
     _box: object = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         names = [c.name for c in self.controls]
         if len(names) != len(set(names)):
             raise ValueError(f"{self.view}: two controls share a name")
+        by_name = {c.name: c for c in self.controls}
+        for c in self.controls:
+            if c.follows:
+                leader = by_name.get(c.follows[0])
+                if leader is None or leader.kind != "choice" or set(c.follows[1]) != set(leader.options):
+                    raise ValueError(f"{self.view}: {c.name} follows {c.follows[0]}, which must be a choice "
+                                     f"with a value of {c.name} for each of its options")
+
+    def where_holds(self, values: dict) -> bool:
+        """Whether the "where this sits" line is true of the picture the `values` draw."""
+        if not self.where_if:
+            return True
+        name, allowed = self.where_if
+        return values.get(name, self.args.get(name)) in allowed
 
     @property
     def controls(self) -> list[Control]:
@@ -126,8 +149,11 @@ class Explorer:
     def spec(self) -> dict:
         """The declaration as the page reads it ("where": the line its registration gives, saying where
         it sits on the machine of Part 1's map)."""
-        return {"view": self.view, "model": self.model, "args": self.args, "note": self.note,
-                "where": where_it_sits(self.view), "rows": [[c.spec() for c in row] for row in self.rows]}
+        out = {"view": self.view, "model": self.model, "args": self.args, "note": self.note,
+               "where": where_it_sits(self.view), "rows": [[c.spec() for c in row] for row in self.rows]}
+        if self.where_if:
+            out["where_if"] = {"name": self.where_if[0], "values": list(self.where_if[1])}
+        return out
 
 
 # ----------------------------------------------------------------------------- controls the explorers share

@@ -77,16 +77,60 @@ def _number(c, tip):
 
     def from_box(text):
         value = parse_number(text)
-        slider.value = stops[nearest_stop(stops, value)]
+        if isinstance(value, (int, float)) and value > 0:     # text that is no positive number leaves the slider
+            slider.value = stops[nearest_stop(stops, value)]
         control.value = value
+
+    def mark(wrong, drawn):
+        """The box was refused: the slider shows the value the picture keeps."""
+        if not (wrong and isinstance(drawn, (int, float))):
+            return
+        held = bool(syncing)            # called inside the box's own move: its guard already holds
+        syncing.append(1)
+        try:
+            slider.value = stops[nearest_stop(stops, drawn)]
+        finally:
+            if not held:
+                syncing.clear()
 
     def from_value(v):                 # a value set from Python (a test, the benchmark)
         slider.value, box.value = stops[nearest_stop(stops, v)], text_of(v)
 
+    control.mark = mark
     slider.observe(linked(from_slider), names="value")
     box.observe(linked(from_box), names="value")
     control.observe(linked(from_value), names="value")
     return control
+
+
+def box_chars(c) -> int:
+    """A text box's width in characters when its control gives none: a prompt's as wide as the longest prompt
+    it offers, at least 40 (the page's twin is boxWidth in page.js)."""
+    if c.kind != "prompt":
+        return 40
+    return max([40] + [len(str(p)) + 2 for p in (c.default, *c.options)])
+
+
+def without_one_box(explorer, values: dict, good: dict | None, error: CourseError):
+    """The box `compute` refused, found by giving each changed control back its last good value:
+    (its name, the sentence naming it, the view with that box's good value, the values drawn), or None."""
+    if good is None:
+        return None
+    labels = {c.name: c.label for c in explorer.controls}
+    for name, value in values.items():
+        if value == good.get(name) and type(value) is type(good.get(name)):
+            continue
+        tried = {**values, name: good[name]}
+        try:
+            data = explorer.compute(tried)
+        except CourseError:
+            continue
+        kept = repr(good[name]) if isinstance(good[name], float) else str(good[name]).strip() or "blank"
+        # The box is named, unless the sentence opens with its name already ("top-p must lie in...").
+        said = str(error) if str(error).startswith(labels[name]) else f"{labels[name]}: {error}"
+        return name, (f"{said}. The picture keeps the last {labels[name]} that worked ({kept}); "
+                      "the other controls still work."), data, tried
+    return None
 
 
 def _control(c):
@@ -103,7 +147,7 @@ def _control(c):
                                      style=STYLE, layout=W.Layout(width="26em"), **tip)
         return W.Dropdown(options=options, value=c.default, description=c.label, style=STYLE, **tip)
     # A box about as wide as the text it expects, beside its label.
-    chars = (c.width or 40) + len(c.label)
+    chars = (c.width or box_chars(c)) + len(c.label)
     layout = W.Layout(width=f"{chars * 0.6 + 2:.1f}em")
     if c.kind == "prompt":
         return W.Combobox(value=c.default, options=list(c.options), description=c.label, ensure_option=False,
@@ -152,28 +196,64 @@ def widget(explorer):
     controls = {c.name: _control(c) for c in explorer.controls}
     message = W.HTML()
     figure = _view_class()(view=explorer.view)
+    good = {}                   # the values of the picture on show (a refused box falls back to its value here)
+    where_note = W.HTML()
+    say_error = lambda text: (f'<span class="course-error" role="alert" style="color:#bc4c00">'  # noqa: E731
+                              f'{html.escape(text, quote=False)}</span>')
 
     def update(*_):
         values = {name: w.value for name, w in controls.items()}
+        wrong = None
         try:
             data = explorer.compute(values)
         except CourseError as e:
-            message.value = (f'<span class="course-error" role="alert" style="color:#bc4c00">'
-                             f'{html.escape(str(e), quote=False)}</span>')
-            return
-        message.value = ""
+            found = without_one_box(explorer, values, good or None, e)
+            if found is None:
+                message.value = say_error(str(e))
+                return
+            wrong, text, data, values = found
+            message.value = say_error(text)
+        else:
+            message.value = ""
+        for name, w in controls.items():
+            if hasattr(w, "mark"):
+                w.mark(name == wrong, good.get(name))
+        good.clear()
+        good.update(values)
+        where_note.layout.display = None if explorer.where_holds(values) else "none"
         figure.data = data
 
+    # A control that follows a choice (an axis in the chosen word set's words) takes its value for the new
+    # option; the picture is drawn once, when the followers are set.
+    following = {}
+    for c in explorer.controls:
+        if c.follows:
+            following.setdefault(c.follows[0], []).append(c)
+    resetting = []
+
+    def moved(change):
+        if change.owner in leaders and following.get(leaders[change.owner]):
+            resetting.append(1)
+            try:
+                for f in following[leaders[change.owner]]:
+                    controls[f.name].value = f.follows[1][change.new]
+            finally:
+                resetting.clear()
+        if not resetting:
+            update()
+
+    leaders = {controls[name]: name for name in following}
     for w in controls.values():
-        w.observe(update, names="value")
+        w.observe(moved, names="value")
     figure.on_msg(lambda _, content, buffers: choose(explorer, controls, content))
     update()
     rows = [W.HBox([controls[c.name] for c in row], layout=W.Layout(flex_flow="row wrap")) for row in explorer.rows]
     notes = [W.HTML(f'<p class="course-note">{html.escape(explorer.note)}</p>')] if explorer.note else []
     where = where_it_sits(explorer.view)
     if where:
-        notes.append(W.HTML(f'<p class="course-note">Where this sits on the machine (Part 1\'s map): '
-                            f'{html.escape(where)}</p>'))
+        where_note.value = (f'<p class="course-note">Where this sits on the machine (Part 1\'s map): '
+                            f'{html.escape(where)}</p>')
+        notes.append(where_note)
     box = ExplorerBox(rows + notes + [message, figure])
     box.add_class("course-explorer")
     box.controls, box.message, box.figure = controls, message, figure

@@ -185,21 +185,38 @@ def test_the_sampling_explorer_takes_any_temperature_top_k_top_p_and_seed(visit,
         wait_for_change(explorer, before, f"typing temperature {text}")
         words, message = seen(explorer)
         assert message == "" and f"at temperature {shown}" in words and slider.input_value() == at, (text, words)
-    # A temperature the library refuses: its sentence, and the last good picture stays.
+    # A temperature the library refuses: its sentence, the last good picture stays, and so does the slider;
+    # temperature 0 points to the greedy switch.
+    kept = ". The picture keeps the last temperature that worked (1000.0); the other controls still work."
     for text, said in (("warm", "temperature must be a positive number, got 'warm'"),
-                       ("0", "temperature must be a finite number of at least 1e-06, got 0"),
-                       ("1e-7", "temperature must be a finite number of at least 1e-06, got 1e-07")):
+                       ("0", "temperature 0 is below 1e-06, the least the read-out divides by. Temperature 0 would mean "
+                             "taking the most probable token every time: that is greedy decoding, the greedy switch"),
+                       ("-1", "temperature must be a finite number of at least 1e-06, got -1"),
+                       ("1e-7", "temperature 1e-07 is below 1e-06")):
         last = seen(explorer)
         typed.fill(text)
         wait_for_change(explorer, last, f"typing temperature {text}")
-        assert seen(explorer) == (words, said)
+        now = seen(explorer)
+        assert now[0] == words and now[1].startswith(said) and now[1].endswith(kept), (text, now[1])
+        assert slider.input_value() == slider.get_attribute("max"), "the slider stays at the temperature drawn"
+    assert typed.get_attribute("aria-invalid") == "true"
+    # One refused box leaves the others working: the seed still rolls.
+    before = seen(explorer)
+    explorer.get_by_label("seed", exact=True).fill("11")
+    wait_for_change(explorer, before, "a seed moved while the temperature box is wrong")
+    assert "seed 11" in seen(explorer)[0] and seen(explorer)[1].endswith(kept)
+    before = seen(explorer)
+    explorer.get_by_label("seed", exact=True).fill("0")
+    wait_for_change(explorer, before)
+    before = seen(explorer)
     typed.fill("2")
-    wait_for_change(explorer, (words, said))
+    wait_for_change(explorer, before)
     assert slider.input_value() == str(TEMPERATURE_STOPS.index(2.0)) and "at temperature 2.00" in seen(explorer)[0]
     before = seen(explorer)
     explorer.get_by_label("top-p", exact=True).fill("1.5")
     wait_for_change(explorer, before)
-    assert seen(explorer) == (before[0], "top-p must lie in (0, 1], got 1.5")
+    assert seen(explorer)[0] == before[0] and seen(explorer)[1].startswith("top-p must lie in (0, 1], got 1.5. The "
+                                                                        "picture keeps the last top-p that worked (blank)")
     explorer.get_by_label("top-p", exact=True).fill("0.3")
     explorer.get_by_label("top-k", exact=True).fill("4")
     explorer.get_by_label("seed", exact=True).fill(str(2**63 - 1))
@@ -310,6 +327,67 @@ CONTRASTS = """(root) => {
 }"""
 
 
+# Figures' words as the screen shows them (issue 39): at least this many CSS pixels, and none over another.
+FIGURE_TEXT_PX = 11
+FIGURE_TEXT = """(root) => {
+    // Every text of every chart: its size as the screen shows it (font size x the chart's scale), and
+    // each pair of texts of one chart whose drawn boxes (rotated as drawn) overlap by more than 1 px.
+    const out = { small: [], overlaps: [], count: 0 };
+    for (const svg of root.querySelectorAll('svg.course-chart')) {
+        const r = svg.getBoundingClientRect();
+        if (!r.width) continue;
+        const scale = r.width / +svg.getAttribute('width');
+        const quads = [];
+        for (const t of svg.querySelectorAll('text')) {
+            const words = t.textContent.trim();
+            if (!words) continue;
+            out.count++;
+            const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+            if (px < 11 - 0.05) out.small.push([words.slice(0, 24), Math.round(px * 10) / 10]);
+            const b = t.getBBox(), m = t.getCTM();
+            if (!b.width || !m) continue;
+            const s = 0.5 / scale;      // half a screen pixel in from each side: touching is no clash
+            const corners = [[b.x + s, b.y + s], [b.x + b.width - s, b.y + s], [b.x + b.width - s, b.y + b.height - s], [b.x + s, b.y + b.height - s]]
+                .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+            quads.push([words, corners]);
+        }
+        // Separating axes: two convex quadrilaterals overlap unless one of their edges' normals separates them.
+        const apart = (p, q) => [p, q].some((poly) => poly.some((a, i) => {
+            const b = poly[(i + 1) % 4], nx = a[1] - b[1], ny = b[0] - a[0];
+            const span = (pts) => pts.map(([x, y]) => x * nx + y * ny);
+            const [sp, sq] = [span(p), span(q)];
+            return Math.max(...sp) <= Math.min(...sq) || Math.max(...sq) <= Math.min(...sp);
+        }));
+        for (let i = 0; i < quads.length; i++) for (let j = i + 1; j < quads.length; j++)
+            if (!apart(quads[i][1], quads[j][1])) out.overlaps.push([quads[i][0].slice(0, 24), quads[j][0].slice(0, 24)]);
+    }
+    return out;
+}"""
+
+
+def figure_text_problems(explorer, where: str) -> list[str]:
+    found = explorer.evaluate(FIGURE_TEXT)
+    return ([f"{where}: {w!r} is {px} px" for w, px in found["small"][:4]] +
+            [f"{where}: {a!r} runs into {b!r}" for a, b in found["overlaps"][:4]])
+
+
+@pytest.mark.xfail(strict=True, reason="issue 39 item 5, not done: every word is 11 px at both widths now, but 3 pairs "
+                   "of labels at 1280 px and 23 at 390 px still run into each other (the map's 'stream' label, the "
+                   "residual path's stage names, the patching grid's columns); strict: passing means it is done")
+def test_every_pictures_words_are_11_px_and_clear_of_each_other(browser, site_url):
+    problems = []
+    for width in (1280, 390):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        for path in PAGES:
+            page.goto(f"{site_url}/{path}")
+            explorers = explorers_of(page)
+            for e in range(explorers.count()):
+                problems += figure_text_problems(explorers.nth(e), f"{path} #{e} at {width} px")
+        context.close()
+    assert not problems, problems
+
+
 @pytest.mark.parametrize("mode", ["light", "dark"])
 def test_every_control_and_picture_is_readable_in_both_modes(browser, site_url, mode):
     context = browser.new_context()
@@ -400,4 +478,32 @@ def test_a_figure_changed_in_place_is_the_picture_drawn_afresh(visit, site_url, 
         assert same is True, f"{path}: after {prompt!r} the figure is not the picture drawn afresh: {same}"
         sizes.add(nodes)
     assert len(sizes) > 1, "the prompts should change how many elements the picture has"
+    assert (v.console_errors, v.outside, v.failed) == ([], [], []), (v.console_errors, v.outside, v.failed)
+
+
+def test_a_word_set_change_resets_the_axes_and_one_bad_axis_holds_nothing_up(visit, site_url):
+    """The concept plane switched to MiniLM's words takes that set's own axes (the game's are not its
+    points), and "where this sits" (the game model's embedding table) goes; a bad axis is named, and the
+    other box still moves the picture."""
+    from lib.chapters.part2.three_ways.explorers import AXES
+
+    v = visit(f"{site_url}/chapters/part2/three-ways.html")
+    plane = explorers_of(v.page).first
+    where = plane.locator(".course-where")
+    assert where.is_visible() and "embedding table" in where.inner_text()
+    before = seen(plane)
+    plane.get_by_label("points", exact=True).select_option(index=1)
+    wait_for_change(plane, before, "switching the word set")
+    words, message = seen(plane)
+    assert message == "" and f"axis 1 = {AXES['real-language'][0]}" in words, (words, message)
+    assert [plane.get_by_label(f"axis {i}", exact=True).input_value() for i in (1, 2)] == list(AXES["real-language"])
+    assert not where.is_visible()
+    axis_1, axis_2 = (plane.get_by_label(f"axis {i}", exact=True) for i in (1, 2))
+    axis_1.fill("Paolo")
+    wait_for_change(plane, (words, message), "a word of the other set")
+    assert seen(plane)[1].startswith("axis 1: 'Paolo' is not a token here") and axis_1.get_attribute("aria-invalid") == "true"
+    before = seen(plane)
+    axis_2.fill("big - small")
+    wait_for_change(plane, before, "the other axis, while axis 1 is wrong")
+    assert "axis 2 = big - small" in seen(plane)[0] and seen(plane)[1].startswith("axis 1: 'Paolo'")
     assert (v.console_errors, v.outside, v.failed) == ([], [], []), (v.console_errors, v.outside, v.failed)

@@ -131,6 +131,9 @@ def test_a_picture_is_saved_with_its_words(visit, site_url, tmp_path):
     assert root.tag == f"{ns}svg" and root.find(f"{ns}desc").text == words
     charts = root.findall(f"{ns}svg")
     assert len(charts) == explorer.locator("svg.course-chart").count() > 1, "every chart of the figure"
+    # Where the screen lays them out: a grid of heads stays a grid (issue 39: it was one 1418 x 3396 column).
+    rows = {round(float(c.get("y"))) for c in charts}
+    assert len(rows) < len(charts) and int(root.get("height")) < 2 * int(root.get("width")), (rows, root.attrib)
     assert "L0H3" in " ".join(root.find(f"{ns}text").itertext())
     with v.page.expect_download() as png_download:
         explorer.get_by_role("button", name="save PNG").click()

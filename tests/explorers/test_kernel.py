@@ -13,7 +13,7 @@ import pytest
 from lib.errors import CourseError
 from lib.chapters.part1.index.explorers import machine_explorer
 from lib.chapters.part2.residual_path.explorers import path_explorer
-from lib.chapters.part2.three_ways.explorers import plane_builder, tsne_explorer
+from lib.chapters.part2.three_ways.explorers import AXES, plane_builder, tsne_explorer
 from lib.chapters.part3.lever.explorers import lens_explorer
 from lib.chapters.part3.results_page.explorers import sampling_explorer
 from lib.chapters.part3.search_by_hand.explorers import temperature_explorer
@@ -228,11 +228,17 @@ def test_a_typed_temperature_over_the_librarys_whole_range(lm, make):
     want = softmax(prompt_logits(lm, UNCERTAIN), 2.0).sort(descending=True).values[:len(heated)].tolist()
     assert heated == pytest.approx(want, abs=1e-12)
     for text in ("abc", "0", "-1", "nan", "inf", "1e-7", ""):
-        before = box.figure.data
+        before, stop = box.figure.data, t.slider.value
         t.box.value = text
         with pytest.raises(CourseError) as refused:
             check_temperature(parse_number(text))
-        assert str(refused.value) in box.message.value and box.figure.data == before, text
+        if make is sampling_explorer and text in ("0", "1e-7"):      # temperature 0 is the greedy switch
+            assert "that is greedy decoding, the greedy switch beside top-p: switch it on" in box.message.value
+        else:
+            assert str(refused.value) in box.message.value, text
+        # The message names the box; the slider stays at the temperature the picture uses.
+        assert box.message.value.split(">")[1].startswith("temperature") and "keeps the last temperature" in box.message.value
+        assert box.figure.data == before and t.slider.value == stop, text
     t.slider.value = TEMPERATURES[5]
     assert t.box.value == shown_number(TEMPERATURES[5]) and box.message.value == ""
     assert box.figure.data["temperature"] == TEMPERATURES[5]
@@ -288,6 +294,14 @@ def test_lens_and_temperature_widgets_show_bad_input_as_a_message(lm):
     assert "did you mean 'chiama'" in box.message.value
 
 
+def test_greedy_decoding_at_temperature_0_points_to_the_greedy_switch(lm):
+    box = sampling_explorer(lm, [UNCERTAIN]).widget()
+    box.controls["greedy"].value = True
+    box.controls["temperature"].box.value = "0"
+    assert "that is greedy decoding, which is on: it takes the most probable token whatever" in box.message.value
+    assert box.figure.data["greedy"] is True and box.figure.data["temperature"] == 1.0
+
+
 def test_tsne_widget_moves_with_every_control():
     box = tsne_explorer().widget()
     first = box.figure.data
@@ -310,10 +324,23 @@ def test_plane_builder_messages_and_redraws():
     assert box.message.value == "" and box.figure.data != start
     box.controls["axis_2"].value = "Paolo - Pietro"
     assert "points along the first" in box.message.value
+    # A word set's change puts that set's own axes in the boxes (the game's words are not MiniLM's points),
+    # and the "where this sits" line, true of the game model's embedding table only, goes.
+    assert box.children[-3].layout.display is None and "embedding table" in box.children[-3].value
     box.controls["points"].value = "real-language"
-    assert "'Paolo' is not a token" in box.message.value
-    box.controls["axis_1"].value, box.controls["axis_2"].value = "king - queen", "man - woman"
     assert box.message.value == "" and "queen" in box.figure.data["labels"]
+    assert [box.controls[a].value for a in ("axis_1", "axis_2")] == list(AXES["real-language"])
+    assert box.figure.data["axes"] == list(AXES["real-language"]) and box.children[-3].layout.display == "none"
+    # One bad box: the message names it, the picture keeps its last good value, the other box still works.
+    box.controls["axis_1"].value = "Paolo"
+    assert box.message.value.startswith('<span class="course-error" role="alert"') and "axis 1: 'Paolo' is not" in box.message.value
+    assert box.figure.data["axes"] == list(AXES["real-language"])
+    box.controls["axis_2"].value = "big - small"
+    assert "axis 1: 'Paolo'" in box.message.value and box.figure.data["axes"] == [AXES["real-language"][0], "big - small"]
+    box.controls["axis_1"].value = "cat"
+    assert box.message.value == "" and box.figure.data["axes"] == ["cat", "big - small"]
+    box.controls["points"].value = "calling-game"
+    assert box.figure.data == start and box.message.value == "" and box.children[-3].layout.display is None
 
 
 def test_path_explorer_switches_change_the_path(lm):

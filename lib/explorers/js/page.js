@@ -60,6 +60,18 @@ export function nearestStop(stops, value) {
   return best;
 }
 
+/** A text box's width in characters: a prompt's box as wide as the longest prompt it offers (the CSS
+ *  keeps it inside the screen), other text 12. lib.explorers.kernel.box_chars is its kernel twin. */
+export function boxWidth(c) {
+  if (c.kind !== "prompt") return 12;
+  return Math.max(34, ...[c.default, ...(c.options || [])].map((p) => String(p).length + 2));
+}
+
+/** A box the view refused (aria-invalid: announced, and outlined by explorers.css), or no longer. */
+function invalid(node, wrong) {
+  if (wrong) node.setAttribute("aria-invalid", "true"); else node.removeAttribute("aria-invalid");
+}
+
 /** One control from its declaration: {node to place, read() -> value, input element(s)}. */
 function buildControl(c, uid, model, onChange) {
   const id = `${uid}-${c.name}`;
@@ -97,9 +109,16 @@ function buildControl(c, uid, model, onChange) {
       input.setAttribute("aria-valuetext", c.shown[+input.value]);
       onChange();
     });
-    box.addEventListener("input", () => { slide(nearestStop(c.options, parseNumber(box.value))); onChange(); });
-    const set = (v) => { box.value = textOf(v); slide(nearestStop(c.options, parseNumber(box.value))); };
-    return { node: label(input, [box]), read: () => parseNumber(box.value), set };
+    // A typed number moves the slider to its stop; text that is no positive number leaves it where the
+    // picture is (the message says what is wrong, and `mark` puts the slider at the value drawn).
+    const follow = () => { const v = parseNumber(box.value); if (typeof v === "number" && v > 0) slide(nearestStop(c.options, v)); };
+    box.addEventListener("input", () => { follow(); onChange(); });
+    const set = (v) => { box.value = textOf(v); follow(); };
+    const mark = (wrong, drawn) => {
+      invalid(box, wrong);
+      if (wrong) slide(nearestStop(c.options, drawn));
+    };
+    return { node: label(input, [box]), read: () => parseNumber(box.value), set, mark };
   }
 
   if (c.kind === "choice") {
@@ -143,9 +162,10 @@ function buildControl(c, uid, model, onChange) {
 
   // Text of some kind: a prompt, a token, or a value the view parses.
   const input = el("input", { type: "text", value: c.default, placeholder: c.placeholder || null, spellcheck: "false",
-    autocomplete: "off", autocapitalize: "off", size: c.width || (c.kind === "prompt" ? 34 : 12), ...described });
+    autocomplete: "off", autocapitalize: "off", size: c.width || boxWidth(c), ...described });
   input.addEventListener("input", onChange);
   const set = (v) => { input.value = typeof v === "string" ? v : input.value; };
+  const mark = (wrong) => invalid(input, wrong);
   const extra = [];
   const suggestions = c.kind === "token" && model ? model.vocab.tokens : c.options || [];
   if (suggestions.length) {
@@ -165,9 +185,9 @@ function buildControl(c, uid, model, onChange) {
       return b;
     });
     const palette = el("details", { class: "course-palette" }, [el("summary", { text: "add a token" }), back, ...buttons]);
-    return { node: el("div", { class: "course-prompt" }, [node, palette]), read: () => input.value, set };
+    return { node: el("div", { class: "course-prompt" }, [node, palette]), read: () => input.value, set, mark };
   }
-  return { node, read: () => input.value, set };
+  return { node, read: () => input.value, set, mark };
 }
 
 // ----------------------------------------------------------------------------- one explorer
@@ -177,6 +197,13 @@ async function start(root, id) {
   const uid = `cx${++counter}`;
   const model = spec.model ? await loadModel(new URL("models/", BASE).href, spec.model) : null;
   const figure = root.querySelector(".course-figure");
+  // "Where this sits" holds for some pictures only (the game model's embedding table, not MiniLM's rows).
+  let where = null;
+  const showWhere = (values) => {
+    if (!where || !spec.where_if) return;
+    const v = spec.where_if.name in values ? values[spec.where_if.name] : spec.args[spec.where_if.name];
+    where.hidden = !spec.where_if.values.includes(v);
+  };
   const message = el("p", { class: "course-message", role: "alert" });
   const controls = {};
   let pending = null, busy = false, explorer = null;
@@ -197,6 +224,28 @@ async function start(root, id) {
     } catch (e) { console.error(e); }
   }).observe(figure);
 
+  // The values of the picture on show: a box the view refuses falls back to its value here.
+  let good = null;
+  const labelOf = (name) => (spec.rows.flat().find((c) => c.name === name) || { label: name }).label;
+  async function withoutOneBox(context, values, error) {
+    if (!good) return [null, null, values];
+    for (const name of Object.keys(values)) {
+      if (JSON.stringify(values[name]) === JSON.stringify(good[name])) continue;
+      const tried = { ...values, [name]: good[name] };
+      try {
+        const view = await VIEWS[spec.view](context, tried, spec.args);
+        const kept = typeof good[name] === "number" ? pyFloat(good[name]) : String(good[name]).trim() || "blank";
+        // The box is named, unless the sentence opens with its name already ("top-p must lie in...").
+        const said = error.message.startsWith(labelOf(name)) ? error.message : `${labelOf(name)}: ${error.message}`;
+        return [{ name, text: `${said}. The picture keeps the last ${labelOf(name)} that worked (${kept}); ` +
+          "the other controls still work." }, view, tried];
+      } catch (e) {
+        if (!(e instanceof CourseError)) throw e;
+      }
+    }
+    return [null, null, values];
+  }
+
   let generation = 0;
   async function update() {
     // Moves that arrive while the page is computing collapse into one more update; a view computed
@@ -213,17 +262,31 @@ async function start(root, id) {
         message.textContent = "";
         if (explorer.firstDrawn === null) explorer.firstDrawn = performance.now();
       };
-      const view = await VIEWS[spec.view]({ model, points, progress, stale: () => generation !== mine }, values, spec.args);
+      const context = { model, points, progress, stale: () => generation !== mine };
+      let view, wrong = null, drawnValues = values;
+      try {
+        view = await VIEWS[spec.view](context, values, spec.args);
+      } catch (e) {
+        if (!(e instanceof CourseError)) throw e;
+        // One box the view refuses must not hold the others up: the picture is drawn with that box's
+        // last good value, and the message names the box. (Several wrong at once: the first's message.)
+        [wrong, view, drawnValues] = await withoutOneBox(context, values, e);
+        if (!wrong) throw e;
+      }
       const t1 = performance.now();
+      for (const [name, c] of Object.entries(controls)) if (c.mark) c.mark(name === (wrong && wrong.name), good ? good[name] : undefined);
+      if (wrong) message.textContent = wrong.text;
       if (view !== null) {
+        good = drawnValues;
         draw(figure, spec.view, view, { width });      // before the first resize report: the build's width
         if (width) drawnAt = width;
-        message.textContent = "";
+        if (!wrong) message.textContent = "";
+        showWhere(drawnValues);
         explorer.timing = [t1 - t0, performance.now() - t1];
         explorer.drawn = { view, width };               // what the figure shows (the tests redraw it afresh)
         // The address follows the picture, once the moves pause (a slider's drag writes it once).
         clearTimeout(explorer.sharing);
-        explorer.sharing = setTimeout(() => { writeState(id, declared, values); share.refresh(); }, 200);
+        explorer.sharing = setTimeout(() => { writeState(id, declared, drawnValues); share.refresh(); }, 200);
       }
     } catch (e) {
       if (!(e instanceof CourseError)) { console.error(e); message.textContent = `This explorer failed: ${e.message}`; }
@@ -236,18 +299,29 @@ async function start(root, id) {
 
   // A part of a picture marked data-choose="control=value" (the machine's map), or several such pairs
   // joined by "&" (a cell of the patching grid: its row and its position), sets those controls when clicked.
-  figure.addEventListener("click", (event) => {
+  const choose = (event) => {
     const target = event.target.closest && event.target.closest("[data-choose]");
-    if (!target) return;
+    if (!target || (event.type === "keydown" && event.key !== "Enter" && event.key !== " ")) return;
+    if (event.type === "keydown") event.preventDefault();      // Space presses the part, not scrolls the page
     let changed = false;
     for (const pair of target.getAttribute("data-choose").split("&")) {
       const at = pair.indexOf("="), name = pair.slice(0, at), value = pair.slice(at + 1);
       if (at > 0 && controls[name] && controls[name].set) { controls[name].set(value); changed = true; }
     }
     if (changed) update();
-  });
+  };
+  // A part the keyboard reached (its tabindex) is pressed with Enter or Space, as a click presses it.
+  figure.addEventListener("click", choose);
+  figure.addEventListener("keydown", choose);
+  // A control that follows a choice (an axis written in the chosen word set's words) is reset to its
+  // value for the new option when that choice changes.
+  const followers = (name) => spec.rows.flat().filter((c) => c.follows && c.follows.control === name);
+  const moved = (c) => () => {
+    for (const f of followers(c.name)) controls[f.name].set(f.follows.values[String(controls[c.name].read())]);
+    return update();
+  };
   const rows = spec.rows.map((row) => el("div", { class: "course-controls" }, row.map((c) => {
-    controls[c.name] = buildControl(c, uid, model, update);
+    controls[c.name] = buildControl(c, uid, model, followers(c.name).length ? moved(c) : update);
     return controls[c.name].node;
   })));
   // One computation of the starting view, not drawn (the build drew it): the data it needs (a point
@@ -261,15 +335,18 @@ async function start(root, id) {
     // `starting`: a view whose data only a move needs (the induction explorer's checkpoints) may answer
     // null here and ask for that data `later`, once every explorer of the page is ready.
     await VIEWS[spec.view]({ model, points, starting: true, later }, defaults, spec.args);
+    good = defaults;
   } catch (e) {
     // A starting value the page refuses shows its message at the first move, as in a kernel.
   }
   const panel = el("div", { class: "course-panel" }, [...rows]);
   if (spec.note) panel.append(el("p", { class: "course-note", text: spec.note }));
   if (spec.where) {
-    panel.append(el("p", { class: "course-where" }, [
+    where = el("p", { class: "course-where" }, [
       el("a", { href: new URL("../../chapters/part1/index.html#the-machine-at-a-glance", BASE).href, text: "Where this sits" }),
-      ` on the machine: ${spec.where}`]));
+      ` on the machine: ${spec.where}`]);
+    panel.append(where);
+    showWhere({ ...defaults, ...restored });
   }
   panel.append(message);
   root.insertBefore(panel, figure);

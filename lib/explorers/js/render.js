@@ -150,14 +150,18 @@ const f1 = (v) => v.toFixed(1);
 /** The width a picture has on the page (the build draws for 640 px). */
 const room = (o) => o.width || 640;
 
+/** The smallest text a picture draws, in px at its own size (issue 39: 11 px as shown, at 1280 and 390 px). */
+const MIN_TEXT = 11;
+
 function text(x, y, s, o = {}) {
-  return h("text", { x: f1(x), y: f1(y), "text-anchor": o.anchor, "font-size": o.size, "font-weight": o.bold && "bold",
+  return h("text", { x: f1(x), y: f1(y), "text-anchor": o.anchor, "font-size": o.size && Math.max(o.size, MIN_TEXT), "font-weight": o.bold && "bold",
     style: o.fill && `fill:${o.fill}`, transform: o.rotate !== undefined && `rotate(${o.rotate} ${f1(x)} ${f1(y)})` }, s);
 }
 
-function svg(width, height, alt, body) {
+/** A chart: an image described by `alt`, or (o.role "group") a described group whose parts are buttons. */
+function svg(width, height, alt, body, o = {}) {
   const w = Math.round(width), ht = Math.round(height);
-  return h("svg", { xmlns: SVG_NS, class: "course-chart", role: "img", "aria-label": alt, width: w, height: ht,
+  return h("svg", { xmlns: SVG_NS, class: "course-chart", role: o.role || "img", "aria-label": alt, width: w, height: ht,
     viewBox: `0 0 ${w} ${ht}`, "font-family": FONT, "font-size": 12, "dominant-baseline": "middle", style: `fill:${INK}` },
   h("title", {}, alt), body);
 }
@@ -281,14 +285,22 @@ function heatImage(matrix, masked) {
   return `data:image/bmp;base64,${btoa(text)}`;
 }
 
-/** A heatmap's cell size for the room it has, and whether its tokens can be named beside it: a
- *  heatmap is drawn at the size it is shown (not drawn large and scaled down until its words are
- *  specks), and names its rows and columns only where a cell is tall enough for a word. */
+/** A heatmap's cell size for the room it has, and which of its tokens are named beside it: a heatmap is
+ *  drawn at the size it is shown (not drawn large and scaled down until its words are specks), and names
+ *  every row and column where a cell is tall enough for a word, else every second, third... (`every`):
+ *  fewer names where cells are small, never none. */
 function heatmapFit(tokens, room, largest) {
   const labelW = 8 + 7 * Math.max(1, ...tokens.map((t) => t.length));
-  const named = Math.min(largest, Math.floor((room - labelW) / tokens.length));
-  if (named >= 10) return { cell: named, labelW, named: true };
-  return { cell: Math.max(2, Math.min(largest, Math.floor(room / tokens.length))), labelW: 0, named: false };
+  const cell = Math.max(2, Math.min(largest, Math.floor((room - labelW) / tokens.length)));
+  // A row's name needs 14 px of height; a column's, written at 45 degrees, 19 px between neighbours.
+  return { cell, labelW, named: true, every: [Math.ceil(14 / cell), Math.ceil(19 / cell)] };
+}
+
+/** Whether token `i` of `n` is named, every `k`-th (the last always, with its neighbour left out). */
+function shownName(i, n, k) {
+  if (k <= 1) return true;
+  if (i === n - 1) return true;
+  return i % k === 0 && n - 1 - i >= k;
 }
 
 /** One heatmap at (x0, y0): rows are queries, columns keys; the causal mask's cells grey (none with
@@ -296,35 +308,42 @@ function heatmapFit(tokens, room, largest) {
  *  The tokens' names sit in two groups (rows, columns), so a longer prompt adds names at the end
  *  of each instead of shifting every later name into another's place. Returns [elements, width, height]. */
 function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
-  const { cell, labelW, named } = fit, n = tokens.length;
+  const { cell, labelW } = fit, n = tokens.length, [everyRow, everyCol] = fit.every || [1, 1];
   const top0 = o.title ? 18 : 0, ht = top0 + n * cell;
   const body = o.title ? [text(x0 + labelW, y0 + 10, o.title, { bold: true })] : [];
   body.push(h("image", { x: x0 + labelW, y: y0 + top0, width: n * cell, height: n * cell,
     preserveAspectRatio: "none", style: "image-rendering:pixelated", href: heatImage(matrix, o.masked !== false) }));
-  if (!named) return [body, n * cell, ht];
-  body.push(h("g", {}, tokens.map((r, i) => text(x0 + labelW - 4, y0 + top0 + i * cell + cell / 2, r, { anchor: "end", size: 11 }))));
+  body.push(h("g", {}, tokens.map((r, i) => shownName(i, n, everyRow) &&
+    text(x0 + labelW - 4, y0 + top0 + i * cell + cell / 2, r, { anchor: "end", size: 11 }))));
   // The numbers themselves where a cell is big enough to hold them.
-  if (o.values && n <= 16 && cell >= 28) {
+  if (o.values && n <= 16 && cell >= 32) {
     body.push(h("g", {}, tokens.map((_, i) => tokens.slice(0, i + 1).map((__, j) =>
       text(x0 + labelW + j * cell + cell / 2, y0 + top0 + i * cell + cell / 2, fix(matrix[i][j], 2),
-        { anchor: "middle", size: 9, fill: inkOn(matrix[i][j]) })))));
+        { anchor: "middle", size: 11, fill: inkOn(matrix[i][j]) })))));
   }
   if (o.mark !== undefined) {
     body.push(rect(x0 + labelW, y0 + top0 + o.mark * cell, n * cell, cell, "none", { style: `stroke:${PALETTE.accent};stroke-width:2` }));
   }
-  body.push(h("g", { transform: `translate(0,${ht})` }, tokens.map((c, j) =>
-    text(x0 + labelW + j * cell + cell / 2, y0 + 6, c, { anchor: "end", size: 10, rotate: -45 }))));
-  const colH = 8 + 5 * Math.max(1, ...tokens.map((c) => c.length));
+  body.push(h("g", { transform: `translate(0,${ht})` }, tokens.map((c, j) => shownName(j, n, everyCol) &&
+    text(x0 + labelW + j * cell + cell / 2, y0 + 6, c, { anchor: "end", size: 11, rotate: -45 }))));
+  const colH = 8 + 5.5 * Math.max(1, ...tokens.map((c) => c.length));
   return [body, labelW + n * cell, ht + colH];
 }
 
-/** A scale from data (x, y) to the chart, 8% margins, optionally keeping the origin in view. */
+/** A scale from data (x, y) to the chart, 8% margins, optionally keeping the origin in view. Both axes
+ *  get the same scale (a unit is as long across as up): a projection drawn with unequal scales would
+ *  stretch distances and angles; the tighter axis is centred in its room. */
 function planeScale(points, left, top0, pw, ph, withOrigin = false) {
   const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
   let lo = [Math.min(...xs), Math.min(...ys)], hi = [Math.max(...xs), Math.max(...ys)];
   if (withOrigin) { lo = lo.map((v) => Math.min(v, 0)); hi = hi.map((v) => Math.max(v, 0)); }
   const pad = lo.map((v, i) => Math.max((hi[i] - v) * 0.08, 1e-9));
   lo = lo.map((v, i) => v - pad[i]); hi = hi.map((v, i) => v + pad[i]);
+  const perPx = Math.max((hi[0] - lo[0]) / pw, (hi[1] - lo[1]) / ph);
+  [pw, ph].forEach((room, i) => {
+    const mid = (lo[i] + hi[i]) / 2;
+    lo[i] = mid - (perPx * room) / 2; hi[i] = mid + (perPx * room) / 2;
+  });
   return { sx: (v) => left + (pw * (v - lo[0])) / (hi[0] - lo[0]), sy: (v) => top0 + (ph * (hi[1] - v)) / (hi[1] - lo[1]), lo, hi };
 }
 
@@ -384,10 +403,14 @@ export default {
     model.on("change:view", redraw);
     // A part marked data-choose="control=value" (the machine's map) asks the kernel to set that menu,
     // as page.js sets it on the website (lib.explorers.kernel.choose).
-    el.addEventListener("click", (event) => {
+    const choose = (event) => {
       const target = event.target.closest && event.target.closest("[data-choose]");
-      if (target) model.send({ choose: target.getAttribute("data-choose") });
-    });
+      if (!target || (event.type === "keydown" && event.key !== "Enter" && event.key !== " ")) return;
+      if (event.type === "keydown") event.preventDefault();      // Space presses the part, not scrolls the page
+      model.send({ choose: target.getAttribute("data-choose") });
+    };
+    el.addEventListener("click", choose);
+    el.addEventListener("keydown", choose);     // a part the keyboard reached (tabindex) is pressed with Enter or Space
     redraw();
   },
 };

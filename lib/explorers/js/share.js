@@ -7,8 +7,8 @@
  * them before the first picture, so a link reopens the same picture. Nothing here knows one explorer
  * from another: the controls and their defaults come from each explorer's declaration.
  *
- * "save SVG" and "save PNG" write the picture as the reader sees it (every chart of the figure, one
- * above the other) with its description in words beneath it, and in the SVG's <title> and <desc>.
+ * "save SVG" and "save PNG" write the picture as the reader sees it (every chart of the figure where the
+ * screen lays it out) with its description in words beneath it, and in the SVG's <title> and <desc>.
  */
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -61,17 +61,36 @@ function wrap(text, width = 100) {
   return lines;
 }
 
-/** One SVG document of the figure: its charts stacked, then its description in words. */
+/** Where each chart sits in the figure as the screen lays it out: [chart, x, y, width, height] in CSS px,
+ *  or null when the figure is not laid out (hidden): then the charts are stacked, one above the other. */
+function layout(figure, charts, pad) {
+  const box = figure.getBoundingClientRect();
+  const placed = charts.map((c) => { const r = c.getBoundingClientRect(); return [c, r.left - box.left, r.top - box.top, r.width, r.height]; });
+  if (!placed.length || placed.some((p) => !(p[3] > 0 && p[4] > 0))) return null;
+  const left = Math.min(...placed.map((p) => p[1])), top = Math.min(...placed.map((p) => p[2]));
+  return placed.map(([c, x, y, w, h]) => [c, pad + x - left, pad + y - top, w, h]);
+}
+
+/** One SVG document of the figure: its charts where the screen shows them (a grid stays a grid), then
+ *  its description in words. */
 export function figureSVG(figure) {
   const charts = [...figure.querySelectorAll("svg.course-chart")];
   const pick = figure.querySelector(".course-pick, .course-kv-result");
-  const words = [pick ? pick.textContent.trim() : "",
-    (figure.querySelector(".course-words p") || { textContent: "" }).textContent.trim()].filter(Boolean).join(" ");
+  const described = (figure.querySelector(".course-words p") || { textContent: "" }).textContent.trim();
+  const picked = pick ? pick.textContent.trim() : "";
+  // The pick line is said once: a description that opens with it already has it.
+  const words = [described.startsWith(picked) ? "" : picked, described].filter(Boolean).join(" ");
   const size = (svg) => [+svg.getAttribute("width") || 0, +svg.getAttribute("height") || 0];
   const lines = wrap(words);
   const lineH = 16, pad = 8;
-  let width = 640, y = pad;
-  for (const c of charts) width = Math.max(width, size(c)[0] + 2 * pad);
+  let y = pad;
+  const placed = layout(figure, charts, pad) || charts.map((c) => {
+    const [w, h] = size(c), at = [c, pad, y, w, h];
+    y += h + pad;
+    return at;
+  });
+  let width = 640;
+  for (const [, x, top, w, h] of placed) { width = Math.max(width, Math.ceil(x + w + pad)); y = Math.max(y, Math.ceil(top + h + pad)); }
   const doc = document.createElementNS(SVG_NS, "svg");
   doc.setAttribute("xmlns", SVG_NS);
   const title = document.createElementNS(SVG_NS, "title"), desc = document.createElementNS(SVG_NS, "desc");
@@ -80,12 +99,10 @@ export function figureSVG(figure) {
   const background = document.createElementNS(SVG_NS, "rect");
   background.setAttribute("fill", "#fff");
   doc.append(title, desc, background);
-  for (const c of charts) {
+  for (const [c, x, top, w, h] of placed) {
     const copy = c.cloneNode(true);
-    copy.setAttribute("x", pad);
-    copy.setAttribute("y", y);
+    for (const [k, v] of [["x", x], ["y", top], ["width", w], ["height", h]]) copy.setAttribute(k, +v.toFixed(1));
     doc.append(copy);
-    y += size(c)[1] + pad;
   }
   const text = document.createElementNS(SVG_NS, "text");
   text.setAttribute("font-family", "DejaVu Sans, Verdana, sans-serif");

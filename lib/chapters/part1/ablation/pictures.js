@@ -100,7 +100,7 @@ export function pictures(k) {
         `word for ${v.tokens[q]}, ${perLayer.join("; ")}.`;
       // 1. Every head at a glance: its strongest word for the query, shaded by the weight on it.
       const labelW = 26, cw = Math.max(14, Math.min(52, Math.floor((W - labelW - 8) / H))), ch = 22, top0 = 46;
-      const chars = Math.floor((cw - 2) / 5.6);
+      const chars = Math.floor((cw - 2) / 6.8);     // characters of 11 px text a cell holds
       const grid = [text(2, 10, `each head's strongest word for ${who}`, { size: 12 }),
         text(2, 24, "(not [CLS], [SEP], punctuation or itself); shade: its weight", { size: 10, fill: SOFT })];
       for (let h0 = 0; h0 < H; h0++) grid.push(text(labelW + h0 * cw + cw / 2, top0 - 7, cw >= 24 ? `H${h0}` : String(h0), { anchor: "middle", size: 9 }));

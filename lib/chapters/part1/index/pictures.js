@@ -36,7 +36,10 @@ export function pictures(k) {
       g.push(rect(f(x + 5), f(yy + hh - 8), f(bw), 4, d >= 0 ? PALETTE.main : PALETTE.accent));
       // Joined to the stream at the row's left edge (a line to a later box would cross the ones before it),
       // outside the clickable group (which is clicked at its middle).
-      return [line(stream, yy + hh / 2, left, yy + hh / 2), h("g", { "data-choose": `part=${n}`, style: "cursor:pointer" }, h("title", {}, `${label(n)}: writes ${signed(d)} toward ${v.answer}, length ${fix(v.norm[i], 2)}${off ? " (switched off)" : ""}; click for its values`), g)];
+      return [line(stream, yy + hh / 2, left, yy + hh / 2), h("g", { "data-choose": `part=${n}`, style: "cursor:pointer", tabindex: 0, role: "button",
+        // Its name starts with the words it shows (a <title> would be read as shown words too: none here).
+        "aria-label": `${label(n)} ${off ? "off" : signed(d)}: writes ${signed(d)} toward ${v.answer}, length ${fix(v.norm[i], 2)}${off ? " (switched off)" : ""}; press for its values`,
+        "aria-pressed": String(chosen) }, g)];
     };
     body.push(box("embed", left, y, right - left, 38));
     y += 46;
@@ -52,7 +55,9 @@ export function pictures(k) {
     }
     const sum = v.dla.reduce((a, b) => a + b, 0);
     const chosenOut = v.detail.part === "readout";
-    body.push(h("g", { "data-choose": "part=readout", style: "cursor:pointer" }, h("title", {}, "the read-out: click for the results page"),
+    body.push(h("g", { "data-choose": "part=readout", style: "cursor:pointer", tabindex: 0, role: "button",
+      "aria-label": `read-out: the stream times the unembedding logit ${v.answer}: ${fix(sum, 2)} + bias ${fix(v.bias, 2)} = ` +
+        `${fix(v.logit, 2)}: press for the results page`, "aria-pressed": String(chosenOut) },
       rect(left, f(y), f(right - left), 38, "transparent", { rx: 4, style: `stroke:${chosenOut ? PALETTE.main : LINE}`, "stroke-width": chosenOut ? 3 : 1 }),
       text(left + 5, y + 11, "read-out: the stream times the unembedding", { size: 11, bold: chosenOut }),
       text(left + 5, y + 27, `logit ${v.answer}: ${fix(sum, 2)} + bias ${fix(v.bias, 2)} = ${fix(v.logit, 2)}`, { size: 11 })),
@@ -73,7 +78,8 @@ export function pictures(k) {
     const alt = `The whole model reading ${words(v.tokens)}, at position ${v.position} (${token}). Each part's write toward ` +
       `the answer ${v.answer}: ${writes}; their sum ${fix(sum, 2)} plus the bias ${fix(v.bias, 2)} is its logit ${fix(v.logit, 2)}. ` +
       `Results page: ${v.page.slice(0, 5).map(([t, p]) => `${t} ${fix(p, 3)}`).join(", ")}.` + (v.off.length ? ` Switched off: ${v.off.join(", ")}.` : "");
-    const map = svg(W, y + 4, alt, body);
+    // Its parts are buttons (a click or Enter shows that part): a group the keyboard goes through, not one image.
+    const map = svg(W, y + 4, alt, body, { role: "group" });
     const [more, moreWords] = detail(v, W);
     return figure([map, more], `${alt} ${moreWords}`);
   }

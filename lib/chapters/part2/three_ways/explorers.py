@@ -26,16 +26,26 @@ def random_axis(rng: random.Random, name: str, values: dict, tokens) -> str:
     return " ".join(f"{rng.choice(['+', '-'])} {w}" if i else w for i, w in enumerate(words))
 
 
+# Each word set's starting axes: its own words (a set change puts them in the boxes, since the other
+# set's words are not points here). The game's: a player's name, and places against titles.
+AXES = {"calling-game": ("Paolo - Pietro", "Tarso + Cefa - capo - vice"),
+        "real-language": ("man + boy - woman - girl", "king + queen - man - woman")}
+
+
 @registered("plane", lambda: [plane_builder()], random_text=random_axis,
             where="the top of the machine: the embedding table, its rows on a plane of two directions.")
-def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
-                  axis_2: str = "Tarso + Cefa - capo - vice") -> Explorer:
-    """A concept plane from two axes the reader types: tokens, or sums and differences of tokens."""
+def plane_builder(points: str = "calling-game", axis_1: str | None = None, axis_2: str | None = None) -> Explorer:
+    """A concept plane from two axes the reader types: tokens, or sums and differences of tokens.
+    Axes left out are the word set's own (AXES); choosing another set puts that set's axes in the boxes."""
+    axis_1 = AXES[points][0] if axis_1 is None else axis_1
+    axis_2 = AXES[points][1] if axis_2 is None else axis_2
     rows = [[Control("points", "points", "which embedding rows to place on the plane", "choice", points,
                      options=WORD_SETS, shown=tuple(POINT_SETS[n] for n in WORD_SETS))],
-            [Control(name, label, description, "text", value, width=24) for name, label, description, value in (
-                ("axis_1", "axis 1", "a token, or a sum and difference of tokens, such as Paolo - Pietro", axis_1),
-                ("axis_2", "axis 2", "a second direction; the part of it along axis 1 is removed", axis_2))]]
+            [Control(name, label, description, "text", value, width=28,
+                     follows=("points", {n: AXES[n][i] for n in WORD_SETS}))
+             for i, (name, label, description, value) in enumerate((
+                 ("axis_1", "axis 1", "a token, or a sum and difference of tokens, such as Paolo - Pietro", axis_1),
+                 ("axis_2", "axis 2", "a second direction; the part of it along axis 1 is removed", axis_2)))]]
 
     def compute(v):
         view = plane_view(v["points"], v["axis_1"], v["axis_2"])
@@ -45,7 +55,8 @@ def plane_builder(points: str = "calling-game", axis_1: str = "Paolo - Pietro",
                 "groups": list(ps.groups), "coords": view.coords.tolist(), "spread": view.spread,
                 "raw_overlap": view.raw_overlap}
 
-    return Explorer("plane", rows, compute, args={"labels": {n: POINT_SETS[n] for n in WORD_SETS}})
+    return Explorer("plane", rows, compute, args={"labels": {n: POINT_SETS[n] for n in WORD_SETS}},
+                    where_if=("points", ("calling-game",)))
 
 
 @registered("tsne", lambda: [tsne_explorer(), tsne_explorer("known-clusters", 10)],
@@ -104,4 +115,4 @@ def tsne_explorer(points: str = "calling-game", perplexity: float | None = None,
                  "begun. The last runs until the optimiser converges.")
     args = {"points": points, "points_label": POINT_SETS[points], "labels": list(ps.labels), "groups": list(ps.groups),
             "labelled": points in WORD_SETS, "stops": list(stops), "grid": grid}
-    return Explorer("tsne", rows, compute, args=args, note=note)
+    return Explorer("tsne", rows, compute, args=args, note=note, where_if=("points", ("calling-game",)))

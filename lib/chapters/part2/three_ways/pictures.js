@@ -14,11 +14,36 @@ export function pictures(k) {
     return out;
   }
 
+  /** Each point's name beside it where it runs into no other name and stays inside the plot (`box`:
+   *  [x0, y0, x1, y1]): the first free place of eight around the point, else none (its dot still names
+   *  it on hover, and the words under the picture list the neighbours). 11 px text, about 7 px a character. */
+  function pointLabels(at, labels, box) {
+    const placed = [], out = [];
+    const h0 = 13, gap = 2;
+    const free = (b) => b[0] >= box[0] && b[2] <= box[2] + 12 && b[1] >= box[1] - 6 && b[3] <= box[3] + 2 &&
+      placed.every((q) => b[2] + gap <= q[0] || q[2] + gap <= b[0] || b[3] + gap <= q[1] || q[3] + gap <= b[1]);
+    at.forEach(([x, y], i) => {
+      const w = 7 * String(labels[i]).length + 2;
+      for (const [dx, dy, anchor] of [[5, -7, "start"], [5, 7, "start"], [-5, -7, "end"], [-5, 7, "end"],
+                                      [0, -11, "middle"], [0, 11, "middle"], [8, 0, "start"], [-8, 0, "end"]]) {
+        const x0 = anchor === "start" ? x + dx : anchor === "end" ? x + dx - w : x - w / 2;
+        const b = [x0, y + dy - h0 / 2, x0 + w, y + dy + h0 / 2];
+        if (!free(b)) continue;
+        placed.push(b);
+        out.push(text(x + dx, y + dy, labels[i], { size: 11, anchor: anchor === "start" ? null : anchor }));
+        break;
+      }
+    });
+    return out;
+  }
+
   /** Labelled points coloured by group; without `axes` (t-SNE) no axis means anything, so none is drawn. */
   function scatter(points, labels, groups, alt, o = {}) {
     const width = o.width || 380, height = o.height || 360;
     const colours = groupColours(groups);
-    const top0 = o.title ? 26 : 8, bottom = 30 + 16 * Math.ceil(colours.size / 4), left = 34, right = 14;
+    // The legend in as many columns as its longest name allows (11 px text: about 7 px a character).
+    const cols = Math.max(1, Math.min(4, Math.floor((width - 48) / (22 + 7 * Math.max(...[...colours.keys()].map((g) => g.length))))));
+    const top0 = o.title ? 26 : 8, bottom = 30 + 16 * Math.ceil(colours.size / cols), left = 34, right = 14;
     const pw = width - left - right, ph = height - top0 - bottom;
     const { sx, sy, lo, hi } = planeScale(points, left, top0, pw, ph);
     const body = [];
@@ -35,12 +60,12 @@ export function pictures(k) {
     points.forEach(([x, y], i) => {
       body.push(h("circle", { cx: f1(sx(x)), cy: f1(sy(y)), r: "3.5", fill: colours.get(groups[i]) },
         h("title", {}, `${labels[i]} (${groups[i]})`)));
-      if (o.labelled !== false) body.push(text(sx(x) + 5, sy(y) - 5, labels[i], { size: 10 }));
     });
+    if (o.labelled !== false) body.push(...pointLabels(points.map(([x, y]) => [sx(x), sy(y)]), labels, [left, top0, left + pw, top0 + ph]));
     [...colours].forEach(([group, c], i) => {
-      const lx = left + (i % 4) * (pw / 4), ly = top0 + ph + 32 + 16 * Math.floor(i / 4);
+      const lx = left + (i % cols) * (pw / cols), ly = top0 + ph + 32 + 16 * Math.floor(i / cols);
       body.push(rect(f1(lx), ly - 5, 10, 10, c));
-      body.push(text(lx + 14, ly, group, { size: 10 }));
+      body.push(text(lx + 14, ly, group, { size: 11 }));
     });
     return svg(width, height, alt, body);
   }
@@ -62,6 +87,9 @@ export function pictures(k) {
 
   return {
     tsne(v, o) {
+      // Each layout drawn at the width it is shown (two side by side where they fit, else one above the
+      // other), so its words stay at their size instead of being scaled down with it.
+      const room = o.width || 640, width = Math.floor(room >= 648 ? (room - 8) / 2 : room);
       const panels = v.layouts.map((layout, i) => {
         const run = `${commas(v.iterations[i])} iterations${v.converged[i] ? " (converged)" : " (stopped before converging)"}`;
         const alt = `t-SNE layout (perplexity ${v.perplexity}, seed ${v.seeds[i]}) of ${v.points_label}, coloured by group, ` +
@@ -69,7 +97,7 @@ export function pictures(k) {
           `${pct(v.kept[i])} of each point's 5 nearest neighbours kept.`;
         const title = `seed ${v.seeds[i]}: ${v.converged[i] ? "converged" : "stopped"} at ${commas(v.iterations[i])}, ` +
           `KL ${fix(v.kl[i])}, ${pct(v.kept[i])} kept`;
-        return [scatter(layout, v.labels, v.groups, alt, { title, labelled: v.labelled }), alt];
+        return [scatter(layout, v.labels, v.groups, alt, { title, labelled: v.labelled, width }), alt];
       });
       return figure(row(panels.map((p) => p[0])), panels.map((p) => p[1]).join(" "));
     },

@@ -7,9 +7,21 @@ from __future__ import annotations
 from typing import Sequence
 
 from lib.analysis.sampling import sampling_view
+from lib.errors import CourseError
 from lib.explorers.boxes import parse_seed, parse_top_k, parse_top_p
 from lib.explorers.definition import Control, Explorer, prompt_control, registered, temperature_control
 from lib.explorers.shared import example_model, example_prompts, tokens
+from lib.messages import say
+from lib.model.readout import MIN_TEMPERATURE
+
+
+def greedy_hint(temperature, greedy: bool) -> None:
+    """A temperature of 0 (or below the least the read-out takes, not below 0) is what greedy decoding is:
+    the refusal points to the greedy switch (its page twin: greedyHint in page.js)."""
+    if isinstance(temperature, (int, float)) and not isinstance(temperature, bool) and 0 <= temperature < MIN_TEMPERATURE:
+        minimum = f"{MIN_TEMPERATURE:g}"
+        raise CourseError(say("temperature_greedy", got=f"{temperature:g}", minimum=minimum,
+                              switch=say("greedy_on" if greedy else "greedy_off", minimum=minimum)))
 
 
 @registered("sampling", lambda: [sampling_explorer(example_model(), [example_prompts()["uncertain"]]),
@@ -31,6 +43,7 @@ def sampling_explorer(lm, prompts: Sequence[str], k: int = 10) -> Explorer:
     def compute(v):
         top_k, top_p = parse_top_k(v["top_k"]), parse_top_p(v["top_p"])
         seed = parse_seed(v["seed"])
+        greedy_hint(v["temperature"], v["greedy"])
         s = sampling_view(lm, v["prompt"], v["temperature"], top_k, top_p, v["greedy"], seed, k)
         return {"tokens": tokens(lm, v["prompt"]), "temperature": v["temperature"],
                 "top_k": None if top_k is None else min(top_k, len(lm.vocab)), "top_p": top_p,

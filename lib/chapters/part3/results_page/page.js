@@ -2,6 +2,8 @@
  * top-p, greedy and a seed over one prompt) and its checks' computations.
  */
 import {
+  CourseError,
+  MIN_TEMPERATURE,
   checkTemperature,
   checkTopK,
   greedy,
@@ -12,13 +14,25 @@ import {
   reshape,
   sample,
   softmax,
+  say,
   truncationMask,
 } from "../../../explorers/js/readout.js";
+import { formatG } from "../../../explorers/js/python.js";
 import { tokensOf } from "../../../explorers/js/twins.js";
+
+/** lib.chapters.part3.results_page.explorers.greedy_hint: temperature 0 is the greedy switch. */
+function greedyHint(t, isGreedy) {
+  if (typeof t === "number" && t >= 0 && t < MIN_TEMPERATURE) {
+    const minimum = formatG(MIN_TEMPERATURE);
+    throw new CourseError(say("temperature_greedy", { got: formatG(t), minimum,
+      switch: say(isGreedy ? "greedy_on" : "greedy_off", { minimum }) }));
+  }
+}
 
 export const VIEWS = {
   sampling({ model }, v, a) {
     const topK = parseTopK(v.top_k), topP = parseTopP(v.top_p), seed = parseSeed(v.seed);
+    greedyHint(v.temperature, v.greedy);
     checkTemperature(v.temperature);             // before the prompt, as sampling_view checks it
     const ids = model.encode(v.prompt);
     const logits = model.promptLogits(ids);
