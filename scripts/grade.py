@@ -118,9 +118,13 @@ def chapter_spec(doc: str, exercises: list) -> dict:
         if solving:
             continue
         if "exercise-stub" in cell.metadata.get("tags", []) and label:
-            answers[label] = stub_call(doc, label, cell.source, modules.get(label), models)
+            # As the notebooks hand it out: the check's import in a cell of its own above the answer cell.
+            setup, answer = notebooks.split_stub(cell.source)
+            if setup:
+                cells.append({"source": setup, "label": None})
+            answers[label] = stub_call(doc, label, answer, modules.get(label), models)
             order.append(label)
-            cells.append({"source": cell.source, "label": label})
+            cells.append({"source": answer, "label": label})
             label = None
         else:
             cells.append({"source": cell.source, "label": None})
