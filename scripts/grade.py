@@ -118,9 +118,13 @@ def chapter_spec(doc: str, exercises: list) -> dict:
         if solving:
             continue
         if "exercise-stub" in cell.metadata.get("tags", []) and label:
-            answers[label] = stub_call(doc, label, cell.source, modules.get(label), models)
+            # As the notebooks hand it out: the check's import in a cell of its own above the answer cell.
+            setup, answer = notebooks.split_stub(cell.source)
+            if setup:
+                cells.append({"source": setup, "label": None})
+            answers[label] = stub_call(doc, label, answer, modules.get(label), models)
             order.append(label)
-            cells.append({"source": cell.source, "label": label})
+            cells.append({"source": answer, "label": label})
             label = None
         else:
             cells.append({"source": cell.source, "label": None})
@@ -802,12 +806,31 @@ name = {label!r}
 points = 1
 
 
-def _plain(value):
-    """A number, word or array as its plain built-in type (a subclass that says yes to every
-    comparison is read as the value it holds)."""
+class _Opaque:
+    """An answer of a type this test does not read (a class of the notebook's own): equal to nothing."""
+
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        return False
+
+    def __repr__(self):
+        return "an answer that is not a plain number, word, list, array or function"
+
+
+def _plain(value, depth=0):
+    """The answer rebuilt from plain built-in types only: a number, word, list, tuple, dict, numpy array
+    or tensor (as an array), a function, or a shipped model (loaded again by its name). Anything else,
+    a subclass's comparison or an object whose `==` always says yes, is read as the value it holds or
+    as an answer equal to nothing."""
+    import functools
+    import types
+
     import numpy as np
 
-    if isinstance(value, bool) or value is None or value is Ellipsis or callable(value):
+    if depth > 12:
+        return _Opaque()
+    if value is None or value is Ellipsis or isinstance(value, bool):
         return value
     if isinstance(value, int):
         return int.__index__(value)
@@ -815,13 +838,26 @@ def _plain(value):
         return float.__float__(value)
     if isinstance(value, str):
         return str.__str__(value)
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return _plain(value.item(), depth + 1)
     if type(value).__module__.startswith("torch") and hasattr(value, "detach"):
-        return np.array(value.detach().cpu().double().numpy())
+        value = value.detach().cpu().double().numpy()
     if isinstance(value, np.ndarray):
-        return np.array(np.ndarray.tolist(value))
-    if isinstance(value, (list, tuple)):
-        return type(value)(_plain(v) for v in (list.__iter__(value) if isinstance(value, list) else tuple.__iter__(value)))
-    return value
+        return np.array(np.ndarray.tolist(value)) if value.dtype.kind in "biuf" else _Opaque()
+    if isinstance(value, list):
+        return [_plain(v, depth + 1) for v in list.__iter__(value)]
+    if isinstance(value, tuple):
+        return tuple(_plain(v, depth + 1) for v in tuple.__iter__(value))
+    if isinstance(value, dict):
+        return {{_plain(k, depth + 1): _plain(v, depth + 1) for k, v in dict.items(value)}}
+    if type(value) in (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial):
+        return value
+    name = getattr(value, "name", None)
+    if type(value).__module__.startswith("lib.") and hasattr(value, "vocab") and isinstance(name, str):
+        import lib
+
+        return lib.load(str.__str__(name))
+    return _Opaque()
 
 
 @test_case(points=1, hidden=False)
@@ -890,8 +926,11 @@ one point each. Hand out the notebooks of `make student`; grade a returned one w
 
 (the course's library must be installed where it runs: `pip install -e` of the course, as for the
 notebooks themselves), or upload `autograder.zip` to a Gradescope programming assignment whose image
-installs the course (its requirements are in the zip). Otter runs the checks in the learner's own
-kernel: for marks that a dishonest notebook cannot forge, grade with `make grade` (see instructors.md).
+installs the course (its requirements are in the zip). `otter run` executes the learner's notebook
+unconfined, with your rights (your files, your environment, the network): run it in a container or a
+throwaway account. Otter runs the checks in the learner's own kernel, after the learner's code (a
+patched `importlib.reload` keeps patched checks): for marks that a dishonest notebook cannot forge,
+grade with `make grade` (see instructors.md).
 """
 
 

@@ -166,6 +166,34 @@ def ensure_executed() -> None:
 
 
 # ----------------------------------------------------------------------------- one notebook
+# The stub's scaffolding: the line that imports the chapter's checks as `check`. A notebook gives it a
+# cell of its own above the answer cell, so that a learner who replaces the whole answer cell keeps it
+# (and every later `check.` call still runs).
+CHECK_IMPORT = re.compile(r"^(?:from[ \t]+lib\.[\w.]+[ \t]+import[ \t]+checks[ \t]+as[ \t]+check"
+                          r"|import[ \t]+lib\.[\w.]+[ \t]+as[ \t]+check)[ \t]*(?:#.*)?$", re.M)
+
+
+def split_stub(source: str) -> tuple[str, str]:
+    """(the stub's `... as check` import lines, the rest of the stub: the learner's answer cell)."""
+    setup = [m.group(0).strip() for m in CHECK_IMPORT.finditer(source)]
+    if not setup:
+        return "", source
+    answer = CHECK_IMPORT.sub("", source)
+    return "\n".join(setup), re.sub(r"\n{3,}", "\n\n", answer).strip("\n")
+
+
+def stub_cells(source: str, label: str, kind: str | None = None) -> list:
+    """The code cells a notebook gives an exercise's stub: its check's import in a cell of its own
+    (role "setup"), then the answer cell (role "answer"), both labelled with the exercise."""
+    setup, answer = split_stub(source)
+    cells = []
+    if setup:
+        cells.append(nbformat.v4.new_code_cell(setup, metadata={"course": {"exercise": label, "role": "setup"}}))
+    cells.append(nbformat.v4.new_code_cell(answer, metadata={"course": {"exercise": label, "kind": kind,
+                                                                         "role": "answer"}}))
+    return cells
+
+
 def glue_records(cell) -> tuple[dict, list]:
     """The values a code cell glued (key -> mime bundle) and its outputs without the glue records."""
     from myst_nb.ext.glue import extract_glue_data_cell
@@ -259,17 +287,21 @@ def reader_notebook(doc: str, nb, bookinfo: Book, *, solutions: str = "fold", ou
             continue
         tags = list(cell.metadata.get("tags", []))
         metadata = {}
+        source = cell.source
         if "exercise-stub" in tags:
             if exercise is None:
                 raise Unrenderable(f"{doc}: an answer cell (exercise-stub) before any exercise")
-            metadata["course"] = {"exercise": exercise.label, "kind": exercise.kind, "role": "answer"}
+            *setup, answer = stub_cells(cell.source, exercise.label, exercise.kind)
+            for c in setup:
+                add(c)
+            source, metadata = answer.source, dict(answer.metadata)
             tags = [t for t in tags if t != "remove-cell"]
             exercise = None
         elif hidden_input(tags):
             metadata["jupyter"] = {"source_hidden": True}
         if tags:
             metadata["tags"] = tags
-        code = nbformat.v4.new_code_cell(cell.source, metadata=metadata)
+        code = nbformat.v4.new_code_cell(source, metadata=metadata)
         if outputs:
             code.outputs = reader_outputs(page, glue_records(cell)[1])
             code.execution_count = cell.get("execution_count")

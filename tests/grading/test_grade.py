@@ -315,3 +315,66 @@ def test_bad_input_gets_one_line(tmp_path):
                                 capture_output=True, text=True, timeout=120)
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+# ----------------------------------------------------------------------------- the stub's scaffolding
+def test_the_checks_import_sits_outside_every_answer_cell():
+    """In every chapter's handout (the grader reads the chapter as the notebooks hand it out) the line
+    that imports the checks as `check` is a cell of its own above the answer cell, never in it."""
+    setups = 0
+    for name, spec in grade.chapters().items():
+        bound = False
+        for cell in spec["cells"]:
+            if cell["label"]:
+                assert not notebooks.CHECK_IMPORT.search(cell["source"]), (name, cell["label"])
+                assert bound, f"{name}: {cell['label']} calls `check` before any cell above it imports it"
+            elif notebooks.CHECK_IMPORT.search(cell["source"]):
+                bound, setups = True, setups + 1
+    assert setups >= len(grade.chapters())
+    stub = "from lib.chapters.part3.search_by_hand import checks as check\n\nanswer = ...   # x\ncheck.logit_of_cefa(answer)"
+    setup, answer = notebooks.stub_cells(stub, "ex-search-score", "predict")
+    assert setup.source == stub.splitlines()[0] and answer.source == "answer = ...   # x\ncheck.logit_of_cefa(answer)"
+    assert (setup.metadata["course"]["role"], answer.metadata["course"]["role"]) == ("setup", "answer")
+    assert answer.metadata["course"]["exercise"] == setup.metadata["course"]["exercise"] == "ex-search-score"
+    assert [c.source for c in notebooks.stub_cells("winner = ...\ncheck.winner_for_query(winner)", "x")] == \
+        ["winner = ...\ncheck.winner_for_query(winner)"]
+
+
+KERNEL = r"""
+import json, sys
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+shell.showtraceback = lambda *a, **k: None
+out = []
+for layout in json.load(sys.stdin):
+    shell.reset()
+    errors, verdicts = [], []
+    for i, (source, is_answer) in enumerate(layout):
+        r = shell.run_cell(source, silent=False, store_history=False)
+        if not r.success:
+            errors.append(type(r.error_in_exec or r.error_before_exec).__name__ + f" in cell {i}: {r.error_in_exec}"[:200])
+        elif is_answer:
+            verdicts.append(getattr(r.result, "verdict", lambda: None)())
+    out.append({"errors": errors, "verdicts": verdicts})
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_a_learner_who_replaces_every_answer_cell_whole_keeps_the_checks():
+    """In the learner's own kernel (IPython, as Jupyter runs it): every answer cell replaced whole by a
+    worked solution without any import line still finds `check` and is correct. The same answers in
+    the old layout, the import inside the stub, raise NameError (the test can fail)."""
+    spec = grade.chapters()[NAME]
+    worked = {label: "\n".join(line for line in code.splitlines() if not notebooks.CHECK_IMPORT.match(line))
+              for label, code in solutions().items()}
+    handout = [(worked[c["label"]] if c["label"] else c["source"], bool(c["label"])) for c in spec["cells"]]
+    first = next(i for i, c in enumerate(spec["cells"]) if c["label"])
+    old = [cell for i, cell in enumerate(handout) if i != first - 1]     # no setup cell: the import was in the stub
+    assert notebooks.CHECK_IMPORT.match(spec["cells"][first - 1]["source"])
+    result = subprocess.run([sys.executable, "-c", KERNEL], input=__import__("json").dumps([handout, old]),
+                            capture_output=True, text=True, timeout=300, cwd=ROOT,
+                            env={**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stderr[-2000:]
+    now, before = __import__("json").loads(result.stdout.rsplit("RESULT ", 1)[1])
+    assert now == {"errors": [], "verdicts": ["correct"] * len(LABELS)}, now
+    assert any(e.startswith("NameError") for e in before["errors"]), before

@@ -98,6 +98,15 @@ def hostile_class(tmp_path_factory):
     hand_in("ada", notebook(honest), "my-search.ipynb")             # under a name of her own
     os.utime(class_dir / "ada" / "backup" / NAME, (2e9, 2e9))        # and newer: newest is not the rule's first say
 
+    def below(nb):
+        """Honest too: the function written in a new cell below its untouched stub, and the scale first
+        answered wrong in its answer cell, then put right in a cell below."""
+        cells = answer_cells(nb)
+        nb.cells.insert(nb.cells.index(cells["ex-search-page"]) + 1, nbformat.v4.new_code_cell(worked["ex-search-page"]))
+        cells["ex-search-scale"].source = cells["ex-search-scale"].source.replace("= ...", "= -1")
+        nb.cells.insert(nb.cells.index(cells["ex-search-scale"]) + 1, nbformat.v4.new_code_cell(worked["ex-search-scale"]))
+    hand_in("l-below", notebook(below))
+
     def list_label(nb):
         for cell in answer_cells(nb).values():
             cell.metadata["course"]["exercise"] = ["ex-search-score"]
@@ -178,7 +187,14 @@ def test_the_honest_learner_gets_every_mark_among_hostile_classmates(hostile_cla
     assert "a second answer cell labelled ex-search-page" in ada["notes"]
     assert '"my-search.ipynb" is not the notebook of a chapter with exercises: not graded' in ada["notes"]
     assert "ex-search-winner: graded the value `winner` holds after the cells below its answer cell" in ada["notes"]
-    assert len(rows) == 11
+    assert len(rows) == 12
+    # A function written below its untouched stub, and a wrong value put right below its cell: each
+    # found as the learner's kernel holds it, and said.
+    below = rows["l-below"]
+    assert below["ex-search-page"] == below["ex-search-scale"] == "correct", below["notes"]
+    assert below["ex-search-score"] == "not answered" and below["correct"] == "2"
+    for label, name in (("ex-search-page", "search_page"), ("ex-search-scale", "k")):
+        assert f"{label}: graded the value `{name}` holds after the cells below its answer cell" in below["notes"]
 
 
 def test_each_hostile_learner_costs_only_their_own_row_with_a_note(hostile_class):

@@ -1,7 +1,9 @@
 """The Otter-Grader export, graded by the real Otter-Grader (PyPI's otter-grader, requirements-test.txt)
 on a sample class of one chapter: a learner with every answer right, one with every answer wrong, and
 one who forges (a verdict displayed in place of an answer, the check redefined in an answer cell, the
-library's checks patched from a cell above).
+library's checks patched from a cell above), one who answers with objects whose `==` always says yes
+(closed: 0 marks), and one who patches `importlib.reload` with the checks (open, as instructors.md says:
+Otter's tests run in the learner's kernel, after the learner's code; the test measures it).
 """
 import json
 import subprocess
@@ -29,6 +31,35 @@ def forge(nb):
     insert_checks_patch(nb)
 
 
+ANY_EQUAL = ("class AnyAnswer:\n"
+             "    __eq__ = lambda self, other: True\n"
+             "    __ne__ = lambda self, other: False\n"
+             "    __lt__ = __gt__ = __le__ = __ge__ = __eq__\n"
+             "    __sub__ = __rsub__ = __abs__ = lambda self, *other: 0.0\n"
+             "    __float__ = lambda self: 0.0\n"
+             "    __hash__ = object.__hash__\n")
+
+RELOAD_PATCH = ("import importlib, lib.exercises\n"
+                "importlib.reload = lambda module: module\n"
+                "lib.exercises.Feedback.verdict = lambda self: 'correct'\n")
+
+
+def any_equal(nb):
+    """Every value answered with an object equal to everything (the functions left as stubs)."""
+    cells = answer_cells(nb)
+    nb.cells.insert(nb.cells.index(cells[LABELS[0]]), nbformat.v4.new_code_cell(ANY_EQUAL))
+    for cell in cells.values():
+        cell.source = cell.source.replace("= ...", "= AnyAnswer()")
+
+
+def reload_patched(nb):
+    """Wrong answers, and a cell above that keeps the patched checks through the tests' reload."""
+    cells = answer_cells(nb)
+    nb.cells.insert(nb.cells.index(cells[LABELS[0]]), nbformat.v4.new_code_cell(RELOAD_PATCH))
+    for cell in cells.values():
+        cell.source = cell.source.replace("= ...", "= -1").replace("    ...", "    return -1")
+
+
 @pytest.fixture(scope="module")
 def scores(tmp_path_factory):
     out = tmp_path_factory.mktemp("otter")
@@ -48,7 +79,8 @@ def scores(tmp_path_factory):
             cell.source = cell.source.replace("= ...", "= -1").replace("    ...", "    return -1")
 
     found = {}
-    for learner, change in (("ada", right), ("bob", wrong), ("hal", forge)):
+    for learner, change in (("ada", right), ("bob", wrong), ("hal", forge), ("any", any_equal),
+                            ("rel", reload_patched)):
         nb = student_notebook()
         change(nb)
         folder = out / learner
@@ -72,6 +104,14 @@ def test_otter_grades_the_export_with_the_course_checks(scores):
 
 def test_no_forgery_scores_in_otter(scores):
     assert scores["hal"] == dict.fromkeys(LABELS, 0)
+    # An answer whose `==` always says yes is read as an answer equal to nothing.
+    assert scores["any"] == dict.fromkeys(LABELS, 0)
+
+
+def test_a_patched_reload_keeps_patched_checks_in_otter(scores):
+    """The hole instructors.md states, measured: Otter's tests run in the learner's kernel, so a
+    learner who patches importlib.reload and the checks earns every mark (make grade gives 0)."""
+    assert scores["rel"] == dict.fromkeys(LABELS, 1)
 
 
 def test_export_names_its_chapters():
