@@ -162,7 +162,7 @@ def test_any_prompt_from_the_token_buttons_and_a_misspelt_word(visit, site_url):
     prompt.fill("<BOS> Paolo chiamma")
     wait_for_change(explorer, before)
     words, message = seen(explorer)
-    assert message.startswith("unknown token 'chiamma'; did you mean 'chiama'") and words == before[0]
+    assert message.startswith("prompt: unknown token 'chiamma'; did you mean 'chiama'") and words == before[0]
     prompt.fill(" ".join(["<BOS>"] * 49))
     wait_for_change(explorer, (words, message))
     assert seen(explorer)[1] == "the prompt has 49 tokens but calling-game reads at most 48"

@@ -13,8 +13,10 @@ export function pictures(k) {
   } = k;
   return {
     ablation(v, o) {
-      const names = v.off.join(", ") || "none", kind = v.kind || "zero";
-      const alt = `Switched off (${kind} ablation): ${names}. After ${words(v.tokens)} the model now gives ${v.track} ` +
+      const names = v.off.join(", ") || "none", kind = v.kind || "zero", match = v.match || "role";
+      const how = kind === "zero" ? `zero ablation; a mean or resample would match the reference by ${match}`
+        : `${kind} ablation, reference matched by ${match}`;
+      const alt = `Switched off (${how}): ${names}. After ${words(v.tokens)} the model now gives ${v.track} ` +
         `${fix(v.track_prob)} (intact: ${fix(v.track_prob_intact)}). Best next tokens: ${top(v.page)}.`;
       const page = barChart(v.page, alt, { highlight: v.track, width: o.width,
         title: `off (${kind}): ${names}  |  P(${v.track}) ${fix(v.track_prob)} (intact ${fix(v.track_prob_intact)})` });

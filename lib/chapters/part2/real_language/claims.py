@@ -306,7 +306,7 @@ claim("real-language.smol-spellings", "real-language",
 
 claim("real-language.smol-directions", "real-language",
       "The direction ' woman' − ' man', built from that one pair, has a mean cosine of {gender_cos:.2f} with the "
-      "offsets of {gender_n:.0f} other pairs (' king' to ' queen', ' he' to ' she', ...), and {gender_right:.0f} of "
+      "offsets of {gender_n:.0f} other pairs (' king' to ' queen', ' he' to ' she', and the rest), and {gender_right:.0f} of "
       "them run its way; directions built the same way from two random tokens of the {vocab:,.0f} reach at most "
       "{gender_null_cos:.2f}, but also line up as many as {gender_null_right:.0f} pairs one way or the other. The "
       "plural direction ' dogs' − ' dog', made perpendicular to it by Gram-Schmidt, has a mean cosine of "

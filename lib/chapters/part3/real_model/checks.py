@@ -32,3 +32,24 @@ TOP_PROB_COOLED = site_check(__name__, "top_prob_cooled", rule="number", compute
 def top_prob_cooled(answer) -> Feedback:
     """P(" girl"), the top line after COOL_PROMPT, at COOL_TEMPERATURE: the lines squared and shared out again."""
     return TOP_PROB_COOLED.judge(answer)
+
+
+# ------------------------------------------------------------------ predict: the same line, warmed
+WARM_TEMPERATURE = 2.0
+
+
+def _warmed_values() -> Values:
+    return Values(_top_at(WARM_TEMPERATURE), hints={"unchanged": _top_at(1.0), "times": _top_at(1 / WARM_TEMPERATURE)})
+
+
+TOP_PROB_WARMED = site_check(__name__, "top_prob_warmed", rule="number", compute="realTopCooled",
+                             values=_warmed_values, what=f"The top line's probability at temperature {WARM_TEMPERATURE:g}",
+                             tol=0.02, args={"data": DATA, "prompt": COOL_PROMPT, "temperature": WARM_TEMPERATURE},
+                             texts={"unchanged": "that is the page at temperature 1: a temperature above 1 flattens it.",
+                                    "times": "that is the page at temperature 0.5 (the logits divided by the "
+                                             "temperature's inverse); a temperature of 2 halves them."})
+
+
+def top_prob_warmed(answer) -> Feedback:
+    """P(" girl"), the top line after COOL_PROMPT, at WARM_TEMPERATURE: the square roots of the lines, shared out again."""
+    return TOP_PROB_WARMED.judge(answer)
