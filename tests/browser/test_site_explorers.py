@@ -112,8 +112,11 @@ def move(explorer, c):
         at = c["options"].index(c["default"])
         el.select_option(index=(at + 1) % len(c["options"]))
         return lambda: el.select_option(index=at)
+    # Put back to what the box held (a control that follows a choice, such as the plane's axes after the
+    # word set changed, may no longer hold its default).
+    held = el.input_value()
     el.fill(OTHER_TEXT[c["name"]])
-    return lambda: el.fill(str(c["default"]))
+    return lambda: el.fill(held)
 
 
 @pytest.mark.parametrize("path", sorted(PAGES))
