@@ -20,6 +20,10 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 MODES = ("fold", "hide")
+CLASS_SITE_NOTE = ('<div class="admonition note course-class-note"><p class="admonition-title">Answer boxes are for '
+                   'practice</p><p>The boxes on this page check your answer in your browser, and anyone can read how '
+                   'they do it; they record nothing. Your marks come from the notebook you hand in, graded by your '
+                   'instructor.</p></div>')
 # The header buttons (sphinx-book-theme's labels) the class site leaves out.
 CLASS_SITE_WITHOUT = {"download-source-button", "launch-buttons", "source-buttons", "source-repository-button",
                       "source-file-button", "source-edit-button", "source-issues-button"}
@@ -74,6 +78,10 @@ def _point_at_reader_notebooks(app, pagename, templatename, context, doctree):
         for group in context["header_buttons"]:
             if "buttons" in group:
                 group["buttons"] = [b for b in group["buttons"] if b.get("label") not in CLASS_SITE_WITHOUT]
+        # Its answer boxes check an answer in the reader's browser, where anyone can read how: practice,
+        # not marks. A page with an exercise says so above its text.
+        if 'class="exercise' in context.get("body", ""):
+            context["body"] = CLASS_SITE_NOTE + context["body"]
 
 
 def _write_downloads(app, exception):

@@ -193,6 +193,9 @@ def test_the_class_site_holds_no_solution(class_site):
     chapter = (class_site / "chapters/part3/search-by-hand.html").read_text()
     assert len(re.findall(r'class="exercise (?:\w+ )?admonition"', chapter)) == 5 and 'class="solution' not in chapter
     assert "download-source-button" not in chapter
+    # Its boxes are for practice, and a page with an exercise says so; the default site does not.
+    assert "Answer boxes are for practice" in chapter
+    assert "Answer boxes are for practice" not in (SITE / "chapters/part3/search-by-hand.html").read_text()
     # No launch button (Binder opens the reader notebook, solutions folded) and no link to the sources.
     assert "mybinder.org" in (SITE / "chapters/part3/search-by-hand.html").read_text()    # the default site has it
     assert "mybinder.org" not in chapter and "launch-buttons" not in chapter
