@@ -168,7 +168,8 @@ def test_any_prompt_from_the_token_buttons_and_a_misspelt_word(visit, site_url):
     assert message.startswith("prompt: unknown token 'chiamma'; did you mean 'chiama'") and words == before[0]
     prompt.fill(" ".join(["<BOS>"] * 49))
     wait_for_change(explorer, (words, message))
-    assert seen(explorer)[1] == "the prompt has 49 tokens but calling-game reads at most 48"
+    assert seen(explorer)[1].startswith("prompt: the prompt has 49 tokens but calling-game reads at most 48. "
+                                        "The picture keeps the last prompt that worked")
 
 
 def test_the_sampling_explorer_takes_any_temperature_top_k_top_p_and_seed(visit, site_url):
