@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from lib import kept
 from lib.model.store import LoadedModel, in_use_folder, load, run_label, shipped_runs
 
 T = TypeVar("T")
@@ -39,6 +40,19 @@ def runs_of(name: str) -> dict[str, LoadedModel]:
     return {lab: load(name) if lab == first else load(name, folder) for lab, folder in folders.items()}
 
 
-def each_run(name: str, fn: Callable[[LoadedModel], T]) -> dict[str, T]:
-    """{run label: fn(that run's model)} over every run of `runs_of(name)`."""
-    return {label: fn(lm) for label, lm in runs_of(name).items()}
+def each_run(name: str, fn: Callable[[LoadedModel], T], keep: str | None = None) -> dict[str, T]:
+    """{run label: fn(that run's model)} over every run of `runs_of(name)`.
+
+    With `keep` (the measurement's name, with any argument it takes), each run's value is kept on disk
+    (`lib.kept`, keyed by the library's source and the run's weights), so the build, the tests and the
+    command line measure a run once between them; a model is read only for a run not yet kept. The
+    value must then be plain JSON, and is given back as JSON gives it, measured or read."""
+    if keep is None:
+        return {label: fn(lm) for label, lm in runs_of(name).items()}
+    folders = run_folders(name)
+    first = next(iter(folders))
+
+    def model(label: str, folder: Path) -> LoadedModel:
+        return load(name) if label == first else load(name, folder)
+    return {label: kept.run_measurement(name, folder, keep, lambda: fn(model(label, folder)))
+            for label, folder in folders.items()}

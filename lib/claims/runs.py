@@ -15,19 +15,16 @@ seed, so the book's build, the tests and the command measure each run once betwe
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import json
 import multiprocessing
 import numbers
-import os
 from pathlib import Path
 from typing import Iterable
 
+from lib import kept
 from lib.claims import registry
 from lib.errors import CourseError, require
 
-LIB = Path(__file__).resolve().parents[1]
 SHIPPED = "shipped"          # the name of the pages' own run in tables and JSON
 RUN_SEEDS = 1                # how many of the page's seeds the other shipped runs are measured on
 
@@ -76,30 +73,12 @@ def read_run_folder(folder: str | Path) -> tuple[str, Path]:
 
 # ----------------------------------------------------------------------------- the disk cache
 def cache_dir() -> Path | None:
-    """Where measured runs are kept: $COURSE_CLAIMS_CACHE, else `_build/.claims-runs` beside the
-    library when the course is a checkout, else nowhere (measured afresh)."""
-    env = os.environ.get("COURSE_CLAIMS_CACHE")
-    if env:
-        return Path(env)
-    build = LIB.parent / "_build"
-    return build / ".claims-runs" if (LIB.parent / "_toc.yml").is_file() else None
-
-
-@functools.lru_cache(maxsize=1)
-def _source_key() -> str:
-    h = hashlib.sha256()
-    for path in sorted(LIB.rglob("*.py")):
-        h.update(str(path.relative_to(LIB)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
+    """Where measured runs are kept (`lib.kept`)."""
+    return kept.cache_dir()
 
 
 def _run_key(run: dict[str, str]) -> str:
-    from lib.model.store import META  # deferred: the store imports torch
-
-    h = hashlib.sha256(_source_key().encode())
-    for name, folder in sorted(run.items()):
-        h.update(name.encode() + b"\0" + json.loads((Path(folder) / META).read_text())["sha256"].encode())
-    return h.hexdigest()[:24]
+    return kept.weights_key(run.items())
 
 
 def _plain(value):
@@ -147,7 +126,7 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
     folder = cache_dir()
     for label, run in runs.items():
         path = folder / f"{_run_key(run)}.json" if folder is not None else None
-        stored = json.loads(path.read_text()) if path is not None and path.is_file() else {}
+        stored = (kept.read(path.stem) or {}) if path is not None else {}
         missing = [i for i in ids if not all(str(s) in stored.get(i, {}) for s in
                                              (seeds if registry.get(i).seeded else [0]))]
         results[label] = stored
@@ -166,10 +145,7 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
                     results[label].setdefault(id, {}).update(by_seed)
                 path = todo[label][2]
                 if path is not None:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                    tmp.write_text(json.dumps(results[label]))
-                    os.replace(tmp, path)          # two builds measuring at once each write whole files
+                    kept.write(path.stem, results[label])   # whole files: two builds at once each write all
     return {label: {i: {s: v for s, v in results[label][i].items()
                         if s in {str(x) for x in (seeds if registry.get(i).seeded else [0])}} for i in ids}
             for label in runs}

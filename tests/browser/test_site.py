@@ -38,7 +38,7 @@ def test_math_renders(visit, site_url):
     assert v.outside == []
 
 
-EXPLORER_PAGES = {"chapters/part1/ablation.html": "Switched off (zero ablation)",
+EXPLORER_PAGES = {"chapters/part1/ablation.html": "Switched off (zero ablation",
                   "chapters/part2/three-ways.html": "Concept plane with axis 1 = Paolo - Pietro",
                   "chapters/part2/residual-path.html": "on the plane (Tarso, Paolo orthogonalised)",
                   "chapters/part2/real-language.html": "t-SNE layout (perplexity 10, seed 0)",

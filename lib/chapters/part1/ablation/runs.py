@@ -127,4 +127,4 @@ def roles(lm: LoadedModel, n: int = N, patched: int = PATCHED) -> dict:
 @functools.lru_cache(maxsize=1)
 def roles_over_runs() -> dict[str, dict]:
     """Per run of the calling game (the run in use first): `roles`."""
-    return each_run("calling-game", roles)
+    return each_run("calling-game", roles, keep="ablation-roles")

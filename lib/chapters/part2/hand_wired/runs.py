@@ -29,4 +29,4 @@ def _axes(lm) -> dict:
 def axes_per_run() -> dict[str, dict]:
     """Per run of the hand-wired model (the run in use first): each designed axis's held-out R², the axes
     read back (R² above the threshold), and the gap between its expected loss and the corpus's entropy."""
-    return each_run("hand-wired", _axes)
+    return each_run("hand-wired", _axes, keep="hand-wired-axes")

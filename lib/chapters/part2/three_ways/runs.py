@@ -14,7 +14,7 @@ EPITHETS = tuple(EPITHET_CORNERS)
 
 def _corners(lm) -> dict:
     _, corners = epithet_plane(lm)
-    at = {w: (float(c[0]), float(c[1])) for w, c in corners.items()}
+    at = {w: [float(c[0]), float(c[1])] for w, c in corners.items()}
     right = [w for w, (sx, sy) in EPITHET_CORNERS.items() if np.sign(at[w][0]) == sx and np.sign(at[w][1]) == sy]
     return {"at": at, "in_corner": right}
 
@@ -23,4 +23,4 @@ def _corners(lm) -> dict:
 def epithet_corners() -> dict[str, dict]:
     """Per run (the run in use first): each epithet's place on the plane (Paolo - Pietro, peer - subordinate
     epithets), centred on the four, and which epithets sit in their role's corner."""
-    return each_run("calling-game", _corners)
+    return each_run("calling-game", _corners, keep="epithet-corners")

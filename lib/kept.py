@@ -1,0 +1,109 @@
+"""Measurements kept on disk, so that the book's build, the tests and the command line measure a
+training run once between them.
+
+A measurement of one run (the ablation chapter's roles of the heads, a claim's numbers on another
+training seed) can take a minute. Every process that executes a chapter, grades a learner or checks
+the claims would otherwise measure it again. What is kept is keyed by everything it is computed from:
+the library's source (every `.py` file of `lib`), the run's weights (the SHA-256 its `meta.json`
+records) and the name of the measurement (with any argument it takes). A change to any of them is a
+new key; nothing stale is ever read.
+
+The values are JSON (plain dicts with text keys, lists, numbers, text): never pickles, because a
+learner's notebook runs on the same disk, and a kept file is data, never code.
+
+Where: $COURSE_CLAIMS_CACHE, else `_build/.claims-runs` beside the library when the course is a
+checkout, else nowhere (every process measures afresh).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Callable, Iterable, TypeVar
+
+from lib.errors import require
+
+LIB = Path(__file__).resolve().parent
+T = TypeVar("T")
+
+
+def cache_dir() -> Path | None:
+    env = os.environ.get("COURSE_CLAIMS_CACHE")
+    if env:
+        return Path(env)
+    build = LIB.parent / "_build"
+    return build / ".claims-runs" if (LIB.parent / "_toc.yml").is_file() else None
+
+
+@functools.lru_cache(maxsize=1)
+def source_key() -> str:
+    """A digest of the library's source: every `.py` file of `lib`, by name and content."""
+    h = hashlib.sha256()
+    for path in sorted(LIB.rglob("*.py")):
+        h.update(str(path.relative_to(LIB)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def weights_key(folders: Iterable[tuple[str, str | Path]]) -> str:
+    """A digest of the library's source and of the weights in `folders` ((model, folder) pairs)."""
+    h = hashlib.sha256(source_key().encode())
+    for name, folder in sorted((n, str(f)) for n, f in folders):
+        meta = json.loads((Path(folder) / "meta.json").read_text())
+        h.update(name.encode() + b"\0" + meta["sha256"].encode())
+    return h.hexdigest()[:24]
+
+
+def read(key: str) -> dict | None:
+    """What is kept under `key`, or None."""
+    folder = cache_dir()
+    path = folder / f"{key}.json" if folder is not None else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None                      # half a file from a process that was stopped: measured again
+
+
+def write(key: str, value: dict) -> None:
+    """Keep `value` under `key` (whole files only: two processes writing at once each write all of it)."""
+    folder = cache_dir()
+    if folder is None:
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{key}.json"
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value, default=_scalar))
+    os.replace(tmp, path)
+
+
+def _scalar(value):
+    """A numpy number as Python's own (json knows no numpy types)."""
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not plain JSON")
+
+
+def plain(value: T) -> T:
+    """`value` as JSON gives it back; one clear line if it is not plain JSON (the kept copy would then
+    differ from the one just measured)."""
+    try:
+        back = json.loads(json.dumps(value, default=_scalar))
+    except TypeError:
+        back = None
+    require(back is not None and back == value, "a kept measurement must be plain JSON (dicts with text keys, lists, numbers, "
+                           f"text): {str(value)[:120]}")
+    return back
+
+
+def run_measurement(name: str, folder: Path, what: str, fn: Callable[[], T]) -> T:
+    """`fn()` (a measurement of the run of model `name` in `folder`, named `what`), kept on disk."""
+    key = f"{what}-{weights_key([(name, folder)])}"
+    got = read(key)
+    if got is not None and "value" in got:
+        return got["value"]
+    value = plain(fn())
+    write(key, {"value": value})
+    return value
