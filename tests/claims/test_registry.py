@@ -121,3 +121,31 @@ def test_no_page_speaks_of_its_own_earlier_editions():
                          re.IGNORECASE)
     for path, text in _chapter_texts().items():
         assert not pattern.search(text), (path, pattern.search(text).group(0))
+
+
+def test_a_claim_measured_once_is_kept_for_the_next_process(monkeypatch, tmp_path):
+    """The build, the tests and the grader measure a claim on the shipped runs once between them: a process
+    that has not measured it reads the kept numbers (here doctored, to show they are read, not measured
+    again). A new process is this one with its in-memory measurements forgotten."""
+    from lib.claims import registry
+
+    monkeypatch.setenv("COURSE_CLAIMS_CACHE", str(tmp_path))
+    id, seed = "search-by-hand.long-when-sure", 5
+    monkeypatch.setattr(registry, "_CACHE", {})
+    first = registry.measure(id, seed)
+    [path] = tmp_path.glob(f"claim-{id}-{seed}-*.json")
+    kept = json.loads(path.read_text())
+    assert kept["value"] == first
+    kept["value"]["n_open"] = -1
+    path.write_text(json.dumps(kept))
+    monkeypatch.setattr(registry, "_CACHE", {})
+    assert registry.measure(id, seed)["n_open"] == -1
+
+
+def test_no_claim_is_kept_under_another_run():
+    from lib import kept
+    from lib.model import store
+
+    assert kept.shipped_key("claim-x-0") is not None
+    with store.use_run("zero-layer", store.shipped_runs("zero-layer")[1]):
+        assert kept.shipped_key("claim-x-0") is None

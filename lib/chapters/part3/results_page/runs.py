@@ -29,4 +29,7 @@ def _broken_by_temperature(lm, seed: int = 0) -> dict[float, float]:
 def broken_over_runs(seed: int = 0) -> dict[str, dict[float, float]]:
     """Per run (the run in use first): the share of ROUNDS whole rounds, sampled from <BOS> with the
     sampling seed `seed`, that break the rules, at each of TEMPERATURES."""
-    return each_run("calling-game", lambda lm: _broken_by_temperature(lm, seed))
+    # Kept on disk as [temperature, share] pairs (JSON keys are text); given back keyed by temperature.
+    kept = each_run("calling-game", lambda lm: [[t, b] for t, b in _broken_by_temperature(lm, seed).items()],
+                    keep=f"broken-by-temperature-{seed}")
+    return {label: {float(t): float(b) for t, b in pairs} for label, pairs in kept.items()}
