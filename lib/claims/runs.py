@@ -18,6 +18,7 @@ import contextlib
 import json
 import multiprocessing
 import numbers
+import sys
 from pathlib import Path
 from typing import Iterable
 
@@ -133,6 +134,11 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
         if missing:
             todo[label] = (run, missing, path)
     if todo:
+        main = sys.modules.get("__main__")
+        if main is not None and not hasattr(main, "__spec__"):
+            # An IPython shell's stand-in for __main__ (a grader's kernel, an embedded shell) has no
+            # __spec__, which a spawned process reads to know what to import; None says "nothing".
+            main.__spec__ = None
         context = multiprocessing.get_context("spawn")
         # One process per run, never reused (maxtasksperchild=1): a worker that measured one run keeps its
         # models and measurements cached, and would hand them to the next run it was given.
