@@ -45,15 +45,19 @@
     });
     // A figure wider than a phone's screen keeps its size and scrolls sideways in its output (course.css):
     // that output is then a region the keyboard reaches, to scroll it, and says so.
+    // (The box that scrolls is the output's own where the theme's style makes it one, else the cell's output.)
     let f = 0;
-    document.querySelectorAll("div.cell_output").forEach((box) => {
-      if (!box.querySelector("img")) return;
-      if (box.scrollWidth > box.clientWidth + 1) {
+    const scrolls = (e) => ["auto", "scroll"].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1;
+    document.querySelectorAll("div.cell_output img, div.cell_output svg.course-heatmap").forEach((figure) => {
+      let box = figure.parentElement;
+      while (!scrolls(box) && !box.matches("div.cell_output")) box = box.parentElement;
+      const ours = (box.getAttribute("aria-label") || "").startsWith("figure ");
+      if (scrolls(box) && (ours || !box.hasAttribute("tabindex"))) {
         box.setAttribute("tabindex", "0");
         box.setAttribute("role", "region");
         box.setAttribute("aria-label", `figure ${++f}, scrolls sideways`);
-      } else if (box.getAttribute("aria-label") && box.getAttribute("aria-label").startsWith("figure ")) {
-        ["tabindex", "role", "aria-label"].forEach((a) => box.removeAttribute(a));
+      } else if (ours && !scrolls(box)) {
+        ["tabindex", "role", "aria-label"].forEach((name) => box.removeAttribute(name));
       }
     });
     // A table's empty corner cell (the column of the rows' names) is named for a screen reader.

@@ -127,13 +127,16 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 # its explorers started (their models read) and its answer boxes placed, the theme's controls fixed (course.js).
 SETTLED = """async () => {
     if (document.readyState !== 'complete') await new Promise((r) => addEventListener('load', r, { once: true }));
-    const until = async (ok) => { while (!ok()) await new Promise((r) => setTimeout(r, 25)); };
+    const until = async (ok, what) => {
+        for (const t0 = performance.now(); !ok(); await new Promise((r) => setTimeout(r, 25)))
+            if (performance.now() - t0 > 30000) throw new Error(`${location.pathname}: ${what} not ready after 30 s`);
+    };
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
     if (document.querySelector('.course-explorer.course-live')) {
-        await until(() => window.courseExplorers && window.courseExplorers.ready);
+        await until(() => window.courseExplorers && window.courseExplorers.ready, 'the explorers');
         await Promise.all(window.courseExplorers.later);
     }
-    if (document.querySelector('div.exercise[id]')) await until(() => window.courseChecks && window.courseChecks.ready);
+    if (document.querySelector('div.exercise[id]')) await until(() => window.courseChecks && window.courseChecks.ready, 'the answer boxes');
     await new Promise((r) => setTimeout(r, 120));      // course.js's fixes after load (a 50-100 ms debounce)
 }"""
 # Every rule, the experimental ones too (label-content-name-mismatch is one), but WCAG AAA's 7:1 contrast.
@@ -174,9 +177,12 @@ def test_axe_core_finds_nothing_on_any_page(browser, site_url):
 
 
 # Each figure of a chapter: its width as drawn, as shown, and whether its output scrolls and the keyboard reaches it.
+# (The box that scrolls is the output's own where the theme made it one, else the cell's output.)
 FIGURES_SHOWN = """() => [...document.querySelectorAll('div.cell_output img')].map((img) => {
-    const box = img.closest('div.cell_output');
-    return [img.naturalWidth, img.getBoundingClientRect().width, box.scrollWidth > box.clientWidth + 1,
+    const scrolls = (e) => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1;
+    let box = img.parentElement;
+    while (!scrolls(box) && !box.matches('div.cell_output')) box = box.parentElement;
+    return [img.naturalWidth, img.getBoundingClientRect().width, scrolls(box),
             box.getAttribute('tabindex'), box.getAttribute('role')];
 })"""
 

@@ -324,9 +324,12 @@ function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
   if (o.mark !== undefined) {
     body.push(rect(x0 + labelW, y0 + top0 + o.mark * cell, n * cell, cell, "none", { style: `stroke:${PALETTE.accent};stroke-width:2` }));
   }
+  // The columns' names hang from the grid's bottom edge, far enough below it that the first one clears the
+  // last row's name beside it when cells are tiny (a 45-degree word 13 px thick, from a 4 px cell).
+  const drop = Math.max(6, 12 - cell);
   body.push(h("g", { transform: `translate(0,${ht})` }, tokens.map((c, j) => shownName(j, n, everyCol) &&
-    text(x0 + labelW + j * cell + cell / 2, y0 + 6, c, { anchor: "end", size: 11, rotate: -45 }))));
-  const colH = 8 + 5.5 * Math.max(1, ...tokens.map((c) => c.length));
+    text(x0 + labelW + j * cell + cell / 2, y0 + drop, c, { anchor: "end", size: 11, rotate: -45 }))));
+  const colH = drop + 2 + 5.5 * Math.max(1, ...tokens.map((c) => c.length));
   return [body, labelW + n * cell, ht + colH];
 }
 
