@@ -28,6 +28,13 @@ def test_page_loads_offline_without_console_errors(visit, site_url, path):
     for img in v.page.locator("article img").all():
         alt = img.get_attribute("alt") or ""
         assert alt.strip() and not alt.endswith(".png"), f"{path}: an image has no alt text ({img.get_attribute('src')})"
+    # Issue 39: every write exercise (a Python function to write) has no box here and says plainly that it is a
+    # notebook exercise, and why (on this visit: test_site_checks.py reads one such note whole).
+    unexplained = v.page.evaluate("""() => [...document.querySelectorAll('div.exercise.write[id]')].map((e) => e.id).filter((id) => {
+        const note = document.querySelector(`.course-live-note[data-exercise="${id}"]`);
+        return !note || !note.textContent.includes('This is a notebook exercise: you write a Python function');
+    })""")
+    assert unexplained == [], f"{path}: write exercises without a page route or a note saying why: {unexplained}"
 
 
 def test_math_renders(visit, site_url):
