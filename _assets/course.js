@@ -7,7 +7,9 @@
  *   (the button keeps its name, "Color mode", and says which mode is on);
  * - the left sidebar (the course's title and its contents) is a landmark, like the rest of the page;
  * - a scrollable table's or output's box, which takes the keyboard's focus, says what it is (a region,
- *   numbered: two may not share a name); an empty corner of a table's header is named "row".
+ *   numbered: two may not share a name); an empty corner of a table's header is named "row";
+ * - a figure's output that scrolls sideways (a phone: course.css never shrinks a figure) takes the
+ *   keyboard's focus, so that it can be scrolled without a pointer, and says so.
  */
 (function () {
   function visibleWords(el) {
@@ -41,6 +43,23 @@
       box.setAttribute("role", "region");
       box.setAttribute("aria-label", `${caption ? visibleWords(caption) : table ? "table" : "output"} ${++n}, scrolls sideways`);
     });
+    // A figure wider than a phone's screen keeps its size and scrolls sideways in its output (course.css):
+    // that output is then a region the keyboard reaches, to scroll it, and says so.
+    // (The box that scrolls is the output's own where the theme's style makes it one, else the cell's output.)
+    let f = 0;
+    const scrolls = (e) => ["auto", "scroll"].includes(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1;
+    document.querySelectorAll("div.cell_output img, div.cell_output svg.course-heatmap").forEach((figure) => {
+      let box = figure.parentElement;
+      while (!scrolls(box) && !box.matches("div.cell_output")) box = box.parentElement;
+      const ours = (box.getAttribute("aria-label") || "").startsWith("figure ");
+      if (scrolls(box) && (ours || !box.hasAttribute("tabindex"))) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", `figure ${++f}, scrolls sideways`);
+      } else if (ours && !scrolls(box)) {
+        ["tabindex", "role", "aria-label"].forEach((name) => box.removeAttribute(name));
+      }
+    });
     // A table's empty corner cell (the column of the rows' names) is named for a screen reader.
     document.querySelectorAll("thead th").forEach((th) => {
       if (visibleWords(th) || th.querySelector(".course-hidden")) return;
@@ -53,6 +72,7 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => setTimeout(fix));
   else setTimeout(fix);
   window.addEventListener("load", fix);
+  window.addEventListener("resize", () => setTimeout(fix, 100));
   document.addEventListener("click", () => setTimeout(fix, 0));
   // The theme makes a box that scrolls focusable when it finds it overflowing (at load, on a resize).
   let queued = false;

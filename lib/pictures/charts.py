@@ -1,5 +1,9 @@
 """SVG heatmaps for the chapters' figures (attention patterns), readable by screen readers.
 
+Every word is at least 11 px, and a chart is shown at the size it is drawn at every width: on a phone
+one wider than the column scrolls sideways in its output (_assets/course.css), as the matplotlib
+figures do (lib.pictures.legibility).
+
 Each chart is one <svg role="img"> whose aria-label and <title> say in words what it shows. (The
 explorers draw their pictures in JavaScript, lib/explorers/js/render.js, in a kernel and on the
 website alike.)
@@ -17,8 +21,9 @@ FONT = "DejaVu Sans, Verdana, sans-serif"
 # The widest a character of these fonts runs, in em (DejaVu Sans Bold's capitals; its average is ~0.6):
 # a title is given this much room, so that it is never cut off at the chart's edge.
 EM_WIDE = 0.7
-# The smallest cell a grid of patterns may shrink to so that its row fits the page (its words stay 10-11 px).
-MIN_CELL = 16
+# The smallest cell a grid of patterns may shrink to so that its row fits the page: the columns' names,
+# 11 px words written at 45 degrees, need 19 px between neighbours not to run into each other.
+MIN_CELL = 19
 
 
 def _esc(text) -> str:
@@ -28,7 +33,7 @@ def _esc(text) -> str:
 def _svg(width: int, height: int, alt: str, body: list[str]) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="course-chart course-heatmap" role="img" aria-label="{_esc(alt)}" '
             f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="{FONT}" '
-            f'font-size="12" style="max-width:100%;height:auto"><title>{_esc(alt)}</title>{TEXT_DEFAULTS}{"".join(body)}</svg>')
+            f'font-size="12" style="height:auto"><title>{_esc(alt)}</title>{TEXT_DEFAULTS}{"".join(body)}</svg>')
 
 
 def _text(x, y, s, anchor="start", size=12, weight="normal", fill="#222", baseline="middle") -> str:
@@ -68,15 +73,15 @@ def _heatmap_body(x0: float, y0: float, matrix, rows: Sequence[str], cols: Seque
             v = float(matrix[i][j])
             cells.setdefault(blue(v), []).append(f"M{x:g} {y:g}h{side}v{side}h-{side}z")
             if show_values:
-                body.append(_text(x + cell / 2, y + cell / 2, f"{v:.2f}", anchor="middle", size=9,
+                body.append(_text(x + cell / 2, y + cell / 2, f"{v:.2f}", anchor="middle", size=11,
                                   fill=ink_on(blue(v))))
     body[1 if title else 0:1 if title else 0] = [f'<path fill="{fill}" d="{"".join(d)}"/>' for fill, d in cells.items()]
     h = top + len(rows) * cell
     for j, c in enumerate(cols):
         x, y = x0 + label_w + j * cell + cell / 2, y0 + h + 6
-        body.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="10" text-anchor="end" '
+        body.append(f'<text x="{x:.1f}" y="{y:.1f}" font-size="11" text-anchor="end" '
                     f'transform="rotate(-45 {x:.1f} {y:.1f})" fill="#222">{_esc(c)}</text>')
-    col_h = 8 + 5 * max((len(c) for c in cols), default=1)
+    col_h = 8 + 5.5 * max((len(c) for c in cols), default=1)
     return body, label_w + max(len(cols) * cell, title_w), h + col_h
 
 

@@ -258,7 +258,7 @@ def label_offsets(ax, coords, labels, fontsize: int) -> list[tuple[float, float]
 
 
 def scatter_map(ax, coords, labels, groups, title: str = "", xlabel: str = "", ylabel: str = "",
-                axes: bool = True, fontsize: int = 7, legend: bool = False):
+                axes: bool = True, fontsize: int = 8, legend: bool = False):
     """Labelled points coloured by group: the course's map of an embedding space.
 
     `axes=False` hides the ticks (t-SNE: its axes mean nothing)."""
@@ -279,7 +279,7 @@ def scatter_map(ax, coords, labels, groups, title: str = "", xlabel: str = "", y
     if legend:
         for group, colour in colours.items():
             ax.scatter([], [], color=colour, label=group)
-        ax.legend(fontsize=7, frameon=False)
+        ax.legend(fontsize=8, frameon=False)
     style_axes(ax)
     return ax
 
@@ -292,5 +292,5 @@ def with_alt(fig, alt: str, dpi: int = DPI):
 
     check(fig, dpi)
     data = base64.b64encode(png_bytes(fig, dpi)).decode("ascii")
-    return HTML(f'<img class="course-plot" src="data:image/png;base64,{data}" alt="{html.escape(alt)}" '
-                'style="max-width:100%;height:auto">')
+    # Shown at the size it was drawn: course.css lets a figure wider than a phone's screen scroll sideways.
+    return HTML(f'<img class="course-plot" src="data:image/png;base64,{data}" alt="{html.escape(alt)}">')

@@ -324,10 +324,52 @@ function heatmapBody(x0, y0, matrix, tokens, fit, o = {}) {
   if (o.mark !== undefined) {
     body.push(rect(x0 + labelW, y0 + top0 + o.mark * cell, n * cell, cell, "none", { style: `stroke:${PALETTE.accent};stroke-width:2` }));
   }
+  // The columns' names hang from the grid's bottom edge, far enough below it that the first one clears the
+  // last row's name beside it when cells are tiny (a 45-degree word 13 px thick, from a 4 px cell).
+  const drop = Math.max(6, 12 - cell);
   body.push(h("g", { transform: `translate(0,${ht})` }, tokens.map((c, j) => shownName(j, n, everyCol) &&
-    text(x0 + labelW + j * cell + cell / 2, y0 + 6, c, { anchor: "end", size: 11, rotate: -45 }))));
-  const colH = 8 + 5.5 * Math.max(1, ...tokens.map((c) => c.length));
+    text(x0 + labelW + j * cell + cell / 2, y0 + drop, c, { anchor: "end", size: 11, rotate: -45 }))));
+  const colH = drop + 2 + 5.5 * Math.max(1, ...tokens.map((c) => c.length));
   return [body, labelW + n * cell, ht + colH];
+}
+
+/** A text's box as drawn, estimated from its length: DejaVu Sans's widest common letters are 0.7 em, its
+ *  average under 0.62 em; a box `size` x 1.25 tall (dominant-baseline middle puts the text's middle at y). */
+function textBox(x, y, s, size, anchor) {
+  const w = 0.64 * size * String(s).length + 2, ht = 1.25 * size;
+  const x0 = anchor === "end" ? x - w : anchor === "middle" ? x - w / 2 : x;
+  return [x0, y - ht / 2, x0 + w, y + ht / 2];
+}
+
+const clash = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+
+/** Labels for points, each put in the first free spot around its point (right and up, right and down,
+ *  left..., above, below) that clears the labels placed before it, the boxes in `taken` ([x0, y0, x1, y1]:
+ *  a title, the axis labels, the points' dots) and the picture's edges [0, 0, width, height]; a label with no
+ *  free spot is left out (its point keeps its name in its <title> and the picture's words). Points closer
+ *  than `near` px share one label, their names joined ("embedding = attention 0"): one point drawn over
+ *  another. `items`: [[x, y, name], ...] in picture pixels. Returns the text elements. */
+function placeLabels(items, taken, width, height, o = {}) {
+  const size = Math.max(o.size || MIN_TEXT, MIN_TEXT), gap = o.gap || 6, near = o.near || 6;
+  const groups = [];
+  for (const [x, y, name] of items) {
+    const g = groups.find((q) => Math.hypot(q.x - x, q.y - y) < near);
+    if (g) { if (!g.names.includes(name)) g.names.push(name); } else groups.push({ x, y, names: [name] });
+  }
+  const spots = (x, y) => [[x + gap, y - gap - 2, "start"], [x + gap, y + gap + 2, "start"], [x - gap, y - gap - 2, "end"],
+    [x - gap, y + gap + 2, "end"], [x, y - size - 2, "middle"], [x, y + size + 2, "middle"], [x + gap + 2, y, "start"], [x - gap - 2, y, "end"]];
+  const placed = [...taken], out = [];
+  for (const { x, y, names } of groups) {
+    const s = names.join(" = ");
+    for (const [lx, ly, anchor] of spots(x, y)) {
+      const b = textBox(lx, ly, s, size, anchor);
+      if (b[0] < 0 || b[1] < 0 || b[2] > width || b[3] > height || placed.some((t) => clash(t, b))) continue;
+      placed.push(b);
+      out.push(text(lx, ly, s, { anchor, size, fill: o.fill }));
+      break;
+    }
+  }
+  return out;
 }
 
 /** A scale from data (x, y) to the chart, 8% margins, optionally keeping the origin in view. Both axes
@@ -361,7 +403,7 @@ function heatmapRow(maps, tokens, o, largest = 22) {
 
 /** What a chapter's pictures draw with: the elements, the numbers' spelling, the generic charts. */
 const KIT = { h, svg, text, rect, line, f1, fix, pct, signed, shownT, words, commas, top, room, figure, row, titleLines,
-  barChart, blue, inkOn, heatmapBody, heatmapFit, heatmapRow, planeScale, INK, SOFT, LINE, GRID };
+  barChart, blue, inkOn, heatmapBody, heatmapFit, heatmapRow, planeScale, placeLabels, textBox, shownName, INK, SOFT, LINE, GRID };
 
 /** Every view's picture maker, by view name: each chapter's (its pictures(kit)), one maker a name. */
 const PICTURES = {};

@@ -9,7 +9,7 @@ import { PALETTE } from "../../../explorers/js/constants.js";
 export function pictures(k) {
   const {
     h, svg, text, rect, line, f1, fix, pct, words, top, room, figure, row, titleLines, barChart, blue, inkOn,
-    heatmapBody, heatmapFit, SOFT, GRID
+    heatmapBody, heatmapFit, shownName, SOFT, GRID
   } = k;
   return {
     ablation(v, o) {
@@ -49,7 +49,11 @@ export function pictures(k) {
         (done.length < n ? `Computing the grid: ${done.length} of ${n} rows done. ` : "") +
         `The patches that bring most of it back${done.length < n ? " so far" : ""}: ${best || "none yet"}. ${v.cell} at ` +
         `position ${v.position} brings back ${fix(v.recovered, 2)}; the patched run's best next tokens: ${top(v.page)}.`;
-      const labelW = 56, cell = Math.max(8, Math.min(44, Math.floor((room(o) - labelW - 12) / T))), named = cell >= 26;
+      // A cell's number where the cell holds it (five characters of 11 px text, "-0.05", are 29 px wide).
+      const labelW = 56, cell = Math.max(8, Math.min(44, Math.floor((room(o) - labelW - 12) / T))), named = cell >= 32;
+      // Rows and columns named every one where there is room (a row's name needs 14 px of height; a column's,
+      // at 45 degrees, 19 px between neighbours), else every second, third...: fewer where cells are small, never none.
+      const everyRow = Math.ceil(14 / cell), everyCol = Math.ceil(19 / cell);
       const body = [];
       // The title in as many lines as the grid's width needs (a phone), the grid under it.
       const titled = titleLines(`fraction of logit(${v.target}) - logit(${v.against}) each patch brings back`,
@@ -58,7 +62,7 @@ export function pictures(k) {
       const runs = titleLines(`corrupted run: ${v.corrupted.join(" ")}${legality}`, labelW + T * cell + 4, 11);
       const g0 = 4 + 16 * titled.length + 14 * runs.length;
       v.grid.forEach((row, i) => {
-        body.push(text(labelW - 6, g0 + i * cell + cell / 2, v.rows[i], { anchor: "end", size: 11 }));
+        if (shownName(i, n, everyRow)) body.push(text(labelW - 6, g0 + i * cell + cell / 2, v.rows[i], { anchor: "end", size: 11 }));
         if (!row) {
           body.push(rect(labelW, g0 + i * cell, T * cell - 1, cell - 1, "none", { style: `stroke:${GRID};stroke-dasharray:3 3` }));
           return;
@@ -73,15 +77,13 @@ export function pictures(k) {
             rect(labelW + p * cell, g0 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
               picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}),
             named ? text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
-              { anchor: "middle", size: 9, fill: inkOn(x) }) : null));
+              { anchor: "middle", size: 11, fill: inkOn(x) }) : null));
         });
       });
       titled.forEach((t, k) => body.push(text(4, 12 + 16 * k, t, { size: 12 })));
       runs.forEach((t, k) => body.push(text(4, 12 + 16 * titled.length + 14 * k, t, { size: 11, fill: v.legal === false ? PALETTE.accent : undefined })));
-      if (cell >= 10) {
-        body.push(h("g", { transform: `translate(0,${g0 + 2 + n * cell})` }, v.clean.map((t, p) =>
-          text(labelW + p * cell + cell / 2, 6, `${t}/${v.corrupted[p]}`, { anchor: "end", size: 10, rotate: -45 }))));
-      }
+      body.push(h("g", { transform: `translate(0,${g0 + 2 + n * cell})` }, v.clean.map((t, p) => shownName(p, T, everyCol) &&
+        text(labelW + p * cell + cell / 2, 6, `${t}/${v.corrupted[p]}`, { anchor: "end", size: 11, rotate: -45 }))));
       const grid = svg(labelW + T * cell + 12, g0 + 10 + n * cell + 90, alt, body);
       const page = barChart(v.page, alt, { highlight: v.target, width: o.width,
         title: `${v.cell} at position ${v.position} patched: recovered ${fix(v.recovered, 2)}` });

@@ -23,7 +23,8 @@ export function pictures(k) {
     const left = 30, right = W - 4, stream = 14, body = [];
     const token = v.tokens[v.position];
     body.push(text(4, 10, `position ${v.position} (${token}): the answer ${v.answer}`, { size: 12, bold: true }));
-    let y = 24;
+    // The stream's name sits under the title, over the stream's top, clear of both (11 px text is 13 px tall).
+    let y = 40;
     const streamTop = y;
     const box = (n, x, yy, w, hh) => {
       const i = names.indexOf(n), off = v.off.includes(n), chosen = v.detail.part === n;
@@ -63,7 +64,7 @@ export function pictures(k) {
       text(left + 5, y + 27, `logit ${v.answer}: ${fix(sum, 2)} + bias ${fix(v.bias, 2)} = ${fix(v.logit, 2)}`, { size: 11 })),
       line(stream, y + 19, left, y + 19));
     body.push(line(stream, streamTop, stream, y + 19));
-    body.push(text(stream - 10, streamTop - 4, "stream", { size: 10, fill: SOFT }));
+    body.push(text(stream - 10, streamTop - 10, "stream", { size: 11, fill: SOFT }));
     y += 48;
     body.push(text(4, y, "results page", { size: 11, bold: true }));
     y += 14;

@@ -6,7 +6,7 @@
 import { PALETTE } from "../../../explorers/js/constants.js";
 
 export function pictures(k) {
-  const { h, svg, text, line, f1, fix, words, figure, titleLines, planeScale, SOFT, GRID } = k;
+  const { h, svg, text, line, f1, fix, words, figure, titleLines, planeScale, placeLabels, textBox, SOFT, GRID } = k;
   /** Paths through a plane, a point per stage: [[label, coords, colour], ...]; the first path's stages named. */
   function pathChart(paths, stages, alt, o = {}) {
     const width = Math.max(340, Math.min(o.width || 640, 640)), height = 400;
@@ -16,9 +16,13 @@ export function pictures(k) {
     const pw = width - left - right, ph = height - top0 - bottom;
     const { sx, sy } = planeScale(all, left, top0, pw, ph, true);
     const body = titled.map((t, i) => text(4, 13 + 16 * i, t, { size: 13 }));
+    // What the stages' names must stay clear of: the title, the axes' names, the legend, every dot.
+    const taken = titled.map((t, i) => textBox(4, 13 + 16 * i, t, 13));
     body.push(line(sx(0), top0, sx(0), top0 + ph, GRID), line(left, sy(0), left + pw, sy(0), GRID));
     body.push(text(left + pw / 2, top0 + ph + 14, o.xlabel || "", { anchor: "middle", size: 11 }));
+    taken.push(textBox(left + pw / 2, top0 + ph + 14, o.xlabel || "", 11, "middle"));
     body.push(text(12, top0 + ph / 2, o.ylabel || "", { anchor: "middle", size: 11, rotate: -90 }));
+    taken.push([4, 0, 20, height]);
     paths.forEach(([label, coords, colour], k) => {
       const dash = k ? "5 4" : null;
       const d = coords.map(([x, y], i) => `${i ? "L" : "M"}${f1(sx(x))},${f1(sy(y))}`).join(" ");
@@ -26,13 +30,17 @@ export function pictures(k) {
       coords.forEach(([x, y], i) => {
         body.push(h("circle", { cx: f1(sx(x)), cy: f1(sy(y)), r: 4, fill: colour },
           h("title", {}, `${label}: ${stages[i]} (${fix(x, 2)}, ${fix(y, 2)})`)));
-        if (k === 0) body.push(text(sx(x) + 6, sy(y) - 8, stages[i], { size: 10, fill: SOFT }));
+        taken.push([sx(x) - 4, sy(y) - 4, sx(x) + 4, sy(y) + 4]);
       });
       const lx = left + k * Math.min(220, pw / 2);
       body.push(h("line", { x1: lx, y1: height - 12, x2: lx + 24, y2: height - 12, stroke: colour, "stroke-width": 2,
         "stroke-dasharray": dash }));
       body.push(text(lx + 30, height - 12, label, { size: 11 }));
+      taken.push(textBox(lx + 30, height - 12, label, 11));
     });
+    // The first path's stages named, each where it clears the rest (stages that leave the point where it
+    // was share a name: "embedding = attention 0").
+    body.push(placeLabels(paths[0][1].map(([x, y], i) => [sx(x), sy(y), stages[i]]), taken, width, height, { fill: SOFT }));
     return svg(width, height, alt, body);
   }
 

@@ -29,13 +29,14 @@ export function pictures(k) {
         });
         // A narrow column's stage name on two lines ("L0" over "attn").
         const [first, ...rest] = small ? v.stages[j].split(" ") : [v.stages[j]];
-        body.push(text(left + j * cellW + cellW / 2, y0 + k * cellH + 10, first, { anchor: "middle", size: small ? 9 : 10 }));
-        if (rest.length) body.push(text(left + j * cellW + cellW / 2, y0 + k * cellH + 21, rest.join(" "), { anchor: "middle", size: 9 }));
+        body.push(text(left + j * cellW + cellW / 2, y0 + k * cellH + 10, first, { anchor: "middle", size: 11 }));
+        // (11 px text is 13 px tall: the second line 14 px under the first, clear of it)
+        if (rest.length) body.push(text(left + j * cellW + cellW / 2, y0 + k * cellH + 24, rest.join(" "), { anchor: "middle", size: 11 }));
       });
       for (let i = 0; i < k; i++) body.push(text(left - 6, y0 + i * cellH + cellH / 2, `#${i + 1}`, { anchor: "end", size: 11 }));
       // The followed token's climb: on the right, or under the grid.
       const px = beside ? gridW + 50 : left + 10, pw = beside ? 200 : Math.max(120, Math.min(300, W - left - 40));
-      const ph = beside ? k * cellH - 10 : 110, py = beside ? y0 + 6 : y0 + k * cellH + 46;
+      const ph = beside ? k * cellH - 10 : 110, py = beside ? y0 + 6 : y0 + k * cellH + 50;
       body.push(line(px, py + ph, px + pw, py + ph), line(px, py, px, py + ph));
       for (const t of [0, 0.5, 1]) body.push(text(px - 4, py + ph * (1 - t), String(t), { anchor: "end", size: 10 }));
       const pts = v.track_probs.map((p, j) => [px + (pw * j) / Math.max(n - 1, 1), py + ph * (1 - p)]);

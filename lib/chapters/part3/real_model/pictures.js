@@ -43,21 +43,23 @@ export function pictures(k) {
     },
 
     real_lens(v, o) {
-      const width = Math.max(360, Math.min(room(o), 720));
+      const width = Math.max(300, Math.min(room(o), 720));
+      // On a narrow picture (a phone) a stage's best tokens go under its bar, not beside it: no word shrinks.
+      const narrow = width < 480;
       const titled = titleLines(`logit lens on ${said(v.tokens)}: the final answer ${seen(v.answer)}`, width - 8);
-      const rowH = 16, top0 = 10 + 16 * titled.length + 14, labelW = 78, barW = 120;
+      const rowH = 16, lineH = narrow ? 2 * rowH : rowH, top0 = 10 + 16 * titled.length + 14, labelW = 78, barW = 120;
       const body = titled.map((t, i) => text(4, 12 + 16 * i, t, { size: 13 }));
-      body.push(text(labelW + 4, top0 - 8, `P(${seen(v.answer)})`, { size: 11 }));
-      body.push(text(labelW + barW + 16, top0 - 8, "best tokens there", { size: 11 }));
+      if (narrow) body.push(text(labelW + 4, top0 - 8, `P(${seen(v.answer)}), under it the best tokens`, { size: 11 }));
+      else body.push(text(labelW + 4, top0 - 8, `P(${seen(v.answer)})`, { size: 11 }), text(labelW + barW + 16, top0 - 8, "best tokens there", { size: 11 }));
       v.stages.forEach((s, i) => {
-        const y = top0 + i * rowH;
+        const y = top0 + i * lineH;
         const lead = i >= v.first;
         body.push(text(labelW - 6, y + rowH / 2, s.name, { anchor: "end", size: 11 }));
         body.push(rect(labelW + 4, y + 2, Math.max(0.5, barW * s.answer).toFixed(1), rowH - 4, lead ? PALETTE.accent : PALETTE.main));
-        body.push(text(labelW + barW + 16, y + rowH / 2,
+        body.push(text(narrow ? labelW + 4 : labelW + barW + 16, narrow ? y + rowH + rowH / 2 - 1 : y + rowH / 2,
           s.top.map(([t, p]) => `${seen(t)} ${fix(p, 2)}`).join("  "), { size: 11 }));
       });
-      const height = top0 + rowH * v.stages.length + 8;
+      const height = top0 + lineH * v.stages.length + 8;
       const alt = `Logit lens of SmolLM2 on ${said(v.tokens)}: the final answer ${seen(v.answer)} leads from ` +
         `${v.stages[v.first].name} on. ` + v.stages.map((s) => `${s.name}: P(answer) ${fix(s.answer)}, best ${s.top.map(([t, p]) => `${seen(t)} ${fix(p, 2)}`).join(", ")}`).join("; ") + ".";
       return figure(svg(width, height, alt, body), alt);
