@@ -328,6 +328,26 @@ def test_make_grade_passes_chapters_on():
     assert 'scripts/grade.py "returned" --chapters "search-by-hand,lever"' in dry.stdout, dry.stdout[-2000:]
 
 
+def test_every_worked_solution_answers_as_its_stub_does():
+    """Each exercise's worked solution (the answer key's, and the honest learners' of `make bench-grade`)
+    binds the stub's answer name and makes the stub's check call: a solution that passed its answer to
+    the check as a literal was graded "not answered" with "check call rewritten" for every honest
+    learner of the bench (ex-induction-ablate, the bench's unexplained "not answered")."""
+    import ast
+    wrong = []
+    for spec in grade.chapters().values():
+        worked = notebooks.solution_code(ROOT / (spec["doc"] + ".md"))
+        for label in spec["order"]:
+            stub = spec["answers"][label]
+            tree = ast.parse(worked.get(label, ""))
+            bound = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                     if isinstance(t, ast.Name)} | {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+            answer = next(a["name"] for a in stub["args"] if a["role"] == "answer")
+            if answer not in bound or stub["call"] not in [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.Call)]:
+                wrong.append(label)
+    assert wrong == []
+
+
 def test_bad_input_gets_one_line(tmp_path, capsys):
     (tmp_path / "class" / "ada").mkdir(parents=True)
     for args, message in (([str(tmp_path / "nowhere")], "is not a folder"),
