@@ -608,9 +608,9 @@ class Watch:
     The notebook's limit counts CPU seconds, not wall-clock seconds, so that a busy machine (other
     work, or the grader's own runs side by side) does not stop an honest notebook: a run that gets a
     tenth of a core takes ten times as long on the clock and the same CPU time. The wall-clock limit
-    (`notebook_wall_seconds`, by default 4 times the CPU limit: grade.py) only stops a run that waits (a `time.sleep`, an `input()`), and
-    a run it stops is reported apart ("wall"), with the CPU it had used: its exercises are timed out,
-    not wrong.
+    (`notebook_wall_seconds`, by default 4 times the CPU limit: grade.py) only stops a run that waits
+    (a `time.sleep`, an `input()`) or a machine far too busy, and a run it stops is reported apart
+    ("wall"), with the CPU it had used: its exercises are timed out, not wrong.
 
     `running`: pid -> {"deadline" (the wall clock's), "watch" (the pipe's reading end), ...}; `check`
     marks each run it kills with what ran over ("notebook", "cell" or "wall") and keeps the CPU it

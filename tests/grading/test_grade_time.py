@@ -10,6 +10,7 @@ notebook graded for real with a clock limit of one second while the run stalls (
 that sleeps stands for a machine that gives the run no CPU).
 """
 import csv
+import os
 import subprocess
 import sys
 import time
