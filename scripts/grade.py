@@ -1,6 +1,6 @@
 """The gradebook: every notebook the learners returned, run contained, its answers checked apart.
 
-    python scripts/grade.py DIR [--cell-timeout S] [--notebook-timeout S] [--jobs N] [--memory MB]
+    python scripts/grade.py DIR [--cell-timeout S] [--notebook-timeout S] [--wall-timeout S] [--jobs N] [--memory MB]
     python scripts/grade.py export --otter OUT [--chapters ...]     (an Otter-Grader assignment)
     make grade SUBMISSIONS=DIR
 
@@ -21,7 +21,7 @@ Three kinds of process, so that no verdict can come from a learner's notebook:
 What a notebook displays, what its check call says, and anything its cells do to `lib.exercises`
 count for nothing; the gradebook's notes say what was found (a verdict displayed by hand, a check
 call rewritten or removed, the checks or builtins patched). DIR/gradebook.csv gets one row per
-learner, one column per exercise (correct, not yet, not answered, error, missing), the count of
+learner, one column per exercise (correct, not yet, not answered, timed out, error, missing), the count of
 correct answers, and notes. instructors.md says what this does not protect against.
 """
 from __future__ import annotations
@@ -32,6 +32,7 @@ import csv
 import json
 import os
 import re
+import resource
 import shutil
 import stat
 import subprocess
@@ -51,10 +52,12 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import notebooks  # noqa: E402
+from lib.budgets import BUDGETS  # noqa: E402
 from lib.chapters import unit  # noqa: E402
 from lib.exercises.catalogue import catalogue  # noqa: E402
 
-VERDICTS = ("correct", "not yet", "not answered", "error", "missing")
+VERDICTS = ("correct", "not yet", "not answered", "timed out", "error", "missing")
+TIMED_OUT = "timed out"        # a time limit stopped it: not wrong, to grade again (see Watch in grade_run.py)
 GRADEBOOK = "gradebook.csv"
 FEEDBACK = "feedback"          # DIR/feedback/LEARNER.md
 HERE = Path(__file__).resolve().parent
@@ -518,7 +521,7 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
     than `run_bytes` in all is read no further, so whatever a run writes, the grader holds at most
     one record of it in memory (the records go to a file; the checker reads them from there)."""
     runs = {learner["name"]: {"records": str(records / f"records-{i}.jsonl"), "contained": None, "done": False,
-                              "crash": None, "problem": None, "dropped": 0}
+                              "crash": None, "problem": None, "dropped": 0, "stopped": None}
             for i, learner in enumerate(learners)}
     readers, ends = [], []
 
@@ -600,7 +603,7 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
                 os.close(fd)
         try:
             stdout, stderr = process.communicate(json.dumps(job),
-                                                 timeout=limits["notebook_seconds"] * (len(learners) + 2) + 600)
+                                                 timeout=limits["notebook_wall_seconds"] * (len(learners) + 2) + 600)
         except subprocess.TimeoutExpired:
             process.kill()
             stdout, stderr = process.communicate()
@@ -614,8 +617,12 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
             continue
         if isinstance(item, dict) and "walls" in item:
             walls = item["walls"]
+        if isinstance(item, dict) and isinstance(item.get("timing"), dict):
+            CPU.add_chapter(item["timing"])
         if isinstance(item, dict) and item.get("learner") in runs and item.get("problem"):
-            runs[item["learner"]]["problem"] = str(item["problem"])[:300]
+            runs[item["learner"]]["problem"] = str(item["problem"])[:400]
+        if isinstance(item, dict) and item.get("learner") in runs and item.get("stopped") in ("notebook", "cell", "wall"):
+            runs[item["learner"]]["stopped"] = item["stopped"]
     for name, run in runs.items():
         if run["crash"]:
             run["problem"] = f"the grader's run failed ({run['crash']})"
@@ -639,7 +646,7 @@ def check_chapter(spec: dict, runs: dict[str, dict], labels: dict[str, list[str]
     """The verdicts of one chapter, from a fresh checker process; and what went wrong with it, if it
     stopped (the learners it gave no verdict are then marked as errors, the rest stand)."""
     job = {"answers": spec["answers"],
-           "learners": [{"name": name, "records": run["records"], "labels": labels[name]}
+           "learners": [{"name": name, "records": run["records"], "labels": labels[name], "stopped": run.get("stopped")}
                         for name, run in runs.items() if name in labels]}
     try:
         result = subprocess.run([sys.executable, str(HERE / "grade_check.py")], input=json.dumps(job),
@@ -653,6 +660,8 @@ def check_chapter(spec: dict, runs: dict[str, dict], labels: dict[str, list[str]
             item = json.loads(line)
         except ValueError:
             continue
+        if isinstance(item, dict) and isinstance(item.get("timing"), dict):
+            CPU.add("checkers", item["timing"].get("checker"))
         if isinstance(item, dict) and item.get("learner") in labels and item.get("label") in spec["answers"]:
             items.append(item)
     problem = None
@@ -729,28 +738,60 @@ def grade_chapter(nb_name: str, handed: dict[str, dict], learners: dict[str, "Le
 
 UNCONTAINED: set[str] = set()   # what some run could not be walled off from, in words (for the warning)
 
+
+class CpuTime:
+    """Where the grading's CPU time went, as its processes report it (the grader's own summary)."""
+
+    def __init__(self):
+        self.seconds: Counter = Counter()
+        self.runs = 0
+        self.lock = threading.Lock()
+
+    def add(self, what: str, seconds) -> None:
+        if isinstance(seconds, (int, float)) and 0 <= seconds < 1e7:
+            with self.lock:
+                self.seconds[what] += seconds
+
+    def add_chapter(self, timing: dict) -> None:
+        for what in ("start", "claims", "cells"):
+            self.add(f"chapter {what}", timing.get(what))
+        runs = [r for r in timing.get("runs", []) if isinstance(r, (int, float))] if isinstance(timing.get("runs"), list) else []
+        self.add("runs", sum(runs))
+        with self.lock:
+            self.runs += len(runs)
+
+    def summary(self) -> str:
+        s = self.seconds
+        chapters = s["chapter start"] + s["chapter claims"] + s["chapter cells"]
+        return (f"CPU time: the chapters' own processes {chapters:.0f} s (start-up {s['chapter start']:.0f} s, "
+                f"claims {s['chapter claims']:.0f} s, cells {s['chapter cells']:.0f} s), the learners' runs "
+                f"{s['runs']:.0f} s ({self.runs} runs, {s['runs'] / max(self.runs, 1):.1f} s each), the checkers "
+                f"{s['checkers']:.0f} s")
+
+
+CPU = CpuTime()
+
+# A learner's run may take WALL_FACTOR times its notebook's CPU limit on the clock: the CPU limit is
+# what stops a notebook that computes too long, whatever else loads the machine; the clock's stops
+# only one that waits, and what it stops is timed out, not wrong (grade_run.Watch).
+WALL_FACTOR = 4
 LIMITS = {"cell_cpu_seconds": 60, "chapter_cell_cpu_seconds": 600, "notebook_seconds": 300, "memory_mb": 2048,
           "scratch_mb": 256, "record_bytes": 8 * 2 ** 20, "run_bytes": 64 * 2 ** 20, "processes": 128}
 
 
 def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float = 300, jobs: int = 2,
-          chapters_wanted: list[str] | None = None, memory_mb: int = 2048) -> tuple[list[Learner], list[str]]:
+          chapters_wanted: list[str] | None = None, memory_mb: int = 2048, wall_timeout: float | None = None) -> tuple[list[Learner], list[str]]:
     """Grade every learner's folder; returns the learners and the exercise labels (the columns)."""
     folders = sorted(p for p in submissions.iterdir()
                      if p.is_dir() and not p.name.startswith(".") and p.name != FEEDBACK)   # the grader's own folder
     if not folders:
         raise SystemExit(f"{submissions} holds no learner's folder (one folder per learner, with their notebooks)")
     book = assignment()
+    wanted = chosen_chapters(chapters_wanted) if chapters_wanted else None   # a name no chapter has: one line, first
     handed, found_notes = {}, {}
     for f in folders:
         handed[f.name], found_notes[f.name] = returned(f, book)
-    if chapters_wanted:
-        wanted = [c if c.endswith(".ipynb") else c + ".ipynb" for c in chapters_wanted]
-        unknown = [c for c in wanted if c not in book]
-        if unknown:
-            raise SystemExit(f"no exercises in {', '.join(unknown)}; chapters with exercises: "
-                             + ", ".join(n.removesuffix(".ipynb") for n in book))
-    else:  # the chapters that anyone returned
+    if not wanted:  # the chapters that anyone returned
         wanted = [n for n in book if any(n in notebooks_of for notebooks_of in handed.values())]
     if not wanted:
         raise SystemExit(f"no learner in {submissions} returned a notebook with exercises "
@@ -758,6 +799,7 @@ def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float =
     columns = [label for name in wanted for label in book[name]]
     learners = {name: Learner(name, notes=list(found_notes[name])) for name in handed}
     limits = {**LIMITS, "cell_cpu_seconds": cell_timeout, "notebook_seconds": notebook_timeout,
+              "notebook_wall_seconds": wall_timeout or WALL_FACTOR * notebook_timeout,
               "memory_mb": memory_mb}
     # Chapters side by side when there are several (each runs its learners one at a time); one
     # chapter runs its learners side by side.
@@ -779,6 +821,16 @@ def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float =
                         learner.verdicts.setdefault(label, "error")
                     learner.notes.append(f"{nb_name}: the grader failed on this chapter ({type(e).__name__})")
     return list(learners.values()), columns
+
+
+def own_peak_mb() -> float:
+    """This process's peak resident memory in MB. VmHWM, not ru_maxrss: the rusage peak is kept across
+    exec, so a grader started from a process that once held a large model would report that peak."""
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration, ValueError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -880,6 +932,7 @@ def chosen_chapters(wanted: list[str] | None) -> list[str]:
     """The notebook names of the chapters asked for (with or without .ipynb), or of every chapter with
     exercises; a name no chapter has stops with one line that lists them."""
     specs = chapters()
+    wanted = [n.strip() for n in wanted or [] if n.strip()]
     names = [n if n.endswith(".ipynb") else n + ".ipynb" for n in wanted] if wanted else list(specs)
     unknown = [n for n in names if n not in specs]
     if unknown:
@@ -945,9 +998,11 @@ FLAGS = ("writes verdict HTML", "check call", "redefines the check", "patches", 
 
 
 def to_review(learner: "Learner", columns: list[str], open_labels: set[str]) -> str:
-    """What a person should read in this learner's notebooks: their answered open exercises, and
-    every exercise a note flags (a forgery found, an answer taken from below its cell)."""
-    answered = [c for c in columns if c in open_labels and learner.verdicts.get(c) not in ("missing", "not answered")]
+    """What a person should read in this learner's notebooks: their answered open exercises, every
+    exercise a time limit stopped (to grade again), and every exercise a note flags (a forgery
+    found, an answer taken from below its cell)."""
+    answered = [c for c in columns if (c in open_labels and learner.verdicts.get(c) not in ("missing", "not answered"))
+                or learner.verdicts.get(c) == TIMED_OUT]
     flagged = [c for c in columns if any(note.startswith(c + ":") and any(f in note for f in FLAGS)
                                          for note in learner.notes)]
     whole = any(any(f in note for f in FLAGS) and not any(note.startswith(c + ":") for c in columns)
@@ -1080,7 +1135,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("submissions", help="a folder with one folder per learner")
     parser.add_argument("--cell-timeout", type=float, default=60,
                         help="CPU seconds one of a learner's cells may run (default 60)")
-    parser.add_argument("--notebook-timeout", type=float, default=300, help="seconds one notebook may run (default 300)")
+    parser.add_argument("--notebook-timeout", type=float, default=300,
+                        help="CPU seconds one notebook may run (default 300)")
+    parser.add_argument("--wall-timeout", type=float, help=f"seconds on the clock one notebook may take (default "
+                        f"{WALL_FACTOR} times --notebook-timeout): what it stops is marked timed out, not wrong")
     parser.add_argument("--jobs", type=int, default=2, help="notebooks run side by side (default 2)")
     parser.add_argument("--chapters", help="only these chapters, comma-separated (default: those returned)")
     parser.add_argument("--due", help="the due date, as 2026-12-01T23:59 (local time) or with an offset: a notebook "
@@ -1092,7 +1150,8 @@ def main(argv: list[str]) -> int:
     if not folder.is_dir():
         print(f"error: {folder} is not a folder; give the folder that holds one folder per learner", file=sys.stderr)
         return 2
-    if args.cell_timeout <= 0 or args.notebook_timeout <= 0 or args.jobs < 1 or args.memory < 64:
+    if args.cell_timeout <= 0 or args.notebook_timeout <= 0 or (args.wall_timeout is not None and args.wall_timeout <= 0) \
+            or args.jobs < 1 or args.memory < 64:
         print("error: time limits must be positive numbers of seconds, --jobs at least 1 and --memory at least 64 (MB)",
               file=sys.stderr)
         return 2
@@ -1107,7 +1166,7 @@ def main(argv: list[str]) -> int:
     start = time.perf_counter()
     try:
         learners, columns = grade(folder, args.cell_timeout, args.notebook_timeout, args.jobs,
-                                  args.chapters.split(",") if args.chapters else None, args.memory)
+                                  args.chapters.split(",") if args.chapters else None, args.memory, args.wall_timeout)
     except SystemExit as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -1121,8 +1180,11 @@ def main(argv: list[str]) -> int:
                  "can write, the course's checks and this gradebook among them, and the network), so these marks "
                  "are not protected" if unwalled else "a run was held only by the walls it had")
               + ": see 'What is contained where' in instructors.md", file=sys.stderr)
-    print(f"graded {len(learners)} learners on {len(columns)} exercises in {time.perf_counter() - start:.0f} s")
+    print(f"graded {len(learners)} learners on {len(columns)} exercises in {time.perf_counter() - start:.0f} s; "
+          f"the grader's own peak memory {own_peak_mb():.0f} MB (budget {BUDGETS['grade_memory_mb']:.0f} MB, "
+          "its runs not counted)")
     print(summary(learners, columns))
+    print(CPU.summary())
     print(f"gradebook: {folder / GRADEBOOK}; each learner's feedback: {folder / FEEDBACK}/LEARNER.md")
     return 0
 

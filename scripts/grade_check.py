@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import sys
 from pathlib import Path
 
@@ -40,6 +41,7 @@ class Replay:
         self.used = [False] * len(self.calls)
         self.models = models
         self.missed = 0
+        self.timed_out = False
 
     def __repr__(self) -> str:
         return "a function"
@@ -51,6 +53,7 @@ class Replay:
                     and grade_wire.similar(call.get("kwargs"), asked[1]):
                 self.used[i] = True
                 if call.get("timeup"):
+                    self.timed_out = True
                     raise TimeUp()
                 if "raised" in call:
                     name = str(call["raised"])
@@ -75,10 +78,14 @@ def plain_problem(problem) -> str:
     return f"the cell raised {found.group(1)}" if found else "the cell failed (the run's report of it unreadable)"
 
 
+TIMED_OUT = "timed out"     # a time limit stopped it: not wrong (grade.py, grade_run.Watch)
+
+
 def check_value(spec: dict, record: dict, models: dict) -> dict:
     """{verdict, message, note} for one recorded answer."""
     if record.get("problem"):
-        return {"verdict": "error", "note": plain_problem(record["problem"])}
+        problem = plain_problem(record["problem"])
+        return {"verdict": TIMED_OUT if problem in PROBLEMS else "error", "note": problem}
     if "absent" in record:
         return {"verdict": "not answered", "note": f"no `{answer_name(spec)}` after the answer cell"}
     check = getattr(chapters.checks(spec['module']), spec["check"])
@@ -99,6 +106,8 @@ def check_value(spec: dict, record: dict, models: dict) -> dict:
     out = {"verdict": feedback.verdict(), "message": feedback.message}
     if replay is not None and replay.missed:
         out["note"] = "the function was not run on every input the check gives it"
+    if replay is not None and replay.timed_out and out["verdict"] != "correct":
+        out = {**out, "verdict": TIMED_OUT, "note": "the check stopped the function at its time limit in the run"}
     return out
 
 
@@ -106,11 +115,15 @@ def answer_name(spec: dict) -> str:
     return next(a["name"] for a in spec["args"] if a["role"] == "answer")
 
 
-def check_one(spec: dict, record: dict | None, models: dict, final: dict | None = None) -> dict:
+def check_one(spec: dict, record: dict | None, models: dict, final: dict | None = None,
+              stopped: str | None = None) -> dict:
     """{verdict, message, note} for one exercise of one learner: the value its answer cell left, and,
     if that is not correct, the value the name holds where the exercise's span ends (the cells below
-    the stub, a copied answer cell: as the learner's kernel finds it), said in the note."""
+    the stub, a copied answer cell: as the learner's kernel finds it), said in the note. `stopped`:
+    the time limit that stopped the run, if one did (an answer it did not reach is timed out)."""
     if record is None:
+        if stopped:
+            return {"verdict": TIMED_OUT, "note": "not reached: a time limit stopped the run before it"}
         return {"verdict": "error", "note": "did not run"}
     first = check_value(spec, record, models)
     if final is None or first["verdict"] == "correct":
@@ -168,11 +181,14 @@ def main() -> int:
             cell, final = {}, {}
         for label in learner["labels"]:
             try:
-                result = check_one(job["answers"][label], cell.get(label), models, final.get(label))
+                result = check_one(job["answers"][label], cell.get(label), models, final.get(label),
+                                   learner.get("stopped"))
             except (Exception, RecursionError) as e:   # this learner's answer only
                 result = {"verdict": "error", "note": f"the checker could not read this answer ({type(e).__name__})"}
             sys.stdout.write(json.dumps({"learner": learner["name"], "label": label, **result}) + "\n")
         sys.stdout.flush()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    sys.stdout.write(json.dumps({"timing": {"checker": usage.ru_utime + usage.ru_stime}}) + "\n")
     return 0
 
 

@@ -42,6 +42,7 @@ sys.path.insert(0, str(HERE))
 import grade_wire  # noqa: E402
 import lib  # noqa: E402
 from lib import chapters  # noqa: E402
+from lib.exercises import writing  # noqa: E402
 from lib.exercises.writing import TimeUp, describe_exception, is_empty_stub  # noqa: E402
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
@@ -344,7 +345,8 @@ def contain(scratch: Path, hide: list[str], limits: dict) -> list[str]:
     vm = next((int(line.split()[1]) * 1024 for line in Path("/proc/self/status").read_text().splitlines()
                if line.startswith("VmSize:")), 0)
     for what, value in ((resource.RLIMIT_AS, vm + limits["memory_mb"] * 2 ** 20),
-                        (resource.RLIMIT_CPU, int(limits["notebook_seconds"])),
+                        # a backstop: the watch stops the run at its notebook's CPU limit, with a clear note
+                        (resource.RLIMIT_CPU, int(limits["notebook_seconds"]) + 5),
                         (resource.RLIMIT_FSIZE, limits["scratch_mb"] * 2 ** 20),
                         (resource.RLIMIT_CORE, 0)):
         try:
@@ -596,15 +598,23 @@ def measure_claims_once(cells: list[str]) -> list[str]:
 
 
 class Watch:
-    """Stops, from outside, a run past its notebook's time, or one whose cell used more than
-    `cell_cpu` seconds of CPU (its own CPU timer defeated: SIGPROF ignored or blocked). Each run tells
-    it, on a pipe of its own, when a cell starts ("s") and ends ("e"); the CPU is read from /proc,
-    for the run's first process (the learner's, in its process namespace) and the children it
-    waited for. The chapter's process calls `check` on a timer of its own every half second, also
-    while the chapter's cells run.
+    """Stops, from outside, a run past one of its time limits: its notebook's CPU time (the whole
+    run's learner process and the children it waited for), one cell's CPU time (its own CPU timer
+    defeated: SIGPROF ignored or blocked), or its wall-clock time. Each run tells it, on a pipe of its
+    own, when a cell starts ("s") and ends ("e"); the CPU is read from /proc, for the run's first
+    process (the learner's, in its process namespace) and the children it waited for. The chapter's
+    process calls `check` on a timer of its own every half second, also while the chapter's cells run.
 
-    `running`: pid -> {"deadline", "watch" (the pipe's reading end), ...}; `check` marks each run it
-    kills with what ran over ("notebook" or "cell")."""
+    The notebook's limit counts CPU seconds, not wall-clock seconds, so that a busy machine (other
+    work, or the grader's own runs side by side) does not stop an honest notebook: a run that gets a
+    tenth of a core takes ten times as long on the clock and the same CPU time. The wall-clock limit
+    (`notebook_wall_seconds`, by default 4 times the CPU limit: grade.py) only stops a run that waits
+    (a `time.sleep`, an `input()`) or a machine far too busy, and a run it stops is reported apart
+    ("wall"), with the CPU it had used: its exercises are timed out, not wrong.
+
+    `running`: pid -> {"deadline" (the wall clock's), "watch" (the pipe's reading end), ...}; `check`
+    marks each run it kills with what ran over ("notebook", "cell" or "wall") and keeps the CPU it
+    last read in "cpu"."""
 
     TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -613,10 +623,12 @@ class Watch:
         self.enabled = "outside_timer" not in set(limits.get("without", ()))
         # The cell's CPU limit, with room for the in-run timer to fire first.
         self.cell_cpu = 1.5 * limits["cell_cpu_seconds"] + 1
+        self.notebook_cpu = limits.get("notebook_seconds")
 
     @classmethod
     def cpu(cls, pid: int) -> float | None:
-        """CPU seconds of the run's learner process (the middle process's child, when there is one)."""
+        """CPU seconds of the run's learner process (the middle process's child, when there is one)
+        and of the children it waited for."""
         try:
             children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
             inner = int(children[0]) if children else pid
@@ -633,12 +645,16 @@ class Watch:
                 marks = os.read(entry["watch"], 4096)
             except OSError:
                 marks = b""
+            used = self.cpu(pid)
+            if used is not None:
+                entry["cpu"] = used
             if marks:
-                entry["cell_cpu0"] = self.cpu(pid) if marks.endswith(b"s") else None
-            over = "notebook" if now > entry["deadline"] else None
-            if over is None and self.enabled and entry.get("cell_cpu0") is not None:
-                used = self.cpu(pid)
-                if used is not None and used - entry["cell_cpu0"] > self.cell_cpu:
+                entry["cell_cpu0"] = used if marks.endswith(b"s") else None
+            over = "wall" if now > entry["deadline"] else None
+            if over is None and self.enabled and used is not None:
+                if self.notebook_cpu and used > self.notebook_cpu:
+                    over = "notebook"
+                elif entry.get("cell_cpu0") is not None and used - entry["cell_cpu0"] > self.cell_cpu:
                     over = "cell"
             if over and not entry.get("killed"):
                 try:
@@ -646,6 +662,21 @@ class Watch:
                 except OSError:
                     pass
                 entry["killed"] = over
+
+    def stopped(self, entry: dict, limits: dict) -> str | None:
+        """What a run the watch killed was stopped by, in the grader's words."""
+        over = entry.get("killed")
+        if over == "notebook":
+            return f"stopped after {self.notebook_cpu:g} s of CPU (the time limit of a notebook)"
+        if over == "cell":
+            return (f"stopped from outside: one cell used more than {self.cell_cpu:g} s of CPU (the time "
+                    "limit of a cell; the notebook's later cells did not run)")
+        if over == "wall":
+            return (f"stopped after {limits['notebook_wall_seconds']:g} s on the clock, having used "
+                    f"{entry.get('cpu') or 0:.0f} s of CPU of its {self.notebook_cpu:g}: the machine was too busy, "
+                    "or the notebook waited; what it did not reach is timed out, not wrong (grade it again "
+                    "on a quieter machine)")
+        return None
 
 
 def main() -> int:
@@ -667,15 +698,23 @@ def main() -> int:
     config = Config()
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config)
+    # Where this process's CPU goes (start-up: Python, torch, the library, IPython; the claims measured
+    # once; the chapter's own cells), and each learner's run's: the grader sums them (`grade.py` prints it).
+    timing = {"start": cpu_seconds(), "runs": []}
     learners = sorted(job["learners"], key=lambda l: l["start"])
     running: dict[int, dict] = {}
     chapter_problem = None
 
-    def emit(learner, problem):
-        stdout.write(json.dumps({"learner": learner["name"], "problem": problem}) + "\n")
+    def emit(learner, problem, stopped=None):
+        stdout.write(json.dumps({"learner": learner["name"], "problem": problem, "stopped": stopped}) + "\n")
         stdout.flush()
 
     limits = job["limits"]
+    # A check drives a function the learner wrote under a clock of its own (5 s at least, more when the
+    # library's own answer was slow): a busy machine must not stop an honest function there. In a run,
+    # a cell's CPU limit is the floor (the watch still stops a function that loops, at the cell's limit).
+    writing.TIME_LIMIT = max(writing.TIME_LIMIT, float(limits["cell_cpu_seconds"]))
+    writing.LONGEST = max(writing.LONGEST, writing.TIME_LIMIT)
     watch = Watch(running, limits)
 
     def reap() -> None:
@@ -683,17 +722,13 @@ def main() -> int:
         emptied and removed: nothing of it stays)."""
         watch.check()
         for pid, entry in list(running.items()):
-            done, _ = os.waitpid(pid, os.WNOHANG)
+            done, _, usage = os.wait4(pid, os.WNOHANG)
             if done:
-                problem = chapter_problem
-                if entry.get("killed") == "notebook":
-                    problem = f"stopped after {limits['notebook_seconds']:g} s (the time limit of a notebook)"
-                elif entry.get("killed") == "cell":
-                    problem = (f"stopped from outside: one cell used more than {watch.cell_cpu:g} s of CPU (the time "
-                               "limit of a cell; the notebook's later cells did not run)")
+                timing["runs"].append(round(usage.ru_utime + usage.ru_stime, 2))
+                problem = watch.stopped(entry, limits) or chapter_problem
                 entry["cgroups"].remove()
                 os.close(entry["watch"])
-                emit(entry["learner"], problem)
+                emit(entry["learner"], problem, entry.get("killed"))
                 del running[pid]
 
     def start(learner):
@@ -712,12 +747,13 @@ def main() -> int:
                 os._exit(1)
         os.close(learner["fd"])     # the child holds the only writing end: the grader sees it end
         os.close(learner["watch_fd"])
-        running[pid] = {"learner": learner, "deadline": time.monotonic() + limits["notebook_seconds"],
+        running[pid] = {"learner": learner, "deadline": time.monotonic() + limits["notebook_wall_seconds"],
                         "watch": watch_read, "cgroups": learner.pop("cgroups")}
 
     Cgroups.sweep()
     if learners:   # the cells no chapter's cell runs before the first learner's run is forked
         measure_claims_once(job["cells"][learners[0]["start"]:])
+    timing["claims"] = cpu_seconds() - timing["start"]
     signal.signal(signal.SIGALRM, watch.check)
     signal.setitimer(signal.ITIMER_REAL, 0.5, 0.5)
     cells = job["cells"]
@@ -739,7 +775,15 @@ def main() -> int:
         time.sleep(0.02)
     signal.setitimer(signal.ITIMER_REAL, 0)
     sys.stdout = stdout
+    timing["cells"] = cpu_seconds() - timing["start"] - timing["claims"]
+    stdout.write(json.dumps({"timing": timing}) + "\n")
     return 0
+
+
+def cpu_seconds() -> float:
+    """CPU seconds this process has used so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 if __name__ == "__main__":

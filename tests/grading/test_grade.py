@@ -10,6 +10,7 @@ grader's environment from their run.
 """
 import csv
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -109,13 +110,15 @@ for o in gc.get_objects():
 '''
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+LEARNERS = ["ada", "bob", "cat", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "nat", "=lee"]
+
+
+def hand_in_class(class_dir):
+    """This file's learners, their notebooks written into `class_dir`; graded in one class with
+    test_grade_hostile.py's learners (tests/grading/conftest.py). Returns what the test compares after."""
     student = student_notebook()
     worked = solutions()
     assert set(worked) == set(LABELS)
-    class_dir = tmp_path_factory.mktemp("class")
-    check_before = CHECK_FILE.read_bytes()
 
     def hand_in(learner, change=None, subfolder=""):
         nb = nbformat.reads(nbformat.writes(student), 4)
@@ -218,20 +221,22 @@ def graded(tmp_path_factory):
     hand_in("kim", patches_builtins)
     hand_in("nat", equals_everything)
     hand_in("=lee", tries_to_escape)     # a name a spreadsheet would run as a formula
-    ada_before = (class_dir / "ada" / "search-by-hand-assignment" / NAME).read_bytes()
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "grade.py"), str(class_dir),
-                             "--cell-timeout", "5", "--notebook-timeout", "240"],
-                            capture_output=True, text=True, timeout=900,
-                            env={**os.environ, "GRADER_TEST_SECRET": "s3cret"})
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert CHECK_FILE.read_bytes() == check_before
-    assert (class_dir / "ada" / "search-by-hand-assignment" / NAME).read_bytes() == ada_before
+    # bob also returned another chapter's notebook: the class is graded with --chapters search-by-hand,
+    # so it counts for nothing (no column, no note, not in `of`).
+    nbformat.write(nbformat.v4.new_notebook(), class_dir / "bob" / "bigrams.ipynb")
+    return {"ada": (class_dir / "ada" / "search-by-hand-assignment" / NAME).read_bytes()}
+
+
+@pytest.fixture(scope="module")
+def graded(search_class):
+    """This file's learners' rows of the class graded once for the session (tests/grading/conftest.py),
+    after the checks that no run changed a file outside it."""
+    class_dir = search_class["class_dir"]
+    assert search_class["check_file_unchanged"]
+    assert (class_dir / "ada" / "search-by-hand-assignment" / NAME).read_bytes().decode("latin-1") == search_class["kept"]["ada"]
     assert not (class_dir / "ada" / "note.txt").exists()
-    with (class_dir / "gradebook.csv").open() as f:
-        text = f.read()
-        f.seek(0)
-        rows = {row["learner"]: row for row in csv.DictReader(f)}
-    return rows, result.stdout, text
+    rows = {name: row for name, row in search_class["rows"].items() if name.lstrip("'") in LEARNERS}
+    return rows, search_class["stdout"], search_class["text"]
 
 
 def verdicts_of(rows):
@@ -257,8 +262,8 @@ def test_every_verdict(graded):
     dies_at = LABELS.index("ex-search-scale")
     assert verdicts["cat"] == {label: "correct" if i < dies_at else "error" for i, label in enumerate(LABELS)}
     assert "ended Python" in rows["cat"]["notes"]
-    # The loop is stopped by the cell's time limit; the rest of the notebook still runs.
-    assert verdicts["dan"] == {**every, "ex-search-score": "error"}
+    # The loop is stopped by the cell's time limit (timed out, not wrong); the rest of the notebook still runs.
+    assert verdicts["dan"] == {**every, "ex-search-score": "timed out"}
     assert "ran too long" in rows["dan"]["notes"]
     assert verdicts["eve"] == {**every, "ex-search-scale": "missing"}
     assert verdicts["fay"] == dict.fromkeys(LABELS, "missing") and "not returned" in rows["fay"]["notes"]
@@ -306,15 +311,59 @@ def test_every_chapter_names_its_checks():
     assert sorted(labels) == sorted(e.label for e in catalogue())
 
 
-def test_bad_input_gets_one_line(tmp_path):
+def test_chapters_grades_only_the_chapters_asked_for(graded):
+    """The class is graded with `--chapters search-by-hand` (`make grade ... CHAPTERS=search-by-hand`),
+    and bob also returned bigrams.ipynb: no column of it, no note, `of` counts search-by-hand only."""
+    rows, _, text = graded
+    assert text.splitlines()[0].split(",") == ["learner", *LABELS, "correct", "of", "to review", "late", "notes"]
+    assert all(row["of"] == str(len(LABELS)) for row in rows.values())
+    assert "bigrams" not in rows["bob"]["notes"]
+
+
+def test_make_grade_passes_chapters_on():
+    if not shutil.which("make"):
+        pytest.skip("no make here")
+    dry = subprocess.run(["make", "-n", "grade", "SUBMISSIONS=returned", "CHAPTERS=search-by-hand,lever"],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert 'scripts/grade.py "returned" --chapters "search-by-hand,lever"' in dry.stdout, dry.stdout[-2000:]
+
+
+def test_every_worked_solution_answers_as_its_stub_does():
+    """Each exercise's worked solution (the answer key's, and the honest learners' of `make bench-grade`)
+    binds the stub's answer name and makes the stub's check call: a solution that passed its answer to
+    the check as a literal was graded "not answered" with "check call rewritten" for every honest
+    learner of the bench (ex-induction-ablate, the bench's unexplained "not answered")."""
+    import ast
+    wrong = []
+    for spec in grade.chapters().values():
+        worked = notebooks.solution_code(ROOT / (spec["doc"] + ".md"))
+        for label in spec["order"]:
+            stub = spec["answers"][label]
+            tree = ast.parse(worked.get(label, ""))
+            bound = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                     if isinstance(t, ast.Name)} | {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+            answer = next(a["name"] for a in stub["args"] if a["role"] == "answer")
+            if answer not in bound or stub["call"] not in [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.Call)]:
+                wrong.append(label)
+    assert wrong == []
+
+
+def test_bad_input_gets_one_line(tmp_path, capsys):
+    (tmp_path / "class" / "ada").mkdir(parents=True)
     for args, message in (([str(tmp_path / "nowhere")], "is not a folder"),
-                          ([str(tmp_path)], "no learner's folder"),
-                          ([str(tmp_path), "--jobs", "0"], "at least 1")):
-        (tmp_path / "x").mkdir(exist_ok=True) if "--jobs" in args else None
-        result = subprocess.run([sys.executable, str(ROOT / "scripts" / "grade.py"), *args],
-                                capture_output=True, text=True, timeout=120)
-        assert result.returncode == 2, (args, result.stderr)
-        assert message in result.stderr and "Traceback" not in result.stderr, result.stderr
+                          ([str(tmp_path / "class" / "ada")], "no learner's folder"),
+                          ([str(tmp_path / "class"), "--jobs", "0"], "at least 1"),
+                          ([str(tmp_path / "class"), "--wall-timeout", "-1"], "must be positive"),
+                          ([str(tmp_path / "class"), "--chapters", "search-by-hand,no-such-chapter"],
+                           "no exercises in no-such-chapter.ipynb; chapters with exercises: ")):
+        assert grade.main(args) == 2, args
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert "search-by-hand, " in err or ", search-by-hand" in err     # the line lists the chapters allowed
+    # And as a command, once: the script's own exit code and one line.
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "grade.py"), str(tmp_path / "nowhere")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "is not a folder" in result.stderr and "Traceback" not in result.stderr
 
 
 # ----------------------------------------------------------------------------- the stub's scaffolding
@@ -346,13 +395,15 @@ from IPython.core.interactiveshell import InteractiveShell
 shell = InteractiveShell.instance()
 shell.showtraceback = lambda *a, **k: None
 out = []
-for layout in json.load(sys.stdin):
+for layout, first_error_only in json.load(sys.stdin):
     shell.reset()
     errors, verdicts = [], []
     for i, (source, is_answer) in enumerate(layout):
         r = shell.run_cell(source, silent=False, store_history=False)
         if not r.success:
             errors.append(type(r.error_in_exec or r.error_before_exec).__name__ + f" in cell {i}: {r.error_in_exec}"[:200])
+            if first_error_only:
+                break
         elif is_answer:
             verdicts.append(getattr(r.result, "verdict", lambda: None)())
     out.append({"errors": errors, "verdicts": verdicts})
@@ -371,10 +422,10 @@ def test_a_learner_who_replaces_every_answer_cell_whole_keeps_the_checks():
     first = next(i for i, c in enumerate(spec["cells"]) if c["label"])
     old = [cell for i, cell in enumerate(handout) if i != first - 1]     # no setup cell: the import was in the stub
     assert notebooks.CHECK_IMPORT.match(spec["cells"][first - 1]["source"])
-    result = subprocess.run([sys.executable, "-c", KERNEL], input=__import__("json").dumps([handout, old]),
+    result = subprocess.run([sys.executable, "-c", KERNEL], input=__import__("json").dumps([[handout, False], [old, True]]),
                             capture_output=True, text=True, timeout=300, cwd=ROOT,
                             env={**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"})
     assert result.returncode == 0, result.stderr[-2000:]
     now, before = __import__("json").loads(result.stdout.rsplit("RESULT ", 1)[1])
     assert now == {"errors": [], "verdicts": ["correct"] * len(LABELS)}, now
-    assert any(e.startswith("NameError") for e in before["errors"]), before
+    assert before["errors"][0].startswith("NameError"), before     # at the first answer cell

@@ -1,8 +1,8 @@
 """The grader run by a user who is not root: every learner's run in a user namespace of its own.
 
-tests/grading/test_grade.py grades its class as whoever runs the tests (root in CI and in a container,
-where the run needs no user namespace). This file grades a small class of the same chapter as a
-user without privileges, for real: the grader drops to `nobody` when the tests run as root (in a
+The session's class (tests/grading/conftest.py) is graded as whoever runs the tests (root in CI and
+in a container, where the run needs no user namespace). This file grades a small class of the same
+chapter as a user without privileges, for real: the grader drops to `nobody` when the tests run as root (in a
 mount namespace of its own where the interpreter is reachable, if it lives in a folder only root
 can enter, such as /root/.pyenv), and runs as it is otherwise. It is skipped only where such a user
 cannot make a user namespace (checked first, in a few milliseconds).

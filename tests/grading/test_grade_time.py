@@ -1,0 +1,92 @@
+"""Time limits that a busy machine cannot turn into wrong answers.
+
+A notebook's limit counts the CPU its run used, so a run that gets a tenth of a core is not stopped
+for taking ten times as long on the clock; the clock's own limit (four times the CPU limit by
+default) stops only a run that waits, and what a time limit stops is marked `timed out`, not wrong,
+with a note that says which limit and how much CPU the run had used.
+
+Forced cheaply: the watch on real processes with limits of a fraction of a second, and an honest
+notebook graded for real with a clock limit of one second while the run stalls (a learner's cell
+that sleeps stands for a machine that gives the run no CPU).
+"""
+import csv
+import os
+import subprocess
+import sys
+import time
+
+import nbformat
+
+from .test_grade import LABELS, NAME, ROOT, answer_cells, insert_above, solutions, student_notebook
+
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import grade_check  # noqa: E402
+import grade_run  # noqa: E402
+
+
+def test_the_watch_stops_a_waiting_run_on_the_clock_and_a_computing_one_on_its_cpu(tmp_path):
+    """A run asleep past its clock limit is stopped as "wall" (its CPU said, its answers not wrong); a
+    run that computes is stopped at its CPU limit, however long the busy machine makes that on the
+    clock (its clock limit here is ten minutes)."""
+    import os
+    limits = {"cell_cpu_seconds": 60, "notebook_seconds": 0.3, "notebook_wall_seconds": 1.0}
+    watch = grade_run.Watch({}, limits)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    running = {}
+    for process, wall in ((sleeper, 1.0), (burner, 600.0)):
+        r, w = os.pipe()
+        os.close(w)
+        os.set_blocking(r, False)
+        running[process.pid] = {"deadline": time.monotonic() + wall, "watch": r}
+    watch.running = running
+    start = time.monotonic()
+    try:
+        while time.monotonic() - start < 300 and not all(e.get("killed") for e in running.values()):
+            watch.check()
+            time.sleep(0.1)
+    finally:
+        for process in (sleeper, burner):
+            process.kill()
+            process.wait()
+            os.close(running[process.pid]["watch"])
+    asleep, computing = running[sleeper.pid], running[burner.pid]
+    assert asleep["killed"] == "wall" and computing["killed"] == "notebook", running
+    assert asleep["cpu"] < 0.3                      # stopped by the clock, not by its CPU
+    note = watch.stopped(asleep, limits)
+    assert "stopped after 1 s on the clock" in note and "timed out, not wrong" in note, note
+    assert watch.stopped(computing, limits) == "stopped after 0.3 s of CPU (the time limit of a notebook)"
+
+
+def test_an_answer_a_time_limit_stopped_is_timed_out_not_wrong():
+    spec = {"module": "part3/search_by_hand", "check": "logit_of_cefa",
+            "args": [{"role": "answer", "name": "answer"}]}
+    assert grade_check.check_one(spec, None, {}, stopped="wall")["verdict"] == "timed out"
+    assert grade_check.check_one(spec, None, {}, stopped="cell")["verdict"] == "timed out"
+    assert grade_check.check_one(spec, None, {})["verdict"] == "error"       # a run that ended for another reason
+    cell = {"label": "ex-search-score", "problem": "ran too long (the time limit of a cell)"}
+    assert grade_check.check_one(spec, cell, {})["verdict"] == "timed out"
+    assert grade_check.check_one(spec, {**cell, "problem": "raised ValueError"}, {})["verdict"] == "error"
+
+
+def test_an_honest_notebook_the_clock_stops_is_timed_out_and_listed_to_review(tmp_path):
+    """Graded for real with a clock limit of one second: the run stalls two seconds before the first
+    answer (as on a machine that gives it no CPU), so the clock stops it; every answer is `timed out`,
+    none `error` or `not yet`, the note says which limit, and the exercises are listed to review."""
+    nb = student_notebook()
+    worked = solutions()
+    for label, cell in answer_cells(nb).items():
+        cell.source = worked[label]
+    insert_above(nb, "import time\ntime.sleep(3)")
+    (tmp_path / "ada").mkdir()
+    nbformat.write(nb, tmp_path / "ada" / NAME)
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "grade.py"), str(tmp_path), "--wall-timeout", "1"],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with (tmp_path / "gradebook.csv").open() as f:
+        ada = next(csv.DictReader(f))
+    assert {label: ada[label] for label in LABELS} == dict.fromkeys(LABELS, "timed out"), ada["notes"]
+    assert "stopped after 1 s on the clock" in ada["notes"] and "timed out, not wrong" in ada["notes"], ada["notes"]
+    assert ada["to review"].split() == LABELS
+    assert f"ada: 0/{len(LABELS)} correct ({len(LABELS)} timed out)" in result.stdout
