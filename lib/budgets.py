@@ -29,6 +29,7 @@ BUDGETS: dict[str, float] = {
     "smollm2_token": 0.100,       # one generated token with the KV cache
     "smollm2_memory_mb": 1536.0,  # peak memory of a chapter that uses SmolLM2
     "smollm2_site_menu": 30.0,    # the site's build: SmolLM2 run on the 40 prompts of the real-model chapter's menu
+    "smollm2_site_decoding": 20.0,  # the site's build: the real-model chapter's open prompts decoded four ways
     # the website
     "page_gzip_bytes": 2_000_000,  # one page, gzip-compressed as a host serves it, theme included
     "frame_ms": 16.0,             # one interaction (forward pass in the page and draw), p95
