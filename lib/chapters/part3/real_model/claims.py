@@ -11,9 +11,10 @@ import functools
 import numpy as np
 
 from lib.analysis.calibration import auroc
-from lib.chapters.part3.real_model import stored
+from lib.chapters.part3.real_model import decoding, stored
 from lib.claims.registry import THIS_RUN, claim
 from lib.explorers.definition import TEMPERATURES
+from lib.model.decoding import find_loop
 
 HALF = 15        # half of SmolLM2's 30 blocks
 TOP_P = 0.9
@@ -136,8 +137,6 @@ HOT = 1.5
        holds=lambda x: x["greedy"] >= x["n"] / 2 and x["penalised"] < x["greedy"], seeded=False, scope=THIS_RUN,
        note="greedy continuations of the open prompts repeat 8-token stretches on at least half; the penalty on fewer")
 def _(seed):
-    from lib.chapters.part3.real_model import decoding
-    from lib.model.decoding import find_loop
     runs = decoding.runs()
     g = [decoding.longest_repeat(r["tokens"]) for r in runs["greedy"]]
     p = [decoding.longest_repeat(r["tokens"]) for r in runs["greedy, penalty"]]
@@ -156,7 +155,6 @@ def _(seed):
        holds=lambda x: x["beam"] < x["greedy"] < x["sampled"], seeded=False, scope=THIS_RUN,
        note="median surprisal per token: beam below greedy below sampling, on the open prompts")
 def _(seed):
-    from lib.chapters.part3.real_model import decoding
     runs = decoding.runs()
     new = decoding.NEW
 
@@ -174,7 +172,6 @@ def _(seed):
        holds=lambda x: x["lp_a"] > x["lp_b"] > x["lp_c"] and x["tok_hi"] - x["tok_lo"] < 0.5, seeded=False,
        scope=THIS_RUN, note="the summed log-probability falls with length; the per-token mean does not")
 def _(seed):
-    from lib.chapters.part3.real_model import decoding
     rows = [r["logprobs"] for r in decoding.runs()["greedy"] if len(r["logprobs"]) >= decoding.LONG]
     cuts = (decoding.LONG // 4, decoding.LONG // 2, decoding.LONG)
     sums = [float(np.median([sum(x[:c]) for x in rows])) for c in cuts]
@@ -190,7 +187,6 @@ def _(seed):
        holds=lambda x: x["fh"] < x["oh"] and 10 * x["oh"] < x["tfh"] and 10 * x["oh"] < x["toh"], seeded=False,
        scope=THIS_RUN, note="heated, min-p keeps tens of tokens and follows the page's sharpness; top-p keeps thousands")
 def _(seed):
-    from lib.chapters.part3.real_model import decoding
 
     def med(group, t, which):
         return float(np.median([decoding.kept_counts(r.logits, t, MIN_P, TOP_P)[which]

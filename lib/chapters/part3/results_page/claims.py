@@ -8,6 +8,7 @@ import torch
 
 import lib
 from lib.claims.registry import EVERY_RUN, THIS_RUN, claim
+from lib.chapters.part3.results_page.decoding import BEAMS, FULL, round_logprobs, searched_over_runs
 from lib.chapters.part3.results_page.runs import broken_over_runs
 from lib.content.corpora.calling_game import check_round, next_token_distribution
 from lib.content.prompt_sets import PER_KIND, prompt_set
@@ -167,7 +168,6 @@ def _temperature_over_runs(seed):
             "means of full and cut-short rounds within 0.1",
        scope=EVERY_RUN, models=('calling-game',))
 def _whole_round_length(seed):
-    from lib.chapters.part3.results_page.decoding import FULL, round_logprobs
     lm = lib.load("calling-game")
     rounds = [[lm.vocab.id(t) for t in r] for r in _sampled_tokens(seed)]      # the rounds the claims above judge
     lengths, logp = np.array([len(r) - 1 for r in rounds]), round_logprobs(lm, rounds)
@@ -190,7 +190,6 @@ def _whole_round_length(seed):
             "mean breaks fewer",
        scope=EVERY_RUN, models=("calling-game",), covers_runs=True, seeded=False)
 def _beam_prefers_short(seed):
-    from lib.chapters.part3.results_page.decoding import BEAMS, FULL, searched_over_runs
     per = list(searched_over_runs().values())
     return {"runs": len(per), "beams": BEAMS, "greedy_valid": sum(r["greedy"]["valid"] for r in per),
             "beam_better": sum(r["beam"]["logprob"] > r["greedy"]["logprob"] + 1e-9 for r in per),

@@ -32,7 +32,7 @@ def round_logprobs(lm, rounds: list[list[int]]) -> np.ndarray:
 def searched(lm) -> dict:
     """The greedy round from <BOS> and the best round of beam search (BEAMS beams), ranked by the sum of
     log-probabilities (length penalty 0) and by their mean per token (1): each one's tokens, length,
-    log-probability and whether it keeps the rules."""
+    log-probability, whether it keeps the rules and what the rules checker says of it."""
     eos, bos = lm.vocab.id("<EOS>"), lm.encode("<BOS>")
     out = {}
     g = generate(lm.model, bos, lm.model.cfg.n_ctx, stop=[eos])
@@ -42,8 +42,9 @@ def searched(lm) -> dict:
                                        length_penalty=alpha)[0][0].new_tokens)
     for name, new in found.items():
         tokens = lm.vocab.decode(bos + new)
+        ok, why = check_round(tokens)
         out[name] = {"text": " ".join(tokens), "length": len(new), "logprob": float(round_logprobs(lm, [bos + new])[0]),
-                     "valid": bool(check_round(tokens)[0])}
+                     "valid": bool(ok), "why": why}
     return out
 
 
