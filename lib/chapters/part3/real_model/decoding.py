@@ -25,8 +25,8 @@ from lib.chapters.part3.real_model import stored
 from lib.chapters.part3.real_model.prompts import GROUPS
 
 VERSION = 1
-NEW = 32            # new tokens per beam search
-LONG = 64           # new tokens per greedy, penalised and sampled continuation (a loop needs room to show)
+NEW = 24            # new tokens per sample and per beam search
+LONG = 56           # new tokens per greedy and penalised continuation (a repeat needs room to show)
 PENALTY = 1.3       # the repetition penalty (Keskar et al. use 1.2; 1.3 is a common setting)
 BEAMS = 3
 SEED = 0
