@@ -34,6 +34,8 @@ from lib.model.transformer import KVCache
 Processor = Callable[[list[int], torch.Tensor], torch.Tensor]
 
 MAX_BEAMS = 64
+# A banned token's logit as the read-out sees it: exp of it is exactly 0.
+BANNED = -1e30
 MAX_PENALTY = 100.0
 # A padded key's score: low enough that its weight is exactly 0 in float32, finite so that a padded
 # query (whose every key is padding) still gets a finite row.
@@ -148,6 +150,16 @@ def processors_for(temperature: float = 1.0, min_p: float | None = None,
                  min_p_processor(min_p, temperature) if min_p is not None else None)
 
 
+def apply(process: Processor, tokens: list[int], logits: torch.Tensor) -> torch.Tensor:
+    """`process` run on one step's logits, as the read-out then takes them: a ban (minus infinity) becomes
+    `BANNED`, a logit so low that its probability is exactly 0 at any temperature the read-out accepts (the
+    read-out takes finite logits: an infinite one is an overflow there). One clear line if every token is banned."""
+    out = torch.as_tensor(process(tokens, logits))
+    banned = torch.isneginf(out)
+    require(not bool(banned.all()), "the logits processor banned every token: at least one must stay allowed")
+    return torch.where(banned, torch.full_like(out, BANNED), out)
+
+
 # ----------------------------------------------------------------------------- several sequences side by side
 class Rows:
     """Several token sequences through one model side by side, one new token per row per step, with the
@@ -253,10 +265,7 @@ def decode(model, prompts: Sequence[Sequence[int]], max_new_tokens: int, *, do_s
             d, k = out[i], knobs[i]
             last = logits[j]
             if k["process"] is not None:
-                last = torch.as_tensor(k["process"](rows.tokens[j], last), dtype=torch.float64)
-                require(not bool(torch.isneginf(last).all()),
-                        "the logits processor banned every token: at least one must stay allowed")
-                last = torch.where(torch.isneginf(last), torch.full_like(last, -1e30), last)
+                last = apply(k["process"], rows.tokens[j], last)
             t = (sample(last, k["temperature"], k["top_k"], k["top_p"], generator=k["rolls"]) if k["do_sample"]
                  else greedy(last))
             d.new_tokens.append(t)

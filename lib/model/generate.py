@@ -15,11 +15,9 @@ import torch
 from lib.messages import say
 from lib.errors import require
 from lib.model.transformer import Head, KVCache, Transformer
-from lib.model.decoding import processors_for
+from lib.model.decoding import apply, processors_for
 from lib.model.readout import Rolls, check_seed, check_temperature, check_top_k, check_top_p, greedy, sample, softmax
 
-# A banned token's logit as the read-out sees it (`generate`'s processor): exp of it is exactly 0.
-BANNED = -1e30
 
 
 @dataclass
@@ -66,12 +64,7 @@ def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, 
         last = logits[-1]
         out.step_logits.append(last)
         if processor is not None:
-            last = torch.as_tensor(processor(list(out.tokens), last))
-            banned = torch.isneginf(last)
-            require(not bool(banned.all()), "the logits processor banned every token: at least one must stay allowed")
-            # The read-out takes finite logits (an infinite one is an overflow there): a ban becomes a logit
-            # so low that its probability is exactly 0 at any temperature the read-out accepts.
-            last = torch.where(banned, torch.full_like(last, BANNED), last)
+            last = apply(processor, list(out.tokens), last)
         nxt = (sample(last, temperature, top_k, top_p, generator=rolls) if do_sample else greedy(last))
         out.tokens.append(nxt)
         out.new_tokens.append(nxt)
