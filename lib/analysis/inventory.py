@@ -224,6 +224,10 @@ class ModelFacts:
     norm: str
     kv_heads: int
     heads: int
+    vocab: int = 0
+    d_model: int = 0
+    layers: int = 0
+    source: str = "its published configuration"
 
 
 def per_token_multiply_adds(arch: Architecture) -> int:
@@ -242,7 +246,34 @@ def model_facts(arch: Architecture, published: float | None = None) -> ModelFact
     return ModelFacts(arch.name, total, float(total if published is None else published), unembed, unembed / total,
                       arch.d_model * arch.vocab_size / per_token_multiply_adds(arch),
                       int(kv_cache_bytes(arch.n_layers, 1, kv, arch.d_head, 2)) if arch.n_layers else 0,
-                      arch.tied, arch.attn_bias or arch.mlp_bias, arch.norm, kv, arch.n_heads)
+                      arch.tied, arch.attn_bias or arch.mlp_bias, arch.norm, kv, arch.n_heads,
+                      arch.vocab_size, arch.d_model, arch.n_layers)
+
+
+def file_model_facts(name: str, facts) -> ModelFacts:
+    """A model's facts counted from its weights file rather than from a published configuration: every
+    parameter from the shapes of the tensors the file stores, the sizes from its metadata (`facts`: a
+    `lib.model.smollm2.FileFacts`, GGUF tensor names: `token_embd.weight`, `output.weight` when untied,
+    `blk.N.*` per layer)."""
+    shapes, cfg = facts.shapes, facts.cfg
+    total = 0
+    for shape in shapes.values():
+        n = 1
+        for s in shape:
+            n *= s
+        total += n
+    vocab, d = shapes["token_embd.weight"]
+    require((vocab, d) == (cfg.vocab_size, cfg.d_model),
+            f"{name}: the embedding's shape {shapes['token_embd.weight']} disagrees with the metadata's sizes")
+    tied = "output.weight" not in shapes
+    # One token's multiply-adds in the weight matrices: every 2-D tensor of every block, then the dictionary.
+    matrices = sum(shape[0] * shape[1] for n, shape in shapes.items() if n.startswith("blk.") and len(shape) == 2)
+    kv = cfg.n_kv_heads
+    return ModelFacts(name, total, float(total), d * vocab, d * vocab / total, d * vocab / (matrices + d * vocab),
+                      int(kv_cache_bytes(cfg.n_layers, 1, kv, cfg.d_head, 2)), tied,
+                      any(n.endswith(".bias") for n in shapes),
+                      "layernorm" if any(n.endswith("norm.bias") for n in shapes) else "rmsnorm", kv, cfg.n_heads,
+                      vocab, d, cfg.n_layers, "its weights file")
 
 
 def real_model_rows(toy: Architecture | None = None) -> list[ModelFacts]:

@@ -15,10 +15,9 @@ import torch
 from lib.messages import say
 from lib.errors import require
 from lib.model.transformer import Head, KVCache, Transformer
+from lib.model.decoding import apply, processors_for
 from lib.model.readout import Rolls, check_seed, check_temperature, check_top_k, check_top_p, greedy, sample, softmax
 
-# A banned token's logit as the read-out sees it (`generate`'s processor): exp of it is exactly 0.
-BANNED = -1e30
 
 
 @dataclass
@@ -32,19 +31,22 @@ class Generation:
 def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, use_cache: bool = True,
              temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
              do_sample: bool = False, seed: int = 0, stop: Iterable[int] = (),
-             ablate: Iterable[Head] = (), processor: Callable[[list[int], torch.Tensor], torch.Tensor] | None = None
-             ) -> Generation:
+             ablate: Iterable[Head] = (), processor: Callable[[list[int], torch.Tensor], torch.Tensor] | None = None,
+             min_p: float | None = None, repetition_penalty: float | None = None) -> Generation:
     """Extend `prompt` by up to `max_new_tokens`, stopping early at any token in `stop`.
 
     Greedy unless `do_sample`; sampling is seeded, so a given seed draws the same round: step n
     rolls the n-th number of the seed's stream (`lib.model.readout.Rolls`, the website's too).
     `processor(tokens so far, logits) -> logits` rewrites each step's logits before the read-out picks
     (Hugging Face's logits processors: a ban is a logit of minus infinity); `step_logits` keeps the model's own.
+    `min_p` and `repetition_penalty` add the processors of `lib.model.decoding` (the penalty first, `processor`
+    next, min-p at the temperature last).
     """
     tokens = [int(t) for t in prompt]
     require(len(tokens) >= 1, say("empty_ids"))
     require(max_new_tokens >= 0, f"max_new_tokens must be 0 or more, got {max_new_tokens}")
     check_temperature(temperature), check_top_k(top_k), check_top_p(top_p)
+    processor = processors_for(temperature, min_p, repetition_penalty, processor)
     max_new_tokens = min(max_new_tokens, model.cfg.n_ctx - len(tokens))
     require(len(tokens) <= model.cfg.n_ctx,
             say("context_holds", n=len(tokens), n_ctx=model.cfg.n_ctx))
@@ -62,12 +64,7 @@ def generate(model: Transformer, prompt: Iterable[int], max_new_tokens: int, *, 
         last = logits[-1]
         out.step_logits.append(last)
         if processor is not None:
-            last = torch.as_tensor(processor(list(out.tokens), last))
-            banned = torch.isneginf(last)
-            require(not bool(banned.all()), "the logits processor banned every token: at least one must stay allowed")
-            # The read-out takes finite logits (an infinite one is an overflow there): a ban becomes a logit
-            # so low that its probability is exactly 0 at any temperature the read-out accepts.
-            last = torch.where(banned, torch.full_like(last, BANNED), last)
+            last = apply(processor, list(out.tokens), last)
         nxt = (sample(last, temperature, top_k, top_p, generator=rolls) if do_sample else greedy(last))
         out.tokens.append(nxt)
         out.new_tokens.append(nxt)

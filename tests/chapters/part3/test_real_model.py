@@ -130,3 +130,51 @@ def test_the_cooled_page_check(runs):
     assert "temperature 1" in checks.top_prob_cooled(top(1.0)).message
     assert "divides" in checks.top_prob_cooled(top(2.0)).message
     assert not checks.top_prob_cooled(top(0.5) + 0.05)
+
+
+# ----------------------------------------------------------------------------- decoding beyond one roll
+@pytest.fixture(scope="module")
+def decoded(runs):
+    from lib.chapters.part3.real_model import decoding
+    return decoding.runs()
+
+
+def test_the_decoding_runs_are_the_models_and_their_measures_read_them_right(decoded, smollm2_model):
+    """The build's four continuations: each method on every open prompt, the kept log-probabilities those the
+    model gives the tokens (one continuation checked again in one pass), and the measures on known cases."""
+    from lib.chapters.part3.real_model import decoding
+    from lib.model.decoding import token_logprobs
+    assert list(decoded) == list(decoding.METHODS)
+    assert all([r["prompt"] for r in rows] == list(decoding.PROMPTS) for rows in decoded.values())
+    row = decoded["sampled"][2]
+    again = token_logprobs(smollm2_model.model, smollm2_model.encode(row["prompt"]), row["tokens"])
+    assert np.allclose(again.numpy(), row["logprobs"], atol=1e-3)
+    assert "".join(smollm2_model.vocab.decode(row["tokens"])) == row["text"]
+    assert decoding.longest_repeat([1, 2, 3, 1, 2, 3, 1, 2, 3]) == 6 and decoding.longest_repeat([1, 2, 3]) == 0
+    assert decoding.repeated_share([1, 2, 3, 4, 1, 2, 3, 4]) == pytest.approx(1 / 5)
+    assert decoding.surprisal_bits([np.log(0.5)] * 3) == pytest.approx(1.0)
+
+
+def test_min_p_and_top_p_counts_agree_with_the_librarys_cuts(runs):
+    from lib.chapters.part3.real_model import decoding
+    from lib.model.decoding import min_p_processor
+    from lib.model.readout import truncation_mask
+    for r in runs[::8]:
+        logits = torch.tensor(r.logits, dtype=torch.float64)
+        for t in (1.0, 1.5):
+            by_min_p, by_top_p = decoding.kept_counts(r.logits, t, 0.1, 0.9)
+            assert by_min_p == int((~torch.isneginf(min_p_processor(0.1, t)([], logits))).sum())
+            assert abs(by_top_p - int(truncation_mask(softmax(logits, t), top_p=0.9).sum())) <= 1
+
+
+def test_the_whole_sequence_check(decoded):
+    pieces = checks.sequence_probabilities()
+    assert [t for t, _ in pieces] == decoded["greedy"][0]["pieces"][:4]
+    p = [q for _, q in pieces]
+    product = float(np.prod(p))
+    assert checks.sequence_prob(product) and checks.sequence_prob(product * 1.02)
+    # from the page's four printed numbers, rounded to four decimals
+    assert checks.sequence_prob(float(np.prod([round(q, 4) for q in p])))
+    assert "sum" in checks.sequence_prob(float(np.sum(p))).message
+    assert "mean" in checks.sequence_prob(float(np.mean(p))).message
+    assert not checks.sequence_prob(product * 1.1) and not checks.sequence_prob("a lot")

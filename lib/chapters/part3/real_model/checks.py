@@ -60,3 +60,37 @@ def sharpest_group(answer) -> Feedback:
     """Predict: which group of the menu (fact, open, made-up, pattern, code, grammar) gives the lowest median
     entropy of SmolLM2's page."""
     return SHARPEST_GROUP.judge(answer)
+
+
+# ------------------------------------------------------------------ predict: the probability of a whole continuation
+SEQUENCE_TOKENS = 4
+
+
+def sequence_probabilities() -> list[tuple[str, float]]:
+    """The first SEQUENCE_TOKENS tokens of greedy's continuation of COOL_PROMPT, each with the probability the
+    model gave it after the prompt and the tokens before it (the build's run, `decoding.runs()`)."""
+    from lib.chapters.part3.real_model import decoding  # deferred: the build's decoding runs only when asked
+
+    row = next(r for r in decoding.runs()["greedy"] if r["prompt"] == COOL_PROMPT)
+    return [(t, float(np.exp(lp))) for t, lp in zip(row["pieces"][:SEQUENCE_TOKENS], row["logprobs"][:SEQUENCE_TOKENS])]
+
+
+def _sequence_values() -> Values:
+    p = [q for _, q in sequence_probabilities()]
+    return Values(float(np.prod(p)), hints={"sum": float(np.sum(p)), "mean": float(np.mean(p)), "last": p[-1]})
+
+
+SEQUENCE_PROB = site_check(__name__, "sequence_prob", rule="number", compute=None, values=_sequence_values,
+                           what=f"The probability of the {SEQUENCE_TOKENS} tokens as a whole", rel_tol=0.03,
+                           texts={"sum": "that is the sum of the tokens' probabilities; the probability of all of them "
+                                         "together is their product (each token's is given the ones before it).",
+                                  "mean": "that is their mean, one token's typical probability, not the whole "
+                                          "sequence's.",
+                                  "last": "that is the last token's probability alone; the earlier tokens had to "
+                                          "come first."})
+
+
+def sequence_prob(answer) -> Feedback:
+    """Predict: the probability of the first SEQUENCE_TOKENS tokens of greedy's continuation of COOL_PROMPT as a
+    whole (the product of the per-token probabilities the page prints)."""
+    return SEQUENCE_PROB.judge(answer)

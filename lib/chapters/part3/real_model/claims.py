@@ -11,9 +11,10 @@ import functools
 import numpy as np
 
 from lib.analysis.calibration import auroc
-from lib.chapters.part3.real_model import stored
+from lib.chapters.part3.real_model import decoding, stored
 from lib.claims.registry import THIS_RUN, claim
 from lib.explorers.definition import TEMPERATURES
+from lib.model.decoding import find_loop
 
 HALF = 15        # half of SmolLM2's 30 blocks
 TOP_P = 0.9
@@ -119,3 +120,78 @@ def _(seed):
             "worst": stored.menu_bound(), "temps": len(TEMPERATURES), "t_lo": TEMPERATURES[0],
             "t_hi": TEMPERATURES[-1]}
 
+
+
+# ----------------------------------------------------------------------------- decoding beyond one roll
+REPEAT = 8           # a continuation "repeats itself" when a stretch of this many tokens occurs in it twice
+MIN_P = 0.1
+HOT = 1.5
+
+
+@claim("real-model.greedy-repeats", "real-model",
+       "Continued greedily for {long:.0f} tokens, {greedy:.0f} of the {n:.0f} open prompts repeat a stretch of "
+       "{repeat:.0f} tokens or more (the longest, {greedy_max:.0f} tokens; a median of {greedy_rep:.0%} of their "
+       "4-token stretches occur twice); with a repetition penalty of {penalty}, {penalised:.0f} do (the longest "
+       "repeat, {penalised_max:.0f} tokens); {loops:.0f} of these {both:.0f} continuations end in a stretch repeated three "
+       "times in a row",
+       holds=lambda x: x["greedy"] >= x["n"] / 2 and x["penalised"] < x["greedy"], seeded=False, scope=THIS_RUN,
+       note="greedy continuations of the open prompts repeat 8-token stretches on at least half; the penalty on fewer")
+def _(seed):
+    runs = decoding.runs()
+    g = [decoding.longest_repeat(r["tokens"]) for r in runs["greedy"]]
+    p = [decoding.longest_repeat(r["tokens"]) for r in runs["greedy, penalty"]]
+    loops = sum(find_loop(r["tokens"]) is not None for m in ("greedy", "greedy, penalty") for r in runs[m])
+    return {"long": decoding.LONG, "n": len(g), "repeat": REPEAT, "greedy": sum(x >= REPEAT for x in g),
+            "greedy_max": max(g), "penalty": decoding.PENALTY, "penalised": sum(x >= REPEAT for x in p),
+            "penalised_max": max(p), "loops": loops, "both": len(g) + len(p),
+            "greedy_rep": float(np.median([decoding.repeated_share(r["tokens"]) for r in runs["greedy"]]))}
+
+
+@claim("real-model.beam-dull", "real-model",
+       "Over the first {new:.0f} tokens of each open prompt's continuation, the model's own surprisal has a median "
+       "of {beam:.2f} bits a token for the best of {beams:.0f} beams, {greedy:.2f} for greedy and {sampled:.2f} for "
+       "a sample at temperature 1; beam search's best also stops at an end of turn within {new:.0f} tokens on "
+       "{beam_short:.0f} of the {n:.0f} prompts (the shortest, {beam_min:.0f} tokens)",
+       holds=lambda x: x["beam"] < x["greedy"] < x["sampled"], seeded=False, scope=THIS_RUN,
+       note="median surprisal per token: beam below greedy below sampling, on the open prompts")
+def _(seed):
+    runs = decoding.runs()
+    new = decoding.NEW
+
+    def med(method):
+        return float(np.median([decoding.surprisal_bits(r["logprobs"][:new]) for r in runs[method]]))
+    lengths = [len(r["tokens"]) for r in runs["beam"]]
+    return {"new": new, "beams": decoding.BEAMS, "beam": med("beam"), "greedy": med("greedy"), "sampled": med("sampled"),
+            "n": len(lengths), "beam_short": sum(n < new for n in lengths), "beam_min": min(lengths)}
+
+
+@claim("real-model.sequence-length", "real-model",
+       "The log-probability of greedy's continuation as a whole, after {a:.0f}, {b:.0f} and {c:.0f} tokens, has a "
+       "median of {lp_a:.1f}, {lp_b:.1f} and {lp_c:.1f} (natural logarithms) over the open prompts, while its mean "
+       "per token stays between {tok_lo:.2f} and {tok_hi:.2f}",
+       holds=lambda x: x["lp_a"] > x["lp_b"] > x["lp_c"] and x["tok_hi"] - x["tok_lo"] < 0.5, seeded=False,
+       scope=THIS_RUN, note="the summed log-probability falls with length; the per-token mean does not")
+def _(seed):
+    rows = [r["logprobs"] for r in decoding.runs()["greedy"] if len(r["logprobs"]) >= decoding.LONG]
+    cuts = (decoding.LONG // 4, decoding.LONG // 2, decoding.LONG)
+    sums = [float(np.median([sum(x[:c]) for x in rows])) for c in cuts]
+    means = [s / c for s, c in zip(sums, cuts)]
+    return {"a": cuts[0], "b": cuts[1], "c": cuts[2], "lp_a": sums[0], "lp_b": sums[1], "lp_c": sums[2],
+            "tok_lo": min(means), "tok_hi": max(means), "n": len(rows)}
+
+
+@claim("real-model.min-p", "real-model",
+       "On the menu's {n_fact:.0f} fact and {n_open:.0f} open pages, min-p {min_p} keeps a median of {f1:.1f} and "
+       "{o1:.1f} tokens at temperature 1, where top-p {top_p} keeps {tf1:,.1f} and {to1:,.1f}; heated to {hot}, "
+       "min-p keeps {fh:.1f} and {oh:.1f}, top-p {tfh:,.0f} and {toh:,.0f}",
+       holds=lambda x: x["fh"] < x["oh"] and 10 * x["oh"] < x["tfh"] and 10 * x["oh"] < x["toh"], seeded=False,
+       scope=THIS_RUN, note="heated, min-p keeps tens of tokens and follows the page's sharpness; top-p keeps thousands")
+def _(seed):
+
+    def med(group, t, which):
+        return float(np.median([decoding.kept_counts(r.logits, t, MIN_P, TOP_P)[which]
+                                for r in stored.menu_runs() if r.group == group]))
+    return {"n_fact": len(_group("fact", "p_top")), "n_open": len(_group("open", "p_top")), "min_p": MIN_P,
+            "top_p": TOP_P, "hot": HOT, "f1": med("fact", 1.0, 0), "o1": med("open", 1.0, 0), "tf1": med("fact", 1.0, 1),
+            "to1": med("open", 1.0, 1), "fh": med("fact", HOT, 0), "oh": med("open", HOT, 0),
+            "tfh": med("fact", HOT, 1), "toh": med("open", HOT, 1)}

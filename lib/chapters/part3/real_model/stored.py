@@ -51,7 +51,8 @@ LENS_TOP = 3           # tokens kept per stage of the logit lens
 SCALE = 255            # an attention weight p is kept as the byte round(SCALE * p)
 PATTERN_TOLERANCE = 0.5 / SCALE + 1e-6
 ROWS = 10              # the results page's lines a view shows
-RUNS_VERSION = 1       # raise it when `run` computes something new: the disk cache is keyed by it
+RUNS_VERSION = 2       # raise it when `run` computes something new: the disk cache is keyed by it
+GROUP = 10             # prompts run together as one batch (`run_many`)
 NAME = "smollm2-menu"  # the site's files: real/NAME.json (the index) and real/NAME/N.json, N.bin
 FOLDER = "real"
 HERE = Path(__file__).resolve().parent
@@ -200,31 +201,58 @@ def stage_name(i: int) -> str:
 
 def run(lm, text: str) -> Stored:
     """SmolLM2 on one text: its results page in short, its logit lens after every block, its patterns."""
+    return run_many(lm, [text])[0]
+
+
+def run_many(lm, texts, group: int = GROUP) -> list[Stored]:
+    """`run` on each of `texts`, `group` texts of near lengths at a time through the model as one batch padded
+    on the right: a causal model's real positions never read the padding after them, and rotary positions
+    start at 0 in every row, so each text's numbers are those of its run alone. A pass costs far more than its
+    arithmetic on a short prompt, so one pass per group instead of per text is most of the menu's time."""
     import torch  # deferred: the page's files and the tests of the summary's math need no torch
+
+    ids = [lm.encode(t) for t in texts]
+    order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+    out: list[Stored | None] = [None] * len(texts)
+    for start in range(0, len(order), group):
+        chunk = order[start:start + group]
+        width = max(len(ids[i]) for i in chunk)
+        batch = torch.tensor([ids[i] + [0] * (width - len(ids[i])) for i in chunk])
+        with torch.no_grad():
+            logits, cache = lm.model.run_with_cache(batch)
+        for row, i in enumerate(chunk):
+            n = len(ids[i])
+            one = {"logits": logits[row, n - 1], "embed": cache["embed"][row, n - 1],
+                   "resid": [cache[f"blocks.{b}.resid_post"][row, n - 1] for b in range(lm.model.cfg.n_layers)],
+                   "patterns": [cache[f"blocks.{b}.attn.pattern"][row, :, :n, :n] for b in range(lm.model.cfg.n_layers)]}
+            out[i] = _stored(lm, texts[i], ids[i], one)
+    return out
+
+
+def _stored(lm, text: str, ids: list[int], one: dict) -> Stored:
+    import torch  # deferred: as in run_many
 
     from lib.analysis.lens import read_out  # deferred: imports torch, as above
 
-    ids = lm.encode(text)
-    with torch.no_grad():
-        logits, cache = lm.model.run_with_cache(ids)
-    cfg = lm.model.cfg
     vocab = lm.vocab.tokens
-    summary = summarize(logits[-1].numpy(), vocab)
-    stream = torch.stack([cache["embed"][-1]] + [cache[f"blocks.{i}.resid_post"][-1] for i in range(cfg.n_layers)])
-    lens_logits = read_out(lm.model, stream).double()
+    last = one["logits"]
+    summary = summarize(last.numpy(), vocab)
+    # The lens after the embedding and blocks 0 to 28; after the last block it reads the final logits themselves.
+    stream = torch.stack([one["embed"]] + one["resid"][:-1])
+    lens_logits = torch.cat([read_out(lm.model, stream), last[None]]).double()
     # Each stage's best tokens and the answer's probability, without sorting or exponentiating 49,152 logits
     # 31 times over: log p = logit - logsumexp.
     log_z = torch.logsumexp(lens_logits, dim=-1)
     best_logits, best_ids = torch.topk(lens_logits, LENS_TOP, dim=-1)
-    answer = int(torch.argmax(logits[-1]))
+    answer = int(torch.argmax(last))
     lens = []
     for i in range(len(lens_logits)):
         lens.append({"name": stage_name(i),
                      "top": [[vocab[j], float(torch.exp(x - log_z[i]))] for x, j in zip(best_logits[i], best_ids[i].tolist())],
                      "answer": float(torch.exp(lens_logits[i, answer] - log_z[i]))})
-    patterns = torch.stack([cache[f"blocks.{i}.attn.pattern"] for i in range(cfg.n_layers)]).numpy()
+    patterns = torch.stack(one["patterns"]).numpy()
     return Stored(text, GROUP_OF.get(text, ""), tuple(lm.vocab.decode(ids)), summary, lens, quantize(patterns),
-                  logits[-1].numpy().astype(np.float32))
+                  last.numpy().astype(np.float32))
 
 
 def quantize(patterns) -> np.ndarray:
@@ -240,25 +268,36 @@ def cache_dir() -> Path | None:
     return ROOT / "_build" / ".real-model" if (ROOT / "_toc.yml").is_file() else None
 
 
-def _key(path: Path) -> str:
+def model_key(path: Path) -> str:
+    """The model's file, in short: its name, its size and a hash of its first MB (its header and first tensors)."""
     h = hashlib.sha256()
     st = path.stat()
     h.update(f"{path.name} {st.st_size}".encode())
     with open(path, "rb") as f:
-        h.update(f.read(1 << 20))                      # the file's first MB: its header and first tensors
+        h.update(f.read(1 << 20))
+    return h.hexdigest()
+
+
+def _key(path: Path) -> str:
+    h = hashlib.sha256(model_key(path).encode())
     # What a run keeps (raise RUNS_VERSION when `run` changes what it computes) and the menu.
     h.update(json.dumps([RUNS_VERSION, TOP, BIN, LENS_TOP, SCALE, MENU]).encode())
     return h.hexdigest()[:20]
 
 
-def _cache_file() -> Path | None:
+def model_file() -> Path:
+    """SmolLM2's file, or one clear line saying how to install it."""
     from lib.model import smollm2  # deferred: reading the GGUF file imports gguf and torch
 
     path = smollm2.package_file()
     if path is None:
         raise CourseError(f"{smollm2.NAME} is not installed: `{smollm2.INSTALL}` provides it")
+    return path
+
+
+def _cache_file() -> Path | None:
     folder = cache_dir()
-    return folder / f"{_key(path)}.json" if folder else None
+    return folder / f"{_key(model_file())}.json" if folder else None
 
 
 def on_disk() -> bool:
@@ -279,7 +318,7 @@ def menu_runs() -> tuple[Stored, ...]:
         return tuple(_read(d, row) for d, row in zip(json.loads(file.read_text())["runs"], full))
     start = time.perf_counter()
     lm = smollm2.load()
-    runs = tuple(run(lm, text) for text in MENU)
+    runs = tuple(run_many(lm, MENU))
     if file is not None:
         folder.mkdir(parents=True, exist_ok=True)
         out = [dict(r.to_json(), patterns={"shape": list(r.patterns.shape),

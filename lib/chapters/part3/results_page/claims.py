@@ -8,6 +8,7 @@ import torch
 
 import lib
 from lib.claims.registry import EVERY_RUN, THIS_RUN, claim
+from lib.chapters.part3.results_page.decoding import BEAMS, FULL, round_logprobs, searched_over_runs
 from lib.chapters.part3.results_page.runs import broken_over_runs
 from lib.content.corpora.calling_game import check_round, next_token_distribution
 from lib.content.prompt_sets import PER_KIND, prompt_set
@@ -153,3 +154,45 @@ def _temperature_over_runs(seed):
     return {"runs": len(per), "lo_1": min(r[1.0] for r in per), "hi_1": max(r[1.0] for r in per),
             "lo_05": min(r[0.5] for r in per), "hi_05": max(r[0.5] for r in per),
             "cooler": sum(r[0.5] < r[1.0] for r in per), "hotter": sum(r[2.0] > r[1.0] for r in per)}
+
+
+# ----------------------------------------------------------------------------- whole rounds: greedy, beams, length
+@claim("results-page.whole-round-length", "results-page",
+       "Over {n:.0f} rounds sampled from <BOS>, the log-probability of a whole round falls with its length "
+       "(their correlation is {corr:.2f}): the {full:.0f} rounds that reach their eighth call have a median "
+       "log-probability of {full_med:.1f}, the rounds a wrong call cuts short (median {short_len:.0f} tokens) "
+       "{short_med:.1f}; per token the two are alike, {full_tok:.2f} and {short_tok:.2f}",
+       holds=lambda x: x["corr"] < -0.8 and x["short_med"] > x["full_med"] + 3
+       and abs(x["full_tok"] - x["short_tok"]) < 0.1,
+       note="sum of log-probabilities of 200 sampled rounds: strongly negative correlation with length; per-token "
+            "means of full and cut-short rounds within 0.1",
+       scope=EVERY_RUN, models=('calling-game',))
+def _whole_round_length(seed):
+    lm = lib.load("calling-game")
+    rounds = [[lm.vocab.id(t) for t in r] for r in _sampled_tokens(seed)]      # the rounds the claims above judge
+    lengths, logp = np.array([len(r) - 1 for r in rounds]), round_logprobs(lm, rounds)
+    full = lengths >= FULL
+    return {"n": len(lengths), "corr": float(np.corrcoef(lengths, logp)[0, 1]), "full": int(full.sum()),
+            "full_med": float(np.median(logp[full])), "short_med": float(np.median(logp[~full])),
+            "short_len": float(np.median(lengths[~full])),
+            "full_tok": float(np.median(logp[full] / lengths[full])),
+            "short_tok": float(np.median(logp[~full] / lengths[~full]))}
+
+
+@claim("results-page.beam-prefers-short", "results-page",
+       "On the {runs:.0f} shipped runs, greedy decoding plays a round that keeps the rules on {greedy_valid:.0f}; "
+       "beam search with {beams:.0f} beams finds a whole round more probable than greedy's on {beam_better:.0f} "
+       "of them, but ranked by the sum of log-probabilities its best round is shorter than a full round on "
+       "{short:.0f} and breaks the rules on {broken:.0f}; ranked by the mean per token (a length penalty of 1), "
+       "shorter on {short_mean:.0f} and broken on {broken_mean:.0f}",
+       holds=lambda x: x["broken"] > x["broken_mean"] and x["short"] > x["runs"] / 2 and x["beam_better"] > x["runs"] / 2,
+       note="beam search by summed log-probability picks short rounds (broken on most runs); the per-token "
+            "mean breaks fewer",
+       scope=EVERY_RUN, models=("calling-game",), covers_runs=True, seeded=False)
+def _beam_prefers_short(seed):
+    per = list(searched_over_runs().values())
+    return {"runs": len(per), "beams": BEAMS, "greedy_valid": sum(r["greedy"]["valid"] for r in per),
+            "beam_better": sum(r["beam"]["logprob"] > r["greedy"]["logprob"] + 1e-9 for r in per),
+            "short": sum(r["beam"]["length"] < FULL for r in per), "broken": sum(not r["beam"]["valid"] for r in per),
+            "short_mean": sum(r["beam, mean per token"]["length"] < FULL for r in per),
+            "broken_mean": sum(not r["beam, mean per token"]["valid"] for r in per)}

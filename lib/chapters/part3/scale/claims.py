@@ -5,18 +5,26 @@ import numpy as np
 import torch
 
 import lib
-from lib.analysis.inventory import from_config, real_model_rows
+from lib.analysis.inventory import file_model_facts, from_config, real_model_rows
 from lib.analysis.search import model_dictionary
 from lib.claims.registry import EVERY_RUN, claim
 from lib.content.prompt_sets import fixed_and_open
+from lib.model import smollm2
+
+SMOLLM2 = "SmolLM2-135M"
+
 
 def model_rows():
-    """The published models of `lib.content.real_models` and the calling-game model, counted from their configs."""
-    return {r.name: r for r in real_model_rows(from_config("calling game", lib.load("calling-game").model.cfg))}
+    """The published models of `lib.content.real_models` counted from their configurations, SmolLM2-135M (the
+    model the course runs) counted from its GGUF file's tensors and metadata, and the calling-game model from
+    its own configuration."""
+    rows = {r.name: r for r in real_model_rows(from_config("calling game", lib.load("calling-game").model.cfg))}
+    rows[SMOLLM2] = file_model_facts(SMOLLM2, smollm2.file_facts())
+    return rows
 
 
 @claim("scale.dictionary-share", "scale",
-       "Counted from the published configurations, the read-out dictionary is {gpt3_share:.2%} of GPT-3's "
+       "Counted from the published configurations (SmolLM2's from its file), the read-out dictionary is {gpt3_share:.2%} of GPT-3's "
        "{gpt3_params:,.0f} parameters and {toy_share:.1%} of the calling-game model's {toy_params:,.0f}, but "
        "{gpt2_share:.1%} of GPT-2 small's {gpt2_params:,.0f} ({gpt2_compute:.0%} of the multiply-adds of one token "
        "through its weight matrices) and {smol_share:.1%} of SmolLM2-135M's; in GPT-2 XL {xl_share:.1%}, in "

@@ -1,0 +1,152 @@
+"""SmolLM2 decoded four ways on the menu's open prompts (the chapter's section "Decoding beyond one roll").
+
+The open group of the menu (`prompts.GROUPS["open"]`: a story, a taste, a scene; text that many words could
+continue) is continued four ways: greedy and greedy with a repetition penalty of `PENALTY` for `LONG` tokens
+(a repeat needs room to show), one seeded sample at temperature 1 and beam search with `BEAMS` beams (its best
+beam) for `NEW`; each stops early at the instruct model's end of a turn. Every generated token's
+log-probability under the model itself (temperature 1, before any processor) is kept. The min-p and top-p
+counts are read from the menu's stored pages (`stored.menu_runs`), with no generation.
+
+SmolLM2 costs about 0.1 s a token on the 2-core machine, so the prompts run side by side as one batch
+(`lib.model.decoding.decode`, whose rows leave the batch when they are done), and the result is computed once
+per build and kept on disk beside the menu's runs (`stored.cache_dir()`), keyed by the model's file and by what
+is computed here (`VERSION` and the sizes above).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import time
+
+import numpy as np
+
+from lib.chapters.part3.real_model import stored
+from lib.chapters.part3.real_model.prompts import GROUPS
+
+VERSION = 1
+NEW = 24            # new tokens per sample and per beam search
+LONG = 56           # new tokens per greedy and penalised continuation (a repeat needs room to show)
+PENALTY = 1.3       # the repetition penalty (Keskar et al. use 1.2; 1.3 is a common setting)
+BEAMS = 3
+SEED = 0
+STOP = "<|im_end|>"  # the instruct model's end of a turn
+METHODS = ("greedy", "greedy, penalty", "sampled", "beam")
+PROMPTS = GROUPS["open"]
+
+
+def _file():
+    """Where the runs are kept: beside the menu's, keyed by the model's file and what is computed here."""
+    folder = stored.cache_dir()
+    if folder is None:
+        return None
+    key = json.dumps([stored.model_key(stored.model_file()), VERSION, NEW, LONG, PENALTY, BEAMS, SEED, STOP, PROMPTS])
+    return folder / f"decoding-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+
+
+def run(lm) -> dict:
+    """Each open prompt continued four ways: {method: [{"prompt", "tokens", "pieces" (their text), "text",
+    "logprobs"}, ...]}: greedy,
+    greedy with the penalty and one sample side by side for `LONG` tokens, then beam search for `NEW`."""
+    from lib.model import decoding  # deferred: imports torch
+
+    prompts = [lm.encode(p) for p in PROMPTS]
+    stop = [lm.vocab.id(STOP)]
+    settings = {"greedy": {}, "greedy, penalty": {"repetition_penalty": PENALTY},
+                "sampled": {"do_sample": True, "seed": SEED, "max_new_tokens": NEW}}
+    together = decoding.decode(lm.model, prompts * len(settings), LONG, stop=stop,
+                               per_row=[k for k in settings.values() for _ in prompts])
+    out = {}
+    for m, method in enumerate(settings):
+        rows = together[m * len(prompts):(m + 1) * len(prompts)]
+        out[method] = [{"prompt": p, "tokens": d.new_tokens, "logprobs": d.logprobs} for p, d in zip(PROMPTS, rows)]
+    beams = decoding.beam_search(lm.model, prompts, NEW, BEAMS, stop=stop)
+    out["beam"] = []
+    for p, ids, found_beams in zip(PROMPTS, prompts, beams):
+        best = list(found_beams[0].new_tokens)
+        out["beam"].append({"prompt": p, "tokens": best,
+                            "logprobs": decoding.token_logprobs(lm.model, ids, best).tolist()})
+    for rows in out.values():
+        for r in rows:
+            r["pieces"] = lm.vocab.decode(r["tokens"])
+            r["text"] = "".join(r["pieces"])
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def runs() -> dict:
+    """`run` on SmolLM2, once per build (read from the disk cache when it holds it)."""
+    file = _file()
+    if file is not None and file.is_file():
+        return json.loads(file.read_text())["runs"]
+    from lib.model import smollm2  # deferred: reading the GGUF file imports gguf and torch
+
+    start = time.perf_counter()
+    out = run(smollm2.load())
+    if file is not None:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = file.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"runs": out, "seconds": round(time.perf_counter() - start, 1)}))
+        tmp.replace(file)
+    return out
+
+
+# ----------------------------------------------------------------------------- measures of a continuation
+def repeated_share(tokens, n: int = 4) -> float:
+    """The share of a continuation's n-grams that already occurred earlier in it (Welleck et al.'s seq-rep-n:
+    0 for text that never repeats itself, near 1 for a loop)."""
+    grams = [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+    if not grams:
+        return 0.0
+    seen, again = set(), 0
+    for g in grams:
+        again += g in seen
+        seen.add(g)
+    return again / len(grams)
+
+
+def longest_repeat(tokens) -> int:
+    """The length of the longest stretch of tokens that occurs twice in a continuation (the two may overlap:
+    a loop of period p repeated r times holds a stretch of (r - 1) p tokens twice)."""
+    tokens = list(tokens)
+    best = 0
+    for shift in range(1, len(tokens)):
+        run = 0
+        for i in range(shift, len(tokens)):
+            run = run + 1 if tokens[i] == tokens[i - shift] else 0
+            best = max(best, run)
+    return best
+
+
+def surprisal_bits(logprobs) -> float:
+    """The mean surprisal per token, in bits: minus the mean log-probability, base 2."""
+    return float(-np.mean(logprobs) / np.log(2))
+
+
+@functools.lru_cache(maxsize=1)
+def per_method() -> dict[str, dict]:
+    """Each method's numbers over the open prompts: median repeated share of 4-grams, how many texts end in a
+    loop (`lib.model.decoding.find_loop`), median mean surprisal (bits) and median log-probability of the
+    whole continuation, and its median length."""
+    from lib.model.decoding import find_loop  # deferred: imports torch
+
+    out = {}
+    for method, rows in runs().items():
+        out[method] = {"rep4": float(np.median([repeated_share(r["tokens"]) for r in rows])),
+                       "loops": sum(find_loop(r["tokens"]) is not None for r in rows),
+                       "bits": float(np.median([surprisal_bits(r["logprobs"]) for r in rows])),
+                       "logprob": float(np.median([sum(r["logprobs"]) for r in rows])),
+                       "length": float(np.median([len(r["tokens"]) for r in rows])), "n": len(rows)}
+    return out
+
+
+# ----------------------------------------------------------------------------- min-p and top-p on the menu's pages
+def kept_counts(logits, temperature: float, min_p: float, top_p: float) -> tuple[int, int]:
+    """How many tokens min-p and top-p keep of one page at a temperature (from its full logits)."""
+    z = np.asarray(logits, dtype=np.float64) / temperature
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    kept_min_p = int((p >= min_p * p.max()).sum())
+    s = np.sort(p)[::-1]
+    kept_top_p = int(np.searchsorted(np.cumsum(s), top_p) + 1)
+    return kept_min_p, kept_top_p
