@@ -34,6 +34,8 @@
       sidebar.setAttribute("role", "navigation");
       sidebar.setAttribute("aria-label", "The course");
     }
+    // Set only what changes: a write of the same value is a mutation too, and would wake the observer below.
+    const put = (el, name, value) => { if (el.getAttribute(name) !== value) el.setAttribute(name, value); };
     // A box the keyboard can focus (to scroll it) is a region with a name of its own on the page.
     let n = 0;
     document.querySelectorAll(".pst-scrollable-table-container[tabindex], .cell_output .output[tabindex]").forEach((box) => {
@@ -53,9 +55,9 @@
       while (!scrolls(box) && !box.matches("div.cell_output")) box = box.parentElement;
       const ours = (box.getAttribute("aria-label") || "").startsWith("figure ");
       if (scrolls(box) && (ours || !box.hasAttribute("tabindex"))) {
-        box.setAttribute("tabindex", "0");
-        box.setAttribute("role", "region");
-        box.setAttribute("aria-label", `figure ${++f}, scrolls sideways`);
+        put(box, "tabindex", "0");
+        put(box, "role", "region");
+        put(box, "aria-label", `figure ${++f}, scrolls sideways`);
       } else if (ours && !scrolls(box)) {
         ["tabindex", "role", "aria-label"].forEach((name) => box.removeAttribute(name));
       }
@@ -74,11 +76,12 @@
   window.addEventListener("load", fix);
   window.addEventListener("resize", () => setTimeout(fix, 100));
   document.addEventListener("click", () => setTimeout(fix, 0));
-  // The theme makes a box that scrolls focusable when it finds it overflowing (at load, on a resize).
+  // The theme makes a box that scrolls focusable when it finds it overflowing (at load, on a resize): fixed
+  // in the same turn (a microtask), so no reader or checker ever meets a focusable box without its role.
   let queued = false;
   new MutationObserver(() => {
     if (queued) return;
     queued = true;
-    setTimeout(() => { queued = false; fix(); }, 50);
+    queueMicrotask(() => { fix(); queued = false; });
   }).observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ["tabindex"] });
 })();

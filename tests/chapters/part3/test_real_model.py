@@ -170,11 +170,12 @@ def test_min_p_and_top_p_counts_agree_with_the_librarys_cuts(runs):
 def test_the_whole_sequence_check(decoded):
     pieces = checks.sequence_probabilities()
     assert [t for t, _ in pieces] == decoded["greedy"][0]["pieces"][:4]
-    p = [q for _, q in pieces]
-    product = float(np.prod(p))
-    assert checks.sequence_prob(product) and checks.sequence_prob(product * 1.02)
+    p = np.array([q for _, q in pieces])
+    logp = float(np.sum(np.log(p)))
+    assert checks.sequence_logprob(logp) and checks.sequence_logprob(logp + 0.02)
     # from the page's four printed numbers, rounded to four decimals
-    assert checks.sequence_prob(float(np.prod([round(q, 4) for q in p])))
-    assert "sum" in checks.sequence_prob(float(np.sum(p))).message
-    assert "mean" in checks.sequence_prob(float(np.mean(p))).message
-    assert not checks.sequence_prob(product * 1.1) and not checks.sequence_prob("a lot")
+    assert checks.sequence_logprob(float(np.sum(np.log([round(q, 4) for q in p]))))
+    assert "itself" in checks.sequence_logprob(float(np.prod(p))).message
+    assert "base 2" in checks.sequence_logprob(float(np.sum(np.log2(p)))).message
+    assert "mean" in checks.sequence_logprob(float(np.mean(np.log(p)))).message
+    assert not checks.sequence_logprob(logp - 0.1) and not checks.sequence_logprob("a lot")

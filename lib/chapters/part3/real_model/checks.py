@@ -76,21 +76,27 @@ def sequence_probabilities() -> list[tuple[str, float]]:
 
 
 def _sequence_values() -> Values:
-    p = [q for _, q in sequence_probabilities()]
-    return Values(float(np.prod(p)), hints={"sum": float(np.sum(p)), "mean": float(np.mean(p)), "last": p[-1]})
+    p = np.array([q for _, q in sequence_probabilities()])
+    return Values(float(np.sum(np.log(p))), hints={
+        "probability": float(np.prod(p)), "bits": float(np.sum(np.log2(p))), "mean": float(np.mean(np.log(p))),
+        "sum": float(np.sum(p)), "log of the sum": float(np.log(np.sum(p)))})
 
 
-SEQUENCE_PROB = site_check(__name__, "sequence_prob", rule="number", compute=None, values=_sequence_values,
-                           what=f"The probability of the {SEQUENCE_TOKENS} tokens as a whole", rel_tol=0.03,
-                           texts={"sum": "that is the sum of the tokens' probabilities; the probability of all of them "
-                                         "together is their product (each token's is given the ones before it).",
-                                  "mean": "that is their mean, one token's typical probability, not the whole "
-                                          "sequence's.",
-                                  "last": "that is the last token's probability alone; the earlier tokens had to "
-                                          "come first."})
+SEQUENCE_LOGPROB = site_check(__name__, "sequence_logprob", rule="number", compute=None, values=_sequence_values,
+                              what=f"The log-probability of the {SEQUENCE_TOKENS} tokens as a whole", tol=0.03,
+                              texts={"probability": "that is the probability itself; its natural logarithm is asked "
+                                                    "(a negative number).",
+                                     "bits": "that is the logarithm to base 2 (bits); the natural logarithm is asked.",
+                                     "mean": "that is the mean of the tokens' log-probabilities, one token's typical "
+                                             "share; the whole sequence's is their sum.",
+                                     "sum": "that is the sum of the tokens' probabilities; the probability of all of "
+                                            "them together is their product, and its logarithm the sum of their "
+                                            "logarithms.",
+                                     "log of the sum": "that is the logarithm of the sum of the probabilities; the "
+                                                       "sequence's is the sum of their logarithms."})
 
 
-def sequence_prob(answer) -> Feedback:
-    """Predict: the probability of the first SEQUENCE_TOKENS tokens of greedy's continuation of COOL_PROMPT as a
-    whole (the product of the per-token probabilities the page prints)."""
-    return SEQUENCE_PROB.judge(answer)
+def sequence_logprob(answer) -> Feedback:
+    """Predict: the natural log-probability of the first SEQUENCE_TOKENS tokens of greedy's continuation of
+    COOL_PROMPT as a whole (the sum of the logarithms of the per-token probabilities the page prints)."""
+    return SEQUENCE_LOGPROB.judge(answer)
