@@ -22,14 +22,24 @@ class Bibliography:
         self.entries = parse_file(str(bibfile)).entries
         self.references_doc = references_doc   # the docname of the page that lists every work
         self._style = find_plugin("pybtex.style.formatting", "unsrt")()
+        # One backend of each kind, made once: `render_as(name)` looks its plugin up again on every
+        # call, and each lookup reads every installed package's entry points (36 s of a 76-s test).
+        self._text = find_plugin("pybtex.backends", "text")()
+        self._markdown = find_plugin("pybtex.backends", "markdown")()
+        self._authors: dict[str, str] = {}
 
     def authors(self, key: str) -> str:
         """One author's last name, two joined by "and", three or more as "First et al."."""
+        if key not in self._authors:
+            self._authors[key] = self._format_authors(key)
+        return self._authors[key]
+
+    def _format_authors(self, key: str) -> str:
         entry = self.entries[key]
         people = entry.persons.get("author") or entry.persons.get("editor") or []
-        names = [Text.from_latex(" ".join(p.last_names)).render_as("text") for p in people]
+        names = [Text.from_latex(" ".join(p.last_names)).render(self._text) for p in people]
         if not names:
-            return Text.from_latex(entry.fields.get("organization", key)).render_as("text")
+            return Text.from_latex(entry.fields.get("organization", key)).render(self._text)
         if len(names) == 1:
             return names[0]
         if len(names) == 2 and names[1] != "others":
@@ -58,4 +68,4 @@ class Bibliography:
         """The works as a Markdown list, formatted by pybtex (every work when `keys` is None)."""
         chosen = [self.entries[k] for k in (keys if keys is not None else sorted(self.entries))]
         formatted = self._style.format_entries(chosen)
-        return "\n".join(f"- {' '.join(e.text.render_as('markdown').split())}" for e in formatted)
+        return "\n".join(f"- {' '.join(e.text.render(self._markdown).split())}" for e in formatted)
