@@ -140,7 +140,7 @@ def decoded(runs):
 
 
 def test_the_decoding_runs_are_the_models_and_their_measures_read_them_right(decoded, smollm2_model):
-    """The build's four continuations: each method on every open prompt, the kept log-probabilities those the
+    """The build's five continuations: each method on every open prompt, the kept log-probabilities those the
     model gives the tokens (one continuation checked again in one pass), and the measures on known cases."""
     from lib.chapters.part3.real_model import decoding
     from lib.model.decoding import token_logprobs
