@@ -306,7 +306,9 @@ def _prompt_line(lm, ids) -> str:
 
 
 def _check_prompt_args(args):
-    check_temperature(args.temperature)
+    """The read-out's knobs (predict's and generate's), each checked; generate's temperature may be unset."""
+    if args.temperature is not None:
+        check_temperature(args.temperature)
     check_top_k(args.top_k)
     check_top_p(args.top_p)
     if args.seed is not None:
@@ -354,14 +356,7 @@ def _check_generate_args(args) -> None:
     """Each knob checked, and one clear line for a knob the method does not read (it would change nothing)."""
     ok = isinstance(args.tokens, int) and 1 <= args.tokens <= GENERATE_MAX_TOKENS
     require(ok, f"--tokens must be a whole number from 1 to {GENERATE_MAX_TOKENS}, got {args.tokens}")
-    if args.temperature is not None:
-        check_temperature(args.temperature)
-    check_top_k(args.top_k)
-    check_top_p(args.top_p)
-    if args.seed is not None:
-        check_seed(args.seed)
-    decoding.check_min_p(args.min_p)
-    decoding.check_repetition_penalty(args.repetition_penalty)
+    _check_prompt_args(args)
     if args.beams is not None:
         decoding.check_beams(args.beams)
     given = [f"--{name.replace('_', '-')}" for name in ("temperature", "top_k", "top_p", "min_p", "seed",
