@@ -83,9 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "at every step (a repetition penalty may change which one); sample draws each "
                                     "token with the website's seeded roll after temperature, top-k, top-p, min-p and "
                                     "the penalty; beam keeps the --beams most probable continuations and prints them, "
-                                    "best first. Every new token is printed with its log-probability under the model "
-                                    "itself (temperature 1, before any knob), and their sum, the log-probability of "
-                                    "the whole continuation.")
+                                    "best first. It prints the log-probability of the whole continuation: the sum of "
+                                    "its tokens' log-probabilities under the model itself (temperature 1, before any "
+                                    "knob), each of which --json also lists.")
     ge.add_argument("model")
     ge.add_argument("prompt")
     ge.add_argument("--tokens", type=_number(int, "--tokens"), default=20,
