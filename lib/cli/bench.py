@@ -309,7 +309,7 @@ def real_model_costs() -> list[tuple]:
                 "decoding.runs(); print(time.perf_counter()-w)")
         seconds = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                                        env=dict(os.environ, COURSE_REAL_CACHE=tmp)).stdout.split()[-1])
-        rows.append(("SmolLM2: the open prompts decoded four ways (once per build; no cache)", seconds,
+        rows.append(("SmolLM2: the open prompts decoded five ways (once per build; no cache)", seconds,
                      BUDGETS["smollm2_site_decoding"]))
     with tempfile.TemporaryDirectory() as tmp:
         from lib.explorers import web  # deferred: the site's files are written only here

@@ -1,5 +1,5 @@
-"""The command line: `python -m lib models | predict | lens | attention | patch | train | check | bench | words | tsne
-| claims`.
+"""The command line: `python -m lib models | predict | generate | lens | attention | patch | train | check | bench
+| words | tsne | claims`.
 
 A stable contract (tests, instructors and scripts use it). Every mistake in the input ends with
 one line on stderr, `error: ...`, naming the problem and what is allowed, and exit status 2; no
@@ -22,7 +22,7 @@ from lib.analysis.patching import patch
 from lib.cli.bench import main as bench_main
 from lib.content import real_words
 from lib.errors import CourseError, require
-from lib.model import minilm, smollm2
+from lib.model import decoding, minilm, smollm2
 from lib.model.readout import check_seed, check_temperature, check_top_k, check_top_p, results_page, sample
 from lib.model.store import load, models_dir, run_label, shipped_names, shipped_runs
 from lib.shipped.behaviour import check
@@ -44,6 +44,23 @@ def _number(kind, label):
     return parse
 
 
+GENERATE_METHODS = ("greedy", "sample", "beam")
+GENERATE_BEAMS = 3
+# SmolLM2 costs about 0.1 s a token on a 2-core machine: 256 tokens are about half a minute.
+GENERATE_MAX_TOKENS = 256
+# The tokens a continuation ends at, where a model has them: the toys' end of a round, SmolLM2's end of a turn
+# and of a text.
+STOP_TOKENS = ("<EOS>", "<|im_end|>", "<|endoftext|>")
+
+
+def _decoding_knobs(parser) -> None:
+    parser.add_argument("--min-p", type=_number(float, "min-p"), default=None,
+                        help="keep only the tokens at least P times as probable as the best one (P in (0, 1])")
+    parser.add_argument("--repetition-penalty", type=_number(float, "the repetition penalty"), default=None,
+                        help="make every token already in the text less likely: a positive logit divided by R, a "
+                             f"negative one multiplied by it (R from 1, no penalty, to {decoding.MAX_PENALTY:g})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m lib", description="The course's models, from the command line.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
@@ -57,7 +74,31 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--top-p", type=_number(float, "top-p"), default=None)
     pr.add_argument("--seed", type=_number(int, "seed"), default=None,
                     help="also draw one token from the page with this seed (the website's seeded roll)")
+    _decoding_knobs(pr)
     pr.add_argument("--json", action="store_true", help="print one JSON object")
+
+    ge = sub.add_parser("generate", help="continue a prompt token by token: greedy, sampled or beam search",
+                        description="Continue PROMPT by up to --tokens new tokens (fewer when the model's context is "
+                                    "full or it writes its end-of-text token). --method greedy takes the best token "
+                                    "at every step (a repetition penalty may change which one); sample draws each "
+                                    "token with the website's seeded roll after temperature, top-k, top-p, min-p and "
+                                    "the penalty; beam keeps the --beams most probable continuations and prints them, "
+                                    "best first. It prints the log-probability of the whole continuation: the sum of "
+                                    "its tokens' log-probabilities under the model itself (temperature 1, before any "
+                                    "knob), each of which --json also lists.")
+    ge.add_argument("model")
+    ge.add_argument("prompt")
+    ge.add_argument("--tokens", type=_number(int, "--tokens"), default=20,
+                    help=f"how many new tokens at most (default 20, at most {GENERATE_MAX_TOKENS})")
+    ge.add_argument("--method", default="greedy", choices=GENERATE_METHODS, help="default: greedy")
+    ge.add_argument("--beams", type=_number(int, "--beams"), default=None,
+                    help=f"beams kept by --method beam (default {GENERATE_BEAMS}, at most {decoding.MAX_BEAMS})")
+    ge.add_argument("--temperature", type=_number(float, "temperature"), default=None, help="sample only (default 1)")
+    ge.add_argument("--top-k", type=_number(int, "top-k"), default=None, help="sample only")
+    ge.add_argument("--top-p", type=_number(float, "top-p"), default=None, help="sample only")
+    ge.add_argument("--seed", type=_number(int, "seed"), default=None, help="sample only (default 0)")
+    _decoding_knobs(ge)
+    ge.add_argument("--json", action="store_true", help="print one JSON object")
 
     ln = sub.add_parser("lens", help="logit lens: the top tokens after each stage")
     ln.add_argument("model")
@@ -265,11 +306,15 @@ def _prompt_line(lm, ids) -> str:
 
 
 def _check_prompt_args(args):
-    check_temperature(args.temperature)
+    """The read-out's knobs (predict's and generate's), each checked; generate's temperature may be unset."""
+    if args.temperature is not None:
+        check_temperature(args.temperature)
     check_top_k(args.top_k)
     check_top_p(args.top_p)
     if args.seed is not None:
         check_seed(args.seed)
+    decoding.check_min_p(args.min_p)
+    decoding.check_repetition_penalty(args.repetition_penalty)
 
 
 def cmd_predict(args) -> int:
@@ -278,6 +323,11 @@ def cmd_predict(args) -> int:
     ids = lm.encode(args.prompt)
     with torch.no_grad():
         logits = lm.model(ids)[-1]
+    # The penalty rewrites the logits of the prompt's tokens and min-p bans the improbable ones, as generation
+    # does at each step (lib.model.decoding): the page and its logits are then the ones a step reads.
+    process = decoding.processors_for(args.temperature, args.min_p, args.repetition_penalty)
+    if process is not None:
+        logits = decoding.apply(process, ids, logits)
     page = results_page(logits, lm.vocab.tokens, args.temperature, args.top_k, args.top_p)
     drawn = None
     if args.seed is not None:
@@ -285,15 +335,84 @@ def cmd_predict(args) -> int:
     if args.json:
         out = {"model": args.model, "prompt": lm.vocab.decode(ids), "temperature": args.temperature,
                "next": [{"token": c.token, "prob": c.prob, "logit": c.logit} for c in page]}
+        for knob in ("min_p", "repetition_penalty"):
+            if getattr(args, knob) is not None:
+                out[knob] = getattr(args, knob)
         if drawn is not None:
             out["seed"], out["sampled"] = args.seed, drawn
         print(json.dumps(out))
     else:
-        print(f"{args.model}: {_prompt_line(lm, ids)}  ->  (temperature {args.temperature:g})")
+        knobs = "".join(f", {name} {value:g}" for name, value in (("min-p", args.min_p),
+                        ("repetition penalty", args.repetition_penalty)) if value is not None)
+        print(f"{args.model}: {_prompt_line(lm, ids)}  ->  (temperature {args.temperature:g}{knobs})")
         for rank, c in enumerate(page[:args.top_k or 10], 1):
             print(f"{rank:3d}. {_shown(c.token):12s} {c.prob:8.4f}  {'#' * round(40 * c.prob)}")
         if drawn is not None:
             print(f"seed {args.seed} draws: {_shown(drawn)}")
+    return 0
+
+
+def _check_generate_args(args) -> None:
+    """Each knob checked, and one clear line for a knob the method does not read (it would change nothing)."""
+    ok = isinstance(args.tokens, int) and 1 <= args.tokens <= GENERATE_MAX_TOKENS
+    require(ok, f"--tokens must be a whole number from 1 to {GENERATE_MAX_TOKENS}, got {args.tokens}")
+    _check_prompt_args(args)
+    if args.beams is not None:
+        decoding.check_beams(args.beams)
+    given = [f"--{name.replace('_', '-')}" for name in ("temperature", "top_k", "top_p", "min_p", "seed",
+                                                         "repetition_penalty", "beams")
+             if getattr(args, name) is not None]
+    reads = {"greedy": {"--repetition-penalty"}, "beam": {"--beams"},
+             "sample": {"--temperature", "--top-k", "--top-p", "--min-p", "--seed", "--repetition-penalty"}}
+    unread = [g for g in given if g not in reads[args.method]]
+    why = {"greedy": "greedy takes the best token at every step: of the knobs it reads only --repetition-penalty",
+           "beam": "beam search ranks whole continuations by their probability: it reads only --beams",
+           "sample": "--beams is for --method beam"}
+    require(not unread, f"--method {args.method} does not read {', '.join(unread)} ({why[args.method]})")
+
+
+def _joined(lm, pieces) -> str:
+    """New tokens as text: a real model's carry their own spaces, the toys' words are separated by one."""
+    return "".join(pieces) if lm.name == smollm2.NAME else " ".join(pieces)
+
+
+def cmd_generate(args) -> int:
+    _check_generate_args(args)
+    lm = load(args.model)
+    ids = lm.encode(args.prompt)
+    stop = [lm.vocab.tokens.index(t) for t in STOP_TOKENS if t in lm.vocab.tokens]
+    rows = []
+    if args.method == "beam":
+        for b in decoding.beam_search(lm.model, [ids], args.tokens, args.beams or GENERATE_BEAMS, stop=stop)[0]:
+            new = list(b.new_tokens)
+            rows.append((new, decoding.token_logprobs(lm.model, ids, new).tolist()))
+    else:
+        temperature = 1.0 if args.temperature is None else args.temperature
+        d = decoding.decode(lm.model, [ids], args.tokens, do_sample=args.method == "sample", temperature=temperature,
+                            top_k=args.top_k, top_p=args.top_p, min_p=args.min_p,
+                            repetition_penalty=args.repetition_penalty, seed=args.seed or 0, stop=stop)[0]
+        rows.append((d.new_tokens, d.logprobs))
+    found = [{"tokens": lm.vocab.decode(new), "text": _joined(lm, lm.vocab.decode(new)), "logprobs": lp,
+              "logprob": float(sum(lp))} for new, lp in rows]
+    if args.json:
+        out = {"model": args.model, "prompt": lm.vocab.decode(ids), "method": args.method}
+        if args.method == "sample":
+            out.update(temperature=1.0 if args.temperature is None else args.temperature, top_k=args.top_k,
+                       top_p=args.top_p, min_p=args.min_p, seed=args.seed or 0)
+        if args.method != "beam":
+            out["repetition_penalty"] = args.repetition_penalty
+        out.update(found[0])
+        if args.method == "beam":
+            out["beams"] = found
+        print(json.dumps(out))
+        return 0
+    print(f"{args.model}: {_prompt_line(lm, ids)}  ->  ({args.method})")
+    for rank, f in enumerate(found, 1):
+        n = len(f["logprobs"])
+        mean = f["logprob"] / n if n else 0.0
+        label = f"beam {rank}: " if args.method == "beam" else ""
+        print(f"{label}{_shown(f['text'])}")
+        print(f"  {n} new tokens; log-probability {f['logprob']:.3f} (natural log; {mean:.3f} a token)")
     return 0
 
 
@@ -487,7 +606,7 @@ def cmd_tsne(args) -> int:
     return 0 if current == len(runs) else 1
 
 
-COMMANDS = {"models": cmd_models, "predict": cmd_predict, "lens": cmd_lens, "attention": cmd_attention,
+COMMANDS = {"models": cmd_models, "predict": cmd_predict, "generate": cmd_generate, "lens": cmd_lens, "attention": cmd_attention,
             "patch": cmd_patch, "train": cmd_train, "check": cmd_check, "bench": cmd_bench,
             "words": cmd_words, "tsne": cmd_tsne, "claims": cmd_claims}
 

@@ -1,7 +1,8 @@
 """SmolLM2's explorers in the page (lib/chapters/part3/real_model/page.js) against the library, in Debian's
 chromium: on every prompt of the menu the page computes the kernel's results page (temperature, top-k, top-p,
-the seeded roll), lens and patterns from the site's stored files; any other prompt gets the sentence saying
-the notebook runs it. On the built site, a reader moves the temperature and picks a prompt.
+the seeded roll), lens and patterns from the site's stored files, and shows each open prompt's five stored
+continuations; any other prompt gets the sentence saying the notebook runs it. On the built site, a reader
+moves the temperature and picks a prompt, and picks a decoding method.
 """
 import json
 import random
@@ -10,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from lib.chapters.part3.real_model import stored
-from lib.chapters.part3.real_model.explorers import real_heads_explorer, real_lens_explorer, real_page_explorer
+from lib.chapters.part3.real_model import decoding, stored
+from lib.chapters.part3.real_model.explorers import (real_decode_explorer, real_heads_explorer, real_lens_explorer,
+                                                     real_page_explorer)
 from lib.chapters.part3.real_model.prompts import MENU
 from lib.errors import CourseError
 from lib.explorers.definition import TEMPERATURES
@@ -34,11 +36,12 @@ def expected_of(ex, values):
 
 
 def test_the_page_computes_the_kernels_views_on_every_prompt_of_the_menu(page):
-    """Each of the 40 prompts: the results page at the slider's two ends and at a random stop, with top-k,
-    top-p and seeds (a refused box too), the lens, and a random layer's nine patterns. Same numbers (the
-    patterns to 1/510), the same seeded pick, the same sentences."""
+    """Each prompt of the menu: the results page at the slider's two ends and at a random stop, with top-k,
+    top-p and seeds (a refused box too), the lens, and a random layer's nine patterns; each open prompt's
+    continuation by each decoding method (and a method the library refuses). Same numbers (the patterns to
+    1/510), the same seeded pick, the same sentences."""
     rng = random.Random("real model")
-    made = [real_page_explorer(), real_lens_explorer(), real_heads_explorer()]
+    made = [real_page_explorer(), real_lens_explorer(), real_heads_explorer(), real_decode_explorer()]
     cases, expected = [], []
     for prompt in MENU:
         settings = [dict(made[0].defaults(), prompt=prompt, temperature=t, top_k=k, top_p=p, seed=s)
@@ -57,6 +60,10 @@ def test_the_page_computes_the_kernels_views_on_every_prompt_of_the_menu(page):
         values = {"prompt": prompt, "layer": rng.randrange(30)}
         cases.append({"view": "real_heads", "values": values, "args": made[2].args})
         expected.append(expected_of(made[2], values))
+        for method in (decoding.METHODS + ("nucleus",)) if prompt in decoding.PROMPTS else ():
+            values = {"prompt": prompt, "method": method}
+            cases.append({"view": "real_decode", "values": values, "args": made[3].args})
+            expected.append(expected_of(made[3], values))
     got = page.evaluate(JS_VIEWS, [dict(c, model=None) for c in cases])
     problems, beyond, picks = [], 0, 0
     for c, e, g in zip(cases, expected, got):
@@ -73,7 +80,10 @@ def test_the_page_computes_the_kernels_views_on_every_prompt_of_the_menu(page):
             beyond += e["view"]["chosen"] is None
     assert not problems, "\n".join(problems[:10])
     # The rolls land on a stored token, and now and then among the rest (at temperature 10 most do).
-    assert picks == 135 and 0 < beyond < picks
+    assert picks == 3 * len(MENU) + 15 and 0 < beyond < picks
+    decoded = [e for c, e in zip(cases, expected) if c["view"] == "real_decode"]
+    assert len(decoded) == len(decoding.PROMPTS) * (len(decoding.METHODS) + 1)
+    assert sum("error" in e for e in decoded) == len(decoding.PROMPTS)       # the method no one offers
 
 
 def test_a_prompt_off_the_menu_gets_the_sentence_saying_where_it_runs(page):
@@ -96,7 +106,7 @@ def test_a_reader_moves_the_temperature_and_picks_a_prompt(visit, site_url):
     v = visit(f"{site_url}/{REAL_PAGE}")
     explorers = explorers_of(v.page)
     views = [spec_of(explorers.nth(i))["view"] for i in range(explorers.count())]
-    assert views == ["real_page", "real_lens", "real_heads"]
+    assert views == ["real_page", "real_lens", "real_heads", "real_decode"]
     explorer = explorers.nth(0)
     spec = spec_of(explorer)
     ex = real_page_explorer(prompt=spec["rows"][0][0]["default"])
@@ -122,4 +132,14 @@ def test_a_reader_moves_the_temperature_and_picks_a_prompt(visit, site_url):
     assert f'"{want["rows"][0]["token"]}" {want["rows"][0]["final"]:.3f}' in picked[0]
     chosen = "falls among the tokens below" if want["chosen"] is None else f'picks "{want["chosen"]}"'
     assert chosen in picked[0]
+    # The decoding explorer: greedy with the penalty picked; the text and its numbers are the build's.
+    decoder = explorers.nth(3)
+    decoder.get_by_label("method", exact=True).select_option(label=decoding.SHOWN["greedy, penalty"])
+    explorer.page.wait_for_function("(el) => el.querySelector('svg.course-chart').getAttribute('aria-label')"
+                                    ".includes('repetition penalty')", arg=decoder.element_handle(), timeout=15000)
+    words, message = seen(decoder)
+    ex = real_decode_explorer(prompt=spec_of(decoder)["rows"][0][0]["default"], method="greedy, penalty")
+    want = ex.compute(ex.defaults())
+    assert message == "" and "".join(want["pieces"]).replace("\n", "↵") in words
+    assert f"mean surprisal {want['bits']:.2f} bits a token" in words
     assert v.console_errors == [] and v.outside == []

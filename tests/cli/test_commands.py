@@ -1,5 +1,6 @@
 """The command line is a contract: JSON shapes, and one clear line for every bad input."""
 import json
+import math
 
 import pytest
 
@@ -69,6 +70,24 @@ BAD_INPUTS = [
     (("predict", "calling-game", CONFIDENT, "--top-p", "1.5"), "top-p must lie in (0, 1]"),
     (("predict", "calling-game", CONFIDENT, "--top-k", "0"), "top-k must be a whole number of at least 1"),
     (("predict", "calling-game", CONFIDENT, "--top-k", "2.5"), "top-k must be a whole number"),
+    (("predict", "calling-game", CONFIDENT, "--min-p", "0"), "min-p must be a number above 0 and at most 1"),
+    (("predict", "calling-game", CONFIDENT, "--min-p", "1.5"), "min-p must be a number above 0 and at most 1"),
+    (("predict", "calling-game", CONFIDENT, "--min-p", "nan"), "min-p must be a number above 0 and at most 1"),
+    (("predict", "calling-game", CONFIDENT, "--min-p", "some"), "min-p must be a number"),
+    (("predict", "calling-game", CONFIDENT, "--repetition-penalty", "0.9"), "the repetition penalty must be a number from 1"),
+    (("predict", "calling-game", CONFIDENT, "--repetition-penalty", "inf"), "the repetition penalty must be a number from 1"),
+    (("generate", "calling-game", CONFIDENT, "--tokens", "0"), "--tokens must be a whole number from 1 to 256"),
+    (("generate", "calling-game", CONFIDENT, "--tokens", "many"), "--tokens must be a whole number"),
+    (("generate", "calling-game", CONFIDENT, "--method", "nucleus"), "invalid choice: 'nucleus'"),
+    (("generate", "calling-game", CONFIDENT, "--method", "beam", "--beams", "0"),
+     "the number of beams must be a whole number from 1 to 64"),
+    (("generate", "calling-game", CONFIDENT, "--method", "beam", "--repetition-penalty", "1.2"),
+     "--method beam does not read --repetition-penalty"),
+    (("generate", "calling-game", CONFIDENT, "--temperature", "2"), "--method greedy does not read --temperature"),
+    (("generate", "calling-game", CONFIDENT, "--method", "sample", "--beams", "2"),
+     "--method sample does not read --beams"),
+    (("generate", "calling-game", CONFIDENT, "--method", "sample", "--min-p", "2"), "min-p must be a number above 0"),
+    (("generate", "calling-game", "<BOS> Pietro chiama Giovanni"), "unknown token 'Giovanni'"),
     (("lens", "calling-game", "<BOS> Pietro chiama banane"), "unknown token 'banane'"),
     (("lens", "calling-game", ""), "prompt is empty"),
     (("train", "nonesuch"), "unknown model 'nonesuch'"),
@@ -86,6 +105,61 @@ def test_bad_input_gets_one_clear_line_and_a_non_zero_exit(run_cli, args, messag
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
     assert message in lines[0], lines[0]
+
+
+def test_predict_min_p_and_penalty_report_the_processed_page(run_cli, calling_game):
+    """The penalty divides the logits of the prompt's tokens, then min-p leaves out every token below P times
+    the best one's probability; the page is shared out among the rest."""
+    prompt = "<BOS> Pietro chiama"
+    plain = json.loads(run_cli("predict", "calling-game", prompt, "--json", check=True).stdout)
+    got = json.loads(run_cli("predict", "calling-game", prompt, "--json", "--temperature", "1.5", "--min-p", "0.2",
+                             "--repetition-penalty", "1.5", check=True).stdout)
+    assert got["min_p"] == 0.2 and got["repetition_penalty"] == 1.5
+    logits = {n["token"]: n["logit"] for n in plain["next"]}
+    for token in prompt.split():            # in the prompt: penalised (by the rule on its sign)
+        x = logits[token]
+        logits[token] = x / 1.5 if x > 0 else x * 1.5
+    best = max(logits.values())
+    kept = {t: x for t, x in logits.items() if x >= best + 1.5 * math.log(0.2)}
+    z = sum(math.exp(x / 1.5) for x in kept.values())
+    assert {n["token"] for n in got["next"]} == set(kept) and 1 < len(kept) < 28
+    for n in got["next"]:
+        assert abs(n["logit"] - kept[n["token"]]) < 1e-6 and abs(n["prob"] - math.exp(n["logit"] / 1.5) / z) < 1e-9
+
+
+def test_generate_greedy_and_sampled_equal_the_library_s_generation(run_cli, calling_game):
+    from lib.model.generate import generate
+    prompt = "<BOS> Pietro chiama"
+    ids = calling_game.encode(prompt)
+    eos = calling_game.vocab.id("<EOS>")
+    for extra, knobs in [((), {}), (("--repetition-penalty", "1.4"), {"repetition_penalty": 1.4}),
+                         (("--method", "sample", "--seed", "5", "--temperature", "1.3", "--min-p", "0.05",
+                           "--top-k", "6"), {"do_sample": True, "seed": 5, "temperature": 1.3, "min_p": 0.05,
+                                             "top_k": 6})]:
+        got = json.loads(run_cli("generate", "calling-game", prompt, "--tokens", "16", "--json", *extra,
+                                 check=True).stdout)
+        want = generate(calling_game.model, ids, 16, stop=[eos], **knobs)
+        assert got["tokens"] == calling_game.vocab.decode(want.new_tokens), extra
+        logp = [float(l.double().log_softmax(-1)[t]) for l, t in zip(want.step_logits, want.new_tokens)]
+        assert all(abs(a - b) < 1e-5 for a, b in zip(got["logprobs"], logp)) and len(got["logprobs"]) == len(logp)
+        assert abs(got["logprob"] - sum(logp)) < 1e-4
+
+
+def test_generate_beam_ranks_its_beams_and_one_beam_is_greedy(run_cli):
+    prompt = "<BOS> Pietro chiama"
+    got = json.loads(run_cli("generate", "calling-game", prompt, "--tokens", "12", "--method", "beam", "--beams",
+                             "4", "--json", check=True).stdout)
+    sums = [b["logprob"] for b in got["beams"]]
+    assert len(sums) == 4 and sums == sorted(sums, reverse=True) and got["tokens"] == got["beams"][0]["tokens"]
+    assert all(abs(b["logprob"] - sum(b["logprobs"])) < 1e-9 for b in got["beams"])
+    one = json.loads(run_cli("generate", "calling-game", prompt, "--tokens", "12", "--method", "beam", "--beams",
+                             "1", "--json", check=True).stdout)
+    greedy = json.loads(run_cli("generate", "calling-game", prompt, "--tokens", "12", "--json", check=True).stdout)
+    # (one pass over the whole text against step by step with the cache: float32 rounding, 12 tokens summed)
+    assert one["tokens"] == greedy["tokens"] and abs(one["logprob"] - greedy["logprob"]) < 1e-4
+    assert sums[0] >= greedy["logprob"] - 1e-9       # here beam search finds a likelier round than greedy
+    text = run_cli("generate", "calling-game", prompt, "--tokens", "12", "--method", "beam", check=True).stdout
+    assert text.splitlines()[1].startswith("beam 1: ") and "log-probability" in text
 
 
 # ----------------------------------------------------------------------------- real processes

@@ -74,6 +74,24 @@ def test_patch_json_has_every_head_mlp_and_stage(run_in_process):
     assert abs(first[("blocks.0.resid_pre", 0)] - 1) < 1e-4 and abs(first[("blocks.0.resid_pre", 1)]) < 1e-4
 
 
+def test_generate_and_predict_take_min_p_and_the_penalty(run_in_process, smollm2_model):
+    from lib.model.generate import generate
+    lm = smollm2_model
+    ids = lm.encode(TEXT)
+    code, out, err = run_in_process("generate", "smollm2", TEXT, "--tokens", "6", "--repetition-penalty", "1.3",
+                                    "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    want = generate(lm.model, ids, 6, repetition_penalty=1.3, stop=[lm.vocab.id("<|im_end|>")])
+    assert got["tokens"] == lm.vocab.decode(want.new_tokens) and got["text"] == "".join(got["tokens"])
+    code, out, err = run_in_process("predict", "smollm2", TEXT, "--min-p", "0.1", "--json")
+    assert code == 0, err
+    probs = lm.model(ids)[-1].double().softmax(-1)
+    kept = probs[probs >= 0.1 * probs.max()]
+    got = json.loads(out)
+    assert len(got["next"]) == len(kept) and abs(got["next"][0]["prob"] - float(kept.max() / kept.sum())) < 1e-6
+
+
 def test_models_lists_it(run_in_process):
     code, out, err = run_in_process("models")
     assert code == 0, err

@@ -140,7 +140,7 @@ def decoded(runs):
 
 
 def test_the_decoding_runs_are_the_models_and_their_measures_read_them_right(decoded, smollm2_model):
-    """The build's four continuations: each method on every open prompt, the kept log-probabilities those the
+    """The build's five continuations: each method on every open prompt, the kept log-probabilities those the
     model gives the tokens (one continuation checked again in one pass), and the measures on known cases."""
     from lib.chapters.part3.real_model import decoding
     from lib.model.decoding import token_logprobs
@@ -179,3 +179,30 @@ def test_the_whole_sequence_check(decoded):
     assert "base 2" in checks.sequence_logprob(float(np.sum(np.log2(p)))).message
     assert "mean" in checks.sequence_logprob(float(np.mean(np.log(p)))).message
     assert not checks.sequence_logprob(logp - 0.1) and not checks.sequence_logprob("a lot")
+
+
+def test_the_decoding_explorer_shows_the_builds_continuations_and_their_measures(decoded, tmp_path, smollm2_model):
+    """On the menu's open prompts the view is the build's continuation (the site's file holds the same views);
+    any other text is continued now, as the build continues the menu's (here: the sample at temperature 1)."""
+    from lib.chapters.part3.real_model import decoding
+    from lib.chapters.part3.real_model.explorers import real_decode_explorer
+    from lib.model.decoding import find_loop
+    ex = real_decode_explorer()
+    site = json.loads(decoding.export(tmp_path)[0].read_text())
+    assert [p["text"] for p in site["prompts"]] == list(decoding.PROMPTS) and site["methods"] == list(decoding.METHODS)
+    for method in decoding.METHODS:
+        for i in (0, 8):
+            prompt, row = decoding.PROMPTS[i], decoded[method][i]
+            v = ex.compute({"prompt": prompt, "method": method})
+            assert v == site["prompts"][i]["views"][method]
+            assert v["pieces"] == row["pieces"] and v["length"] == len(row["tokens"]) <= v["most"]
+            assert abs(v["logprob"] - sum(row["logprobs"])) < 1e-4 and all(0 < p <= 1 for p in v["probs"])
+            assert v["longest_repeat"] == decoding.longest_repeat(row["tokens"])
+            assert (v["loop"] is None) == (find_loop(row["tokens"]) is None)
+    with pytest.raises(CourseError, match="the decoding method must be one of greedy"):
+        ex.compute({"prompt": decoding.PROMPTS[0], "method": "nucleus"})
+    # What a kernel does with a text of its own (continued alone, now) gives the build's batched continuation.
+    from lib.chapters.part3.real_model.explorers import _live_decoded
+    live, built = _live_decoded(decoding.PROMPTS[8], "sampled"), site["prompts"][8]["views"]["sampled"]
+    assert live["pieces"] == built["pieces"] and live["tokens"] == built["tokens"]
+    assert np.allclose(live["probs"], built["probs"], atol=2e-4) and abs(live["logprob"] - built["logprob"]) < 1e-3

@@ -124,27 +124,33 @@ def _(seed):
 
 # ----------------------------------------------------------------------------- decoding beyond one roll
 REPEAT = 8           # a continuation "repeats itself" when a stretch of this many tokens occurs in it twice
-MIN_P = 0.1
-HOT = 1.5
+MIN_P = decoding.MIN_P
+HOT = decoding.HOT
 
 
 @claim("real-model.greedy-repeats", "real-model",
-       "Continued greedily for {long:.0f} tokens, {greedy:.0f} of the {n:.0f} open prompts repeat a stretch of "
-       "{repeat:.0f} tokens or more (the longest, {greedy_max:.0f} tokens; a median of {greedy_rep:.0%} of their "
-       "4-token stretches occur twice); with a repetition penalty of {penalty}, {penalised:.0f} do (the longest "
-       "repeat, {penalised_max:.0f} tokens); {loops:.0f} of these {both:.0f} continuations end in a stretch repeated three "
-       "times in a row",
-       holds=lambda x: x["greedy"] >= x["n"] / 2 and x["penalised"] < x["greedy"], seeded=False, scope=THIS_RUN,
-       note="greedy continuations of the open prompts repeat 8-token stretches on at least half; the penalty on fewer")
+       "Continued greedily for {long:.0f} tokens, {greedy4:.0f} of the {n:.0f} open prompts repeat a stretch of 4 "
+       "tokens and {greedy:.0f} one of {repeat:.0f} tokens or more (the longest, {greedy_max:.0f} tokens; on average "
+       "{greedy_rep:.0%} of a continuation's 4-token stretches occur in it twice); with a repetition penalty of "
+       "{penalty}, {penalised4:.0f} and {penalised:.0f} do (the longest repeat, {penalised_max:.0f} tokens); sampled "
+       "at temperature {hot} with min-p {min_p}, {sampled4:.0f} and {sampled:.0f} (the longest, {sampled_max:.0f} "
+       "tokens); greedy's continuation ends in a stretch repeated three times in a row on {loops:.0f} of the {n:.0f}",
+       holds=lambda x: (x["greedy"] >= x["n"] / 5 and x["penalised"] < x["greedy"] and x["sampled"] < x["greedy"]
+                        and x["greedy_rep"] > max(x["penalised_rep"], x["sampled_rep"])),
+       seeded=False, scope=THIS_RUN,
+       note="greedy continuations of the open prompts repeat 8-token stretches on at least a fifth; the penalty and "
+            "a hot sample cut by min-p on fewer, and repeat fewer 4-token stretches on average")
 def _(seed):
     runs = decoding.runs()
-    g = [decoding.longest_repeat(r["tokens"]) for r in runs["greedy"]]
-    p = [decoding.longest_repeat(r["tokens"]) for r in runs["greedy, penalty"]]
-    loops = sum(find_loop(r["tokens"]) is not None for m in ("greedy", "greedy, penalty") for r in runs[m])
-    return {"long": decoding.LONG, "n": len(g), "repeat": REPEAT, "greedy": sum(x >= REPEAT for x in g),
-            "greedy_max": max(g), "penalty": decoding.PENALTY, "penalised": sum(x >= REPEAT for x in p),
-            "penalised_max": max(p), "loops": loops, "both": len(g) + len(p),
-            "greedy_rep": float(np.median([decoding.repeated_share(r["tokens"]) for r in runs["greedy"]]))}
+    out = {"long": decoding.LONG, "n": len(runs["greedy"]), "repeat": REPEAT, "penalty": decoding.PENALTY,
+           "hot": HOT, "min_p": MIN_P,
+           "loops": sum(find_loop(r["tokens"]) is not None for r in runs["greedy"])}
+    for key, method in (("greedy", "greedy"), ("penalised", "greedy, penalty"), ("sampled", "sampled, min-p")):
+        longest = [decoding.longest_repeat(r["tokens"]) for r in runs[method]]
+        out.update({key: sum(x >= REPEAT for x in longest), key + "4": sum(x >= 4 for x in longest),
+                    key + "_max": max(longest),
+                    key + "_rep": float(np.mean([decoding.repeated_share(r["tokens"]) for r in runs[method]]))})
+    return out
 
 
 @claim("real-model.beam-dull", "real-model",

@@ -1,16 +1,17 @@
-"""SmolLM2 decoded four ways on the menu's open prompts (the chapter's section "Decoding beyond one roll").
+"""SmolLM2 decoded five ways on the menu's open prompts (the chapter's section "Decoding beyond one roll").
 
-The open group of the menu (`prompts.GROUPS["open"]`: a story, a taste, a scene; text that many words could
-continue) is continued four ways: greedy and greedy with a repetition penalty of `PENALTY` for `LONG` tokens
-(a repeat needs room to show), one seeded sample at temperature 1 and beam search with `BEAMS` beams (its best
-beam) for `NEW`; each stops early at the instruct model's end of a turn. Every generated token's
-log-probability under the model itself (temperature 1, before any processor) is kept. The min-p and top-p
-counts are read from the menu's stored pages (`stored.menu_runs`), with no generation.
+The open group of the menu (`prompts.GROUPS["open"]`: a story, a taste, a scene, a letter; text that many words
+could continue) is continued five ways: greedy, greedy with a repetition penalty of `PENALTY`, and a seeded sample
+at temperature `HOT` with min-p `MIN_P`, for `LONG` tokens (a repeat needs room to show); one seeded sample at
+temperature 1 and beam search with `BEAMS` beams (its best beam) for `NEW`; each stops early at the instruct
+model's end of a turn. Every generated token's log-probability under the model itself (temperature 1, before
+any processor) is kept. The min-p and top-p counts are read from the menu's stored pages (`stored.menu_runs`),
+with no generation. The site's decoding explorer shows these continuations as they are stored (`export`).
 
-SmolLM2 costs about 0.1 s a token on the 2-core machine, so the prompts run side by side as one batch
-(`lib.model.decoding.decode`, whose rows leave the batch when they are done), and the result is computed once
-per build and kept on disk beside the menu's runs (`stored.cache_dir()`), keyed by the model's file and by what
-is computed here (`VERSION` and the sizes above).
+SmolLM2 costs about 0.1 s a token on the 2-core machine (about 9 ms a row in a batch of a hundred), so the
+prompts run side by side as one batch (`lib.model.decoding.decode`, whose rows leave the batch when they are
+done), and the result is computed once per build and kept on disk beside the menu's runs (`stored.cache_dir()`),
+keyed by the model's file and by what is computed here (`VERSION` and the sizes above).
 """
 from __future__ import annotations
 
@@ -24,14 +25,16 @@ import numpy as np
 from lib.chapters.part3.real_model import stored
 from lib.chapters.part3.real_model.prompts import GROUPS
 
-VERSION = 1
-NEW = 24            # new tokens per sample and per beam search
-LONG = 56           # new tokens per greedy and penalised continuation (a repeat needs room to show)
+VERSION = 2
+NEW = 24            # new tokens per sample at temperature 1 and per beam search
+LONG = 48           # new tokens per greedy, penalised and min-p continuation (a repeat needs room to show)
 PENALTY = 1.3       # the repetition penalty (Keskar et al. use 1.2; 1.3 is a common setting)
+MIN_P = 0.1         # min-p's share of the best token's probability (Nguyen et al.'s usual setting)
+HOT = 1.5           # the temperature min-p samples at: the cut is what makes a hot page usable
 BEAMS = 3
 SEED = 0
 STOP = "<|im_end|>"  # the instruct model's end of a turn
-METHODS = ("greedy", "greedy, penalty", "sampled", "beam")
+METHODS = ("greedy", "greedy, penalty", "sampled", "sampled, min-p", "beam")
 PROMPTS = GROUPS["open"]
 
 
@@ -40,37 +43,50 @@ def _file():
     folder = stored.cache_dir()
     if folder is None:
         return None
-    key = json.dumps([stored.model_key(stored.model_file()), VERSION, NEW, LONG, PENALTY, BEAMS, SEED, STOP, PROMPTS])
+    key = json.dumps([stored.model_key(stored.model_file()), VERSION, NEW, LONG, PENALTY, MIN_P, HOT, BEAMS, SEED, STOP,
+                      PROMPTS])
     return folder / f"decoding-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
 
 
-def run(lm) -> dict:
-    """Each open prompt continued four ways: {method: [{"prompt", "tokens", "pieces" (their text), "text",
-    "logprobs"}, ...]}: greedy,
-    greedy with the penalty and one sample side by side for `LONG` tokens, then beam search for `NEW`."""
+SETTINGS = {"greedy": {}, "greedy, penalty": {"repetition_penalty": PENALTY},
+            "sampled": {"do_sample": True, "seed": SEED, "max_new_tokens": NEW},
+            "sampled, min-p": {"do_sample": True, "seed": SEED, "temperature": HOT, "min_p": MIN_P}}
+
+
+def run(lm, texts=PROMPTS, methods=METHODS) -> dict:
+    """Each text continued by each method: {method: [{"prompt", "tokens", "pieces" (their text), "text",
+    "logprobs"}, ...]}: greedy, greedy with the penalty, min-p's sample (`LONG` tokens) and the sample at
+    temperature 1 (`NEW`) side by side as one batch, then beam search for `NEW`."""
     from lib.model import decoding  # deferred: imports torch
 
-    prompts = [lm.encode(p) for p in PROMPTS]
+    prompts = [lm.encode(p) for p in texts]
     stop = [lm.vocab.id(STOP)]
-    settings = {"greedy": {}, "greedy, penalty": {"repetition_penalty": PENALTY},
-                "sampled": {"do_sample": True, "seed": SEED, "max_new_tokens": NEW}}
-    together = decoding.decode(lm.model, prompts * len(settings), LONG, stop=stop,
-                               per_row=[k for k in settings.values() for _ in prompts])
+    settings = {m: k for m, k in SETTINGS.items() if m in methods}
     out = {}
-    for m, method in enumerate(settings):
-        rows = together[m * len(prompts):(m + 1) * len(prompts)]
-        out[method] = [{"prompt": p, "tokens": d.new_tokens, "logprobs": d.logprobs} for p, d in zip(PROMPTS, rows)]
-    beams = decoding.beam_search(lm.model, prompts, NEW, BEAMS, stop=stop)
-    out["beam"] = []
-    for p, ids, found_beams in zip(PROMPTS, prompts, beams):
-        best = list(found_beams[0].new_tokens)
-        out["beam"].append({"prompt": p, "tokens": best,
-                            "logprobs": decoding.token_logprobs(lm.model, ids, best).tolist()})
+    if settings:
+        together = decoding.decode(lm.model, prompts * len(settings), LONG, stop=stop,
+                                   per_row=[k for k in settings.values() for _ in prompts])
+        for m, method in enumerate(settings):
+            rows = together[m * len(prompts):(m + 1) * len(prompts)]
+            out[method] = [{"prompt": p, "tokens": d.new_tokens, "logprobs": d.logprobs} for p, d in zip(texts, rows)]
+    if "beam" in methods:
+        beams = decoding.beam_search(lm.model, prompts, NEW, BEAMS, stop=stop)
+        out["beam"] = []
+        for p, ids, found_beams in zip(texts, prompts, beams):
+            best = list(found_beams[0].new_tokens)
+            out["beam"].append({"prompt": p, "tokens": best,
+                                "logprobs": decoding.token_logprobs(lm.model, ids, best).tolist()})
     for rows in out.values():
         for r in rows:
             r["pieces"] = lm.vocab.decode(r["tokens"])
             r["text"] = "".join(r["pieces"])
-    return out
+    return {m: out[m] for m in METHODS if m in out}
+
+
+def on_disk() -> bool:
+    """Whether the build's runs are on disk (reading them then costs a fraction of a second)."""
+    file = _file()
+    return file is not None and file.is_file()
 
 
 @functools.lru_cache(maxsize=1)
@@ -150,3 +166,42 @@ def kept_counts(logits, temperature: float, min_p: float, top_p: float) -> tuple
     s = np.sort(p)[::-1]
     kept_top_p = int(np.searchsorted(np.cumsum(s), top_p) + 1)
     return kept_min_p, kept_top_p
+
+
+# ----------------------------------------------------------------------------- the site's decoding explorer
+FILE = "smollm2-decoding"    # the site's file: real/FILE.json
+SHOWN = {"greedy": "greedy", "greedy, penalty": f"greedy, repetition penalty {PENALTY}",
+         "sampled": "sampled at temperature 1", "sampled, min-p": f"sampled at temperature {HOT}, min-p {MIN_P}",
+         "beam": f"beam search, {BEAMS} beams"}
+
+
+def view(row: dict, prompt_tokens, method: str) -> dict:
+    """The decoding explorer's view of one stored continuation: its tokens (text) and the probability the
+    model gave each (temperature 1, before any knob; 4 decimals), and its measures: how many new tokens,
+    whether it stopped at the end of a turn, the longest stretch it holds twice, the share of its 4-token
+    stretches that occur twice, the mean surprisal (bits a token), the log-probability of the whole
+    continuation, and the period of the loop it ends in (None: none)."""
+    from lib.model.decoding import find_loop  # deferred: imports torch
+
+    tokens, logprobs = row["tokens"], row["logprobs"]
+    loop = find_loop(tokens)
+    return {"tokens": list(prompt_tokens), "method": method, "settings": SHOWN[method],
+            "pieces": list(row["pieces"]), "probs": [round(float(np.exp(x)), 4) for x in logprobs],
+            "length": len(tokens), "most": NEW if method in ("sampled", "beam") else LONG,
+            "stopped": bool(row["pieces"] and row["pieces"][-1] == STOP),
+            "longest_repeat": longest_repeat(tokens), "rep4": round(repeated_share(tokens), 4),
+            "bits": round(surprisal_bits(logprobs), 4) if tokens else 0.0, "logprob": round(float(sum(logprobs)), 4),
+            "loop": None if loop is None else loop.period}
+
+
+def export(folder) -> list:
+    """The site's file for the decoding explorer: `real/FILE.json`, every open prompt's five views."""
+    rows = runs()
+    menu = stored.by_text()
+    out = folder / stored.FOLDER
+    out.mkdir(parents=True, exist_ok=True)
+    prompts = [{"text": p, "views": {m: view(rows[m][i], menu[p].tokens, m) for m in METHODS}}
+               for i, p in enumerate(PROMPTS)]
+    path = out / f"{FILE}.json"
+    path.write_text(json.dumps({"methods": list(METHODS), "prompts": prompts}, separators=(",", ":")))
+    return [path]

@@ -1,5 +1,5 @@
 """The real-model chapter's explorers: SmolLM2's results page (temperature, top-k, top-p, a seeded roll),
-its logit lens, and its attention by layer and head.
+its logit lens, its attention by layer and head, and its open prompts continued five ways (`decoding`).
 
 In a kernel each runs SmolLM2 (`lib.model.smollm2`) on any text (a prompt of the menu is read from the
 build's runs, `stored.menu_runs()`: the same numbers). The website cannot run the model, so its build
@@ -15,9 +15,11 @@ from typing import Sequence
 
 import numpy as np
 
-from lib.chapters.part3.real_model import stored
+from lib.chapters.part3.real_model import decoding, stored
 from lib.chapters.part3.real_model.prompts import MENU
 from lib.explorers.boxes import parse_seed, parse_top_k, parse_top_p
+from lib.errors import CourseError
+from lib.messages import say
 from lib.explorers.definition import Control, Explorer, registered, temperature_control
 from lib.model.readout import check_temperature
 
@@ -114,3 +116,43 @@ def real_heads_explorer(prompt: str = "Mary and John went to the shop. John gave
             [Control("layer", "layer", "which layer's 9 heads to show", "choice", layer, options=tuple(range(30)))]]
     return Explorer("real_heads", rows, lambda v: heads_view(runs_of(v["prompt"]), int(v["layer"])), None,
                     {"data": DATA, "tolerance": stored.PATTERN_TOLERANCE}, NOTE)
+
+
+@functools.lru_cache(maxsize=16)
+def _live_decoded(text: str, method: str) -> dict:
+    """A text continued now by one method (a kernel), as `decoding.run` continues the menu's."""
+    from lib.model import smollm2  # deferred: as in _live
+
+    lm = smollm2.load()
+    row = decoding.run(lm, [text], [method])[method][0]
+    return decoding.view(row, lm.vocab.decode(lm.encode(text)), method)
+
+
+def decoded_view(text: str, method: str) -> dict:
+    """The build's continuation of an open prompt of the menu by `method`; any other text continued now."""
+    text, method = str(text), str(method)
+    if method not in decoding.METHODS:
+        raise CourseError(say("decoding_method", methods=", ".join(decoding.METHODS), got=method))
+    if text in decoding.PROMPTS and decoding.on_disk() and stored.on_disk():
+        i = decoding.PROMPTS.index(text)
+        return decoding.view(decoding.runs()[method][i], stored.by_text()[text].tokens, method)
+    return _live_decoded(text, method)
+
+
+DECODE_NOTE = (f"On the website this explorer offers the {len(decoding.PROMPTS)} open prompts of the menu, each "
+               "continued five ways when the site was built; in a kernel (launch or download this page) it "
+               "continues any text you type (about 5 s for greedy, longer for beam search).")
+
+
+@registered("real_decode", lambda: [real_decode_explorer(), real_decode_explorer(method="beam")],
+            site_files=decoding.export, where="not on this map: many steps of a real pretrained model's read-out (SmolLM2-135M), each "
+                  "choice made one of five ways.")
+def real_decode_explorer(prompt: str = decoding.PROMPTS[0], method: str = "greedy") -> Explorer:
+    """SmolLM2's continuation of an open prompt by greedy decoding, greedy with a repetition penalty, a
+    sample at temperature 1, a hot sample cut by min-p, or beam search: the text, each token's probability,
+    and the measures of repetition and surprisal the chapter reports."""
+    rows = [[prompt_menu(prompt, decoding.PROMPTS)],
+            [Control("method", "method", "how each next token is chosen", "choice", method,
+                     options=decoding.METHODS, shown=tuple(decoding.SHOWN[m] for m in decoding.METHODS))]]
+    return Explorer("real_decode", rows, lambda v: decoded_view(v["prompt"], v["method"]), None,
+                    {"data": f"{stored.FOLDER}/{decoding.FILE}", "tolerance": PAGE_TOLERANCE}, DECODE_NOTE)

@@ -3,7 +3,8 @@
  * `export`): an index (real/smollm2-menu.json) and, per prompt, N.json (the results page in short and
  * the lens) and N.bin (every head's pattern as bytes). The page loads the index and the prompts it
  * shows, each once. The results page is computed here from the summary exactly as `stored.page_view`
- * computes it in Python.
+ * computes it in Python. The decoding explorer reads real/smollm2-decoding.json (`decoding.export`): each open
+ * prompt's five continuations with their measures, as the build computed them (`decoding.view`).
  */
 import {
   CourseError, checkTemperature, parseSeed, parseTopK, parseTopP, say, uniform,
@@ -131,6 +132,23 @@ export const VIEWS = {
     return { tokens: r.prompt.tokens, layer,
       patterns: range(H).map((h) => range(T).map((i) => range(T).map((j) => bytes[((layer * H + h) * T + i) * T + j] / scale))) };
   },
+};
+
+/** The decoding explorer's file, loaded once: {methods, prompts: [{text, views: {method: view}}]}. */
+function decodings(a) {
+  if (!INDEX.has(a.data)) INDEX.set(a.data, fetched(`${a.data}.json`, (r) => r.json()));
+  return INDEX.get(a.data);
+}
+
+VIEWS.real_decode = async (_, v, a) => {
+  const stored = await decodings(a);
+  const method = String(v.method);
+  if (!stored.methods.includes(method)) {
+    throw new CourseError(say("decoding_method", { methods: stored.methods.join(", "), got: method }));
+  }
+  const prompt = stored.prompts.find((p) => p.text === String(v.prompt));
+  if (!prompt) throw new CourseError(say("not_stored", { n: stored.prompts.length }));
+  return prompt.views[method];
 };
 
 export const COMPUTE = {

@@ -1,5 +1,5 @@
-/* The real-model chapter's pictures: SmolLM2's results page reshaped and rolled, its logit lens, and one
- * layer's nine heads.
+/* The real-model chapter's pictures: SmolLM2's results page reshaped and rolled, its logit lens, one
+ * layer's nine heads, and a continuation decoded one of five ways.
  * The renderer (lib/explorers/js/render.js) adds them to its pictures, handing over its drawing kit; in a
  * kernel this file is written into the renderer's single module (lib.explorers.web.kernel_renderer), so it
  * imports nothing but the constants.
@@ -11,8 +11,19 @@ const seen = (t) => `"${String(t).replace(/\n/g, "↵")}"`;
 /** A prompt as the text it was read from (SmolLM2's tokens carry their own spaces). */
 const said = (tokens) => `"${tokens.join("").replace(/\n/g, "↵")}"`;
 
+/** Which tokens belong to a stretch of `n` that occurs at least twice in the text. */
+function repeated(tokens, n) {
+  const seenAt = new Map(), marked = tokens.map(() => false);
+  for (let i = 0; i + n <= tokens.length; i++) {
+    const key = JSON.stringify(tokens.slice(i, i + n));
+    if (seenAt.has(key)) for (const j of [seenAt.get(key), i]) for (let m = j; m < j + n; m++) marked[m] = true;
+    else seenAt.set(key, i);
+  }
+  return marked;
+}
+
 export function pictures(k) {
-  const { h, svg, text, rect, fix, shownT, figure, barChart, heatmapRow, room, titleLines, commas } = k;
+  const { h, svg, text, rect, fix, shownT, figure, barChart, heatmapRow, room, titleLines, commas, blue, inkOn } = k;
   return {
     real_page(v, o) {
       // The label fits the chart's column of names (about 14 characters): "rest (49,142)".
@@ -63,6 +74,35 @@ export function pictures(k) {
       const alt = `Logit lens of SmolLM2 on ${said(v.tokens)}: the final answer ${seen(v.answer)} leads from ` +
         `${v.stages[v.first].name} on. ` + v.stages.map((s) => `${s.name}: P(answer) ${fix(s.answer)}, best ${s.top.map(([t, p]) => `${seen(t)} ${fix(p, 2)}`).join(", ")}`).join("; ") + ".";
       return figure(svg(width, height, alt, body), alt);
+    },
+
+    real_decode(v, o) {
+      // The text: the prompt, then each new token shaded by the probability the model gave it. Under it, one bar
+      // per new token (its probability), a stretch that repeats drawn in the accent colour.
+      const shown = (t) => String(t).replace(/\n/g, "↵");
+      const again = repeated(v.pieces, 4);
+      const ending = v.stopped ? "it ends its turn" : `cut at ${v.most} tokens`;
+      const loop = v.loop === null ? "it does not end in a loop" : `it ends in a stretch of ${v.loop} ${v.loop === 1 ? "token" : "tokens"} repeated three times or more`;
+      const numbers = `${v.length} new ${v.length === 1 ? "token" : "tokens"} (${ending}); the longest stretch it holds twice: ` +
+        `${v.longest_repeat} ${v.longest_repeat === 1 ? "token" : "tokens"}; ${Math.round(100 * v.rep4)}% of its 4-token stretches occur twice; ` +
+        `mean surprisal ${fix(v.bits, 2)} bits a token; log-probability of the whole ${fix(v.logprob, 1)}; ${loop}.`;
+      const text0 = h("p", { class: "course-pick course-decoded", role: "status" }, h("b", {}, v.tokens.join("").replace(/\n/g, "↵")),
+        v.pieces.map((t, i) => h("span", { style: `background:${blue(v.probs[i])};color:${inkOn(v.probs[i])};white-space:pre-wrap`,
+          title: `p = ${fix(v.probs[i])}` }, shown(t))));
+      const width = Math.max(320, Math.min(room(o), 720));
+      const titled = titleLines(`${said(v.tokens)}, ${v.settings}: each new token's probability`, width - 8);
+      const top0 = 12 + 16 * titled.length, plotH = 80, left = 34, step = (width - left - 8) / Math.max(v.length, 1);
+      const body = titled.map((t, i) => text(4, 12 + 16 * i, t, { size: 13 }));
+      body.push(text(left - 4, top0, "1", { anchor: "end", size: 11 }), text(left - 4, top0 + plotH, "0", { anchor: "end", size: 11 }));
+      v.probs.forEach((p, i) => {
+        const hgt = Math.max(0.5, plotH * p);
+        body.push(rect((left + i * step + 0.5).toFixed(1), (top0 + plotH - hgt).toFixed(1), Math.max(1, step - 1).toFixed(1),
+          hgt.toFixed(1), again[i] ? PALETTE.accent : PALETTE.main));
+      });
+      body.push(text(left, top0 + plotH + 14, `new tokens 1 to ${v.length}; in the accent colour, those of a 4-token stretch that occurs twice`, { size: 11 }));
+      const alt = `SmolLM2 continues ${said(v.tokens)} by ${v.settings}: ${said(v.pieces)}. ${numbers} ` +
+        `Each new token's probability: ${v.pieces.map((t, i) => `${seen(t)} ${fix(v.probs[i], 2)}`).join(", ")}.`;
+      return figure(svg(width, top0 + plotH + 26, alt, body), alt, [text0, h("p", { class: "course-decoded-numbers" }, numbers)]);
     },
 
     real_heads(v, o) {
