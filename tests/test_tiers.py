@@ -1,7 +1,7 @@
 """The suite's own arrangement (tests/conftest.py): tiers by folder, the longest files handed out first."""
 from pathlib import Path
 
-import conftest
+from tests import conftest  # the root one (tests/browser has a conftest of its own)
 
 TESTS = Path(__file__).resolve().parent
 
