@@ -17,10 +17,10 @@ import numpy as np
 
 from lib.chapters.part3.real_model import decoding, stored
 from lib.chapters.part3.real_model.prompts import MENU
-from lib.explorers.boxes import parse_seed, parse_top_k, parse_top_p
 from lib.errors import CourseError
-from lib.messages import say
+from lib.explorers.boxes import parse_seed, parse_top_k, parse_top_p
 from lib.explorers.definition import Control, Explorer, registered, temperature_control
+from lib.messages import say
 from lib.model.readout import check_temperature
 
 DATA = f"{stored.FOLDER}/{stored.NAME}"
