@@ -66,8 +66,14 @@ chromium:
 
 # The build's execution cache is kept: scripts/book.py drops it whenever the library, the data, the
 # configuration or an installed package changes, so a chapter runs again only when its output may.
-test: install $(TEST_STAMP) chromium
-	$(PY) scripts/book.py build
+# The tests' own packages and Debian's chromium are installed while the book is built: the installs wait
+# on the network, the build on the processor (they share nothing: the test packages are all new to the
+# environment, and no chapter imports one). What the installs print is shown only if one fails.
+test: install
+	@$(MAKE) --no-print-directory $(TEST_STAMP) chromium > $(VENV)/test-install.log 2>&1 & installs=$$!; \
+	$(PY) scripts/book.py build; built=$$?; \
+	wait $$installs || { cat $(VENV)/test-install.log; echo "make test: installing the tests' packages or chromium failed (above)"; exit 1; }; \
+	exit $$built
 	$(TEST_THREADS) $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_JOBS) --dist loadfile --durations=30 $(PYTEST_ARGS)
 
 # The tests that need no built book, no browser and no class to grade (markers: pyproject.toml, tests/conftest.py).

@@ -37,6 +37,22 @@ def test_page_loads_offline_without_console_errors(visit, site_url, path):
     assert unexplained == [], f"{path}: write exercises without a page route or a note saying why: {unexplained}"
 
 
+def test_a_request_outside_is_refused_and_recorded(visit, site_url):
+    """The guard the other tests lean on: a page that asks another host gets nothing, and the visit says so."""
+    v = visit(f"{site_url}/index.html")
+    failures = []
+    v.page.on("requestfailed", lambda r: failures.append((r.url, r.failure)))
+    loaded = v.page.evaluate("""() => new Promise((done) => {
+        const img = new Image();
+        img.onload = () => done(true);
+        img.onerror = () => done(false);
+        img.src = 'http://example.com/pixel.png';
+    })""")
+    assert loaded is False
+    assert v.outside == ["http://example.com/pixel.png"]
+    assert failures and "ERR_NAME_NOT_RESOLVED" in failures[0][1], failures
+
+
 def test_math_renders(visit, site_url):
     v = visit(f"{site_url}/chapters/part3/search-by-hand.html")
     v.page.wait_for_selector("mjx-container", timeout=15000)
