@@ -68,6 +68,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(BY_NAME[f"{where.as_posix()}::{item.name}"])
 
 
+@pytest.fixture(autouse=True)
+def no_learner_loop_left_running():
+    """A learner's function run outside the main thread is abandoned when its time is up
+    (lib.exercises.writing.call_with_limit), and Python cannot stop a thread: a test that leaves one
+    looping would spin in its test process for the rest of the run, slowing every later test there."""
+    import threading
+
+    yield
+    left = [t for t in threading.enumerate() if t.name == "learner-function"]
+    for t in left:
+        t.join(2)
+    if any(t.is_alive() for t in left):
+        pytest.fail("a learner's function is still running in a helper thread after the test: make its loop end "
+                    "when the test does (tests/exercises/test_writing.py shows how)")
+
+
 # One fixture per shipped model, made once for the whole run (a worker's run: xdist gives each worker
 # its own session). A test reads a model; one that changes a model makes its own (helpers.small_model)
 # or works on a copy of the data (course_data).
