@@ -22,7 +22,8 @@ ASSETS := _assets/vendor/mathjax/tex-chtml.js
 PORT ?= 8000
 # Test files run three at a time (pytest-xdist; a file's tests stay together, so its fixtures are made
 # once): the machine has two cores, and many tests wait on a kernel, a browser or a subprocess, so a
-# third worker fills the waits (the whole suite: 1,010 s with three, about 1,240 s with two, idle).
+# third worker fills the waits (the whole suite once took 1,010 s with three and about 1,240 s with two,
+# idle; with three it now takes 701 s from a clean clone).
 TEST_JOBS ?= 3
 # One BLAS/OpenMP thread per test process (and what it starts): the workers already fill the two cores,
 # and torch's own two threads each then wait on the other worker (the claims' run took 145 s of processor

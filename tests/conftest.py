@@ -22,27 +22,28 @@ BY_NAME = {"exercises/test_writing.py::test_the_write_check_runs_in_a_real_kerne
            "exercises/test_site.py::test_the_class_site_ships_no_answer": "site"}
 
 
-# The longest test files, longest first (seconds in the last full run on two idle cores; pytest-xdist
-# hands out whole files in collection order, so a long file met last would run alone at the end).
-# Only an order: a file missing here runs after these, as collected. tests/test_tiers.py keeps the
-# names current.
+# The longest test files, longest first (seconds of wall-clock time in a full run from a clean clone on
+# two cores, three workers, 2026-11-28; pytest-xdist hands out whole files in collection order, so a long
+# file met last would run alone at the end). Only an order: a file missing here runs after these, as
+# collected. tests/test_tiers.py keeps the names current.
 LONGEST_FIRST = [
-    "browser/test_site.py",             # 255 s: every page, axe-core
-    "browser/test_site_explorers.py",   # 212 s
-    "browser/test_site_checks.py",      # 203 s
-    "cli/test_commands.py",             # 171 s: real processes, `lib check` of every run
-    "claims/test_runs.py",              # 133 s: models trained with a fresh seed
-    "browser/test_site_share.py",       # 124 s
-    "model/test_smollm2.py",            # 105 s: Hugging Face transformers reads the same file
-    "browser/test_lab.py",              # 92 s: JupyterLab live
-    "exercises/test_writing.py",        # 86 s
-    "claims/test_registry.py",          # 60 s of processor time: every claim on three fresh seeds
-    "site/test_notebooks.py",           # 55 s: the class site built
-    "grading/test_grade_otter.py",      # 55 s
-    "grading/test_grade.py",            # 52 s
-    "grading/test_grade_contained.py",  # 48 s
-    "site/test_book_build.py",          # 45 s
-    "site/test_binder.py",              # 40 s
+    "browser/test_site.py",             # 300 s: every page loaded once, axe-core on it
+    "browser/test_site_explorers.py",   # 245 s
+    "browser/test_site_checks.py",      # 145 s: every answer box, every kind of answer
+    "browser/test_site_share.py",       # 130 s
+    "claims/test_runs.py",              # 120 s: models trained with a fresh seed, their claims measured
+    "claims/test_registry.py",          # 106 s: every claim on three fresh prompt seeds (nothing kept yet)
+    "browser/test_lab.py",              # 100 s: JupyterLab live
+    "site/test_book_build.py",          # 90 s: a small book built with a chapter that warns
+    "grading/test_grade_otter.py",      # 80 s: five `otter run`s
+    "exercises/test_writing.py",        # 68 s
+    "site/test_notebooks.py",           # 60 s: the class site built
+    "grading/test_grade.py",            # 56 s
+    "cli/test_commands.py",             # 54 s: real processes, `lib check` of every run
+    "site/test_student_notebooks.py",   # 46 s
+    "model/test_smollm2.py",            # 41 s: Hugging Face transformers reads the same file
+    "site/test_binder.py",              # 35 s
+    "grading/test_grade_contained.py",  # 29 s
 ]
 
 
