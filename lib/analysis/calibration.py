@@ -110,6 +110,23 @@ def roc_curve(scores, positives) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.concatenate([[np.inf], thresholds]))
 
 
+def auroc_interval(scores, positives, level: float = 0.95, draws: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """A bootstrap interval for the AUROC: the positives and the negatives each resampled with replacement
+    (`draws` times, drawn with `seed`), the AUROC of every resample, and the central `level` of them. On a few
+    items (six against ten) the interval is wide, and says how little one AUROC can show."""
+    s, y = _scored(scores, positives)
+    require(0 < level < 1, f"level must be between 0 and 1, got {level!r}")
+    pos, neg = s[y], s[~y]
+    require(len(pos) >= 2 and len(neg) >= 2, "an interval needs at least two positives and two negatives")
+    rng = np.random.default_rng(seed)
+    got = []
+    for _ in range(int(draws)):
+        p, n = rng.choice(pos, len(pos)), rng.choice(neg, len(neg))
+        got.append(auroc(np.concatenate([p, n]), np.r_[np.ones(len(p), bool), np.zeros(len(n), bool)]))
+    tail = 100 * (1 - level) / 2
+    return float(np.percentile(got, tail)), float(np.percentile(got, 100 - tail))
+
+
 def caught_in_top(scores, positives, share: float) -> int:
     """How many positives are among the `share` (0 to 1) of items with the highest scores: checking the
     least-sure 5% by hand catches this many mistakes."""

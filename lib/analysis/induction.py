@@ -1,9 +1,12 @@
 """Induction heads: the measurements that find them, by role, and take their circuit apart.
 
-Everything is measured on repeated random segments (`lib.content.corpora.repeats`): `<BOS>`, a segment
-of distinct letters, the segment again. Positions: 0 is `<BOS>`, the first copy is 1..p, the second p+1..2p.
+Everything is measured on repeated random segments (`lib.content.corpora.repeats`): `<BOS>`, filler letters,
+a segment of letters, the segment again (every letter before the repeat distinct). Positions: 0 is `<BOS>`,
+the filler 1..f, the first copy f+1..f+p, the second f+p+1..f+2p.
 
 - previous-token score of a head: its mean attention from each position to the one before it;
+- duplicate-token score: its mean attention, from each position of the second copy, to the same token's
+  earlier occurrence (query i, key i - p);
 - induction (prefix-matching) score: its mean attention, from each position of the second copy, to the
   position just after the same token's earlier occurrence (query i, key i - p + 1);
 - copying score (Elhage et al. 2021): of the eigenvalues of the head's OV circuit read from the letters'
@@ -19,7 +22,11 @@ of distinct letters, the segment again. Positions: 0 is `<BOS>`, the first copy 
   to the logits: the layer-1 head reads, on that input only, the residual stream in which the layer-0
   head's write comes from another sequence; all else runs clean. Both on the hook points.
 
-Heads are found by their measured role (`roles`), never by their index.
+Heads are found by their measured role (`roles`), never by their index. An induction head can read a
+layer-0 head two ways (Elhage et al. 2021): through its keys, from a previous-token head ("the letter
+before me was k"), or through its queries, from a head that finds the earlier occurrence of the current
+letter and passes on where it was. `circuit` path-patches every layer-0 head through both inputs and
+names the route that costs most: the *sender* and the input it reaches the induction head by.
 """
 from __future__ import annotations
 
@@ -45,12 +52,14 @@ FORMED = 0.5
 FORMED_PREVIOUS = 0.3
 
 
-def sequences(seed: int, per_period: int = PER_PERIOD, periods=None) -> list[Batch]:
-    """Repeated random segments drawn with `seed`: `per_period` of each period."""
+def sequences(seed: int, per_period: int = PER_PERIOD, periods=None, max_filler: int = repeats.MAX_FILLER,
+              group: int = repeats.GROUP) -> list[Batch]:
+    """Repeated random segments drawn with `seed`: `per_period` of each period, in batches of `group` that
+    share a filler length drawn from 0 to `max_filler` (0: every repeat right after `<BOS>`)."""
     periods = range(repeats.MIN_PERIOD, repeats.MAX_PERIOD + 1) if periods is None else periods
     rng = np.random.default_rng(seed)
     ids = {t: i for i, t in enumerate(repeats.TOKENS)}
-    return [repeats.repeated_batch(rng, per_period, p, ids) for p in periods]
+    return repeats.batches(rng, per_period, ids, periods, max_filler, group)
 
 
 def merged(batches) -> Merged:
@@ -59,18 +68,20 @@ def merged(batches) -> Merged:
 
 
 def pattern_scores(model: Transformer, batches) -> dict[str, np.ndarray]:
-    """Each head's previous-token and induction score, [layer, head], averaged over every query of
-    every sequence (each query counted once)."""
+    """Each head's previous-token, duplicate-token and induction score, [layer, head], averaged over every
+    query of every sequence (each query counted once)."""
     m = merged(batches)
     _, cache = model.run_with_cache(torch.as_tensor(m.ids))
-    prev, ind = [], []
+    prev, dup, ind = [], [], []
     for layer in range(model.cfg.n_layers):
         pat = cache[f"blocks.{layer}.attn.pattern"].double()         # [row, head, query, key]
         r, q = m.queries
         prev.append(pat[r, :, q, q - 1].mean(0).numpy())
+        r, q, k = m.duplicate
+        dup.append(pat[r, :, q, k].mean(0).numpy())
         r, q, k = m.induction
         ind.append(pat[r, :, q, k].mean(0).numpy())
-    return {"previous": np.array(prev), "induction": np.array(ind)}
+    return {"previous": np.array(prev), "duplicate": np.array(dup), "induction": np.array(ind)}
 
 
 def prefix_matching_score(pattern, tokens) -> float:
@@ -125,18 +136,29 @@ class Roles:
     induction: Head         # the layer-1 head with the highest induction score
     previous_score: float
     induction_score: float
+    duplicate: Head = (0, 0)    # the layer-0 head with the highest duplicate-token score
+    duplicate_score: float = 0.0
 
     @property
     def formed(self) -> bool:
+        """Both heads of the textbook circuit: a previous-token head and an induction head."""
         return self.previous_score >= FORMED_PREVIOUS and self.induction_score >= FORMED
+
+    @property
+    def induction_formed(self) -> bool:
+        return self.induction_score >= FORMED
 
 
 def roles(scores: dict[str, np.ndarray]) -> Roles:
-    """The heads by their role: the previous-token head of layer 0 and the induction head of layer 1."""
+    """The heads by their role: the previous-token and the duplicate-token head of layer 0 and the
+    induction head of layer 1."""
     require(scores["previous"].shape[0] >= 2, "finding an induction circuit needs a model of two layers or more")
     h0 = int(np.argmax(scores["previous"][0]))
     h1 = int(np.argmax(scores["induction"][1]))
-    return Roles((0, h0), (1, h1), float(scores["previous"][0, h0]), float(scores["induction"][1, h1]))
+    dup = scores.get("duplicate")
+    hd = int(np.argmax(dup[0])) if dup is not None else 0
+    return Roles((0, h0), (1, h1), float(scores["previous"][0, h0]), float(scores["induction"][1, h1]),
+                 (0, hd), float(dup[0, hd]) if dup is not None else 0.0)
 
 
 # ------------------------------------------------------------------------------------- composition
@@ -197,12 +219,12 @@ def _second_copy_figures(logits: torch.Tensor, m: Merged) -> dict[str, float]:
 
 
 class _Runs:
-    """The clean run and the partner run (each sequence's partner of the same period) of a merged
+    """The clean run and the partner run (each sequence's partner of the same period and filler) of a merged
     batch, made once for all the interventions of one `circuit` call."""
 
     def __init__(self, model: Transformer, m: Merged):
-        require(all(np.sum(m.periods == p) >= 2 for p in set(m.periods.tolist())),
-                "resampling needs two sequences or more of each period")
+        require(all(m.partner[i] != i for i in range(len(m.partner))),
+                "resampling needs two sequences or more of each period and filler")
         self.m = m
         _, self.clean = model.run_with_cache(torch.as_tensor(m.ids)[:, :-1])
         _, self.other = model.run_with_cache(torch.as_tensor(m.ids[m.partner])[:, :-1])
@@ -260,23 +282,33 @@ def path_patch(model: Transformer, batches, sender: Head, receiver: Head, via: s
 
 
 def circuit(model: Transformer, batches) -> dict:
-    """The whole account of one model: scores, roles, composition, and what each part costs."""
+    """The whole account of one model: scores, roles, composition, and what each part costs. The *sender*
+    is the layer-0 head, and `route` the input of the induction head (K or Q), whose path patching costs the
+    second copy the most loss, over every layer-0 head and both inputs; `paths` are the sender's three."""
     batches = merged(batches)
     scores = pattern_scores(model, batches)
     r = roles(scores)
     comp = composition_scores(model)
     base = clean(model, batches)
-    a, b = r.previous[1], r.induction[1]
     runs = _Runs(model, batches)
-    paths = {k: path_patch(model, batches, r.previous, r.induction, k, runs) for k in "KQV"}
-    route = max("KQ", key=lambda k: paths[k]["loss"] - base["loss"])
+    every = {(h, k): path_patch(model, batches, (0, h), r.induction, k, runs)
+             for h in range(model.cfg.n_heads) for k in "KQ"}
+    sender_h, route = max(every, key=lambda hk: (every[hk]["loss"] - base["loss"], -hk[0], hk[1]))
+    sender = (0, sender_h)
+    paths = {k: every[sender_h, k] if k in "KQ" else path_patch(model, batches, sender, r.induction, k, runs)
+             for k in "KQV"}
+    a, b = sender_h, r.induction[1]
     return {
         "scores": scores, "copying": copying_scores(model), "roles": r,
         "loss": in_context_loss(model, batches), "accuracy": copy_accuracy(model, batches),
         "composition": {k: float(comp[k][a, b]) for k in "KQV"},
         "composition_all": comp,
         "clean": base,
+        "sender": sender, "sender_previous": float(scores["previous"][sender]),
+        "sender_duplicate": float(scores["duplicate"][sender]),
+        "ablate_sender": resample_ablation(model, batches, [sender], runs),
         "ablate_previous": resample_ablation(model, batches, [r.previous], runs),
         "ablate_induction": resample_ablation(model, batches, [r.induction], runs),
         "paths": paths, "route": route,
+        "paths_every": {f"L0H{h}-{k}": v["loss"] for (h, k), v in every.items()},
     }

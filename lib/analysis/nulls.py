@@ -243,6 +243,23 @@ def clumpiness(layout, n_clusters: int, seed: int = 0) -> float:
     return silhouette(layout, labels)
 
 
+# Gaussian clouds a layout's clumpiness is measured against (`clumps_beyond_chance`).
+CLOUD_DRAWS = 50
+
+
+def clumps_beyond_chance(layout, n_clusters: int, draws: int = CLOUD_DRAWS, seed: int = 0) -> float:
+    """How much clumpier a 2-D layout is than a Gaussian cloud of its own spread: its `clumpiness` minus the
+    mean clumpiness of `draws` clouds of as many points drawn with the layout's mean and covariance. k-means
+    finds "clusters" in any scatter, so a silhouette alone says little (some 0.4 for a cloud of 28 points);
+    measured against a cloud of the same shape, 0 is no clumps beyond chance, whatever made the layout."""
+    layout = _points(layout, "the layout")
+    rng = np.random.default_rng(seed)
+    mean, cov = layout.mean(0), np.cov(layout.T)
+    clouds = [clumpiness(rng.multivariate_normal(mean, cov, size=len(layout)), n_clusters, seed)
+              for _ in range(_draws(draws))]
+    return clumpiness(layout, n_clusters, seed) - float(np.mean(clouds))
+
+
 def neighbours_kept(x, layout, k: int = 5, cosine: bool = False) -> float:
     """Share of each row's k nearest rows in `x` that are also among its k nearest in `layout`."""
     a = nearest_indices(x, k, cosine)

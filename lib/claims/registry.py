@@ -4,8 +4,8 @@ A claim is registered once, where its measurement is defined, with the `claim` d
 `claims.py` of its chapter's unit (`lib/chapters/PART/UNIT/claims.py`, see `lib.chapters`):
 
     @claim("real-language.analogies-vs-baselines", "real-language",
-           "The offset method gets {offset} of {n}; ...",
-           holds=lambda x: x["offset"] > x["best_baseline"])
+           "The offset method gets {offset} of {n}, more than the best baseline ({best_baseline})",
+           words={"more than the best baseline": Q("offset") > Q("best_baseline")}, scope=NO_RUN)
     def _(seed):
         return {"offset": ..., "n": ..., "best_baseline": ...}
 
@@ -13,12 +13,16 @@ A claim is registered once, where its measurement is defined, with the `claim` d
   measurement's numbers (a format spec such as `{share:.0%}` applies to each number).
 - `measure(seed) -> dict` returns the numbers. `seed` is the prompt-set seed (or the seed of the
   sampled rounds) that the measurement draws its evidence with. A claim about something fixed (a
-  word list, the shipped weights read without sampling) says `seeded=False` and ignores the seed.
-- `holds(numbers) -> bool` is the condition under which the statement is true.
+  word list, the shipped weights read without sampling) says `seeded=False` and ignores the seed. A
+  measurement that looks for a role (a head, a component) and does not find it raises `Absent` with
+  the reason: the claim is then a measured "no" on that run, never a crash.
+- `words` maps each comparison the statement makes, in its own words, to the checks that phrase means
+  on the named numbers (`lib.claims.words`); the claim holds when every phrase's checks do.
 
-A page prints a claim over its own seeds (`PAGE_SEEDS`): where a number differs between seeds,
-the statement gives its range ("from 3 to 5"), never one seed's value. `python -m lib claims`
-measures every claim again on any seeds, and says on which it holds.
+A page prints a this-run claim with the numbers of the first of its seeds (`PAGE_SEEDS`), so that
+numbers that go together are never split into separate ranges, and stops unless it holds on every one
+of them; an every-run claim, over the panel of shipped training runs (`lib.claims.panel`).
+`python -m lib claims` measures every claim again on any seeds, and says on which it holds.
 
 Nothing lists the claims by hand: the first time they are asked for, the registry imports the
 `claims` module of every chapter unit (`lib.chapters.load`), and lists them in the order of the
@@ -36,15 +40,17 @@ from typing import Callable, Iterable
 
 from lib import chapters as units
 from lib import kept
+from lib.claims.words import as_checks, failing
 from lib.errors import CourseError, require
 
 # The prompt-set seeds the pages print their claims over.
 PAGE_SEEDS = (0, 1, 2)
 
 # What a claim is about (its scope):
-# - EVERY_RUN: a lesson about the recipe. It is measured on every shipped training run of the models it
-#   names (`models`) and must hold on each; a head or component it speaks of is found by its measured
-#   role, never by name. Its statement ranges over the runs as well as the seeds.
+# - EVERY_RUN: a lesson about the recipe. It is measured on every run of the panel of shipped training runs
+#   of the models it names (`models`, `lib.claims.panel`), and its statement says on how many it holds ("on
+#   every one of the 20 runs" only when it holds on all of them, else "on 17 of the 20 runs", and what the
+#   others do); a head or component it speaks of is found by its measured role, never by name.
 # - THIS_RUN: a fact about the shipped run (the one the pages draw), which another training run may not
 #   repeat; the page says so in words a reader cannot miss ("in this trained model"). A pretrained
 #   model's claims (MiniLM, SmolLM2) are facts about its one run too, with no other run shipped
@@ -55,49 +61,89 @@ EVERY_RUN, THIS_RUN, NO_RUN = "every run", "this run", "no run"
 SCOPES = (EVERY_RUN, THIS_RUN, NO_RUN)
 
 
+# The number a measurement returns, in place of its numbers, when the role it looks for is not there.
+ABSENT = "absent"
+
+
+class Absent(CourseError):
+    """Raised by a measurement that looks for a role (a head, a component) on a run and does not find it:
+    the claim is a measured "no" there, with this reason, not a crash."""
+
+
 @dataclass(frozen=True)
 class Claim:
     id: str
     chapter: str                              # the chapter's file name without .md, e.g. "real-language"
     statement: str                            # a template filled from the numbers
     measure: Callable[[int], dict]            # seed -> {name: number or text}
-    holds: Callable[[dict], bool]             # numbers -> whether the statement is true
+    words: dict                               # {phrase of the statement: (checks it means, ...)}
     seeded: bool = True                       # False: the numbers do not depend on the seed
     note: str = ""                            # what is measured, how, over what (for the command's listing)
     scope: str = THIS_RUN                     # EVERY_RUN, THIS_RUN or NO_RUN (above)
     models: tuple[str, ...] = ()              # the trained models whose runs the measurement reads
-    covers_runs: bool = False                 # its measurement reads every shipped run itself (below)
+    others: str = ""                          # an every-run claim: what the runs where it fails do (`panel`)
+    setup: tuple[str, ...] = ()               # phrases that describe the measurement, not a comparison
+
+    def failing(self, numbers: dict) -> list[tuple[str, str]]:
+        """The phrases of the statement that `numbers` do not bear out: (phrase, why)."""
+        if ABSENT in numbers:
+            return [("", str(numbers[ABSENT]))]
+        return failing(self.words, numbers)
+
+    def holds(self, numbers: dict) -> bool:
+        return not self.failing(numbers)
 
 
 REGISTRY: dict[str, Claim] = {}
 _CACHE: dict[tuple[str, int], dict] = {}
 
 
-def claim(id: str, chapter: str, statement: str, holds: Callable[[dict], bool], *, scope: str,
-          models: Iterable[str] = (), seeded: bool = True, note: str = "", one_thread: bool = False,
-          covers_runs: bool = False):
+def claim(id: str, chapter: str, statement: str, *, words: dict, scope: str, models: Iterable[str] = (),
+          seeded: bool = True, note: str = "", one_thread: bool = False, others: str = "", setup: Iterable[str] = ()):
     """Register the decorated function as the measurement of a claim; returns it unchanged.
 
-    `scope` says what the claim is about (EVERY_RUN, THIS_RUN or NO_RUN) and `models` which trained
-    models' runs its measurement reads (`lib.load(name)`): an every-run claim names at least one, a
-    no-run claim none. With `one_thread`, torch runs on one thread while the claim is measured: for
+    `words` maps each comparison the statement makes (a phrase of it, word for word) to the checks it
+    means on the measurement's numbers (`lib.claims.words`). `scope` says what the claim is about
+    (EVERY_RUN, THIS_RUN or NO_RUN) and `models` which trained models' runs its measurement reads
+    (`lib.load(name)`): an every-run claim names at least one, a no-run claim none. `others` (every-run
+    claims) is what the page says of the runs on which the claim does not hold, a template filled from
+    those runs' numbers. `setup` lists phrases of the statement (or of `others`) whose words describe how the
+    measurement is made ("with every head zeroed", "the same prompts"), not a comparison it finds: no number
+    in them, so that nothing measured hides there. With `one_thread`, torch runs on one thread while the claim is measured: for
     the course's tiny models on a busy 2-core machine, the second thread costs far more in waiting
-    than it gains. With `covers_runs`, an every-run claim's measurement already reads every shipped run
-    (`lib.analysis.over_runs`, the run in use first): it is measured once, not once a run, and a run
-    trained elsewhere takes the pages' run's place in it."""
+    than it gains."""
     models = tuple(models)
     require(scope in SCOPES, f"claim {id!r}: scope must be one of {', '.join(map(repr, SCOPES))}, got {scope!r}")
     require(scope != EVERY_RUN or models, f"claim {id!r} is about every run but names no model whose runs it reads")
     require(scope != NO_RUN or not models, f"claim {id!r} depends on no run but names models {models}")
-    require(not covers_runs or scope == EVERY_RUN, f"claim {id!r} covers every run, so its scope is {EVERY_RUN!r}")
+    require(isinstance(words, dict), f"claim {id!r}: words must be a dict of phrases and checks")
+    checks = {phrase: as_checks(c) for phrase, c in words.items()}
+    for phrase in checks:
+        require(phrase in statement, f"claim {id!r}: the phrase {phrase!r} is not in its statement")
+    setup = tuple(setup)
+    for phrase in setup:
+        require(phrase in statement or phrase in others, f"claim {id!r}: the setup phrase {phrase!r} is not in its "
+                                                         "statement")
+        require("{" not in phrase, f"claim {id!r}: a setup phrase holds no number, and {phrase!r} does")
 
     def register(measure):
         require(id not in REGISTRY, f"claim {id!r} is registered twice")
         run = _on_one_thread(measure) if one_thread else measure
-        REGISTRY[id] = Claim(id, chapter, statement, run, holds, seeded, note or (measure.__doc__ or "").strip(),
-                             scope, models, covers_runs)
+        REGISTRY[id] = Claim(id, chapter, statement, _finding(run), checks, seeded,
+                             note or (measure.__doc__ or "").strip(), scope, models, others, setup)
         return measure
     return register
+
+
+def _finding(measure):
+    """The measurement, with a role it does not find (`Absent`) as its numbers: {ABSENT: the reason}."""
+    @functools.wraps(measure)
+    def finding(seed):
+        try:
+            return measure(seed)
+        except Absent as e:
+            return {ABSENT: str(e)}
+    return finding
 
 
 def _on_one_thread(measure):
@@ -162,6 +208,11 @@ def holds(id: str, seed: int = 0) -> bool:
     return bool(get(id).holds(measure(id, seed)))
 
 
+def why_not(id: str, seed: int = 0) -> list[tuple[str, str]]:
+    """The phrases of the claim's statement that its numbers on `seed` do not bear out: (phrase, why)."""
+    return get(id).failing(measure(id, seed))
+
+
 @dataclass(frozen=True)
 class Span:
     """One number over several seeds: its lowest and highest value."""
@@ -170,6 +221,9 @@ class Span:
     values: tuple = field(default=())
 
     def __format__(self, spec: str) -> str:
+        # "max:.2f" and "min:.2f" give the highest or the lowest value alone: a bound ("to within 2e-07").
+        if spec.startswith(("max:", "min:")):
+            return format(self.hi if spec.startswith("max:") else self.lo, spec[4:])
         lo, hi = format(self.lo, spec), format(self.hi, spec)
         return lo if lo == hi else f"{lo} to {hi}"
 
@@ -197,19 +251,29 @@ def numbers_over(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> dict:
 
 class _Formatter(string.Formatter):
     def format_field(self, value, spec):
+        if spec.startswith(("max:", "min:")) and not isinstance(value, Span):
+            spec = spec[4:]          # one value is its own bound
         return format(value, spec)
 
 
 def fill(id: str, numbers_: dict) -> str:
     """The claim's statement with `numbers_` (spans or values) in its fields."""
-    return _Formatter().format(get(id).statement, **numbers_)
+    return fill_template(get(id).statement, numbers_)
+
+
+def fill_template(template: str, numbers_: dict) -> str:
+    return _Formatter().format(template, **numbers_)
 
 
 def statement(id: str, seeds: Iterable[int] = PAGE_SEEDS) -> str:
-    """The claim's statement with its numbers over `seeds` on the shipped run (ranges where they differ)."""
+    """The claim's statement with its numbers on the first of `seeds` on the shipped run: numbers that go
+    together (a count and what it counts) come from one sample, never from ranges taken apart."""
     c = get(id)
     seeds = list(seeds) if c.seeded else [0]
-    return fill(id, numbers_over(id, seeds))
+    got = measure(id, seeds[0])
+    if ABSENT in got:
+        return f"(not measured: {got[ABSENT]})"
+    return fill(id, got)
 
 
 def listed(names, none: str = "none") -> str:

@@ -1,11 +1,11 @@
-"""Claims measured on other training runs: is a lesson about the recipe, or about one run?
+"""Claims measured on training runs other than the pages': is a lesson about the recipe, or about one run?
 
-A claim whose scope is "every run" (`registry.EVERY_RUN`) must hold on every shipped training run of
-the models it reads (`Claim.models`), not only on the run the pages draw. A *run* here is a choice of
-weights for those models: the shipped run (training seed 0, `data/models/NAME`), a shipped run of
-another seed (`data/runs/NAME/seed-S`, the same seed for every model the claim reads), or a folder
-trained elsewhere (`python -m lib train NAME --seed S --out DIR`, whose `meta.json` says which model it
-replaces).
+A claim whose scope is "every run" (`registry.EVERY_RUN`) is measured on every run of the panel of
+shipped training runs (`lib.claims.panel`) and on runs trained elsewhere (`python -m lib claims --runs`).
+A *run* here is a choice of weights for the models the claim reads (`Claim.models`): the shipped run
+(training seed 0, `data/models/NAME`), a shipped run of another seed (`data/runs/NAME/seed-S`, the same
+seed for every model the claim reads), or a folder trained elsewhere (`python -m lib train NAME --seed S
+--out DIR`, whose `meta.json` says which model it replaces).
 
 Each run is measured in a process of its own: the chapters' measurements cache what they compute
 (per process, keyed by the prompt-set seed alone), so two runs must never share a process. The
@@ -23,34 +23,13 @@ from pathlib import Path
 from typing import Iterable
 
 from lib import kept
-from lib.claims import registry
+from lib.claims import panel, registry
 from lib.errors import CourseError, require
 
 SHIPPED = "shipped"          # the name of the pages' own run in tables and JSON
-RUN_SEEDS = 1                # how many of the page's seeds the other shipped runs are measured on
 
 
 # ----------------------------------------------------------------------------- runs
-def shipped_run_seeds(models: Iterable[str]) -> list[int]:
-    """The training seeds shipped for every one of `models` (0, the pages' run, first)."""
-    from lib.model.store import RUN_PREFIX, shipped_runs  # deferred: the store imports torch; listing claims does not need it
-
-    common = None
-    for name in models:
-        seeds = {0} | {int(p.name[len(RUN_PREFIX):]) for p in shipped_runs(name)[1:]}
-        common = seeds if common is None else common & seeds
-    return sorted(common or {0})
-
-
-def shipped_run(models: Iterable[str], seed: int) -> dict[str, str]:
-    """The folders of the shipped run of training seed `seed` for `models` ({} for the pages' run)."""
-    from lib.model.store import RUN_PREFIX, runs_dir  # deferred: the store imports torch
-
-    if seed == 0:
-        return {}
-    return {name: str(runs_dir() / name / f"{RUN_PREFIX}{seed}") for name in models}
-
-
 def read_run_folder(folder: str | Path) -> tuple[str, Path]:
     """A folder trained elsewhere: (the model it replaces, the folder). One clear line if it is not a
     trained model or replaces no shipped model."""
@@ -83,7 +62,11 @@ def _run_key(run: dict[str, str]) -> str:
 
 
 def _plain(value):
-    """A measured number as JSON keeps it (numpy scalars become Python's)."""
+    """A measured number as JSON keeps it (numpy scalars become Python's; a list stays a list)."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None:
+        return None
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return bool(value)
     if isinstance(value, numbers.Integral):
@@ -109,12 +92,13 @@ def _measure_here(run: dict[str, str], ids: list[str], seeds: list[int]) -> dict
             c = registry.get(id)
             out[id] = {}
             for seed in (seeds if c.seeded else [0]):
-                # A measurement written against one run may not even run on another (the head it
-                # expects does nothing there): that is the claim failing on that run, said so.
+                # A role a measurement does not find on this run is a measured "no" (`registry.Absent`, in
+                # the numbers); anything else that goes wrong is a fault of the claim's code, kept as such
+                # so that the command and the tests say so rather than count it as a "no".
                 try:
                     numbers_ = {k: _plain(v) for k, v in c.measure(seed).items()}
                     out[id][str(seed)] = {"numbers": numbers_, "holds": bool(c.holds(numbers_))}
-                except Exception as e:  # noqa: BLE001 (any failure of a measurement is the claim's)
+                except Exception as e:  # noqa: BLE001 (reported with the claim, on its run)
                     out[id][str(seed)] = {"numbers": {}, "holds": False, "error": f"{type(e).__name__}: {e}"[:300]}
     return out
 
@@ -157,40 +141,12 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
             for label in runs}
 
 
-def shipped_runs_of(ids: Iterable[str]) -> dict[str, dict[str, str]]:
-    """The shipped runs other than the pages' that the every-run claims among `ids` read, by label
-    ("seed 3"): the training seeds shipped for all the models those claims name (none for a claim whose
-    measurement covers every run itself)."""
-    models = sorted({m for i in ids for m in registry.get(i).models if not registry.get(i).covers_runs})
-    if not models:
-        return {}
-    seeds = shipped_run_seeds(models) if models else [0]
-    return {f"seed {s}": shipped_run(models, s) for s in seeds if s != 0}
-
-
-def every_run_ids(chapter: str | None = None) -> list[str]:
-    return [c.id for c in registry.claims(chapter) if c.scope == registry.EVERY_RUN]
-
-
 def over_runs(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> list[tuple[str, int, dict, bool]]:
-    """An every-run claim on every shipped run and seed: (run label, seed, numbers, holds), the pages'
-    run first. The other runs are measured together with the rest of the chapter's every-run
-    claims (one process a run), so a page pays for each run once."""
+    """The claim on the shipped run: (run label, seed, numbers, holds) on each of `seeds`, or, for an
+    every-run claim, on the panel's prompt-set seed alone (its page prints the kept panel, `lib.claims.panel`,
+    and holds this measurement of the pages' run to it)."""
     c = registry.get(id)
+    if c.scope == registry.EVERY_RUN:
+        seeds = [panel.PROMPT_SEED]
     seeds = list(seeds) if c.seeded else [0]
-    rows = [(SHIPPED, s, registry.measure(id, s), registry.holds(id, s)) for s in seeds]
-    if c.scope != registry.EVERY_RUN or c.covers_runs:
-        return rows
-    ids = [i for i in every_run_ids(c.chapter) if set(registry.get(i).models) == set(c.models)
-           and not registry.get(i).covers_runs]
-    runs = {label: run for label, run in shipped_runs_of([id]).items()}
-    # The other runs on the first of the page's seeds: a lesson is tested on every run and, on the
-    # pages' run, on every seed; four runs on three seeds each would triple the book's build for
-    # little (the tests measure the lessons again on a fresh run and a fresh seed).
-    other_seeds = seeds[:RUN_SEEDS]
-    measured = measure_runs(runs, ids, other_seeds)
-    for label in runs:
-        for s in other_seeds:
-            got = measured[label][id][str(s if c.seeded else 0)]
-            rows.append((label, s, got["numbers"], got["holds"]))
-    return rows
+    return [(SHIPPED, s, registry.measure(id, s), registry.holds(id, s)) for s in seeds]

@@ -1,5 +1,5 @@
 """The command line: `python -m lib models | predict | generate | lens | attention | patch | train | check | bench
-| words | tsne | claims`.
+| words | tsne | claims | panel`.
 
 A stable contract (tests, instructors and scripts use it). Every mistake in the input ends with
 one line on stderr, `error: ...`, naming the problem and what is allowed, and exit status 2; no
@@ -15,10 +15,10 @@ import sys
 import torch
 
 from lib import claims as registry
-from lib.claims import runs as claim_runs
 from lib.analysis.lens import logit_lens
 from lib.analysis.maps import tsne_store, views as maps
 from lib.analysis.patching import patch
+from lib.cli import claims as claims_command
 from lib.cli.bench import main as bench_main
 from lib.content import real_words
 from lib.errors import CourseError, require
@@ -165,19 +165,36 @@ def build_parser() -> argparse.ArgumentParser:
                          "and write data/tsne/runs.json")
     cl = sub.add_parser("claims", help="measure every registered claim again, on any prompt-set seeds and training runs",
                         description="Measure each claim the chapters state on each seed and say whether it "
-                                    "holds. With --runs, measure every claim about the recipe (scope 'every run') "
-                                    "on models trained elsewhere instead; with --shipped-runs, on every shipped "
-                                    "training run. Exit status 0 when every claim measured holds on every seed "
-                                    "(and run), 1 when one fails, 2 for input it cannot use.")
+                                    "holds, and where not, which words of its statement fail and why. With --runs, "
+                                    "measure the claims about the recipe (scope 'every run') that read the models "
+                                    "given, on models trained elsewhere, and nothing else. Exit status 0 when every "
+                                    "claim measured holds as its page states it, 1 when one does not (with --runs: "
+                                    "a claim the page states on every run fails on a run given), 2 for input it "
+                                    "cannot use.")
     cl.add_argument("--seeds", default=None,
                     help="prompt-set seeds, whole numbers separated by commas (default: the pages' own, 0,1,2)")
     cl.add_argument("--runs", default=None,
                     help="folders of models trained elsewhere (`python -m lib train MODEL --seed S --out DIR`), "
                          "separated by commas; each replaces the shipped model its meta.json names")
-    cl.add_argument("--shipped-runs", action="store_true",
-                    help="measure the claims about the recipe on every shipped training run, not the pages' alone")
     cl.add_argument("--chapter", default=None, help="only this chapter's claims (its file name, e.g. real-language)")
     cl.add_argument("--json", action="store_true", help="print one JSON object")
+    pn = sub.add_parser("panel", help="the panel of training runs every claim about a recipe is measured on",
+                        description="Each trainable model ships 20 training runs of its recipe (seeds 0 to 19; 0 is "
+                                    "the pages' run), and every claim about a recipe is measured on each and kept in "
+                                    "data/runs/panel.json. Without options: on how many runs each claim holds, and "
+                                    "why not on the others. --write trains the runs that are missing and measures "
+                                    "every claim on every run (hours of processor time); --check measures runs "
+                                    "chosen at random again and compares them with what is kept.")
+    pn.add_argument("--write", action="store_true", help="train the missing runs, measure the panel, write it")
+    pn.add_argument("--retrain", action="store_true", help="with --write: train every run again, not only the missing")
+    pn.add_argument("--models", default=None, help="with --write: train only these models' runs (names, commas)")
+    pn.add_argument("--check", action="store_true", help="measure runs again and compare them with the kept panel")
+    pn.add_argument("--count", type=_number(int, "count"), default=2, help="with --check: how many runs, at random")
+    pn.add_argument("--seeds", default=None, help="with --check: these runs (training seeds, commas) instead")
+    pn.add_argument("--jobs", type=_number(int, "jobs"), default=2, help="runs measured at once (one process each)")
+    pn.add_argument("--chapter", default=None, help="only this chapter's claims")
+    pn.add_argument("--quiet", action="store_true", help="no progress bars while training")
+    pn.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
 
@@ -198,81 +215,11 @@ def _seeds(text):
 
 
 def cmd_claims(args) -> int:
-    seeds = _seeds(args.seeds)
-    chapter = args.chapter
-    if chapter is not None:
-        chapter = chapter.strip().removesuffix(".md").rsplit("/", 1)[-1]
-        if chapter not in registry.chapters():
-            raise CourseError(f"no claims for chapter {args.chapter!r}; chapters with claims: "
-                              f"{', '.join(registry.chapters())}")
-    if args.runs is not None or args.shipped_runs:
-        return _claims_over_runs(args, seeds, chapter)
-    rows = []
-    for c in registry.claims(chapter):
-        verdicts = {str(s): registry.holds(c.id, s) for s in seeds}
-        rows.append({"id": c.id, "chapter": c.chapter, "statement": registry.statement(c.id, seeds),
-                     "scope": c.scope, "model": ",".join(c.models) or None, "holds": verdicts})
-        if not args.json:
-            marks = "  ".join(f"{s}:{'holds' if ok else 'FAILS'}" for s, ok in verdicts.items())
-            print(f"{c.id}  ({c.scope})  [{marks}]\n    {rows[-1]['statement']}")
-    ok = all(all(r["holds"].values()) for r in rows)
-    if args.json:
-        print(json.dumps({"seeds": seeds, "claims": rows}))
-    else:
-        failing = sum(not all(r["holds"].values()) for r in rows)
-        print(f"{len(rows) - failing} of {len(rows)} claims hold on every seed ({', '.join(map(str, seeds))})")
-    return 0 if ok else 1
+    return claims_command.cmd_claims(args, _seeds(args.seeds))
 
 
-def _claims_over_runs(args, seeds, chapter) -> int:
-    """`claims --runs DIR,...` or `--shipped-runs`: the every-run claims on each run (holds: true when
-    the claim holds on every seed there); the this-run claims on the shipped run ("shipped")."""
-    require(not (args.runs is not None and args.shipped_runs), "give --runs DIR,... or --shipped-runs, not both")
-    every = claim_runs.every_run_ids(chapter)
-    if args.shipped_runs:
-        runs = {}
-        for id in every:
-            for label, run in claim_runs.shipped_runs_of([id]).items():
-                runs.setdefault((label, tuple(sorted(run.items()))), run)
-        labelled = {f"{label} ({', '.join(run)})": run for (label, _), run in runs.items()}
-    else:
-        folders = [f.strip() for f in args.runs.split(",") if f.strip()]
-        require(folders, "--runs must name at least one folder (folders separated by commas)")
-        labelled = {}
-        for folder in folders:
-            name, path = claim_runs.read_run_folder(folder)
-            labelled[folder] = {name: str(path)}
-        concerned = {m for i in every for m in registry.get(i).models}
-        unused = [f for f, run in labelled.items() if not set(run) & concerned]
-        if unused:      # (not `require`: its message would be built, and fail, when nothing is unused)
-            raise CourseError(f"--runs {unused[0]} is a model {next(iter(labelled[unused[0]]))!r} that no claim "
-                              f"about the recipe reads; the claims read runs of: {', '.join(sorted(concerned)) or 'none'}")
-    # Each claim on the runs of the models it reads (a run replaces one model; a claim that reads two
-    # models takes the run in place of the one it replaces and the shipped run of the other).
-    wanted = {label: [i for i in every if set(run) & set(registry.get(i).models)
-                      and not (args.shipped_runs and registry.get(i).covers_runs)] for label, run in labelled.items()}
-    measured = claim_runs.measure_runs({label: labelled[label] for label in wanted if wanted[label]},
-                                       sorted({i for ids in wanted.values() for i in ids}), seeds)
-    rows = []
-    for c in registry.claims(chapter):
-        if c.scope == registry.EVERY_RUN and not (args.shipped_runs and c.covers_runs):
-            holds = {label: all(v["holds"] for v in measured[label][c.id].values())
-                     for label in labelled if c.id in wanted[label]}
-        else:
-            holds = {claim_runs.SHIPPED: all(registry.holds(c.id, s) for s in (seeds if c.seeded else [0]))}
-        rows.append({"id": c.id, "chapter": c.chapter, "statement": c.statement, "scope": c.scope,
-                     "model": ",".join(c.models) or None, "holds": holds})
-        if not args.json:
-            marks = "  ".join(f"{r}:{'holds' if ok else 'FAILS'}" for r, ok in holds.items())
-            print(f"{c.id}  ({c.scope})  [{marks}]")
-    ok = all(all(r["holds"].values()) for r in rows)
-    if args.json:
-        print(json.dumps({"seeds": seeds, "runs": list(labelled), "claims": rows}))
-    else:
-        failing = [r["id"] for r in rows if not all(r["holds"].values())]
-        print(f"{len(rows) - len(failing)} of {len(rows)} claims hold on every run and seed "
-              f"({len(labelled)} run(s); seeds {', '.join(map(str, seeds))})")
-    return 0 if ok else 1
+def cmd_panel(args) -> int:
+    return claims_command.cmd_panel(args)
 
 
 def cmd_models(args) -> int:
@@ -608,7 +555,7 @@ def cmd_tsne(args) -> int:
 
 COMMANDS = {"models": cmd_models, "predict": cmd_predict, "generate": cmd_generate, "lens": cmd_lens, "attention": cmd_attention,
             "patch": cmd_patch, "train": cmd_train, "check": cmd_check, "bench": cmd_bench,
-            "words": cmd_words, "tsne": cmd_tsne, "claims": cmd_claims}
+            "words": cmd_words, "tsne": cmd_tsne, "claims": cmd_claims, "panel": cmd_panel}
 
 
 # The exit status of a command whose reader stopped reading, as for a tool killed by SIGPIPE.

@@ -296,13 +296,43 @@ class FileFacts:
     numbers: dict         # tensor name -> how many numbers it holds
     path: Path
     file_bytes: int
+    types: dict = field(default_factory=dict)   # tensor name -> how the file stores it (Q4_1, Q8_0, F32, ...)
 
     @property
     def parameters(self) -> int:
         return sum(self.numbers.values())
 
+    def stored_as(self) -> dict[str, int]:
+        """{storage type: how many numbers the file stores that way}, the most first."""
+        out: dict[str, int] = {}
+        for name, kind in self.types.items():
+            out[kind] = out.get(kind, 0) + self.numbers[name]
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
 
 _FACTS: dict[str, FileFacts] = {}
+
+
+# How a storage type keeps a weight, in words (the types the course's file uses; another is named as it is).
+STORAGE_WORDS = {"Q4_1": "4 bits", "Q4_0": "4 bits", "Q8_0": "8 bits", "F16": "16 bits", "F32": "32 bits"}
+
+
+def quantisation(path: Path | None = None, short: bool = False) -> str:
+    """How the file stores the weights the course reads, in words, from its own header: "the 4-bit Q4_1 file
+    (most weights in 4 bits, Q4_1; the token table in 8 bits, Q8_0)", or with `short` "its 4-bit Q4_1 file".
+    Every figure of SmolLM2 the course prints is of these numbers, expanded to float32, not of the model's
+    original 16-bit weights."""
+    facts = file_facts(path)
+    kinds = facts.stored_as()
+    main = next(iter(kinds))
+    table = facts.types.get("token_embd.weight")
+    words = STORAGE_WORDS.get(main, main)
+    if short:
+        return f"its {words.replace(' bits', '-bit')} {main} file"
+    out = f"the {words.replace(' bits', '-bit')} {main} file (most weights in {words}, {main}"
+    if table is not None and table != main:
+        out += f"; the token table in {STORAGE_WORDS.get(table, table)}, {table}"
+    return out + ")"
 
 
 def file_facts(path: Path | None = None) -> FileFacts:
@@ -317,5 +347,6 @@ def file_facts(path: Path | None = None) -> FileFacts:
             # gguf lists a tensor's dimensions fastest-varying first; reversed, they read as [out, in]
             shapes = {t.name: tuple(int(n) for n in reversed(t.shape)) for t in reader.tensors}
             numbers = {t.name: int(t.n_elements) for t in reader.tensors}
-        _FACTS[key] = FileFacts(cfg, shapes, numbers, path, path.stat().st_size)
+            types = {t.name: t.tensor_type.name for t in reader.tensors}
+        _FACTS[key] = FileFacts(cfg, shapes, numbers, path, path.stat().st_size, types)
     return _FACTS[key]

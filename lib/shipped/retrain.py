@@ -41,7 +41,10 @@ def output_folder(name: str, out=None, replace_shipped: bool = False, seed: int 
 
 
 def train_preset(name: str, seed: int | None = None, out: Path | str | None = None, progress: bool = True,
-                 replace_shipped: bool = False) -> dict:
+                 replace_shipped: bool = False, checkpoints: bool = True) -> dict:
+    """Train `name` from its preset (with another training seed), measure it and save it. Without
+    `checkpoints`, the snapshots over training the recipe keeps are not saved (the run is the same: a
+    snapshot changes nothing in training); the panel keeps them for the pages' run only."""
     preset = get_preset(name)
     tcfg = preset.train if seed is None else dataclasses.replace(preset.train, seed=check_seed(seed))
     folder = output_folder(name, out, replace_shipped, tcfg.seed)
@@ -74,6 +77,6 @@ def train_preset(name: str, seed: int | None = None, out: Path | str | None = No
         meta["monitored"] = {"steps": [s for s, _ in result.monitored],
                              **{k: [round(f[k], 5) for _, f in result.monitored] for k in result.monitored[0][1]}}
         meta["reached_floor"] = result.reached_floor
-    meta = save_model(folder, result.model, vocab, meta, result.checkpoints)
+    meta = save_model(folder, result.model, vocab, meta, result.checkpoints if checkpoints else None)
     meta["folder"] = str(folder)
     return meta

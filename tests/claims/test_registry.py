@@ -6,6 +6,7 @@ import pytest
 
 from lib import claims
 from lib.claims.registry import PAGE_SEEDS, Span, claim, REGISTRY
+from lib.claims.words import Q
 from lib.errors import CourseError
 
 # Seeds no page prints a claim over (the pages use PAGE_SEEDS).
@@ -17,16 +18,20 @@ def test_fresh_seeds_are_not_the_pages():
 
 
 def _check_run(code, out, chapter=None):
+    """Every claim holds as its page states it: a this-run or no-run claim on every seed; an every-run claim on
+    the shipped run wherever the kept panel says it holds on the pages' run (on the others it may fail, as the
+    panel says it does), with the reasons where it does not."""
     data = json.loads(out)
     assert data["seeds"] == list(FRESH)
-    failing = [c["id"] for c in data["claims"] if not all(c["holds"].values())]
+    failing = [(c["id"], c["why"]) for c in data["claims"] if not c["agrees"]]
     assert code == 0 and not failing, failing
     expected = {c.id for c in claims.claims(chapter)}
     assert {c["id"] for c in data["claims"]} == expected
     for c in data["claims"]:
-        assert set(c) == {"id", "chapter", "statement", "scope", "model", "holds"}
+        assert {"id", "chapter", "statement", "scope", "model", "holds", "why", "agrees"} <= set(c)
         assert list(c["holds"]) == [str(s) for s in FRESH]
         assert c["statement"] and "{" not in c["statement"]
+        assert set(c["why"]) == {s for s, ok in c["holds"].items() if not ok}
 
 
 def test_every_claim_holds_on_three_fresh_seeds(run_in_process):
@@ -62,35 +67,58 @@ def test_bad_input_is_one_line_and_status_2(run_in_process, args, says):
     assert err.count("\n") == 1 and err.startswith("error: ") and says in err
 
 
-def test_a_failing_claim_exits_1(run_in_process):
-    claim("three-ways.test-only-false", "three-ways", "never {x:.0f}", holds=lambda x: False, seeded=False, scope="no run")(
-        lambda seed: {"x": 1})
+def test_a_failing_claim_exits_1_and_says_which_words_fail(run_in_process):
+    claim("three-ways.test-only-false", "three-ways", "{x:.0f}, more than 2", words={"more than 2": Q("x") > 2},
+          seeded=False, scope="no run")(lambda seed: {"x": 1})
     try:
         code, out, err = run_in_process("claims", "--chapter", "three-ways", "--seeds", "7")
-        assert code == 1 and "FAILS" in out
+        assert code == 1 and "FAILS" in out and "'more than 2': x = 1, not above 2" in out
         code, out, err = run_in_process("claims", "--chapter", "three-ways.md", "--seeds", "7", "--json")
         assert code == 1
-        verdicts = {c["id"]: c["holds"] for c in json.loads(out)["claims"]}
-        assert verdicts["three-ways.test-only-false"] == {"7": False}
+        rows = {c["id"]: c for c in json.loads(out)["claims"]}
+        assert rows["three-ways.test-only-false"]["holds"] == {"7": False}
+        assert rows["three-ways.test-only-false"]["why"] == {"7": ["'more than 2': x = 1, not above 2"]}
     finally:
         del REGISTRY["three-ways.test-only-false"]
 
 
-def test_a_statement_gives_ranges_over_seeds_and_one_value_where_they_agree():
+def test_a_statement_takes_its_numbers_from_one_sample_and_a_span_can_give_its_bound():
+    """Numbers that go together (a count and what it counts) come from the first seed's one sample, never from
+    ranges taken apart; a range over runs gives both ends, or one end when the statement names a bound."""
     assert format(Span(3, 5), ".0f") == "3 to 5"
     assert format(Span(0.123, 0.1234), ".2f") == "0.12"
-    claim("three-ways.test-only-range", "three-ways", "{a:.0f} and {b:.1%} and {t}", holds=lambda x: True, scope="no run")(
-        lambda seed: {"a": seed, "b": 0.5, "t": "same"})
+    assert format(Span(1e-7, 3e-7), "max:.0e") == "3e-07" and format(Span(1, 2), "min:.0f") == "1"
+    claim("three-ways.test-only-range", "three-ways", "{a:.0f} of {n:.0f} and {b:.1%} and {t}",
+          words={"and": Q("a") >= 0}, scope="no run")(lambda seed: {"a": seed, "n": 10 + seed, "b": 0.5, "t": "same"})
     try:
-        assert claims.statement("three-ways.test-only-range", [1, 4]) == "1 to 4 and 50.0% and same"
+        assert claims.statement("three-ways.test-only-range", [1, 4]) == "1 of 11 and 50.0% and same"
     finally:
         del REGISTRY["three-ways.test-only-range"]
 
 
-def test_a_claim_cannot_be_registered_twice():
+def test_a_role_a_measurement_does_not_find_is_a_measured_no_with_its_reason():
+    def measure(seed):
+        raise claims.Absent("no layer-0 copier: the copier is L1H1")
+    claim("three-ways.test-only-absent", "three-ways", "{x:.0f} above 0", words={"above 0": Q("x") > 0},
+          seeded=False, scope="no run")(measure)
+    try:
+        c = claims.get("three-ways.test-only-absent")
+        got = c.measure(0)
+        assert got == {"absent": "no layer-0 copier: the copier is L1H1"}
+        assert not c.holds(got) and c.failing(got) == [("", "no layer-0 copier: the copier is L1H1")]
+    finally:
+        del REGISTRY["three-ways.test-only-absent"]
+
+
+def test_a_claim_cannot_be_registered_twice_nor_with_words_its_statement_lacks():
     existing = next(iter(REGISTRY))
     with pytest.raises(CourseError):
-        claim(existing, "x", "y", holds=lambda x: True, scope="no run")(lambda seed: {})
+        claim(existing, "x", "y", words={"y": Q("y") > 0}, scope="no run")(lambda seed: {})
+    with pytest.raises(CourseError, match="not in its statement"):
+        claim("three-ways.test-only-words", "three-ways", "{x} apples", words={"more": Q("x") > 0}, scope="no run")
+    with pytest.raises(CourseError, match="holds no number"):
+        claim("three-ways.test-only-setup", "three-ways", "{x} apples, more", words={"more": Q("x") > 0},
+              setup=("{x} apples",), scope="no run")
 
 
 def test_glue_name_is_a_plain_identifier():
@@ -110,8 +138,10 @@ def test_every_glued_claim_is_registered_and_glued_where_the_page_prints_it():
         glued = re.findall(r'glue_claim\("([^"]+)"\)', text)
         assert set(glued) <= ids, (path, set(glued) - ids)
         printed = set(re.findall(r"\{glue:text\}`(claim_[A-Za-z0-9_]+)", text))
-        # Each glued claim prints under its name, and its count of runs under NAME_runs (lib.claims.glue).
-        allowed = {claims.glue_name(i) for i in glued} | {claims.glue_name(i) + "_runs" for i in glued}
+        # Each glued claim prints under its name, its count of runs under NAME_runs and on how many it holds
+        # under NAME_count (lib.claims.glue).
+        allowed = ({claims.glue_name(i) for i in glued} | {claims.glue_name(i) + "_runs" for i in glued}
+                   | {claims.glue_name(i) + "_count" for i in glued})
         assert printed <= allowed, (path, printed - allowed)
 
 

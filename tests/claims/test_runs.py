@@ -1,16 +1,13 @@
-"""Claims over training runs (lib/claims/runs.py, `python -m lib claims --runs`): every claim says its
-scope; a claim about the recipe holds on every shipped run and on runs trained with seeds the course
-never ships."""
+"""Claims over training runs (lib/claims/runs.py, `python -m lib claims --runs`): every claim says its scope, a
+claim about the recipe reads only the models it names, and each run is measured in a process of its own.
+(The panel of shipped runs, and a run trained here, are tests/claims/test_panel.py's.)"""
 import json
 
 import pytest
 
 from lib import claims as registry
-from lib.claims import runs
+from lib.claims import panel, runs
 from lib.model import store
-
-FRESH_PROMPT_SEED = 7         # a prompt-set seed the pages never print (they use 0, 1, 2)
-FRESH_TRAINING_SEED = 9       # the seed tests/conftest.py's fresh_runs trains with (no shipped run has it)
 
 
 def test_every_claim_says_its_scope_and_what_it_reads():
@@ -22,65 +19,31 @@ def test_every_claim_says_its_scope_and_what_it_reads():
             assert not c.models, c.id
 
 
-def test_most_claims_are_lessons_about_the_recipe():
-    """The course teaches the recipe, not one run: of the claims about the course's trained models, most
-    hold on every run."""
+def test_most_claims_about_trained_models_are_lessons_about_the_recipe():
+    """The course teaches the recipe, not one run: of the claims about the course's trained models, most are
+    measured on the panel."""
     about_training = [c for c in registry.claims() if c.models]
     every = [c for c in about_training if c.scope == registry.EVERY_RUN]
     assert len(every) > len(about_training) / 2, (len(every), len(about_training))
 
 
-def test_every_trainable_model_ships_at_least_five_runs():
-    for name in {m for c in registry.claims() for m in c.models}:
-        folders = store.shipped_runs(name)
-        assert len(folders) >= 5, (name, folders)
-        seeds = [json.loads((f / store.META).read_text())["train"]["seed"] for f in folders]
-        assert seeds[0] == 0 and len(set(seeds)) == len(seeds), seeds
-        for f in folders:
-            store.read_model(name, f)           # whole: checksum, shapes, finite numbers
-
-
 def test_use_run_reads_the_named_folder_and_gives_the_shipped_one_back():
     shipped = store.load("zero-layer")
-    other = store.shipped_runs("zero-layer")[1]
+    other = panel.folder_of("zero-layer", 1)
     with store.use_run("zero-layer", other):
         inside = store.load("zero-layer")
     assert inside is not shipped and store.load("zero-layer") is shipped
-    a = shipped.model.state_dict()["W_U"] if "W_U" in shipped.model.state_dict() else next(iter(shipped.model.state_dict().values()))
-    b = inside.model.state_dict()["W_U"] if "W_U" in inside.model.state_dict() else next(iter(inside.model.state_dict().values()))
+    a, b = shipped.model.state_dict()["W_E"], inside.model.state_dict()["W_E"]
     assert float((a - b).abs().max()) > 1e-3, "another training seed gives other weights"
 
 
 def test_each_run_is_measured_in_a_process_of_its_own(monkeypatch, tmp_path):
     """More runs than jobs: no worker measures a second run with the first one's cached model."""
     monkeypatch.setenv("COURSE_CLAIMS_CACHE", str(tmp_path))
-    two = {f"seed {s}": runs.shipped_run(["calling-game"], s) for s in (1, 2)}
+    two = {f"seed {s}": panel.run_of(s, ["calling-game"]) for s in (1, 2)}
     got = runs.measure_runs(two, ["circuits.rank"], [0], jobs=1)
     tails = [got[label]["circuits.rank"]["0"]["numbers"]["tail"] for label in two]
     assert tails[0] != pytest.approx(tails[1], rel=1e-6), "the second run was measured with the first run's weights"
-
-
-@pytest.mark.slow
-def test_every_claim_about_the_recipe_holds_on_runs_trained_with_a_fresh_seed(fresh_runs, run_process):
-    """`python -m lib claims --runs A,B,C`: each folder trained with a seed no shipped run uses, on a
-    prompt-set seed no page prints."""
-    folders = ",".join(str(fresh_runs[name]) for name in fresh_runs)
-    r = run_process("claims", "--runs", folders, "--seeds", str(FRESH_PROMPT_SEED), "--json")
-    data = json.loads(r.stdout)
-    assert data["runs"] == folders.split(",")
-    every = [c for c in data["claims"] if c["scope"] == registry.EVERY_RUN]
-    assert every, "no claim about the recipe was measured"
-    failing = [(c["id"], run) for c in every for run, ok in c["holds"].items() if not ok]
-    assert not failing, f"claims about the recipe that fail on training seed {FRESH_TRAINING_SEED}: {failing}"
-    trained = set(fresh_runs)
-    for c in every:
-        assert set(c["holds"]) <= set(data["runs"]), c
-        # A lesson is measured on each run that replaces a model it reads (none for the induction model's).
-        assert bool(c["holds"]) == bool(set(registry.get(c["id"]).models) & trained), c
-    for c in data["claims"]:
-        if c["scope"] != registry.EVERY_RUN:
-            assert list(c["holds"]) == [runs.SHIPPED], c
-    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.parametrize("make, says", [
@@ -90,6 +53,25 @@ def test_every_claim_about_the_recipe_holds_on_runs_trained_with_a_fresh_seed(fr
 def test_a_folder_that_is_not_a_trained_model_is_one_line_and_status_2(run_in_process, tmp_path, make, says):
     code, out, err = run_in_process("claims", "--runs", str(make(tmp_path)))
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_run_measures_only_the_claims_that_read_it_and_says_why_one_fails(run_in_process):
+    """`claims --runs` on a shipped run of the zero-layer model: the claims about the recipe that read the
+    zero-layer model, and no other claim; each with the panel's count, its numbers, and, where it fails, which
+    words and why (a copy of the panel's own run, so nothing contradicts its page)."""
+    folder = panel.folder_of("zero-layer", 3)
+    code, out, err = run_in_process("claims", "--runs", str(folder), "--seeds", str(panel.PROMPT_SEED), "--json")
+    data = json.loads(out)
+    ids = {c["id"] for c in data["claims"]}
+    assert ids == {i for i in panel.every_run_ids() if "zero-layer" in registry.get(i).models}
+    for c in data["claims"]:
+        assert set(c["holds"]) == {str(folder)} and not c["errors"], c
+        assert c["panel"]["runs"] == len(panel.PANEL_SEEDS)
+        kept = panel.per_run(c["id"])[3]
+        assert not panel.differences(kept, c["numbers"][str(folder)][str(panel.PROMPT_SEED)]), c["id"]
+        if not c["holds"][str(folder)]:
+            assert c["why"][str(folder)] and not c["contradicts"] or not c["panel"]["every"], c
+    assert code == 0, err
 
 
 def test_a_model_no_claim_reads_is_refused(run_in_process, tmp_path, course_data):

@@ -75,17 +75,21 @@ def test_the_value_checks(induction_model):
     assert "reads the induction model" in checks.k_reader(load("calling-game"), name).message
 
 
-def test_the_drawn_sequence_is_a_segment_of_distinct_letters_twice():
-    for seed in (0, 1, 99, 123456):
+def test_the_drawn_sequence_is_filler_then_a_segment_of_distinct_letters_twice():
+    fillers = set()
+    for seed in range(40):
         s = explorers.drawn_sequence(seed)
-        p = len(s) // 2
-        assert 4 <= p <= 12 and s[:p] == s[p:] and len(set(s[:p])) == p
+        f, p = explorers.repeat_split(s)
+        fillers.add(f)
+        assert 4 <= p <= 12 and 0 <= f <= 6 and s[f:f + p] == s[f + p:] and len(set(s[:f + p])) == f + p
+    assert len(fillers) > 3
     assert explorers.drawn_sequence(5) == explorers.drawn_sequence(5)
     assert len({tuple(explorers.drawn_sequence(s)) for s in range(30)}) == 30
+    assert explorers.repeat_split(list("xyabab")) == (2, 2) and explorers.repeat_split(list("abcdab")) is None
 
 
 @pytest.mark.parametrize("values, says", [({"sequence": "a B c"}, "'B' is not one"),
-                                          ({"sequence": " ".join("abcdefghijklmnopqrstuvwxy")}, "at most 24"),
+                                          ({"sequence": " ".join("abcdefghijklmnopqrstuvwxyzabcde")}, "at most 30"),
                                           ({"sequence": "", "seed": "x"}, "whole number from 0"),
                                           ({"sequence": "", "seed": "-1"}, "whole number from 0")])
 def test_bad_input_in_the_explorer_is_one_clear_line(values, says):
@@ -107,7 +111,7 @@ def test_the_explorer_moves_with_the_checkpoints():
 
 def test_the_pitfalls_were_measured_with_todays_recipes():
     stored = pitfalls.read()      # refuses a file measured with another recipe
-    assert set(stored) == {"fixed-period", "small-init"}
+    assert set(stored) == {"fixed-period", "small-init", *(f"start-at-bos-{s}" for s in pitfalls.SHORTCUT_SEEDS)}
 
 
 def test_the_smollm2_figures_were_measured_with_todays_recipe():

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from lib.chapters.part1.ablation import pronoun_heads
-from lib.chapters.part1.ablation.runs import roles_over_runs
+from lib.chapters.part1.ablation.runs import run_roles
 from lib.analysis.ablation import ablated_logits, all_heads, context_blindness, head_name, reference_set
 from lib.analysis.calling_sets import OPENING, answers_held, calling_game, reference, sets, surveys
 from lib.analysis.head_survey import HOLDS_AT, Switch, ablation_survey, attention_survey, last_patterns, whole_blocks
@@ -31,6 +31,7 @@ from lib.analysis.positions import without_positions
 from lib.claims.registry import listed
 from lib.claims.registry import EVERY_RUN, THIS_RUN
 from lib.claims.registry import claim as register
+from lib.claims.words import Max, Min, Q
 from lib.content.prompt_sets import places
 from lib.model.hooks import replace_heads
 from lib.model.readout import softmax, token_prob
@@ -51,29 +52,35 @@ def _lost(seed, kind, head, names, match="role"):
 
 
 @claim("ablation.attention-off", "ablation",
-       "Over {n:.0f} later-call prompts, each against a random context, removing every head and zeroing every "
-       "$W_O$ give logits {gap_text}; with attention off, replacing everything between `<BOS>` and the last token "
-       "by random tokens changes the last position's logits by {off_text} on every prompt, where the intact "
-       "model's move by up to {on:.0f}",
-       holds=lambda x: x["gap"] < 1e-5 and x["off"] < 1e-5 and x["on"] > 1,
+       "On {runs}, over {n:.0f} later-call prompts, each against a random context, removing every head and "
+       "zeroing every $W_O$ give logits within {gap:max:.0e} of each other; with attention off, replacing everything "
+       "between `<BOS>` and the last token by random tokens changes the last position's logits by {off:max:.0e} at "
+       "most on every prompt, where the intact model's move by up to {on:.0f}",
+       words={"removing every head and zeroing every $W_O$ give logits within {gap:max:.0e} of each other":
+              Q("gap") < 1e-5,
+              "by {off:max:.0e} at most on every prompt": Q("off") < 1e-5,
+              "where the intact model's move by up to {on:.0f}": Q("on") > 1},
+       others="the two give logits {gap:.0e} apart; with attention off the context moves them by {off:.0e}, "
+              "intact by {on:.0f}",
        note="context_blindness over the Tarso and Cefa later-call sets",
        scope=EVERY_RUN, models=('calling-game',))
 def _attention_off(seed):
     blind = context_blindness(calling_game(), sets(seed)["Cefa"] + sets(seed)["Tarso"], seed=seed)
 
-    def text(v):
-        return "exactly the same" if v == 0 else f"within {v:.0e}"
     return {"n": blind["prompts"], "gap": blind["ablate_vs_zero_W_O"], "off": blind["prefix_effect_off"],
-            "on": blind["prefix_effect_on"], "gap_text": text(blind["ablate_vs_zero_W_O"]),
-            "off_text": "exactly 0" if blind["prefix_effect_off"] == 0 else f"{blind['prefix_effect_off']:.0e}"}
+            "on": blind["prefix_effect_on"]}
 
 
 @claim("ablation.attention-off-guesses", "ablation",
        "With every head zeroed, the model still says capo or vice, the epithets of a numbered caller, on "
        "{sub_zero:.0f} of the {n_sub:.0f} prompts that need them, but Tarso or Cefa on {peer_zero:.0f} of the "
        "{n_peer:.0f} that need those; with every head mean-ablated, on {sub_mean:.0f} and {peer_mean:.0f}",
-       holds=lambda x: x["sub_zero"] >= 0.3 * x["n_sub"] and x["peer_zero"] <= 0.1 * x["n_peer"]
-       and x["sub_mean"] >= 0.3 * x["n_sub"] and x["peer_mean"] <= 0.1 * x["n_peer"],
+       words={"still says capo or vice, the epithets of a numbered caller, on {sub_zero:.0f} of the {n_sub:.0f} "
+              "prompts that need them, but Tarso or Cefa on {peer_zero:.0f} of the {n_peer:.0f} that need those":
+              (Q("sub_zero") >= 0.3 * Q("n_sub"), Q("peer_zero") <= 0.1 * Q("n_peer")),
+              "with every head mean-ablated, on {sub_mean:.0f} and {peer_mean:.0f}":
+              (Q("sub_mean") >= 0.3 * Q("n_sub"), Q("peer_mean") <= 0.1 * Q("n_peer"))},
+       setup=("With every head zeroed",),
        note="all eight heads off (zero and mean): 30%+ of capo/vice prompts held, 10% or fewer of Tarso/Cefa",
        scope=THIS_RUN, models=('calling-game',))
 def _guesses(seed):
@@ -90,12 +97,16 @@ def _guesses(seed):
 
 
 @claim("ablation.opening-heads", "ablation",
-       "Zeroed or mean-ablated alone, each head leaves Tarso at {single_min:.3f} or more. All eight zeroed together bring it down to {all_zero:.2f}; all eight "
-       "mean-ablated leave it at {all_mean:.2f}. Resampled, with each head's write taken in turn from every one of "
-       "the {rounds:.0f} reference rounds, {worst} loses Tarso on {worst_lost:.0f} of them, every one a round "
-       "whose opening call named a number ({callees}) instead of Paolo; no other head loses it on {other_text}",
-       holds=lambda x: x["single_min"] > 0.9 and x["all_zero"] < 0.5 and x["all_mean"] > 0.9
-       and x["worst_all_numbers"] == 1 and x["other_lost"] <= 5, seeded=False,
+       "Zeroed or mean-ablated alone, each head leaves Tarso at {single_min:.3f} or more. All eight zeroed together "
+       "bring it down to {all_zero:.2f}; all eight mean-ablated leave it at {all_mean:.2f}. Resampled, with each "
+       "head's write taken in turn from each of the {rounds:.0f} reference rounds, {worst} loses Tarso on "
+       "{worst_lost:.0f} of them, every one a round whose opening call named a number ({callees}) instead of Paolo; "
+       "no other head loses it on more than {other_lost:.0f}",
+       words={"each head leaves Tarso at {single_min:.3f} or more": Q("single_min") > 0.9,
+              "All eight zeroed together bring it down to {all_zero:.2f}": Q("all_zero") < 0.5,
+              "all eight mean-ablated leave it at {all_mean:.2f}": Q("all_mean") > 0.9,
+              "every one a round whose opening call named a number": Q("worst_all_numbers").eq(1),
+              "no other head loses it on more than {other_lost:.0f}": Q("other_lost") <= 5}, seeded=False,
        note="P(Tarso) after <BOS> Pietro chiama Paolo: each head off alone (zero, mean), all eight off (zero, mean), "
             "and each head resampled from every reference round",
        scope=THIS_RUN, models=('calling-game',))
@@ -122,9 +133,7 @@ def _opening_heads(seed):
             "all_mean": p(heads, "mean"), "rounds": len(ref.rounds), "worst": worst, "worst_lost": len(lost[worst]),
             "callees": listed(sorted(set(lost[worst]))),
             "worst_all_numbers": int(bool(lost[worst]) and all(c not in ("Pietro", "Paolo") for c in lost[worst])),
-            "other_lost": max(len(v) for k, v in lost.items() if k != worst),
-            "other_text": ("any" if max(len(v) for k, v in lost.items() if k != worst) == 0 else
-                           f"more than {max(len(v) for k, v in lost.items() if k != worst)}")}
+            "other_lost": max(len(v) for k, v in lost.items() if k != worst)}
 
 
 @functools.lru_cache(maxsize=1)
@@ -149,7 +158,13 @@ def _opening_patches():
        "{best} at Paolo's position on {best_n:.0f} of {n:.0f}, bringing back {lo:.2f} to {hi:.2f} of it (the "
        "next best head there at most {second:.2f}); without its position embeddings the model gives Tarso "
        "{no_pos:.2f}",
-       holds=lambda x: x["worst"] < 0.6 and x["best_n"] == x["n"] and x["lo"] > 0.5 and x["second"] < x["lo"],
+       words={"from {intact:.4f} to {worst:.2f} at most": Q("worst") < 0.6,
+              "({low:.0f} of the {n:.0f} below 0.02)": Q("low") >= Q("n") / 2,
+              "the one head write that brings back the most of the Tarso-vs-vice logit difference is {best} at "
+              "Paolo's position on {best_n:.0f} of {n:.0f}": Q("best_n").eq(Q("n")),
+              "bringing back {lo:.2f} to {hi:.2f} of it": Q("lo") > 0.5,
+              "the next best head there at most {second:.2f}": Q("second") < Q("lo")},
+       setup=("prompts no round can begin with: only Pietro opens",),
        seeded=False,
        note="opening call: the caller's token matters (swap it and Tarso goes); patching finds one head write at "
             "the callee carrying it on every swap",
@@ -211,14 +226,15 @@ def reader_head(seed) -> str:
 @claim("ablation.reader-indispensable", "ablation",
        "Switched off, {reader} loses Cefa on {cefa_zero:.0f} of the {cefa_held:.0f} Cefa prompts the model gets "
        "right when zeroed, {cefa_mean:.0f} when mean-ablated and {cefa_resample:.0f} when resampled, and the "
-       "logit difference between Cefa and capo falls by {cefa_dzero:.1f}, {cefa_dmean:.1f} and {cefa_dresample:.1f} "
-       "of its {cefa_base:.1f}. On capo and vice it loses {sub_zero:.0f}, {sub_mean:.0f} and {sub_resample:.0f} "
-       "answers of {sub_held:.0f}, and the logit difference to the rival epithet falls by at most "
+       "logit difference between Cefa and capo falls by {cefa_dzero:.1f}, {cefa_dmean:.1f} and {cefa_dresample:.1f}, "
+       "more than its {cefa_base:.1f}. On capo and vice it loses {sub_zero:.0f}, {sub_mean:.0f} and "
+       "{sub_resample:.0f} answers of {sub_held:.0f}, and the logit difference to the rival epithet falls by at most "
        "{sub_dmost:.1f} of its {sub_base:.1f}",
-       holds=lambda x: min(x["cefa_zero"], x["cefa_mean"], x["cefa_resample"]) >= 0.5 * x["cefa_held"]
-       and max(x["sub_zero"], x["sub_mean"], x["sub_resample"]) <= 0.1 * x["sub_held"]
-       and min(x["cefa_dzero"], x["cefa_dmean"], x["cefa_dresample"]) > x["cefa_base"]
-       and x["sub_dmost"] < 0.2 * x["sub_base"],
+       words={"loses Cefa on": Min("cefa_zero", "cefa_mean", "cefa_resample") >= 0.5 * Q("cefa_held"),
+              "more than its {cefa_base:.1f}": Min("cefa_dzero", "cefa_dmean", "cefa_dresample") > Q("cefa_base"),
+              "On capo and vice it loses {sub_zero:.0f}, {sub_mean:.0f} and {sub_resample:.0f} answers of "
+              "{sub_held:.0f}": Max("sub_zero", "sub_mean", "sub_resample") <= 0.1 * Q("sub_held"),
+              "falls by at most {sub_dmost:.1f} of its {sub_base:.1f}": Q("sub_dmost") < 0.2 * Q("sub_base")},
        note="the head that patching finds carrying the caller, on the pages' run: loses half or more of the Cefa "
             "answers all three ways "
             "(role-matched mean and resample), its logit difference falling by more than it was; capo/vice: 10% or "
@@ -242,8 +258,11 @@ def _reader(seed):
        "{a_mean:.0f} (resampled {a_resample:.0f}), {second} {b_mean:.0f} ({b_resample:.0f}); the logit difference "
        "between Tarso and vice, {base:.1f} intact, falls by {b_dzero:.1f} with {second} zeroed and by {b_dmean:.1f} "
        "mean-ablated. Matched by position instead, the mean write costs {second} {b_pos:.0f} answers, as zeroing does",
-       holds=lambda x: x["a_mean"] >= 0.9 * x["held"] and x["b_mean"] <= x["b_zero"] / 2
-       and x["b_dmean"] < x["b_dzero"] / 1.5 and x["b_pos"] >= x["b_zero"] / 2,
+       words={"two heads lose the most of the {held:.0f} Tarso answers": Min("a_zero", "b_zero") >= Q("third_zero"),
+              "only {first} stays needed": (Q("a_mean") >= 0.9 * Q("held"), Q("b_mean") <= Q("b_zero") / 2),
+              "falls by {b_dzero:.1f} with {second} zeroed and by {b_dmean:.1f} mean-ablated":
+              Q("b_dmean") < Q("b_dzero") / 1.5,
+              "the mean write costs {second} {b_pos:.0f} answers, as zeroing does": Q("b_pos") >= Q("b_zero") / 2},
        note="Tarso later-call set: the head patching finds loses 90%+ of the answers mean-ablated (role-matched); "
             "the other head of the zero ranking's top two loses under half as many mean-ablated, and its logit "
             "difference drop shrinks by a third or more, while a position-matched mean costs half or more of what "
@@ -253,7 +272,8 @@ def _tarso_heads(seed):
     first = reader_head(seed)
     second = max((h for h in _heads() if h != first), key=lambda h: (_lost(seed, "zero", h, ["Tarso"]), h))
     out = {"held": answers_held(seed, ["Tarso"]), "first": first, "second": second, "base": _base(seed, ["Tarso"]),
-           "b_pos": _lost(seed, "mean", second, ["Tarso"], "position")}
+           "b_pos": _lost(seed, "mean", second, ["Tarso"], "position"),
+           "third_zero": max(_lost(seed, "zero", h, ["Tarso"]) for h in _heads() if h not in (first, second))}
     for k in ("zero", "mean", "resample"):
         out[f"a_{k}"], out[f"b_{k}"] = _lost(seed, k, first, ["Tarso"]), _lost(seed, k, second, ["Tarso"])
         out[f"b_d{k}"] = _drop(seed, k, second, ["Tarso"])
@@ -261,14 +281,18 @@ def _tarso_heads(seed):
 
 
 @claim("ablation.tarso-patching", "ablation",
-       "Patching asks a different question. Pair each of the first {n:.0f} Tarso prompts with a legal round of the "
-       "same length in which a numbered player calls Paolo (the rules then want vice, and the Tarso-vs-vice logit "
+       "Patching asks a different question. Pair each of the first {n:.0f} Tarso prompts with a legal round, token "
+       "for token, in which a numbered player calls Paolo (the rules then want vice, and the Tarso-vs-vice logit "
        "difference moves by {moved:.1f} on average), and patch one head's write at one position back from the "
        "clean run: the cell that brings back the most is {best} at the callee's position on {best_n:.0f} of them. "
        "Averaged over the prompts, the best cell of {best} brings back {best_mean:.2f}, of {second} "
-       "{second_mean:.2f}, of any other head at most {rest:.2f}; the MLPs' best cells bring back {mlp0:.2f} (MLP 0) "
+       "{second_mean:.2f}, of the next head {rest:.2f}; the MLPs' best cells bring back {mlp0:.2f} (MLP 0) "
        "and {mlp1:.2f} (MLP 1)",
-       holds=lambda x: x["best_n"] >= 0.75 * x["n"] and x["best_mean"] > 2 * x["second_mean"] and x["moved"] > 5,
+       words={"the Tarso-vs-vice logit difference moves by {moved:.1f} on average": Q("moved") > 5,
+              "the cell that brings back the most is {best} at the callee's position on {best_n:.0f} of them":
+              Q("best_n") >= 0.75 * Q("n"),
+              "the best cell of {best} brings back {best_mean:.2f}, of {second} {second_mean:.2f}":
+              Q("best_mean") > 2 * Q("second_mean")},
        note="activation patching over the Tarso set with legal corruptions: one head's write at the callee is the "
             "best cell on 75%+ of prompts, and brings back more than twice what the next head does on average",
        scope=THIS_RUN, models=('calling-game',))
@@ -290,8 +314,9 @@ def _tarso_patching(seed):
        "When a number was called, {copier} switched off loses the next caller on {zero:.0f} of {held:.0f} prompts "
        "zeroed, {mean:.0f} mean-ablated, {resample:.0f} resampled; the logit difference between the next caller "
        "and the model's second choice, {base:.1f} intact, falls by {dzero:.1f}, {dmean:.1f} and {dresample:.1f}",
-       holds=lambda x: min(x["zero"], x["mean"], x["resample"]) >= 0.6 * x["held"]
-       and min(x["dzero"], x["dmean"], x["dresample"]) > 0.5 * x["base"],
+       words={"switched off loses the next caller on {zero:.0f} of {held:.0f} prompts zeroed, {mean:.0f} "
+              "mean-ablated, {resample:.0f} resampled": Min("zero", "mean", "resample") >= 0.6 * Q("held"),
+              "falls by {dzero:.1f}, {dmean:.1f} and {dresample:.1f}": Min("dzero", "dmean", "dresample") > 0.5 * Q("base")},
        note="the next-caller set after a number: the head losing the most (zeroed) loses 60%+ all three ways, and "
             "over half the logit difference",
        scope=THIS_RUN, models=('calling-game',))
@@ -329,7 +354,8 @@ def _copy_paths(seed):
        "caller's lead over the second choice ({base:.1f} intact) falls by {total:.1f} when the change reaches "
        "everything, by {direct:.2f} through the direct path to the read-out, by {mlp0:.1f} through MLP 0 and by "
        "{mlp1:.1f} through MLP 1, and rises by {attn1:.1f} through the heads of layer 1",
-       holds=lambda x: min(x["mlp0"], x["mlp1"]) > 3 * x["direct"] and x["attn1"] > 0,
+       words={"by {mlp0:.1f} through MLP 0 and by {mlp1:.1f} through MLP 1": Min("mlp0", "mlp1") > 3 * Q("direct"),
+              "rises by {attn1:.1f} through the heads of layer 1": Q("attn1") > 0},
        note="path patching of the copying head's write (role-matched mean, noising): MLP 0 and MLP 1 each carry "
             "three times or more what the direct path does; the layer-1 heads work against the copy",
        scope=THIS_RUN, models=('calling-game',))
@@ -340,28 +366,14 @@ def _copy_paths_claim(seed):
             "mlp0": paths["MLP 0"], "mlp1": paths["MLP 1"], "attn1": -paths[layer1]}
 
 
-@claim("ablation.copy-suppression", "ablation",
-       "The copying score of a head's OV circuit over the ten players (+1: attending to a player raises that "
-       "player's logit; -1: lowers it) is {copier_score:.2f} for the copier ({copier}, by training run), and below -0.5 for "
-       "{suppressors:.0f} of the {later:.0f} heads of layer 1 (the lowest layer-1 score {lo:.2f}, the highest {hi:.2f}): what "
-       "most layer-1 heads attend to, they push down (copy suppression)",
-       holds=lambda x: x["copier_score"] > 0.8 and x["suppressors"] > x["later"] / 2, seeded=False,
-       note="OV copying scores (eigenvalues): the copying head above 0.8, most layer-1 heads below -0.5",
-       scope=EVERY_RUN, models=('calling-game',))
-def _suppression(seed):
-    copier, head, _, scores = _copy_paths(0)
-    last = calling_game().model.cfg.n_layers - 1
-    later = [v for k, v in scores.items() if int(k[1]) == last]
-    return {"copier": copier, "copier_score": scores[copier], "lo": min(later), "hi": max(later),
-            "suppressors": sum(v < -0.5 for v in later), "later": len(later)}
-
-
 @claim("ablation.mlps-needed", "ablation",
-       "Mean-ablated with a role-matched reference, MLP 0 loses {mlp0_peer:.0f} and MLP 1 {mlp1_peer:.0f} of the "
-       "{peer_held:.0f} Tarso and Cefa answers, and the four heads of layer 1 together {attn1_peer:.0f}; what the "
-       "model says instead, with either MLP switched off, is `<SEP>` on {sep:.0f} of them: the MLP's average write "
-       "at a callee is that of a numbered callee, after whom the turn ends",
-       holds=lambda x: min(x["mlp0_peer"], x["mlp1_peer"]) >= 0.7 * x["peer_held"],
+       "On {runs}, mean-ablated with a role-matched reference, each MLP loses 70% or more of the Tarso and Cefa "
+       "answers the run holds (MLP 0 {mlp0_share:.0%}, MLP 1 {mlp1_share:.0%}; the four heads of layer 1 together "
+       "{attn1_share:.0%}); what the model says instead, with either MLP switched off, is `<SEP>` on "
+       "{sep_share:.0%} of them: the MLP's average write at a callee is that of a numbered callee, after whom the "
+       "turn ends",
+       words={"each MLP loses 70% or more": Min("mlp0_share", "mlp1_share") >= 0.7},
+       others="MLP 0 loses {mlp0_share:.0%} and MLP 1 {mlp1_share:.0%} of the Tarso and Cefa answers",
        note="role-matched mean ablation of whole blocks over the peer epithets: each MLP loses 70%+ (layer 1's "
             "attention is counted, not required: from a few to most, by run)",
        scope=EVERY_RUN, models=('calling-game',))
@@ -372,11 +384,11 @@ def _mlps_needed(seed):
     for e in PEER:
         found[e] = ablation_survey(lm, sets(seed)[e], blocks, kind="mean", reference=reference(seed), seed=seed)
     layer1 = f"attention {lm.model.cfg.n_layers - 1}"
-    return {"peer_held": sum(s.held() for s in found.values()),
-            "mlp0_peer": sum(s.lost("MLP 0") for s in found.values()),
-            "mlp1_peer": sum(s.lost("MLP 1") for s in found.values()),
-            "attn1_peer": sum(s.lost(layer1) for s in found.values()),
-            "sep": sum(s.replacements(m)["<SEP>"] for s in found.values() for m in ("MLP 0", "MLP 1")) / 2}
+    held = sum(s.held() for s in found.values())
+    lost = {k: sum(s.lost(k) for s in found.values()) for k in ("MLP 0", "MLP 1", layer1)}
+    sep = sum(s.replacements(m)["<SEP>"] for s in found.values() for m in ("MLP 0", "MLP 1"))
+    return {"peer_held": held, "mlp0_share": lost["MLP 0"] / held, "mlp1_share": lost["MLP 1"] / held,
+            "attn1_share": lost[layer1] / held, "sep_share": sep / max(1, lost["MLP 0"] + lost["MLP 1"])}
 
 
 @functools.lru_cache(maxsize=None)
@@ -395,8 +407,11 @@ def _lost_all(seed, kind, head):
        "answers over the six sets when zeroed and {all_mean:.0f} mean-ablated; most of them when Pietro or Paolo "
        "was just called and the next caller is due ({next_mean:.0f} of {next_held:.0f} mean-ablated), where it cuts "
        "the logit difference by {next_drop:.1f} of {next_base:.1f}",
-       holds=lambda x: x["rank_i"] <= 2 and x["next_mean"] >= 0.15 * x["next_held"]
-       and x["next_drop"] >= 0.4 * x["next_base"],
+       words={"whose pattern is {rank} of the eight": Q("rank_i") <= 2,
+              "most of them when Pietro or Paolo was just called": (Q("next_mean") > Q("all_mean") / 2,
+                                                                     Q("next_mean") >= 0.15 * Q("next_held")),
+              "where it cuts the logit difference by {next_drop:.1f} of {next_base:.1f}":
+              Q("next_drop") >= 0.4 * Q("next_base")},
        note="the head losing the most answers (zeroed) besides the reader: among the three flattest patterns; "
             "mean-ablated it still loses 15%+ of the next callers after Pietro or Paolo and 40%+ of their logit "
             "difference",
@@ -421,8 +436,11 @@ def _flat(seed):
        "{largest:.0f} of {n:.0f}, with {share:.2f} of its attention on average; yet switched off it loses Cefa on "
        "{zero:.0f} prompts zeroed, {mean:.0f} mean-ablated, and the Cefa-capo logit difference falls by "
        "{dmean:.1f} of {base:.1f} mean-ablated",
-       holds=lambda x: x["largest"] >= 0.5 * x["n"] and max(x["zero"], x["mean"]) <= 0.25 * x["n"]
-       and x["dmean"] < 0.5 * x["base"],
+       words={"puts its largest weight on the epithet Paolo earned when he was called on {largest:.0f} of {n:.0f}":
+              Q("largest") >= 0.5 * Q("n"),
+              "yet switched off it loses Cefa on {zero:.0f} prompts zeroed, {mean:.0f} mean-ablated":
+              Max("zero", "mean") <= 0.25 * Q("n"),
+              "falls by {dmean:.1f} of {base:.1f} mean-ablated": Q("dmean") < 0.5 * Q("base")},
        note="the head looking hardest at the caller's epithet on Cefa prompts loses at most a quarter of them, and "
             "under half the logit difference",
        scope=THIS_RUN, models=('calling-game',))
@@ -438,11 +456,12 @@ def _looker(seed):
 
 
 @claim("ablation.sharp-not-needed", "ablation",
-       "Over all {n:.0f} prompts of the six sets, the largest weight from the last position averages "
+       "Over the {n:.0f} prompts of the six sets, the largest weight from the last position averages "
        "{reader_weight:.2f} for {reader} and {twin_weight:.2f} for {twin}, the head closest to it in sharpness. "
        "Switched off, the first loses {reader_zero:.0f} answers zeroed ({reader_mean:.0f} mean-ablated), the second "
        "{twin_zero:.0f} ({twin_mean:.0f})",
-       holds=lambda x: abs(x["reader_weight"] - x["twin_weight"]) < 0.1 and x["twin_mean"] <= 0.2 * x["reader_mean"],
+       words={"the head closest to it in sharpness": abs(Q("reader_weight") - Q("twin_weight")) < 0.1,
+              "the second {twin_zero:.0f} ({twin_mean:.0f})": Q("twin_mean") <= 0.2 * Q("reader_mean")},
        note="two heads within 0.1 in mean largest weight, one losing five times the answers of the other (mean "
             "ablation)",
        scope=THIS_RUN, models=('calling-game',))
@@ -459,7 +478,9 @@ def _sharp(seed):
        "Zeroed, {s_head} loses {s_zero:.0f} of the capo and vice answers; mean-ablated against a reference matched "
        "by position, {s_pos:.0f}; matched by role, {s_mean:.0f}; resampled by role, {s_resample:.0f}. On Tarso, "
        "{t_head} loses {t_zero:.0f}, {t_pos:.0f}, {t_mean:.0f} and {t_resample:.0f}",
-       holds=lambda x: x["t_mean"] < x["t_zero"] / 2 and x["s_mean"] < x["s_zero"] / 2 and x["t_pos"] > x["t_mean"],
+       words={"matched by role, {s_mean:.0f}": Q("s_mean") < Q("s_zero") / 2,
+              "On Tarso, {t_head} loses {t_zero:.0f}, {t_pos:.0f}, {t_mean:.0f} and {t_resample:.0f}":
+              (Q("t_mean") < Q("t_zero") / 2, Q("t_pos") > Q("t_mean"))},
        note="the head losing most capo/vice zeroed, and the second on Tarso: role-matched mean ablation loses under "
             "half as many as zeroing, position-matched more than role-matched on Tarso",
        scope=THIS_RUN, models=('calling-game',))
@@ -490,7 +511,8 @@ def _names(heads):
        "Of the {k:.0f} heads chosen on one half ({best}), the weakest hits the antecedent {lo:.0f} times on the "
        "other half's {n:.0f} sentences and the strongest {hi:.0f}, where a key picked at random among the words "
        "would hit {chance:.1f} times",
-       holds=lambda x: x["lo"] >= 2 * x["chance"],
+       words={"the weakest hits the antecedent {lo:.0f} times on the other half's {n:.0f} sentences":
+              Q("lo") >= 2 * Q("chance")}, setup=("chosen on one half",),
        note="MiniLM: every best head (chosen on the selection half) hits at least twice chance on the report half",
        scope=THIS_RUN)
 def _minilm_chance(seed):
@@ -500,10 +522,10 @@ def _minilm_chance(seed):
 
 
 @claim("ablation.minilm-nearest-noun", "ablation",
-       "The plain rule \"the nearest noun before the pronoun\" hits {nearest:.0f} times on the same sentences (the "
+       "The plain rule \"the nearest noun before the pronoun\" hits {nearest:.0f} times on those sentences (the "
        "first noun of the sentence, {first:.0f}), and {beating:.0f} of the {n_heads:.0f} heads beat it (on other "
        "splits, at most one)",
-       holds=lambda x: x["beating"] <= 1,
+       words={"heads beat it (on other splits, at most one)": Q("beating") <= 1},
        note="MiniLM: at most one head of 72 hits the antecedent more often than the nearest-noun rule on the report "
             "half (none on the pages' splits; one on 2 of 11 splits measured)",
        scope=THIS_RUN)
@@ -514,9 +536,10 @@ def _minilm_nearest(seed):
 
 
 @claim("ablation.minilm-winograd", "ablation",
-       "On the {pairs:.0f} Winograd pairs of that half, where only the meaning tells the antecedents apart, the most "
+       "On the {pairs:.0f} Winograd pairs of that half, where the meaning alone tells the antecedents apart, the most "
        "pairs any chosen head gets right in both sentences is {both:.0f}",
-       holds=lambda x: x["both"] <= 1,
+       words={"the most pairs any chosen head gets right in both sentences is {both:.0f}": Q("both") <= 1},
+       setup=("Winograd pairs of that half",),
        note="MiniLM: no best head finds the antecedent in both sentences of more than one Winograd pair",
        scope=THIS_RUN)
 def _minilm_winograd(seed):
@@ -529,7 +552,11 @@ def _minilm_winograd(seed):
        "the {n:.0f} sentences; with the {k:.0f} chosen heads mean-ablated, on {ablated:.0f}. The gap between the "
        "two cosines moves by {best:+.3f} on average; mean-ablating {k:.0f} heads drawn at random moves it by "
        "{control:+.3f} (average of {draws:.0f} draws)",
-       holds=lambda x: abs(x["best"]) < 0.02 and abs(x["control"]) < 0.02,
+       words={"is closer to its antecedent's than to the other nouns' on {clean:.0f} of the {n:.0f} sentences; "
+              "with the {k:.0f} chosen heads mean-ablated, on {ablated:.0f}":
+              abs(Q("clean") - Q("ablated")) <= 0.1 * Q("n"),
+              "moves by {best:+.3f} on average": abs(Q("best")) < 0.02,
+              "moves it by {control:+.3f}": abs(Q("control")) < 0.02},
        note="MiniLM: mean-ablating the best heads moves the antecedent margin by under 0.02 on average, as random "
             "heads do",
        scope=THIS_RUN)
@@ -539,86 +566,115 @@ def _minilm_ablation(seed):
             "best": f.margin_change_best, "control": f.margin_change_control, "draws": f.control_draws}
 
 
-# ----------------------------------------------------------------------------- over the shipped runs
-# Each job's head found by its role on every shipped run of the calling game (`runs.roles`), prompt sets
-# drawn with `runs.SEED`: the lessons the recipe teaches, with their range over the runs.
-def _over(key: str) -> list:
-    return [r[key] for r in roles_over_runs().values()]
-
-
-def _by_run(key: str) -> str:
-    return "; ".join(f"{run}: {r[key]}" for run, r in roles_over_runs().items())
-
-
+# ----------------------------------------------------------------------------- over the panel of runs
+# Each job's head found by its role on the run in use (`runs.run_roles`: the pages' run, or each run of the
+# panel in a process of its own), prompt sets drawn with `runs.SEED`: the lessons the recipe teaches, and on
+# how many of the panel's runs each holds. The numbers kept for each run also draw the section's table.
 @claim("ablation.copier-over-runs", "ablation",
-       "Over the {runs:.0f} shipped runs, the head whose zeroing loses the most next callers after a number sits in "
-       "layer 0 on {layer0:.0f} of them and is the layer-0 head with the highest copying score on {top:.0f} (its "
-       "score {score_lo:.2f} to {score_hi:.2f}); zeroed, it loses "
-       "{lost_lo:.0f} to {lost_hi:.0f} of the {held_lo:.0f} to {held_hi:.0f} answers the run holds. Which head it "
-       "is changes ({copiers})",
-       holds=lambda x: x["layer0"] == x["runs"] and x["top"] == x["runs"] and x["score_lo"] > 0.8,
-       seeded=False, scope=EVERY_RUN, models=("calling-game",), covers_runs=True,
-       note="every shipped run: the copier (found by zeroing, next callers after a number) is in layer 0 and is its "
-            "layer's best copier by OV copying score (above 0.8); how many answers it loses is counted, not "
-            "required (a run trained with seed 9 shares the copy between two heads)")
+       "On {runs}, the head whose zeroing loses the most next callers after a number sits in layer 0 and is the "
+       "layer-0 head with the highest copying score ({copier_score:.2f}, above 0.8); zeroed, it loses "
+       "{copier_share:.0%} of the answers the run holds",
+       words={"the head whose zeroing loses the most next callers after a number":
+              Q("copier_lost") >= Q("runner_up_lost"),
+              "sits in layer 0": Q("copier_layer").eq(0),
+              "is the layer-0 head with the highest copying score": Q("copier_top_score").eq(1),
+              "above 0.8": Q("copier_score") > 0.8},
+       others="the copier is {copier} (copying score {copier_score:.2f}), and zeroed it loses {copier_share:.0%} of "
+              "the next callers",
+       seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       note="the copier (found by zeroing, next callers after a number) is in layer 0 and is its layer's best copier "
+            "by OV copying score (above 0.8)")
 def _copier_over_runs(seed):
-    per = roles_over_runs()
-    return {"runs": len(per), "layer0": sum(r["copier_layer"] == 0 for r in per.values()),
-            "top": sum(_over("copier_top_score")), "score_lo": min(_over("copier_score")),
-            "score_hi": max(_over("copier_score")), "lost_lo": min(_over("copier_lost")),
-            "lost_hi": max(_over("copier_lost")), "held_lo": min(_over("copier_held")),
-            "held_hi": max(_over("copier_held")),
-            "copiers": _by_run("copier")}
+    r = run_roles()
+    return {k: r[k] for k in ("copier", "copier_layer", "copier_score", "copier_top_score", "copier_lost",
+                              "copier_held", "runner_up", "runner_up_lost")} | {
+        "copier_share": r["copier_lost"] / r["copier_held"]}
+
+
+@claim("ablation.copy-suppression", "ablation",
+       "On {runs}, most of the {later:.0f} heads of layer 1 have a copying score below -0.5 ({suppressors:.0f} of "
+       "them; the lowest {lo:.2f}): what they attend to, they push down (copy suppression)",
+       words={"most of the {later:.0f} heads of layer 1 have a copying score below -0.5":
+              Q("suppressors") > Q("later") / 2},
+       others="{suppressors:.0f} of the {later:.0f} heads of layer 1 push down what they attend to (the layer's "
+              "copying scores run from {lo:.2f} to {hi:.2f})",
+       seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       note="OV copying scores (eigenvalues) of the layer-1 heads: over half below -0.5")
+def _suppression(seed):
+    r = run_roles()
+    return {"suppressors": r["suppressors"], "later": r["later_heads"], "lo": r["later_lo"], "hi": r["later_hi"]}
 
 
 @claim("ablation.reader-over-runs", "ablation",
-       "The head whose write at the callee, patched back, brings back the most of who is calling is the best "
-       "cell on {best_lo:.0f} to {best_hi:.0f} of {patched:.0f} Tarso prompts and brings back {rec_lo:.2f} to "
-       "{rec_hi:.2f} of the Tarso-vs-vice difference on average, over the {runs:.0f} shipped runs; it sits in "
-       "layer 0 on {layer0:.0f} of them, and is the copying head as well on {same:.0f} ({readers})",
-       holds=lambda x: x["rec_lo"] > 0.25 and x["best_lo"] >= 0.4 * x["patched"], seeded=False,
-       scope=EVERY_RUN, models=("calling-game",), covers_runs=True,
-       note="every shipped run: one head's write at the callee brings back a quarter or more of the patched "
-            "Tarso-vs-vice difference, and is the best cell on 40%+ of the prompts (which head, and which layer, "
-            "is counted, not required)")
+       "On {runs}, one head's write at the callee, patched back from the clean run, brings back a quarter or more "
+       "of who is calling ({reader_recovery:.2f} of the Tarso-vs-vice difference on average) and is the best cell "
+       "on 40% or more of the Tarso prompts patched ({best_share:.0%})",
+       words={"brings back a quarter or more": Q("reader_recovery") >= 0.25,
+              "40% or more": Q("best_share") >= 0.4},
+       others="the head whose write at the callee brings back the most, {reader}, brings back {reader_recovery:.2f} "
+              "and is the best cell on {best_share:.0%} of the prompts",
+       setup=("whose write at the callee brings back the most",),
+       seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       note="one head's write at the callee brings back a quarter or more of the patched Tarso-vs-vice difference, "
+            "and is the best cell on 40%+ of the prompts")
 def _reader_over_runs(seed):
-    per = roles_over_runs()
-    return {"runs": len(per), "best_lo": min(_over("reader_best")), "best_hi": max(_over("reader_best")),
-            "patched": min(_over("patched")), "rec_lo": min(_over("reader_recovery")),
-            "rec_hi": max(_over("reader_recovery")), "layer0": sum(r["reader_layer"] == 0 for r in per.values()),
-            "same": sum(_over("same_head")), "readers": _by_run("reader")}
+    r = run_roles()
+    return {k: r[k] for k in ("reader", "reader_layer", "reader_recovery", "reader_best", "patched", "recovery",
+                              "copier", "cefa_head", "cefa_head_lost")} | {"best_share": r["reader_best"] / r["patched"]}
+
+
+@claim("ablation.reader-layer", "ablation",
+       "On {runs}, that reader sits in layer 0",
+       words={"sits in layer 0": Q("reader_layer").eq(0)},
+       others="it is {reader}, a head of layer {reader_layer:.0f}",
+       seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       note="the reader found by patching is a layer-0 head")
+def _reader_layer(seed):
+    r = run_roles()
+    return {"reader": r["reader"], "reader_layer": r["reader_layer"]}
+
+
+@claim("ablation.reader-copies", "ablation",
+       "On {runs}, the reader and the copier are the same head",
+       words={"the same head": Q("same_head").eq(1)},
+       others="they are two heads (the reader {reader}, the copier {copier})",
+       seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       note="the head patching finds carrying the caller is also the head whose zeroing loses the most next callers")
+def _reader_copies(seed):
+    r = run_roles()
+    return {"reader": r["reader"], "copier": r["copier"], "same_head": r["same_head"]}
 
 
 @claim("ablation.mlps-over-runs", "ablation",
-       "Patched the same way, MLP 1's best cell brings back {mlp1_lo:.2f} to {mlp1_hi:.2f} of the difference and "
-       "MLP 0's {mlp0_lo:.2f} to {mlp0_hi:.2f}, over the {runs:.0f} runs",
-       holds=lambda x: x["mlp1_lo"] > 0.6, seeded=False, scope=EVERY_RUN, models=("calling-game",),
-       covers_runs=True,
-       note="every shipped run: MLP 1's best cell brings back 60%+ of the patched Tarso-vs-vice difference")
+       "On {runs}, patched the same way, MLP 1's best cell brings back 60% or more of the difference "
+       "({mlp1:.2f}; MLP 0's {mlp0:.2f})",
+       words={"60% or more": Q("mlp1") >= 0.6}, setup=("patched the same way",),
+       others="MLP 1's best cell brings back {mlp1:.2f} and MLP 0's {mlp0:.2f}",
+       seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       note="MLP 1's best cell brings back 60%+ of the patched Tarso-vs-vice difference")
 def _mlps_over_runs(seed):
-    return {"runs": len(roles_over_runs()), "mlp1_lo": min(_over("mlp1")), "mlp1_hi": max(_over("mlp1")),
-            "mlp0_lo": min(_over("mlp0")), "mlp0_hi": max(_over("mlp0"))}
+    r = run_roles()
+    return {"mlp0": r["mlp0"], "mlp1": r["mlp1"]}
 
 
 @claim("ablation.reader", "ablation",
-       "Mean-ablated, the head that patching finds carrying the caller loses Cefa on {cefa_lo:.0f} to {cefa_hi:.0f} "
-       "of the {cefa_held_lo:.0f} to {cefa_held_hi:.0f} Cefa prompts a run holds, and the Cefa-capo logit "
-       "difference falls by {cdrop_lo:.1f} to {cdrop_hi:.1f} (of {cbase_lo:.1f} to {cbase_hi:.1f}); on capo and "
-       "vice, where the caller is a numbered player anyway, it loses at most {sub_hi:.0f} of {sub_held:.0f} "
-       "answers and their logit difference moves by {sdrop_lo:.1f} to {sdrop_hi:.1f} (of {sbase_lo:.0f} to "
-       "{sbase_hi:.0f}): on every one of the {runs:.0f} runs it matters more for who is calling than for a "
-       "numbered caller's epithet",
-       holds=lambda x: x["cefa_over_sub"] == x["runs"] and x["sub_hi"] <= 0.1 * x["sub_held"] and x["cdrop_lo"] > 0,
-       seeded=False, scope=EVERY_RUN, models=("calling-game",), covers_runs=True,
-       note="every shipped run, the reader found by patching, mean-ablated (role-matched): the Cefa-capo logit "
-            "difference falls by more than the capo/vice one does, and it loses 10% or fewer capo/vice answers")
+       "On {runs}, mean-ablated, the reader costs who is calling more than a numbered caller's epithet: the "
+       "Cefa-capo logit difference falls by {cefa_drop_share:.0%} of its size and the capo-and-vice one by "
+       "{sub_drop_share:.0%}; it loses {cefa_lost_share:.0%} of the Cefa answers the run holds, and of the capo and "
+       "vice ones, where the caller is a numbered player anyway, {sub_lost_share:.0%}, 10% or fewer",
+       words={"costs who is calling more than a numbered caller's epithet":
+              (Q("cefa_drop_share") > Q("sub_drop_share"), Q("cefa_drop") > 0),
+              "10% or fewer": Q("sub_lost_share") <= 0.1},
+       others="the Cefa-capo difference falls by {cefa_drop_share:.0%} and the capo-and-vice one by "
+              "{sub_drop_share:.0%}, and it loses {cefa_lost_share:.0%} of the Cefa answers and {sub_lost_share:.0%} "
+              "of the capo and vice ones",
+       seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       note="the reader found by patching, mean-ablated (role-matched): the Cefa-capo logit difference falls by a "
+            "larger share than the capo/vice one does, and it loses 10% or fewer capo/vice answers")
 def _reader_over(seed):
-    per = roles_over_runs()
-    return {"runs": len(per), "cefa_lo": min(_over("cefa_lost")), "cefa_hi": max(_over("cefa_lost")),
-            "cefa_held_lo": min(_over("cefa_held")), "cefa_held_hi": max(_over("cefa_held")),
-            "cdrop_lo": min(_over("cefa_drop")), "cdrop_hi": max(_over("cefa_drop")),
-            "cbase_lo": min(_over("cefa_base")), "cbase_hi": max(_over("cefa_base")),
-            "sub_hi": max(_over("sub_lost")), "sub_held": min(_over("sub_held")),
-            "sdrop_lo": min(_over("sub_drop")), "sdrop_hi": max(_over("sub_drop")),
-            "sbase_lo": min(_over("sub_base")), "sbase_hi": max(_over("sub_base")),
-            "cefa_over_sub": sum(r["cefa_drop"] > r["sub_drop"] for r in per.values())}
+    r = run_roles()
+    return {"reader": r["reader"], "cefa_lost": r["cefa_lost"], "cefa_held": r["cefa_held"], "cefa_drop": r["cefa_drop"],
+            "cefa_base": r["cefa_base"], "sub_lost": r["sub_lost"], "sub_held": r["sub_held"], "sub_drop": r["sub_drop"],
+            "sub_base": r["sub_base"], "cefa_drop_share": r["cefa_drop"] / r["cefa_base"],
+            "sub_drop_share": r["sub_drop"] / r["sub_base"], "cefa_lost_share": r["cefa_lost"] / max(1, r["cefa_held"]),
+            "sub_lost_share": r["sub_lost"] / max(1, r["sub_held"])}

@@ -1,5 +1,6 @@
-"""Which head does each job of the calling game, on every shipped training run (the ablation chapter's
-section "What another training run changes").
+"""Which head does each job of the calling game, on a training run (the ablation chapter's section "What
+another training run changes"): measured on every run of the panel by the chapter's claims about the
+recipe (`lib.claims.panel`), which keep these numbers for the page's table and figure.
 
 Every job's head is found by its measured role on each run, never by its name:
 - the *copier*: the head whose zeroing loses the most next callers after a number (the turn ends
@@ -11,7 +12,8 @@ Every job's head is found by its measured role on each run, never by its name:
 - the reader switched off (mean-ablated, role-matched reference) over the Cefa and capo/vice sets, and
   the head whose mean ablation loses the most Cefa answers;
 - the copy's route: the copier's write at `<SEP>` replaced by its role-matched mean, one path at a
-  time (`lib.analysis.paths.path_patch`);
+  time (`lib.analysis.paths.path_patch`; a path that does not exist after the copier's layer, MLP 0 after
+  a layer-1 copier, is None);
 - the layer-1 heads' copying scores (copy suppression below zero).
 
 The prompt sets are drawn with one prompt-set seed (`SEED`), the same on every run, so that the runs
@@ -24,8 +26,8 @@ import functools
 import numpy as np
 
 from lib.analysis.ablation import all_heads, head_name, reference_seed, reference_set
+from lib.analysis.calling_sets import calling_game
 from lib.analysis.head_survey import Switch, ablation_survey
-from lib.analysis.over_runs import each_run
 from lib.analysis.patching import patch
 from lib.analysis.paths import copying_score, path_patch
 from lib.content.corpora.calling_game import PLAYERS
@@ -43,6 +45,7 @@ def _reader_patches(lm: LoadedModel, tarso, patched: int) -> tuple[str, int, int
     """(the reader, on how many prompts its cell at the callee is the best, prompts patched, the mean
     recovery of each head's write at the callee [layer, head], each MLP's best cell's mean recovery)."""
     best_at_callee, at_callee, mlps = [], [], []
+    # A run on which no head's cell at the callee is ever the best has no reader; the claims say so.
     for p in tarso[:patched]:
         bad = legal_corruptions(p.text, 1, seed=SEED)
         if not bad:
@@ -55,9 +58,9 @@ def _reader_patches(lm: LoadedModel, tarso, patched: int) -> tuple[str, int, int
         at_callee.append(r.heads[:, :, callee])
         mlps.append(r.mlps.max(-1))
     recovery = np.mean(at_callee, axis=0)
-    # The head best most often; ties go to the larger mean recovery at the callee.
+    # The head best most often; ties go to the larger mean recovery at the callee. None: no head ever is.
     reader = max(sorted(set(best_at_callee)),
-                 key=lambda n: (best_at_callee.count(n), recovery[int(n[1]), int(n[3])]))
+                 key=lambda n: (best_at_callee.count(n), recovery[int(n[1]), int(n[3])]), default=None)
     return reader, best_at_callee.count(reader), len(at_callee), recovery, np.mean(mlps, axis=0)
 
 
@@ -80,10 +83,15 @@ def roles(lm: LoadedModel, n: int = N, patched: int = PATCHED) -> dict:
     # The copier: found by what zeroing it loses.
     copy_off = ablation_survey(lm, after_number)
     copier = copy_off.most_damaging()
+    runner_up = max((k for k in copy_off.off if k != copier), key=lambda k: (copy_off.lost(k), k))
     layer0 = {n: s for n, s in scores.items() if int(n[1]) == 0}
 
-    # The reader: found by patching.
+    # The reader: found by patching (where no head is ever the best cell at the callee, the head whose write
+    # there brings back the most on average stands in, and `reader_best` says it is the best cell nowhere).
     reader, reader_best, patched, recovery, mlps = _reader_patches(lm, sets["Tarso"], patched)
+    if reader is None:
+        layer, h = np.unravel_index(int(np.argmax(recovery)), recovery.shape)
+        reader = head_name((int(layer), int(h)))
     switch = {reader: Switch(heads=(_head(lm, reader),))}
     cefa = ablation_survey(lm, sets["Cefa"], switch, kind="mean", reference=ref, seed=SEED)
     subs = [ablation_survey(lm, sets[e], switch, kind="mean", reference=ref, seed=SEED) for e in ("capo", "vice")]
@@ -108,6 +116,7 @@ def roles(lm: LoadedModel, n: int = N, patched: int = PATCHED) -> dict:
         "copier": copier, "copier_layer": head[0], "copier_score": scores[copier],
         "copier_top_score": int(copier == max(layer0, key=layer0.get)),
         "copier_lost": copy_off.lost(copier), "copier_held": copy_off.held(),
+        "runner_up": runner_up, "runner_up_lost": copy_off.lost(runner_up),
         "reader": reader, "reader_layer": int(reader[1]), "reader_best": reader_best, "patched": patched,
         "reader_recovery": float(recovery[int(reader[1]), int(reader[3])]),
         "second_recovery": float(np.sort(recovery, axis=None)[-2]),
@@ -118,13 +127,16 @@ def roles(lm: LoadedModel, n: int = N, patched: int = PATCHED) -> dict:
         "sub_lost": sum(s.lost(reader) for s in subs), "sub_held": sum(s.held() for s in subs),
         "sub_drop": sum(s.drop(reader) * s.n for s in subs) / sub_n,
         "sub_base": sum(s.mean_diff() * s.n for s in subs) / sub_n,
+        # The paths after the copier's layer only: a layer-1 copier's write reaches neither MLP 0 nor layer 1's heads.
         "path_base": paths["base"], "path_total": paths["total"], "path_direct": paths["direct"],
-        "path_mlp0": paths["MLP 0"], "path_mlp1": paths[f"MLP {last}"], "path_attn1": -paths[f"attention {last}"],
+        "path_mlp0": paths.get("MLP 0"), "path_mlp1": paths.get(f"MLP {last}"),
+        "path_attn1": -paths[f"attention {last}"] if f"attention {last}" in paths else None,
         "suppressors": sum(s < SUPPRESSES for s in later.values()), "later_heads": len(later),
+        "later_lo": min(later.values()), "later_hi": max(later.values()),
     }
 
 
 @functools.lru_cache(maxsize=1)
-def roles_over_runs() -> dict[str, dict]:
-    """Per run of the calling game (the run in use first): `roles`."""
-    return each_run("calling-game", roles, keep="ablation-roles")
+def run_roles() -> dict:
+    """`roles` of the run in use (the pages' run, or the run `use_run` names), measured once per process."""
+    return roles(calling_game())

@@ -15,6 +15,7 @@ from lib.chapters.part1.circuits.circuits import head_habits, ov_circuit, ov_cop
 from lib.analysis.head_survey import attention_survey
 from lib.claims.registry import EVERY_RUN, THIS_RUN
 from lib.claims.registry import claim as register
+from lib.claims.words import Max, Min, Q
 from lib.content.corpora.calling_game import PLAYERS
 
 # Measured with torch on one thread (the chapter's models are tiny: see `lib.claims.registry.claim`).
@@ -22,9 +23,13 @@ claim = functools.partial(register, one_thread=True)
 
 
 @claim("circuits.rank", "circuits",
-       "Each circuit is {d_model:.0f} by {d_model:.0f}, yet {n_rank:.0f} of the {n:.0f} have rank {d_head:.0f} "
-       "exactly: past the head's width the singular values are rounding noise (at most {tail:.0e} of the largest)",
-       holds=lambda x: x["n_rank"] == x["n"] and x["tail"] < 1e-5, seeded=False,
+       "On {runs}, each circuit is {d_model:.0f} by {d_model:.0f}, yet {n_rank:.0f} of the {n:.0f} have rank "
+       "{d_head:.0f} exactly: past the head's width the singular values are rounding noise (at most {tail:max:.0e} "
+       "of the largest)",
+       words={"{n_rank:.0f} of the {n:.0f} have rank {d_head:.0f} exactly": Q("n_rank").eq(Q("n")),
+              "at most {tail:max:.0e} of the largest": Q("tail") < 1e-5},
+       others="{n_rank:.0f} of the {n:.0f} have rank {d_head:.0f}, and the singular values past it reach {tail:.0e} "
+              "of the largest", seeded=False,
        note="every QK and OV circuit of the calling-game model has rank d_head",
        scope=EVERY_RUN, models=('calling-game',))
 def _rank(seed):
@@ -52,8 +57,9 @@ def _attention(seed):
        "{caller_max:.2f}. {finder} looks to where the caller was called, with {share:.2f} of its attention on "
        "average, and puts its largest weight there on {Tarso:.0f} of the Tarso prompts and {Cefa:.0f} of the "
        "Cefa prompts, against {capo:.0f} capo and {vice:.0f} vice prompts",
-       holds=lambda x: x["caller_max"] < 0.2 and min(x["Tarso"], x["Cefa"]) >= 0.6 * N
-       and max(x["capo"], x["vice"]) <= 0.15 * N,
+       words={"No head looks at the caller's own token two places back": Q("caller_max") < 0.2,
+              "against {capo:.0f} capo and {vice:.0f} vice prompts": (Min("Tarso", "Cefa") >= 0.6 * Q("n"),
+                                                                       Max("capo", "vice") <= 0.15 * Q("n"))},
        note="attention from the callee over 40 later calls per epithet: the head with the largest share on where "
             "the caller was called gets its largest weight there on 60%+ of the peer prompts, 15% or fewer of the "
             "subordinate",
@@ -63,7 +69,7 @@ def _finder(seed):
     called = "where the caller was called"
     heads = all_heads(calling_game().model)
     finder = max(heads, key=lambda hd: habits.shares[hd][called])
-    return {"caller_max": max(habits.shares[hd]["the caller"] for hd in heads), "finder": head_name(finder),
+    return {"caller_max": max(habits.shares[hd]["the caller"] for hd in heads), "finder": head_name(finder), "n": N,
             "share": habits.shares[finder][called],
             **{e: by_epithet[e][finder][called].largest for e in EPITHETS4}}
 
@@ -80,8 +86,10 @@ def _copying(seed):
        "raise its own logit more than any other; and switched off it loses the answer on {zero:.0f} of the "
        "{held:.0f} prompts the model gets right when zeroed, {mean:.0f} when mean-ablated, {resample:.0f} when "
        "resampled",
-       holds=lambda x: x["largest"] >= 0.75 * x["n"] and x["ov"] >= 8 and min(x["zero"], x["mean"], x["resample"])
-       >= 0.6 * x["held"] and x["is_finder"] == 1,
+       words={"puts its largest weight from `<SEP>` on the player just called on {largest:.0f} of the {n:.0f}":
+              Q("largest") >= 0.75 * Q("n"),
+              "raise its own logit more than any other": Q("ov") >= 8,
+              "switched off it loses the answer": Min("zero", "mean", "resample") >= 0.6 * Q("held")},
        note="the head looking hardest at the callee from <SEP> (a number called) copies it (OV), is needed for it "
             "under all three ablations, and is the head that finds where the caller was called",
        scope=THIS_RUN, models=('calling-game',))
@@ -104,8 +112,11 @@ def _copier(seed):
        "the answers: the most any one loses is {most_zero:.0f} zeroed, {most_mean:.0f} mean-ablated. Yet "
        "mean-ablating {reader} cuts the logit difference between the next caller and the model's second choice "
        "by {reader_drop:.1f} of its {base:.1f}",
-       holds=lambda x: max(x["most_zero"], x["most_mean"]) <= x["held"] / 2 and x["copier_lost"] <= 5
-       and x["reader_drop"] >= 0.4 * x["base"],
+       words={"switching it off loses {copier_lost:.0f} of {held:.0f}": Q("copier_lost") <= 5,
+              "no single head loses half the answers: the most any one loses is":
+              Max("most_zero", "most_mean") <= Q("held") / 2,
+              "cuts the logit difference between the next caller and the model's second choice by {reader_drop:.1f} "
+              "of its {base:.1f}": Q("reader_drop") >= 0.4 * Q("base")},
        note="next-caller prompts after Pietro or Paolo: no single head (zero or mean ablation) loses half of them, "
             "but the epithet reader's mean ablation takes 40%+ of their logit difference",
        scope=THIS_RUN, models=('calling-game',))

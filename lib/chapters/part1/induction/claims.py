@@ -1,180 +1,229 @@
 """The claims of the chapter `chapters/part1/induction.md`, each with its measurement.
 
-The lessons about the recipe are measured on every training run of the `induction` model
-(`over_runs.run_folders`: the run in use, then the other shipped runs), all of them inside one
-measurement (`covers_runs`), each on repeated random segments drawn with the claim's seed: the
-statements count runs ("on 5 of the 6 runs"), which a claim measured run by run could not say. Every statement gives the range
-over all runs (and seeds: `{x_lo.lo}` is the lowest over both, `{x_hi.hi}` the highest). The heads are
-found by their role on each run, never by their index.
+The lessons about the recipe are measured on the run in use (`lib.load("induction")`: the pages' run, or each
+run of the panel in a process of its own, `lib.claims.panel`), on repeated random segments drawn with the
+claim's seed; the heads are found by their role on each run, never by their index, and a run on which the role
+a claim speaks of did not form is a measured "no" with its reason (`Absent`). What the trainer recorded
+while the run trained (`meta.json`'s `monitored`: the losses and the best heads' scores every 10 steps)
+says when each head formed.
 """
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+import math
 
-import numpy as np
-
+import lib
 from lib.analysis import induction
-from lib.analysis.over_runs import run_folders
-from lib.claims.registry import EVERY_RUN, THIS_RUN, listed
+from lib.claims.registry import EVERY_RUN, THIS_RUN, Absent, listed
 from lib.claims.registry import claim as register
-from lib.model.store import load_checkpoints, read_model
+from lib.claims.words import Q
 from lib.chapters.part1.induction import pitfalls, real
+from lib.content.corpora import repeats
+from lib.model import smollm2
 from lib.shipped.presets import get_preset
 
 MODEL = "induction"
-# Lessons about the recipe, each measured once over every run (the measurement reads them all), with torch
-# on one thread (the model is tiny: see `lib.claims.registry.claim`).
-claim = functools.partial(register, one_thread=True, scope=EVERY_RUN, models=(MODEL,), covers_runs=True)
+# Lessons about the recipe, each measured on one run at a time, with torch on one thread (the model is tiny:
+# see `lib.claims.registry.claim`).
+claim = functools.partial(register, one_thread=True, scope=EVERY_RUN, models=(MODEL,))
 
-
-def _runs() -> list[tuple[str, Path]]:
-    """Every run of the model, as (label, folder): the run in use first."""
-    return list(run_folders(MODEL).items())
-
-
-@functools.lru_cache(maxsize=None)
-def _model(folder):
-    return read_model(MODEL, folder)
-
-
-# Sequences of each period a claim measures a run on (9 periods: 72 sequences).
+# Sequences of each period a claim measures a run on (9 periods: 72 sequences, in batches of 4 sharing a filler).
 PER_PERIOD = 8
-
-
-@functools.lru_cache(maxsize=None)
-def account(folder, seed: int) -> dict:
-    """One run's circuit measured on the sequences of `seed`."""
-    lm = _model(folder)
-    c = induction.circuit(lm.model, induction.sequences(seed, per_period=PER_PERIOD))
-    c["steps"] = lm.meta["steps_trained"]
-    return c
-
-
-@functools.lru_cache(maxsize=None)
-def formed_at(folder) -> int | None:
-    """The first checkpoint at which layer 1's best induction score passes `FORMED` (None: never),
-    measured on the sequences of seed 0: a fact of the run's checkpoints, not of a sample."""
-    lm = _model(folder)
-    batches = induction.sequences(0, per_period=PER_PERIOD)
-    for step, m in load_checkpoints(lm, folder):
-        if induction.roles(induction.pattern_scores(m, batches)).induction_score >= induction.FORMED:
-            return step
-    return None
-
-
-def _over_runs(seed: int) -> list[dict]:
-    return [account(folder, seed) for _, folder in _runs()]
-
-
-def _formed(seed: int) -> list[dict]:
-    """The runs on which both heads formed: the circuit the route and the ablations take apart."""
-    return [r for r in _over_runs(seed) if r["roles"].formed]
-
-
-def _span(values, name):
-    return {f"{name}_lo": float(min(values)), f"{name}_hi": float(max(values))}
-
-
-@claim("induction.heads-form", "induction",
-       "On {n_formed} of the {n_runs} runs, layer 0 has a previous-token head (score {prev_lo.lo:.2f} to "
-       "{prev_hi.hi:.2f}, where attention spread evenly would give {uniform:.2f}) and layer 1 an induction head "
-       "(score {ind_lo.lo:.2f} to {ind_hi.hi:.2f}; {n_ind_lo.lo:.0f} to {n_ind_hi.hi:.0f} of layer 1's "
-       "{n_heads:.0f} heads score above {formed:.1f}). On the other{odd_runs}, no head of layer 1 passes "
-       "{odd_ind.hi:.2f}, yet the second copy costs {odd_loss.hi:.2f} nats: it found another way",
-       holds=lambda x: x["n_formed"] > x["n_runs"] / 2,
-       note="previous-token score of layer 0's best head >= 0.3 and induction score of layer 1's best >= 0.5, "
-            "on most runs; the runs without them listed")
-def _heads_form(seed):
-    every = _over_runs(seed)
-    odd = [(label, r) for (label, _), r in zip(_runs(), every) if not r["roles"].formed]
-    runs = [r for r in every if r["roles"].formed]
-    batches = induction.sequences(seed)
-    # what attention spread evenly over the positions so far gives to the previous token
-    uniform = np.mean([1 / (q + 1) for b in batches for q in range(1, b.ids.shape[1])])
-    return {"n_runs": len(every), "n_formed": len(runs), "uniform": float(uniform),
-            "odd_runs": "".join(f" ({label})" for label, _ in odd) or "s (none)",
-            "odd_ind": max([r["roles"].induction_score for _, r in odd] or [0.0]),
-            "odd_loss": max([r["clean"]["loss"] for _, r in odd] or [0.0]),
-            **_span([r["roles"].previous_score for r in runs], "prev"),
-            **_span([r["roles"].induction_score for r in runs], "ind"),
-            **_span([int((r["scores"]["induction"][1] > induction.FORMED).sum()) for r in runs], "n_ind"),
-            "n_heads": runs[0]["scores"]["induction"].shape[1], "formed": induction.FORMED}
-
-
-@claim("induction.forms-at", "induction",
-       "Where it forms, the induction head does so between step {step_lo:.0f} and step {step_hi:.0f} (its score "
-       "passing {formed:.1f}, on {n_formed:.0f} of {n_runs:.0f} runs); training reaches its floor {stop_lo:.0f} "
-       "to {stop_hi:.0f} steps in",
-       holds=lambda x: x["n_formed"] > x["n_runs"] / 2, seeded=False,
-       note="the first checkpoint at which layer 1's best induction score passes 0.5, on each run")
-def _forms_at(seed):
-    folders = [f for _, f in _runs()]
-    steps = [s for s in (formed_at(f) for f in folders) if s is not None]
-    return {"n_runs": len(folders), "n_formed": len(steps), "formed": induction.FORMED,
-            **_span(steps or [0], "step"), **_span([_model(f).meta["steps_trained"] for f in folders], "stop")}
-
-
-@claim("induction.route", "induction",
-       "The previous-token head reaches the induction head through its keys on {k_runs:.0f} of the {n_runs:.0f} runs "
-       "where both formed: "
-       "path patching only that path raises the loss on the second copy from {clean_lo.lo:.2f}-{clean_hi.hi:.2f} "
-       "nats to {k_lo.lo:.2f}-{k_hi.hi:.2f}, the path through its queries to {q_lo.lo:.2f}-{q_hi.hi:.2f}. "
-       "The pair's K-composition score is {kc_lo.lo:.2f} to {kc_hi.hi:.2f}, its Q-composition "
-       "{qc_lo.lo:.2f} to {qc_hi.hi:.2f}; random matrices of the same shapes score {baseline:.2f}",
-       holds=lambda x: x["k_runs"] + x["q_runs"] == x["n_runs"] and x["k_runs"] > x["n_runs"] / 2,
-       note="path patching previous-token head -> induction head's keys (queries) -> logits, the route being the "
-            "path that costs more; composition scores beside a Gaussian baseline")
-def _route(seed):
-    runs = _formed(seed)
-    base = induction.composition_baseline(registry_cfg())
-    return {"n_runs": len(runs), "k_runs": sum(r["route"] == "K" for r in runs),
-            "q_runs": sum(r["route"] == "Q" for r in runs), "baseline": base["K"],
-            **_span([r["clean"]["loss"] for r in runs], "clean"),
-            **_span([r["paths"]["K"]["loss"] for r in runs], "k"),
-            **_span([r["paths"]["Q"]["loss"] for r in runs], "q"),
-            **_span([r["composition"]["K"] for r in runs], "kc"),
-            **_span([r["composition"]["Q"] for r in runs], "qc")}
-
-
-def registry_cfg():
-    return _model(_runs()[0][1]).model.cfg
-
-
-@claim("induction.ablation", "induction",
-       "On the runs where both heads formed, resample-ablating the previous-token head raises the loss on the second copy from {clean_lo.lo:.2f}-"
-       "{clean_hi.hi:.2f} nats to {prev_lo.lo:.2f}-{prev_hi.hi:.2f} and cuts the right letter's lead over the "
-       "others from {diff_lo.lo:.1f}-{diff_hi.hi:.1f} to {pdiff_lo.lo:.1f}-{pdiff_hi.hi:.1f}; ablating the "
-       "induction head raises it to {ind_lo.lo:.2f}-{ind_hi.hi:.2f} (lead {idiff_lo.lo:.1f}-{idiff_hi.hi:.1f})",
-       holds=lambda x: x["prev_lo"] > x["clean_hi"] + 0.1 and x["ind_lo"] > x["clean_hi"] + 0.1,
-       note="resample ablation (each head's write taken from another sequence of the same period), on every run")
-def _ablation(seed):
-    runs = _formed(seed)
-    return {**_span([r["clean"]["loss"] for r in runs], "clean"),
-            **_span([r["clean"]["logit_diff"] for r in runs], "diff"),
-            **_span([r["ablate_previous"]["loss"] for r in runs], "prev"),
-            **_span([r["ablate_previous"]["logit_diff"] for r in runs], "pdiff"),
-            **_span([r["ablate_induction"]["loss"] for r in runs], "ind"),
-            **_span([r["ablate_induction"]["logit_diff"] for r in runs], "idiff")}
-
-
 # The phase change, measured alike on every run: the first step (of the trainer's held-out measurements,
 # every 10 steps) at which the second copy's loss is below this many nats.
 PHASE_LOSS = 1.0
 
 
+def _lm():
+    return lib.load(MODEL)
+
+
+@functools.lru_cache(maxsize=None)
+def account(seed: int) -> dict:
+    """The run in use's circuit measured on the sequences of `seed` (`induction.circuit`)."""
+    c = induction.circuit(_lm().model, induction.sequences(seed, per_period=PER_PERIOD))
+    c["steps"] = _lm().meta["steps_trained"]
+    return c
+
+
+def _formed(seed: int) -> dict:
+    """The account of a run whose induction head formed; on a run without one, `Absent` says so."""
+    c = account(seed)
+    if not c["roles"].induction_formed:
+        raise Absent(f"no induction head formed (the best score in layer 1 is {c['roles'].induction_score:.2f}; the "
+                     f"run copies {c['accuracy']:.0%} of the second copy)")
+    return c
+
+
+def first_step(steps: list[int], values: list[float], at: float, above: bool = True) -> int | None:
+    """The first recorded step at which `values` pass `at` (above it, or below it), or None."""
+    return next((s for s, v in zip(steps, values) if (v >= at if above else v < at)), None)
+
+
 def phase_step(steps: list[int], losses: list[float]) -> int | None:
-    return next((s for s, x in zip(steps, losses) if x < PHASE_LOSS), None)
+    return first_step(steps, losses, PHASE_LOSS, above=False)
 
 
+def training_record(lm) -> dict:
+    """When the run's heads formed and its loss fell, from what the trainer recorded every 10 steps."""
+    mon = lm.meta["monitored"]
+    steps = mon["steps"]
+    return {"ind_step": first_step(steps, mon["induction_score"], induction.FORMED),
+            "prev_step": first_step(steps, mon["previous_score"], induction.FORMED_PREVIOUS),
+            "dup_step": first_step(steps, mon["duplicate_score"], induction.FORMED_PREVIOUS),
+            "phase": phase_step(steps, mon["second_copy_loss"]), "stop": lm.meta["steps_trained"],
+            "ind_best": max(mon["induction_score"]), "start_loss": mon["second_copy_loss"][0]}
+
+
+@claim("induction.head-forms", "induction",
+       "On {runs}, layer 1 has an induction head: from each letter of the second copy, its best head puts {ind:.2f} "
+       "of its attention on the letter after that letter's earlier occurrence, {formed:.1f} or more, and the run "
+       "copies {accuracy:.1%} of the second copy",
+       words={"{formed:.1f} or more": Q("ind") >= Q("formed")},
+       others="layer 1's best induction score is {ind:.2f}, yet the run copies {accuracy:.1%} of the second copy "
+              "(loss {loss:.2f} nats, the first copy's {first_loss:.2f})",
+       note="layer 1's best induction score is 0.5 or more")
+def _head_forms(seed):
+    c = account(seed)
+    return {"ind": c["roles"].induction_score, "formed": induction.FORMED, "accuracy": c["accuracy"],
+            "loss": c["clean"]["loss"], "first_loss": c["loss"]["first_copy_loss"],
+            "induction_head": list(c["roles"].induction), "previous": c["roles"].previous_score,
+            "duplicate": c["roles"].duplicate_score}
+
+
+def _route(seed):
+    c = _formed(seed)
+    base = c["clean"]["loss"]
+    return {"route_k": int(c["route"] == "K"), "k_rise": c["paths"]["K"]["loss"] - base,
+            "q_rise": c["paths"]["Q"]["loss"] - base, "sender": f"L{c['sender'][0]}H{c['sender'][1]}",
+            "sender_prev": c["sender_previous"], "sender_dup": c["sender_duplicate"],
+            "formed_previous": induction.FORMED_PREVIOUS, "kc": c["composition"]["K"], "qc": c["composition"]["Q"],
+            "baseline": induction.composition_baseline(_lm().model.cfg)["K"]}
+
+
+claim("induction.route-keys", "induction",
+      "On {runs}, the induction head reads a layer-0 head through its keys: path patching only that path, with the "
+      "layer-0 head's write taken from another sequence, raises the loss on the second copy by {k_rise:.2f} nats, "
+      "more than the same head's path through the queries does ({q_rise:.2f})",
+      words={"more than the same head's path through the queries does": Q("route_k").eq(1)},
+      others="the path that costs most runs through the induction head's queries: {q_rise:.2f} nats, the keys' "
+             "{k_rise:.2f}",
+      setup=("path patching only that path", "the path that costs most"),
+      note="over every layer-0 head and both inputs of the induction head, the path patching that costs the second "
+           "copy the most loss runs through the keys")(_route)
+
+claim("induction.sender-previous", "induction",
+      "On {runs}, that layer-0 head, the induction head's sender, is a previous-token head: it puts {sender_prev:.2f} "
+      "of its attention on the position just before each query, {formed_previous:.1f} or more",
+      words={"{formed_previous:.1f} or more": Q("sender_prev") >= Q("formed_previous")},
+      others="the sender, {sender}, puts {sender_dup:.2f} of its attention, from each letter of the second copy, on "
+             "that letter's earlier occurrence, and {sender_prev:.2f} on the position before",
+      note="the layer-0 head whose path into the induction head costs the most has a previous-token score of 0.3 "
+           "or more")(_route)
+
+
+@claim("induction.ablation", "induction",
+       "On {runs}, resample-ablating the sender raises the loss on the second copy by {sender_rise:.2f} nats and "
+       "ablating the induction head by {ind_rise:.2f}, each by more than 0.1 nats",
+       words={"each by more than 0.1 nats": (Q("sender_rise") > 0.1, Q("ind_rise") > 0.1)},
+       others="ablating the sender raises it by {sender_rise:.2f} nats and the induction head by {ind_rise:.2f}",
+       note="resample ablation (each head's write taken from another sequence of the same period and filler)")
+def _ablation(seed):
+    c = _formed(seed)
+    base = c["clean"]["loss"]
+    return {"sender_rise": c["ablate_sender"]["loss"] - base, "ind_rise": c["ablate_induction"]["loss"] - base,
+            "clean": base, "diff": c["clean"]["logit_diff"]}
+
+
+@claim("induction.forms-at", "induction",
+       "On {runs}, the induction head forms during training, its score passing {formed:.1f} at step {ind_step:.0f}; "
+       "training reaches its floor at step {stop:.0f}",
+       words={"the induction head forms during training": Q("formed_in_training").eq(1)},
+       others="layer 1's best induction score while it trained was {ind_best:.2f}; it stopped at step {stop:.0f}",
+       seeded=False, note="the first recorded step at which layer 1's best induction score passes 0.5, on each run")
+def _forms_at(seed):
+    r = training_record(_lm())
+    return {"formed": induction.FORMED, "ind_step": r["ind_step"], "stop": r["stop"], "ind_best": r["ind_best"],
+            "formed_in_training": int(r["ind_step"] is not None)}
+
+
+@claim("induction.heads-order", "induction",
+       "On {runs}, the induction head's score passes {formed:.1f} no later than layer 0's best {kind} score passes "
+       "{formed_previous:.1f} (by up to {lead:.0f} steps): the two heads form together, or the induction head first",
+       words={"no later than": Q("lead") >= 0},
+       others="layer 0's best {kind} score passes {formed_previous:.1f} {lead_back:.0f} steps before the induction "
+              "score passes {formed:.1f}",
+       seeded=False,
+       note="on each run, the step at which the best induction score passes 0.5 against the step at which layer 0's "
+            "best score of the kind the sender has (previous-token or duplicate-token) passes 0.3")
+def _heads_order(seed):
+    c = _formed(0)
+    r = training_record(_lm())
+    kind = "previous-token" if c["sender_previous"] >= c["sender_duplicate"] else "duplicate-token"
+    sender_step = r["prev_step"] if kind == "previous-token" else r["dup_step"]
+    if r["ind_step"] is None:
+        raise Absent("its induction score never passed 0.5 while it trained")
+    late = r["stop"] + 10 if sender_step is None else sender_step     # never passed: later than the end
+    return {"kind": kind, "formed": induction.FORMED, "formed_previous": induction.FORMED_PREVIOUS,
+            "lead": late - r["ind_step"], "lead_back": r["ind_step"] - late, "ind_step": r["ind_step"],
+            "sender_step": sender_step}
+
+
+@claim("induction.plateau", "induction",
+       "On {runs}, the loss on the second copy starts at {start:.1f} nats and stays above 2 nats until step "
+       "{plateau:.0f}, then falls below 1 nat within {fall:.0f} steps: it does not rest at the {guess:.1f} nats of "
+       "guessing evenly among the letters seen so far on its way down",
+       words={"stays above 2 nats until step {plateau:.0f}, then falls below 1 nat within {fall:.0f} steps: it does "
+              "not rest at": (Q("fall") <= 60, Q("plateau") > 0)},
+       others="its loss passes 2 nats at step {plateau:.0f} and 1 nat {fall:.0f} steps later",
+       seeded=False,
+       note="from the trainer's record every 10 steps: the step the second copy's loss first drops below 2 nats, and "
+            "how many steps more it takes to drop below 1 (60 or fewer)")
+def _plateau(seed):
+    lm = _lm()
+    mon = lm.meta["monitored"]
+    two = first_step(mon["steps"], mon["second_copy_loss"], 2.0, above=False)
+    one = phase_step(mon["steps"], mon["second_copy_loss"])
+    if two is None or one is None:
+        raise Absent("the second copy's loss never fell below 1 nat while it trained")
+    periods = range(repeats.MIN_PERIOD, repeats.MAX_PERIOD + 1)
+    return {"start": mon["second_copy_loss"][0], "plateau": two, "fall": one - two,
+            "guess": sum(math.log(p) for p in periods) / len(periods)}
+
+
+@claim("induction.pitfall-small-init", "induction",
+       "On {runs}, the shipped recipe's second-copy loss first gets down to {phase:.0f} nat at step "
+       "{shipped_phase:.0f}, less than half the {small_phase:.0f} steps it takes initialised with std {std:.2f} "
+       "instead of {shipped_std:.1f} (that run, once: after {steps:.0f} steps still {loss:.2f} nats, above the floor "
+       "of {floor:.2f})",
+       words={"less than half the {small_phase:.0f} steps": 2 * Q("shipped_phase") < Q("small_phase"),
+              "still {loss:.2f} nats, above the floor of {floor:.2f}": Q("loss") > Q("floor")},
+       others="it gets down to {phase:.0f} nat at step {shipped_phase:.0f}",
+       seeded=False,
+       note="the step at which each run's second-copy loss passes below 1 nat, beside one run of the shipped recipe "
+            "with init_std 0.02 (pitfalls.json; a run that never gets there counts as its last step)")
+def _small(seed):
+    f = pitfalls.read()["small-init"]
+    every = f["train"]["monitor_every"]
+    small = phase_step([i * every for i in range(len(f["second_copy_loss"]))], f["second_copy_loss"])
+    mine = training_record(_lm())["phase"]
+    if mine is None:
+        raise Absent("its second-copy loss never fell below 1 nat")
+    return {"std": pitfalls.SMALL_INIT_STD, "shipped_std": _lm().model.cfg.init_std, "steps": f["steps_trained"],
+            "phase": PHASE_LOSS, "small_phase": small if small is not None else f["steps_trained"],
+            "shipped_phase": mine, "loss": f["varying"]["second_copy_loss"], "floor": get_preset(MODEL).train.stop_below}
+
+
+# ----------------------------------------------------------------------------- other recipes, measured once
 @claim("induction.pitfall-fixed-period", "induction",
        "Trained on one fixed period ({period:.0f} letters), the model reaches the floor in {steps:.0f} steps, "
        "and on that period its heads look one period minus one back (a layer-0 head scores {l0:.2f}, a "
        "layer-1 head {l1:.2f}): by position, since nothing else tells them where to look. On periods it never "
        "saw, layer 1's best induction score is {l1_other:.2f} and the second copy costs {loss_other:.1f} nats, "
        "more than the first ({first_other:.1f})",
-       holds=lambda x: x["l1_other"] < induction.FORMED and x["loss_other"] > x["first_other"], seeded=False,
-       scope="this run", models=(), covers_runs=False,
+       words={"layer 1's best induction score is {l1_other:.2f}": Q("l1_other") < induction.FORMED,
+              "more than the first": Q("loss_other") > Q("first_other")},
+       seeded=False, scope=THIS_RUN, models=(), setup=("On periods it never saw",),
        note="one run of the shipped recipe with the period fixed at 8, measured once (pitfalls.json)")
 def _fixed(seed):
     f = pitfalls.read()["fixed-period"]
@@ -184,22 +233,31 @@ def _fixed(seed):
             "first_other": f["varying"]["first_copy_loss"]}
 
 
-@claim("induction.pitfall-small-init", "induction",
-       "Initialised with std {std:.2f} instead of {shipped_std:.1f}, the second copy's loss first falls below "
-       "{phase:.0f} nat at step {small_phase:.0f}, against steps {phase_lo:.0f} to {phase_hi:.0f} on the shipped "
-       "runs; after {steps:.0f} steps it is still {loss:.2f} nats, above the floor of {floor:.2f}",
-       holds=lambda x: x["small_phase"] is None or x["small_phase"] > 2 * x["phase_hi"], seeded=False,
-       note="one run of the shipped recipe with init_std 0.02 for 1,700 steps (pitfalls.json), beside every shipped run")
-def _small(seed):
-    f = pitfalls.read()["small-init"]
-    every = f["train"]["monitor_every"]
-    small = phase_step([i * every for i in range(len(f["second_copy_loss"]))], f["second_copy_loss"])
-    shipped = [phase_step(m["steps"], m["second_copy_loss"])
-               for m in (_model(folder).meta["monitored"] for _, folder in _runs())]
-    shipped = [s for s in shipped if s is not None]
-    return {"std": pitfalls.SMALL_INIT_STD, "shipped_std": registry_cfg().init_std, "steps": f["steps_trained"],
-            "phase": PHASE_LOSS, "small_phase": small, **_span(shipped, "phase"),
-            "loss": f["varying"]["second_copy_loss"], "floor": get_preset(MODEL).train.stop_below}
+@claim("induction.pitfall-start-at-bos", "induction",
+       "Trained with every repeat right after `<BOS>` and no filler, {n_short:.0f} of {n:.0f} runs ({shortcut_seeds}) "
+       "copy the second copy ({short_acc_lo:.1%} to {short_acc_hi:.1%} of it) with no induction head: layer 1's best "
+       "induction score is {short_ind:.2f} at most. Put the repeat after filler and those runs copy only "
+       "{short_filler_hi:.0%} of it at the most, where the runs with the head keep {head_filler_lo:.0%} at the least: "
+       "where the copy begins was their cue, and filler takes it away",
+       words={"with no induction head: layer 1's best induction score is {short_ind:.2f} at most":
+              (Q("short_ind") < induction.FORMED, Q("n_short") >= 1),
+              "copy only {short_filler_hi:.0%} of it at the most, where the runs with the head keep "
+              "{head_filler_lo:.0%} at the least": Q("short_filler_hi") < Q("head_filler_lo")},
+       seeded=False, scope=THIS_RUN, models=(), setup=("Trained with every repeat right after `<BOS>` and no filler",),
+       note="the recipe without filler trained on ten seeds, measured once (pitfalls.json): the runs that copy "
+            "without an induction head copy less after filler than every run with one")
+def _start_at_bos(seed):
+    runs = pitfalls.shortcut_runs()
+    short = [r for r in runs if r["varying"]["induction_layer1"] < induction.FORMED]
+    head = [r for r in runs if r["varying"]["induction_layer1"] >= induction.FORMED]
+    if not short:
+        raise Absent("every run of the recipe without filler formed an induction head")
+    return {"n": len(runs), "n_short": len(short), "shortcut_seeds": "seeds " + listed([r["seed"] for r in short]),
+            "short_acc_lo": min(r["varying"]["accuracy"] for r in short),
+            "short_acc_hi": max(r["varying"]["accuracy"] for r in short),
+            "short_ind": max(r["varying"]["induction_layer1"] for r in short),
+            "short_filler_hi": max(r["after_filler"]["accuracy"] for r in short),
+            "head_filler_lo": min(r["after_filler"]["accuracy"] for r in head) if head else 0.0}
 
 
 # ----------------------------------------------------------------------------- the same circuit in SmolLM2
@@ -212,15 +270,21 @@ def _head_names(heads) -> str:
 
 @claim("induction.smollm2-heads", "induction",
        "On {n_seq:.0f} sequences of {period:.0f} random tokens repeated, {k:.0f} of SmolLM2's {n_heads:.0f} heads "
-       "have an induction score of {formed:.1f} or more: {names}, in layers {first:.0f} to {last:.0f}, scoring "
-       "{ind_lo:.2f} to {ind_hi:.2f}. Their previous-token scores are at most {their_prev:.2f}; the heads with the "
-       "highest previous-token scores are {prev_names} ({prev_lo:.2f} to {prev_hi:.2f}), and {n_prev_before:.0f} "
+       "({quant}) have an induction score of {formed:.1f} or more: {names}, in layers {first:.0f} to {last:.0f}, "
+       "scoring {ind_lo:.2f} to {ind_hi:.2f}. Their previous-token scores are at most {their_prev:.2f}; the heads with "
+       "the highest previous-token scores are {prev_names} ({prev_lo:.2f} to {prev_hi:.2f}), and {n_prev_before:.0f} "
        "heads in layers before {first:.0f} have a previous-token score of {formed_previous:.1f} or more",
-       holds=lambda x: x["k"] >= 1 and x["first"] >= 1 and x["n_prev_before"] >= 1, seeded=False,
-       scope=THIS_RUN, models=(), covers_runs=False,
+       words={"have an induction score of {formed:.1f} or more": Q("k") >= 1,
+              "in layers {first:.0f} to {last:.0f}": Q("first") >= 1,
+              "heads in layers before {first:.0f} have a previous-token score of {formed_previous:.1f} or more":
+              Q("n_prev_before") >= 1,
+              "Their previous-token scores are at most {their_prev:.2f}": Q("their_prev") < induction.FORMED_PREVIOUS},
+       seeded=False, scope=THIS_RUN, models=(),
        note="SmolLM2 has induction heads (score >= 0.5 on repeated random tokens), none in layer 0, and previous-token "
             "heads in earlier layers (real.py, measured once: data/runs/induction/smollm2.json)")
 def _smollm2_heads(seed):
+    import numpy as np
+
     f = real.read()
     prev, ind = np.array(f["previous"]), np.array(f["induction"])
     heads = [tuple(hd) for hd in f["heads"]]
@@ -233,24 +297,30 @@ def _smollm2_heads(seed):
             "ind_hi": max(ind[hd] for hd in heads), "their_prev": max(prev[hd] for hd in heads),
             "prev_names": _head_names(best_prev), "prev_lo": min(prev[hd] for hd in best_prev),
             "prev_hi": max(prev[hd] for hd in best_prev), "formed_previous": induction.FORMED_PREVIOUS,
-            "n_prev_before": sum(1 for hd in f["previous_heads"] if hd[0] < first)}
+            "n_prev_before": sum(1 for hd in f["previous_heads"] if hd[0] < first),
+            "quant": smollm2.quantisation(short=True)}
 
 
 @claim("induction.smollm2-ablation", "induction",
-       "Intact, SmolLM2 predicts {clean:.0f}% of the second copy's {n:.0f} predictable tokens (loss {clean_loss:.2f} "
-       "nats). With its {k:.0f} induction heads resample-ablated, {ablated:.0f}% (loss {ablated_loss:.2f}). With "
-       "{k:.0f} other heads drawn at random resample-ablated instead, {rand_lo:.0f}% to {rand_hi:.0f}% (median "
-       "{rand_median:.0f}%) over {draws:.0f} draws; {as_costly:.0f} of them cost the copy as much as the induction "
-       "heads, and {with_previous:.0f} of those took a previous-token head with them ({costly_previous}). "
-       "{previous_head}, the strongest previous-token head before layer {first:.0f}, resample-ablated alone, leaves "
-       "{previous_alone:.0f}% (loss {previous_loss:.2f})",
-       holds=lambda x: x["ablated"] < x["clean"] / 2 and x["with_previous"] == x["as_costly"]
-                       and x["as_costly"] <= 0.05 * x["draws"] and x["previous_alone"] < x["clean"] / 2,
-       seeded=False, scope=THIS_RUN, models=(), covers_runs=False,
+       "Intact, SmolLM2 ({quant}) predicts {clean:.0f}% of the second copy's {n:.0f} predictable tokens (loss "
+       "{clean_loss:.2f} nats). With its {k:.0f} induction heads resample-ablated, {ablated:.0f}% (loss "
+       "{ablated_loss:.2f}), less than half as many. With {k:.0f} other heads drawn at random resample-ablated "
+       "instead, {rand_lo:.0f}% to {rand_hi:.0f}% (median {rand_median:.0f}%) over {draws:.0f} draws; {as_costly:.0f} "
+       "of them, 5 in 100 or fewer, cost the copy as much as the induction heads, and {with_previous:.0f} of those, "
+       "all of them, took a previous-token head with them ({costly_previous}). {previous_head}, the strongest "
+       "previous-token head before layer {first:.0f}, resample-ablated alone, leaves {previous_alone:.0f}% (loss "
+       "{previous_loss:.2f}), less than half too",
+       words={"less than half as many": Q("ablated") < Q("clean") / 2,
+              "5 in 100 or fewer, cost the copy as much as the induction heads": Q("as_costly") <= 0.05 * Q("draws"),
+              "all of them": Q("with_previous").eq(Q("as_costly")),
+              "less than half too": Q("previous_alone") < Q("clean") / 2},
+       seeded=False, scope=THIS_RUN, models=(),
        note="ablating SmolLM2's induction heads halves its copy at least; at most 5 of 100 random sets of as many other "
             "heads cost as much, each holding a previous-token head; the strongest previous-token head alone halves it "
             "too (real.py, measured once: data/runs/induction/smollm2.json)")
 def _smollm2_ablation(seed):
+    import numpy as np
+
     f = real.read()
     rand = [r["accuracy"] for r in f["random"]]
     previous = {tuple(hd) for hd in f["previous_heads"]}
@@ -263,4 +333,6 @@ def _smollm2_ablation(seed):
             "with_previous": sum(any(tuple(hd) in previous for hd in r["heads"]) for r in costly),
             "costly_previous": _head_names(taken), "first": min(hd[0] for hd in f["heads"]),
             "previous_head": _head_names([f["previous_head"]]),
-            "previous_alone": 100 * f["previous_ablated"]["accuracy"], "previous_loss": f["previous_ablated"]["loss"]}
+            "previous_alone": 100 * f["previous_ablated"]["accuracy"], "previous_loss": f["previous_ablated"]["loss"],
+            "quant": smollm2.quantisation(short=True)}
+

@@ -26,7 +26,7 @@ from lib.model.store import CHECKPOINTS, load, load_checkpoints, model_folder
 from lib.model.vocab import BOS
 
 MODEL = "induction"
-MAX_LETTERS = 2 * repeats.MAX_PERIOD      # the context holds <BOS> and this many letters
+MAX_LETTERS = repeats.MAX_FILLER + 2 * repeats.MAX_PERIOD      # the context holds <BOS> and this many letters
 SEED_LIMIT = 10 ** 6
 
 
@@ -56,14 +56,26 @@ def mulberry32(seed: int):
 
 
 def drawn_sequence(seed: int) -> list[str]:
-    """A repeated segment drawn from `seed`: a period of 4 to 12, distinct letters, twice."""
+    """A sequence as the model was trained on, drawn from `seed`: 0 to 6 letters of filler, then a segment of
+    4 to 12 letters twice, every letter before the repeat distinct."""
     rand = mulberry32(seed)
     period = repeats.MIN_PERIOD + int(rand() * (repeats.MAX_PERIOD - repeats.MIN_PERIOD + 1))
+    filler = int(rand() * (repeats.MAX_FILLER + 1))
     letters = list(repeats.LETTERS)
     for i in range(len(letters) - 1, 0, -1):         # Fisher-Yates, the page's too
         j = int(rand() * (i + 1))
         letters[i], letters[j] = letters[j], letters[i]
-    return letters[:period] * 2
+    segment = letters[filler:filler + period]
+    return letters[:filler] + segment * 2
+
+
+def repeat_split(letters: list[str]) -> tuple[int, int] | None:
+    """(filler, period) of a sequence that ends in a segment of two letters or more typed twice (the longest
+    such segment), or None."""
+    for period in range(len(letters) // 2, 1, -1):
+        if letters[-2 * period:-period] == letters[-period:]:
+            return len(letters) - 2 * period, period
+    return None
 
 
 def parse_seed(text) -> int:
@@ -134,7 +146,8 @@ def training_explorer(name: str = MODEL, step: int | None = None, sequence: str 
             [Control("sequence", "sequence", "letters separated by spaces, the model reads them after <BOS>; blank: a "
                      "repeated segment drawn from the seed", "text", sequence, placeholder="drawn from the seed",
                      width=40),
-             Control("seed", "seed", "the seed a blank sequence is drawn from (a period of 4 to 12 letters, twice)",
+             Control("seed", "seed", "the seed a blank sequence is drawn from (0 to 6 letters of filler, then a "
+                     "period of 4 to 12 letters, twice)",
                      "text", "0", width=6)]]
 
     def compute(v):
@@ -150,17 +163,17 @@ def training_explorer(name: str = MODEL, step: int | None = None, sequence: str 
         pats = [cache[f"blocks.{layer}.attn.pattern"].double() for layer in range(model.cfg.n_layers)]
         logp = torch.log_softmax(logits.double(), -1)
         nll = [float(-logp[i, ids[i + 1]]) for i in range(len(ids) - 1)]
-        # the two copies' losses, where the sequence is a segment typed twice (each copy's first token left out)
-        half = len(letters) // 2
-        repeated = len(letters) >= 4 and len(letters) % 2 == 0 and letters[:half] == letters[half:]
+        # the two copies' losses, where the sequence ends in a segment typed twice (each copy's first token left out)
+        split = repeat_split(letters)
+        f, p = split if split is not None else (0, 0)
         return {"step": v["step"], "index": index, "tokens": words, "curve": args["curve"], "floor": args["floor"],
                 "patterns": [[p[h].tolist() for h in range(model.cfg.n_heads)] for p in pats],
                 "previous": [[previous_token_score(p[h]) for h in range(model.cfg.n_heads)] for p in pats],
                 "prefix": [[induction.prefix_matching_score(p[h], words) for h in range(model.cfg.n_heads)]
                            for p in pats],
                 "copying": args["copying"][index],
-                "loss": {"first": float(np.mean(nll[1:half])) if repeated else None,
-                         "second": float(np.mean(nll[half + 1:])) if repeated else None}}
+                "loss": {"first": float(np.mean(nll[f + 1:f + p])) if split else None,
+                         "second": float(np.mean(nll[f + p + 1:f + 2 * p])) if split else None}}
 
     return Explorer("training", rows, compute, name, args=args,
                     note="Each checkpoint is the model after that many training steps; the page runs it on the "

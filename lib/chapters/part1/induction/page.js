@@ -21,17 +21,27 @@ export function mulberry32(seed) {
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz".split("");
 
-/** explorers.drawn_sequence: a period of 4 to 12 distinct letters, twice. */
+/** explorers.drawn_sequence: 0 to 6 letters of filler, then a period of 4 to 12 letters twice. */
 export function drawnSequence(seed) {
   const rand = mulberry32(seed);
   const period = 4 + Math.floor(rand() * 9);
+  const filler = Math.floor(rand() * 7);
   const letters = LETTERS.slice();
   for (let i = letters.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [letters[i], letters[j]] = [letters[j], letters[i]];
   }
-  const seg = letters.slice(0, period);
-  return [...seg, ...seg];
+  const seg = letters.slice(filler, filler + period);
+  return [...letters.slice(0, filler), ...seg, ...seg];
+}
+
+/** explorers.repeat_split: [filler, period] of a sequence ending in a segment typed twice, or null. */
+function repeatSplit(letters) {
+  for (let p = Math.floor(letters.length / 2); p > 1; p--) {
+    const n = letters.length;
+    if (letters.slice(n - 2 * p, n - p).every((x, i) => x === letters[n - p + i])) return [n - 2 * p, p];
+  }
+  return null;
 }
 
 function sequenceOf(v, a) {
@@ -111,13 +121,12 @@ export const VIEWS = {
       const lse = top + Math.log(z.reduce((s, x) => s + Math.exp(x - top), 0));
       nll.push(lse - z[ids[i + 1]]);
     }
-    const half = Math.floor(letters.length / 2);
-    const repeated = letters.length >= 4 && letters.length % 2 === 0 &&
-      letters.slice(0, half).every((x, i) => x === letters[half + i]);
+    const split = repeatSplit(letters);
+    const [f, p] = split || [0, 0];
     return { step: a.steps[index], index, tokens: words, curve: a.curve, floor: a.floor, patterns,
       previous: patterns.map((layer) => layer.map(previousToken)),
       prefix: patterns.map((layer) => layer.map((p) => prefixMatching(p, words))),
       copying: a.copying[index],
-      loss: { first: repeated ? mean(nll.slice(1, half)) : null, second: repeated ? mean(nll.slice(half + 1)) : null } };
+      loss: { first: split ? mean(nll.slice(f + 1, f + p)) : null, second: split ? mean(nll.slice(f + p + 1, f + 2 * p)) : null } };
   },
 };

@@ -13,6 +13,7 @@ from lib.analysis.head_survey import ablation_survey, head_disagreement, untrain
 from lib.analysis.positions import lag_similarity, offset_preference, order_test, without_positions
 from lib.claims.registry import EVERY_RUN, THIS_RUN
 from lib.claims.registry import claim as register
+from lib.claims.words import All, Either, Q
 from lib.content.prompt_sets import KINDS, prompt_set
 from lib.model.readout import token_prob
 
@@ -21,22 +22,25 @@ claim = functools.partial(register, one_thread=True)
 
 
 @claim("many-heads.heads-differ", "many-heads",
-       "Averaged over every pair of layer-0 heads and {n:.0f} later-turn prompts, the total-variation distance "
-       "between two heads' rows of weights is {trained:.2f} for the trained model, against {fresh:.4f} for the "
-       "same model before training",
-       holds=lambda x: x["trained"] > 10 * x["fresh"],
+       "On {runs}, averaged over each pair of layer-0 heads and {n:.0f} later-turn prompts, the total-variation "
+       "distance between two heads' rows of weights is {trained:.2f}, more than ten times ({ratio:.0f} times) what "
+       "it is for the model as initialised, before training",
+       words={"more than ten times": Q("ratio") > 10},
+       others="the distance is {trained:.2f}, {ratio:.0f} times the initialised model's",
        note="layer 0's heads disagree (mean total-variation distance) ten times more after training than before",
        scope=EVERY_RUN, models=('calling-game',))
 def _heads_differ(seed):
     later = prompt_set("epithet-later-turn", N, seed, max_tokens=n_ctx())
-    return {"n": len(later), "trained": head_disagreement(calling_game(), later, 0),
-            "fresh": head_disagreement(untrained_twin(calling_game()), later, 0)}
+    trained = head_disagreement(calling_game(), later, 0)
+    fresh = head_disagreement(untrained_twin(calling_game()), later, 0)
+    return {"n": len(later), "trained": trained, "fresh": fresh, "ratio": trained / fresh}
 
 
 @claim("many-heads.writes-add", "many-heads",
-       "In the trained model, over {n:.0f} later-turn prompts and both layers, the attention write is the sum of "
-       "its four heads' terms {gap_text}",
-       holds=lambda x: x["gap"] < 1e-4,
+       "On {runs}, over {n:.0f} later-turn prompts and both layers, the attention write is the sum of its four "
+       "heads' terms to within {gap:max:.0e}",
+       words={"is the sum of its four heads' terms to within {gap:max:.0e}": Q("gap") < 1e-4},
+       others="the largest gap is {gap:.0e}",
        note="largest gap between a layer's attention write and the sum of its heads' writes",
        scope=EVERY_RUN, models=('calling-game',))
 def _writes_add(seed):
@@ -47,7 +51,7 @@ def _writes_add(seed):
         for layer in range(lm.model.cfg.n_layers):
             parts = c[f"blocks.{layer}.attn.head_out"].sum(1)
             gap = max(gap, float((parts - c[f"blocks.{layer}.attn_out"]).abs().max()))
-    return {"n": N, "gap": gap, "gap_text": "exactly" if gap == 0 else f"to within {gap:.0e}"}
+    return {"n": N, "gap": gap}
 
 
 @functools.lru_cache(maxsize=None)
@@ -58,10 +62,14 @@ def _order_tests(seed):
 
 
 @claim("many-heads.order-from-positions", "many-heads",
-       "Over {shuffled:.0f} shuffled later-turn prompts, without positions layer 0's write at the last position "
-       "never changes by more than {flat_l0:.0e}, float rounding, while layer 1's changes by up to {flat_l1:.2f}; "
-       "with the learned positions, layer 0 already changes by up to {pos_l0:.2f}",
-       holds=lambda x: x["flat_l0"] < 1e-4 and x["flat_l1"] > 0.1 and x["pos_l0"] > 0.1,
+       "On {runs}, over {shuffled:.0f} shuffled later-turn prompts, without positions layer 0's write at the last "
+       "position never changes by more than {flat_l0:max:.0e}, float rounding, while layer 1's changes by up to "
+       "{flat_l1:.2f}; with the learned positions, layer 0 already changes by up to {pos_l0:.2f}",
+       words={"never changes by more than {flat_l0:max:.0e}, float rounding": Q("flat_l0") < 1e-4,
+              "while layer 1's changes by up to {flat_l1:.2f}": Q("flat_l1") > 0.1,
+              "layer 0 already changes by up to {pos_l0:.2f}": Q("pos_l0") > 0.1},
+       others="without positions layer 0's write changes by up to {flat_l0:.0e} and layer 1's by {flat_l1:.2f}; with "
+              "them layer 0's by {pos_l0:.2f}",
        note="order_test on the later-turn set: layer 0 is order-blind without positions, layer 1 is not",
        scope=EVERY_RUN, models=('calling-game',))
 def _order_from_positions(seed):
@@ -71,8 +79,9 @@ def _order_from_positions(seed):
 
 
 @claim("many-heads.rhythm", "many-heads",
-       "Positions {lag:.0f} apart are the most alike (mean cosine {cos:.2f}, the next best {next:.2f})",
-       holds=lambda x: x["lag"] == 4 and x["cos"] > x["next"], seeded=False,
+       "On {runs}, positions {lag:.0f} apart are the most alike (mean cosine {cos:.2f}, the next best {next:.2f})",
+       words={"positions {lag:.0f} apart are the most alike": (Q("lag").eq(4), Q("cos") > Q("next"))},
+       others="the distance with the highest mean cosine is {lag:.0f} ({cos:.2f})", seeded=False,
        note="the learned position embeddings are most alike four apart, the length of a turn without an epithet",
        scope=EVERY_RUN, models=('calling-game',))
 def _rhythm(seed):
@@ -82,7 +91,9 @@ def _rhythm(seed):
 
 @claim("many-heads.l0h3-distances", "many-heads",
        "From the positions alone, L0H3's two favourite distances back are {best:.0f} and {second:.0f}",
-       holds=lambda x: {x["best"], x["second"]} == {1, 5}, seeded=False,
+       words={"two favourite distances back are {best:.0f} and {second:.0f}":
+              Either(All(Q("best").eq(1), Q("second").eq(5)), All(Q("best").eq(5), Q("second").eq(1)))},
+       seeded=False,
        note="offset_preference of L0H3: distances 1 and 5 score highest",
        scope=THIS_RUN, models=('calling-game',))
 def _l0h3(seed):
@@ -92,9 +103,11 @@ def _l0h3(seed):
 
 
 @claim("many-heads.positions-needed", "many-heads",
-       "Without its position embeddings the model keeps {held_without:.0f} of the {held_with:.0f} answers it "
-       "holds over the five labelled sets ({n:.0f} prompts), and {hurt:.0f} of the five sets lose prompts",
-       holds=lambda x: x["hurt"] >= 3 and x["held_without"] < x["held_with"],
+       "On {runs}, without its position embeddings the model keeps only {kept:.0%} of the answers it holds over "
+       "the five labelled sets ({n:.0f} prompts), and most of the five sets ({hurt:.0f}) lose prompts",
+       words={"keeps only {kept:.0%}": Q("held_without") < Q("held_with"),
+              "most of the five sets ({hurt:.0f})": Q("hurt") >= 3},
+       others="it keeps {kept:.0%} of its answers and {hurt:.0f} of the five sets lose prompts",
        note="held answers (P >= 0.5) with and without positions, over the five kinds of labelled prompts",
        scope=EVERY_RUN, models=('calling-game',))
 def _positions_needed(seed):
@@ -106,13 +119,15 @@ def _positions_needed(seed):
         w, wo = ablation_survey(lm, group, {}).held(), ablation_survey(flat, group, {}).held()
         hurt += wo < w
         held_with, held_without, n = held_with + w, held_without + wo, n + len(group)
-    return {"n": n, "held_with": held_with, "held_without": held_without, "hurt": hurt}
+    return {"n": n, "held_with": held_with, "held_without": held_without, "hurt": hurt,
+            "kept": held_without / held_with}
 
 
 @claim("many-heads.opening-without-positions", "many-heads",
        "On the opening call `<BOS> Pietro chiama Paolo`, Tarso falls from {first_with:.4f} to {first_without:.2f} "
        "without positions",
-       holds=lambda x: x["first_without"] < 0.5, seeded=False,
+       words={"Tarso falls from {first_with:.4f} to {first_without:.2f} without positions": Q("first_without") < 0.5},
+       seeded=False,
        note="P(Tarso) on the opening call with and without positions: below one half without them on the "
             "shipped run only (other runs keep 0.86-0.99)",
        scope=THIS_RUN, models=('calling-game',))

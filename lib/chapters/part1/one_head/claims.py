@@ -8,6 +8,7 @@ import functools
 
 from lib.analysis.positions import order_test
 from lib.claims.registry import NO_RUN
+from lib.claims.words import Q
 from lib.claims.registry import claim as register
 from lib.content.worked_examples import cat_sat, echo_count
 
@@ -25,7 +26,7 @@ def _cat_sat():
 @claim("one-head.sat-reads-the", "one-head",
        "To make the output for *sat*, the head takes {the:.3f} of *the*, {cat:.3f} of *cat* and {sat:.3f} of "
        "itself: more from *the* than from *cat*",
-       holds=lambda x: x["the"] > x["cat"], seeded=False,
+       words={"more from *the* than from *cat*": Q("the") > Q("cat")}, seeded=False,
        note="the worked head's pattern row for sat (the source note's printed row has it the other way)",
        scope=NO_RUN)
 def _sat_row(seed):
@@ -36,8 +37,8 @@ def _sat_row(seed):
 
 @claim("one-head.echo", "one-head",
        "Put each of the {vocab:.0f} words after *the cat* in turn: the word just read comes first for {echo:.0f} "
-       "of them, where a blind guess would manage one",
-       holds=lambda x: x["echo"] >= x["vocab"] / 2, seeded=False,
+       "of them, at least half, where a blind guess would manage one",
+       words={"at least half": Q("echo") >= Q("vocab") / 2}, seeded=False,
        note="the tied worked model's top word is the word it just read for at least half the vocabulary",
        scope=NO_RUN)
 def _echo(seed):
@@ -49,7 +50,8 @@ def _echo(seed):
 @claim("one-head.order-blind", "one-head",
        "In the other order, *cat the sat*, the head's write at *sat* changes by {write_text} at most, its logits "
        "by {logits_text}: the output does not move",
-       holds=lambda x: x["write"] < 1e-5 and x["logits"] < 1e-5, seeded=False,
+       words={"changes by {write_text} at most, its logits by {logits_text}: the output does not move":
+              (Q("write") < 1e-5, Q("logits") < 1e-5)}, seeded=False,
        note="one head without positions: the last position's write does not depend on the order of the others",
        scope=NO_RUN)
 def _order_blind(seed):

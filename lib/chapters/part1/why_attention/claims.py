@@ -9,6 +9,7 @@ import functools
 import numpy as np
 
 from lib.claims.registry import NO_RUN
+from lib.claims.words import Q
 from lib.claims.registry import claim as register
 from lib.content.convolution import convolve, ocr_pass
 from lib.content.worked_examples import FILTERS, stroke_image
@@ -21,7 +22,8 @@ claim = functools.partial(register, one_thread=True)
        "The vertical-stroke filter fires where the stroke lines up with its centre column ({centre:.0f}, "
        "against {left:.0f} one column to the left); the horizontal filter stays silent on this image, every "
        "window cancelling to {horizontal:.0f}",
-       holds=lambda x: x["centre"] > 0 > x["left"] and x["horizontal"] == 0 and x["p"] > 0.5, seeded=False,
+       words={"fires where the stroke lines up with its centre column": (Q("centre") > 0, Q("left") < 0),
+              "every window cancelling to {horizontal:.0f}": Q("horizontal").eq(0)}, seeded=False,
        note="the worked convolution: the vertical filter's map peaks on the stroke, the horizontal one is all zero",
        scope=NO_RUN)
 def _filters(seed):

@@ -11,10 +11,10 @@ import numpy as np
 import lib
 from lib.analysis import nulls
 from lib.analysis.maps import concept_plane, direction, nearest_indices, pca, random_plane_spread
-from lib.chapters.part2.what_an_embedding_is.claims import embedding_runs
 from lib.analysis.maps.views import SEEDS, neighbours_kept, run
 from lib.claims.registry import EVERY_RUN, NO_RUN, THIS_RUN, claim, listed
-from lib.chapters.part2.three_ways.runs import EPITHETS, epithet_corners
+from lib.claims.words import Q
+from lib.chapters.part2.three_ways.runs import EPITHETS, corners
 from lib.content import clusters
 from lib.content.corpora import calling_game as cg
 from lib.content.point_sets import point_set
@@ -49,10 +49,19 @@ claim("three-ways.pc1-absurd", "three-ways",
       "The first component's coordinate separates the {n_absurd:.0f} absurd words from the other tokens "
       "(correlation {r_absurd:.2f} with being an absurd word, in size) more than it follows the logarithm of "
       "how often each token occurs in {rounds:,.0f} seeded rounds ({r_freq:.2f}; rank correlation {rank_freq:.2f})",
-      holds=lambda x: x["r_absurd"] > x["r_freq"],
+      words={"more than it follows the logarithm of how often each token occurs": Q("r_absurd") > Q("r_freq")},
       note="|corr(PC1, absurd)| > |corr(PC1, log frequency)|; the rounds that count the frequencies are seeded",
       scope=THIS_RUN, models=('calling-game',))(
     _pc1_numbers)
+
+claim("three-ways.pc1-over-runs", "three-ways",
+      "On {runs}, the first component follows the absurd words more than the tokens' frequency (correlations "
+      "{r_absurd:.2f} and {r_freq:.2f}, in size)",
+      words={"follows the absurd words more than the tokens' frequency": Q("r_absurd") > Q("r_freq")},
+      others="it follows the logarithm of the frequency more (correlations {r_freq:.2f}, against {r_absurd:.2f} with "
+             "the absurd words)",
+      note="on each run of the panel, |corr(PC1, absurd)| against |corr(PC1, log frequency)|",
+      scope=EVERY_RUN, models=('calling-game',))(_pc1_numbers)
 
 
 @claim("three-ways.tsne-distances-survive", "three-ways",
@@ -61,7 +70,10 @@ claim("three-ways.pc1-absurd", "three-ways",
        "{far_10_hi:.2f} times as far as `near` (the data: {true_far:.2f}). At perplexity 20, each point's "
        "neighbourhood as large as its cluster, it is kept on {kept_20:.0f} of {seeds:.0f}, and at 30 on "
        "{kept_30:.0f}, with `far` drawn {far_30_lo:.2f} to {far_30_hi:.2f} times as far",
-       holds=lambda x: x["kept_10"] < x["seeds"] and x["kept_20"] == x["seeds"] and x["kept_30"] == x["seeds"],
+       words={"is kept on {kept_10:.0f} of {seeds:.0f} seeds at perplexity 10": Q("kept_10") < Q("seeds"),
+              "it is kept on {kept_20:.0f} of {seeds:.0f}, and at 30 on {kept_30:.0f}":
+              (Q("kept_20").eq(Q("seeds")), Q("kept_30").eq(Q("seeds")))},
+       setup=("times as far as `near`", "each point's neighbourhood as large as its cluster"),
        seeded=False,
        note="stored converged t-SNE runs of the known clusters: the distance order fails at perplexity 10 and "
             "holds on every seed at 20 and 30",
@@ -84,15 +96,18 @@ def _(seed):
 
 @claim("three-ways.tsne-seeds", "three-ways",
        "Over the {seeds:.0f} stored seeds of the {n:.0f} rows, each pair of layouts at perplexity 5 gives "
-       "{agree_lo:.0f} to {agree_hi:.0f} tokens the same nearest neighbour on the page, and at perplexities 5, 10 "
-       "and 15 every layout keeps {kept_lo:.0f}% to {kept_hi:.0f}% of each token's five true nearest neighbours; "
-       "at the degenerate {top:.0f}, {top_kept_lo:.0f}% to {top_kept_hi:.0f}% (a random scatter keeps "
-       "{chance:.0f}% on average)",
-       holds=lambda x: x["agree_lo"] >= x["n"] / 2 and x["kept_lo"] > x["top_kept_hi"] and x["kept_lo"] > 3 * x["chance"],
+       "{agree_lo:.0f} to {agree_hi:.0f} tokens the same nearest neighbour on the page, at least half of them, and at "
+       "perplexities 5, 10 and 15 each layout keeps {kept_lo:.0f}% to {kept_hi:.0f}% of each token's five true "
+       "nearest neighbours, more than any layout at the degenerate {top:.0f} ({top_kept_hi:.0f}% at most) and more "
+       "than three times what a random scatter keeps on average ({chance:.0f}%)",
+       words={"tokens the same nearest neighbour on the page, at least half of them": Q("agree_lo") >= Q("n") / 2,
+              "more than any layout at the degenerate {top:.0f} ({top_kept_hi:.0f}% at most)":
+              Q("kept_lo") > Q("top_kept_hi"),
+              "more than three times what a random scatter keeps on average": Q("kept_lo") > 3 * Q("chance")},
        seeded=False,
        note="stored converged t-SNE runs of the calling-game rows: seeds agree on most nearest neighbours at "
             "perplexity 5; ordinary perplexities keep more true neighbours than any degenerate run",
-       scope=EVERY_RUN, models=('calling-game',))
+       scope=THIS_RUN, models=('calling-game',))
 def _(seed):
     X = point_set("calling-game").vectors
     top = len(X) - 1
@@ -116,53 +131,75 @@ PLANE_DRAWS = 1000
 
 @functools.lru_cache(maxsize=None)
 def _plane_numbers(seed):
-    tokens = list(lib.load("calling-game").vocab.tokens)
-    runs = embedding_runs()["calling-game"]
-    spreads, in_mean, in_95, in_pct, sc_median, sc_pct = [], [], [], [], [], []
-    for E in runs:
-        v = {w: E[i] for i, w in enumerate(tokens)}
-        plane = concept_plane(E, direction(v, ["Paolo"], ["Pietro"]), direction(v, ["Tarso", "Cefa"], ["capo", "vice"]))
-        inside = nulls.in_span_planes(E, PLANE_DRAWS, seed)
-        built = nulls.same_construction_planes(E, PLANE_RECIPE, PLANE_DRAWS, seed)
-        spreads.append(100 * plane.spread)
-        in_mean.append(100 * float(inside.mean()))
-        in_95.append(100 * float(np.percentile(inside, 95)))
-        in_pct.append(nulls.percentile_of(plane.spread, inside))
-        sc_median.append(100 * float(np.median(built)))
-        sc_pct.append(nulls.percentile_of(plane.spread, built))
-    across = random_plane_spread(runs[0], PLANE_DRAWS, seed)
-    return {"runs": len(runs), "spread": spreads[0], "spread_lo": min(spreads), "spread_hi": max(spreads),
-            "across_mean": 100 * float(across.mean()), "in_mean": in_mean[0], "in_95": in_95[0], "in_pct": in_pct[0],
-            "in_pct_lo": min(in_pct), "in_pct_hi": max(in_pct), "sc_median": sc_median[0],
-            "sc_median_lo": min(sc_median), "sc_median_hi": max(sc_median), "sc_pct": sc_pct[0],
-            "sc_pct_lo": min(sc_pct), "sc_pct_hi": max(sc_pct), "draws": PLANE_DRAWS, "span": len(nulls.span_basis(runs[0]))}
+    """The concept plane of the run in use against planes at random, inside the rows' span and built the same
+    way from random tokens (`PLANE_DRAWS` of each, drawn with `seed`)."""
+    lm = lib.load("calling-game")
+    tokens = list(lm.vocab.tokens)
+    E = lm.model.W_E.detach().double().numpy()
+    v = {w: E[i] for i, w in enumerate(tokens)}
+    plane = concept_plane(E, direction(v, ["Paolo"], ["Pietro"]), direction(v, ["Tarso", "Cefa"], ["capo", "vice"]))
+    inside = nulls.in_span_planes(E, PLANE_DRAWS, seed)
+    built = nulls.same_construction_planes(E, PLANE_RECIPE, PLANE_DRAWS, seed)
+    across = random_plane_spread(E, PLANE_DRAWS, seed)
+    return {"spread": 100 * plane.spread, "across_mean": 100 * float(across.mean()),
+            "in_mean": 100 * float(inside.mean()), "in_95": 100 * float(np.percentile(inside, 95)),
+            "in_pct": nulls.percentile_of(plane.spread, inside), "sc_median": 100 * float(np.median(built)),
+            "sc_pct": nulls.percentile_of(plane.spread, built), "draws": PLANE_DRAWS,
+            "span": len(nulls.span_basis(E)), "n": 28, "dim": E.shape[1]}
 
 
 claim("three-ways.plane-vs-nulls", "three-ways",
-      "The concept plane holds {spread:.1f}% of the spread. Planes drawn at random across all {dim:.0f} dimensions "
+      "The concept plane holds {spread:.1f}% of the spread. Planes drawn at random across the {dim:.0f} dimensions "
       "average {across_mean:.1f}%, but the {n:.0f} rows vary along only {span:.0f} directions: planes drawn at "
-      "random inside those average {in_mean:.1f}% (95 in 100 below {in_95:.1f}%), and the concept plane beats "
+      "random inside those average {in_mean:.1f}% (their 95th percentile {in_95:.1f}%), and the concept plane beats "
       "{in_pct:.0f}% of them. Planes built the way it was built, from random tokens (one token minus another; two "
-      "tokens minus two others), hold a median of {sc_median:.1f}%, and it beats only {sc_pct:.0f}% of those. Over "
-      "{runs:.0f} training runs of the model it beats {in_pct_lo:.0f}% to {in_pct_hi:.0f}% of in-span planes and "
-      "{sc_pct_lo:.0f}% to {sc_pct_hi:.0f}% of same-construction planes ({draws:,.0f} of each, drawn with seed 0)",
-      holds=lambda x: x["sc_pct_hi"] < 50 and x["in_pct_lo"] > 50, seeded=False,
-      note="on every calling-game run the concept plane beats most in-span random planes and fewer than half of "
-           "the planes built from random tokens the same way",
-      scope=EVERY_RUN, models=('calling-game', 'zero-layer'))(
-    lambda seed: {**_plane_numbers(0), "n": 28, "dim": 64})
+      "tokens minus two others), hold a median of {sc_median:.1f}%, and it beats only {sc_pct:.0f}% of those "
+      "({draws:,.0f} planes of each kind, drawn with seed 0)",
+      words={"but the {n:.0f} rows vary along only {span:.0f} directions": Q("span") < Q("dim"),
+             "the concept plane beats {in_pct:.0f}% of them": Q("in_pct") > 50,
+             "it beats only {sc_pct:.0f}% of those": Q("sc_pct") < 50},
+      seeded=False,
+      note="the shipped run's concept plane beats most in-span random planes and fewer than half of the planes built "
+           "from random tokens the same way",
+      scope=THIS_RUN, models=('calling-game',))(lambda seed: _plane_numbers(0))
+
+claim("three-ways.plane-over-runs", "three-ways",
+      "On {runs}, the concept plane beats more than half of the planes drawn inside the rows' span "
+      "({in_pct:.0f}%) and fewer than half of the planes built the same way from random tokens ({sc_pct:.0f}%)",
+      words={"beats more than half of the planes drawn inside the rows' span": Q("in_pct") > 50,
+             "fewer than half of the planes built the same way from random tokens": Q("sc_pct") < 50},
+      others="its share of the spread sits at the {in_pct:.0f}th percentile of the in-span planes and the "
+             "{sc_pct:.0f}th of the planes built from random tokens",
+      seeded=False, note="the concept plane against both nulls, on each run of the panel",
+      scope=EVERY_RUN, models=('calling-game',))(lambda seed: _plane_numbers(0))
+
+claim("three-ways.plane-unremarkable", "three-ways",
+      "On {runs}, the concept plane is not beyond the 95th percentile of the in-span planes either ({in_pct:.0f}% "
+      "of them beaten): its share of the spread is not the mark of a direction the data prefers",
+      words={"is not beyond the 95th percentile of the in-span planes either": Q("in_pct") < 95,
+             "its share of the spread is not the mark of a direction the data prefers": Q("in_pct") < 95},
+      others="its share is at the {in_pct:.0f}th percentile of the in-span planes",
+      seeded=False, note="the concept plane's spread is below the 95th percentile of in-span random planes",
+      scope=EVERY_RUN, models=('calling-game',))(lambda seed: _plane_numbers(0))
+
+
+def _share_numbers(seed):
+    out = nulls.top_share_against_nulls(point_set("calling-game").vectors, seed)
+    return {**out, "over_gauss": out["share"] / out["gauss_hi"], "over_perm": out["share"] / out["perm_hi"]}
 
 
 claim("three-ways.pca-share-vs-permuted", "three-ways",
-      "The top two components hold {share:.1f}% of the variance of the {n:.0f} rows. Points with no structure of "
-      "the same shape ({n:.0f} in {dim:.0f} dimensions, every coordinate drawn independently) give {gauss_mean:.1f}% "
-      "on average ({ratio_gauss:.1f} times less) and at most {gauss_hi:.1f}% in {draws:.0f} draws; the fairer null "
-      "keeps every coordinate's own values and shuffles each column on its own, and gives {perm_mean:.1f}% on "
-      "average ({ratio_perm:.1f} times less) and at most {perm_hi:.1f}%",
-      holds=lambda x: x["share"] > x["perm_hi"] and x["share"] > x["gauss_hi"],
+      "On {runs}, the top two components hold {share:.1f}% of the variance of the {n:.0f} rows, more than any of "
+      "{draws:.0f} data sets of their shape with no structure: {over_gauss:.1f} times the largest share that points "
+      "drawn independently give, and {over_perm:.1f} times the largest that the rows' own columns give, each shuffled "
+      "on its own (the fairer null)",
+      words={"more than any of {draws:.0f} data sets of their shape with no structure":
+             (Q("over_gauss") > 1, Q("over_perm") > 1)},
+      others="the top two components hold {share:.1f}%, {over_perm:.1f} times the largest share of the shuffled "
+             "columns",
       note="the rows' top-2 PCA share exceeds every one of 100 column-permuted and 100 Gaussian data sets of the "
            "same shape",
-      scope=EVERY_RUN, models=('calling-game',))(lambda seed: nulls.top_share_against_nulls(point_set("calling-game").vectors, seed))
+      scope=EVERY_RUN, models=('calling-game',))(_share_numbers)
 
 
 NOISE_SEEDS = (0, 1, 2)
@@ -170,51 +207,61 @@ NOISE_SEEDS = (0, 1, 2)
 
 @functools.lru_cache(maxsize=1)
 def _noise_map_numbers():
+    """The real rows' layouts beside those of Gaussian noise of their shape, each 2-D layout measured the same
+    way: k-means' silhouette, and that silhouette beyond a Gaussian cloud of the layout's own spread."""
     X = point_set("calling-game").vectors
     real = [run("calling-game", 5, s).layout for s in SEEDS]
+    real_pca = pca(X, 2).coords
     noise = [nulls.noise_map(X, "gaussian", 5, s) for s in NOISE_SEEDS]
     tsne_kept = [100 * neighbours_kept(X, Z) for Z in real]
-    return {"seeds": len(NOISE_SEEDS), "noise_clumpy_lo": min(m.tsne_clumpy for m in noise),
-            "noise_clumpy_hi": max(m.tsne_clumpy for m in noise),
-            "noise_raw_hi": max(nulls.clumpiness(m.data, 4) for m in noise),
-            "real_clumpy_lo": min(nulls.clumpiness(Z, 4) for Z in real), "real_clumpy_hi": max(nulls.clumpiness(Z, 4) for Z in real),
-            "raw_clumpy": nulls.clumpiness(X, 4), "tsne_kept_lo": min(tsne_kept), "tsne_kept_hi": max(tsne_kept),
-            "pca_kept": 100 * nulls.neighbours_kept(X, pca(X, 2).coords),
-            "noise_tsne_kept_lo": 100 * min(m.tsne_kept for m in noise), "noise_tsne_kept_hi": 100 * max(m.tsne_kept for m in noise),
-            "noise_pca_kept_lo": 100 * min(m.pca_kept for m in noise), "noise_pca_kept_hi": 100 * max(m.pca_kept for m in noise)}
+    beyond = lambda Z: nulls.clumps_beyond_chance(Z, 4)  # noqa: E731
+    return {"seeds": len(NOISE_SEEDS), "dim": X.shape[1],
+            "noise_tsne_lo": min(m.tsne_clumpy for m in noise), "noise_tsne_hi": max(m.tsne_clumpy for m in noise),
+            "noise_pca_lo": min(m.pca_clumpy for m in noise), "noise_pca_hi": max(m.pca_clumpy for m in noise),
+            "noise_tsne_beyond_hi": max(beyond(m.tsne) for m in noise),
+            "noise_pca_beyond_hi": max(beyond(m.pca) for m in noise),
+            "real_tsne_beyond_lo": min(beyond(Z) for Z in real), "real_tsne_beyond_hi": max(beyond(Z) for Z in real),
+            "real_pca_beyond": beyond(real_pca), "tsne_kept_lo": min(tsne_kept), "tsne_kept_hi": max(tsne_kept),
+            "pca_kept": 100 * nulls.neighbours_kept(X, real_pca),
+            "noise_tsne_kept_lo": 100 * min(m.tsne_kept for m in noise),
+            "noise_tsne_kept_hi": 100 * max(m.tsne_kept for m in noise),
+            "noise_pca_kept_hi": 100 * max(m.pca_kept for m in noise)}
 
 
 claim("three-ways.noise-map", "three-ways",
-      "Noise makes clumps too. Clumpiness here is the silhouette of a layout's four best k-means clusters (0 for "
-      "no clusters, 1 for tight, far-apart ones). Points with no structure, of the same shape, have "
-      "{noise_raw_hi:.2f} or less in their own {dim:.0f} dimensions, but their t-SNE layouts (perplexity 5, "
-      "{seeds:.0f} draws) have {noise_clumpy_lo:.2f} to {noise_clumpy_hi:.2f}: about as clumpy as the real rows in "
-      "their own space ({raw_clumpy:.2f}). The real rows' t-SNE layouts are clumpier still ({real_clumpy_lo:.2f} to "
-      "{real_clumpy_hi:.2f}). What t-SNE keeps is neighbours: {tsne_kept_lo:.0f}% to {tsne_kept_hi:.0f}% of each "
-      "token's five nearest, against {pca_kept:.0f}% on PCA's plane (on the noise, {noise_tsne_kept_lo:.0f}% to "
-      "{noise_tsne_kept_hi:.0f}% against {noise_pca_kept_lo:.0f}% to {noise_pca_kept_hi:.0f}%)",
-      holds=lambda x: (x["noise_clumpy_lo"] > 3 * x["noise_raw_hi"] and x["real_clumpy_lo"] > x["noise_clumpy_hi"]
-                       and x["tsne_kept_lo"] > x["pca_kept"]),
+      "Any scatter looks clumpy to k-means: the silhouette of four k-means clusters (0 for no clusters, 1 for "
+      "tight, far-apart ones) is {noise_tsne_lo:.2f} to {noise_tsne_hi:.2f} on the t-SNE layouts of points with no "
+      "structure ({seeds:.0f} draws of Gaussian noise of the rows' shape, perplexity 5) and {noise_pca_lo:.2f} to "
+      "{noise_pca_hi:.2f} on their PCA planes, which are round clouds. Measured against a Gaussian cloud of each "
+      "layout's own spread, noise's layouts have no clumps beyond chance ({noise_tsne_beyond_hi:+.2f} at most for "
+      "t-SNE, {noise_pca_beyond_hi:+.2f} for PCA), and the real rows' do: {real_tsne_beyond_lo:+.2f} to "
+      "{real_tsne_beyond_hi:+.2f} on their t-SNE layouts, {real_pca_beyond:+.2f} on their PCA plane. What t-SNE "
+      "keeps is neighbours: {tsne_kept_lo:.0f}% to {tsne_kept_hi:.0f}% of each token's five nearest, against "
+      "{pca_kept:.0f}% on PCA's plane (on the noise, {noise_tsne_kept_lo:.0f}% to {noise_tsne_kept_hi:.0f}% "
+      "against {noise_pca_kept_hi:.0f}% at most)",
+      words={"noise's layouts have no clumps beyond chance ({noise_tsne_beyond_hi:+.2f} at most for t-SNE, "
+             "{noise_pca_beyond_hi:+.2f} for PCA), and the real rows' do":
+             (Q("real_tsne_beyond_lo") > Q("noise_tsne_beyond_hi"), Q("real_pca_beyond") > Q("noise_pca_beyond_hi"),
+              Q("noise_tsne_beyond_hi") < 0.1, Q("real_tsne_beyond_lo") > 0.1),
+             "Any scatter looks clumpy to k-means": (Q("noise_tsne_lo") > 0.25, Q("noise_pca_lo") > 0.25),
+             "against {pca_kept:.0f}% on PCA's plane": Q("tsne_kept_lo") > Q("pca_kept"),
+             "against {noise_pca_kept_hi:.0f}% at most": Q("noise_tsne_kept_lo") > Q("noise_pca_kept_hi")},
+      setup=("0 for no clusters", "points with no structure"),
       seeded=False,
-      note="t-SNE of same-shape Gaussian noise is over three times clumpier than the noise itself; the real rows' "
-           "layouts are clumpier than every noise layout; t-SNE keeps more true neighbours than PCA's plane",
-      scope=EVERY_RUN, models=('calling-game',))(
-    lambda seed: {**_noise_map_numbers(), "dim": 64})
+      note="k-means silhouettes of 2-D layouts against Gaussian clouds of their own spread: noise's t-SNE and PCA "
+           "layouts no clumpier than chance (under 0.1 beyond), the real rows' t-SNE layouts clumpier than every "
+           "noise layout; t-SNE keeps more true neighbours than PCA's plane",
+      scope=THIS_RUN, models=('calling-game',))(lambda seed: _noise_map_numbers())
 
 
-# ----------------------------------------------------------------------------- over the shipped runs
-def listed(names: list[str]) -> str:
-    return "none" if not names else names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
+# ----------------------------------------------------------------------------- over the panel of runs
 @claim("three-ways.corners-over-runs", "three-ways",
-       "All four epithets sit in their roles' corners on {all_four:.0f} of the {runs:.0f} shipped runs; on the "
-       "others {strays} leaves its corner",
-       holds=lambda x: x["all_four"] > x["runs"] / 2, seeded=False, scope=EVERY_RUN, models=("calling-game",),
-       covers_runs=True,
-       note="the four epithets' corners of the concept plane on every shipped run of the calling game: most runs")
+       "On {runs}, all four epithets sit in their roles' corners of the plane",
+       words={"all four epithets sit in their roles' corners": Q("in_corner").eq(4)},
+       others="{strays} leaves its corner",
+       seeded=False, scope=EVERY_RUN, models=("calling-game",),
+       note="the four epithets' corners of the concept plane, on each run of the panel")
 def _corners_over_runs(seed):
-    per = epithet_corners()
-    strays = sorted({w for r in per.values() for w in EPITHETS if w not in r["in_corner"]})
-    return {"runs": len(per), "all_four": sum(len(r["in_corner"]) == len(EPITHETS) for r in per.values()),
-            "strays": listed(strays)}
+    r = corners()
+    return {"in_corner": len(r["in_corner"]), "strays": listed([w for w in EPITHETS if w not in r["in_corner"]]),
+            "at": [r["at"][w] for w in EPITHETS]}

@@ -1,12 +1,12 @@
-"""The calling game's epithets on the concept plane, on every shipped training run (the chapter's section
-"What another training run changes")."""
+"""The calling game's epithets on the concept plane, on a training run (the chapter's section "What another
+training run changes"): measured on every run of the panel by the chapter's claim about the recipe."""
 from __future__ import annotations
 
 import functools
 
 import numpy as np
 
-from lib.analysis.over_runs import each_run
+import lib
 from lib.shipped.behaviour import EPITHET_CORNERS, epithet_plane
 
 EPITHETS = tuple(EPITHET_CORNERS)
@@ -20,7 +20,7 @@ def _corners(lm) -> dict:
 
 
 @functools.lru_cache(maxsize=1)
-def epithet_corners() -> dict[str, dict]:
-    """Per run (the run in use first): each epithet's place on the plane (Paolo - Pietro, peer - subordinate
-    epithets), centred on the four, and which epithets sit in their role's corner."""
-    return each_run("calling-game", _corners, keep="epithet-corners")
+def corners() -> dict:
+    """On the run in use: each epithet's place on the plane (Paolo - Pietro, peer - subordinate epithets),
+    centred on the four, and which epithets sit in their role's corner."""
+    return _corners(lib.load("calling-game"))

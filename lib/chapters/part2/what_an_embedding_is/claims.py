@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import itertools
 
 import numpy as np
 import torch
@@ -10,27 +9,32 @@ import torch
 import lib
 from lib.analysis.maps import cosine_matrix, nearest, role_cohesion
 from lib.claims.registry import EVERY_RUN, claim
+from lib.claims.words import Min, Q
 from lib.content.corpora.calling_game import ROLES
 from lib.model.store import shipped_runs
 from lib.model.transformer import Transformer
 
 
-# Two models' geometries are compared beside the spread of retraining each on other seeds: the run in
-# use (the shipped one, training seed 0, unless `lib.claims.runs` measures another) and the model's
-# other shipped runs (data/runs/NAME/seed-S).
+# A model's geometry on one run (the run in use: the pages' run, or each run of the panel in a process of its
+# own) is compared with the spread of retraining: the model's other shipped runs (data/runs/NAME/seed-S).
 ROLE_SHUFFLES = 200
+MODELS = ("calling-game", "zero-layer")
 
 
-@functools.lru_cache(maxsize=1)
-def embedding_runs() -> dict[str, list[np.ndarray]]:
-    """Each model's embedding tables: the run in use first, then its other shipped runs, by training seed."""
-    out = {}
-    for name in ("calling-game", "zero-layer"):
-        first = lib.load(name)
-        others = [lib.load(name, folder) for folder in shipped_runs(name)]
-        out[name] = [first.model.W_E.detach().double().numpy()] + \
-                    [lm.model.W_E.detach().double().numpy() for lm in others
-                     if lm.meta["sha256"] != first.meta["sha256"]][:len(others) - 1]
+def table(name: str) -> np.ndarray:
+    """The embedding table of the run in use of `name`."""
+    return lib.load(name).model.W_E.detach().double().numpy()
+
+
+@functools.lru_cache(maxsize=None)
+def other_tables(name: str) -> list[np.ndarray]:
+    """The embedding tables of every other shipped run of `name` (the run in use left out, by its weights)."""
+    mine = lib.load(name).meta["sha256"]
+    out = []
+    for folder in shipped_runs(name):
+        lm = lib.load(name, folder)
+        if lm.meta["sha256"] != mine:
+            out.append(lm.model.W_E.detach().double().numpy())
     return out
 
 
@@ -40,79 +44,87 @@ def _roles():
 
 
 @claim("what-an-embedding-is.roles-emerge", "what-an-embedding-is",
-       "Before training (the table drawn at random), rows of the same role have an average cosine of "
-       "{init_same:.3f} and rows of different roles {init_other:.3f}. After training, over {runs:.0f} runs of the "
-       "calling-game model (the shipped one and {retrained:.0f} retrained on other seeds): {same_lo:.2f} to "
-       "{same_hi:.2f} against {other_lo:.2f} to {other_hi:.2f}. The same trained rows with their roles shuffled "
-       "give a gap of at most {shuffled_hi:.2f} in {shuffles:.0f} shuffles, against the real {gap:.2f}",
-       holds=lambda x: abs(x["init_same"] - x["init_other"]) < 0.05 and x["gap_lo"] > x["shuffled_hi"],
-       note="random initial table (seeded): no role structure; every trained run: same-role minus other-role "
-            "cosine above every one of 200 role shuffles",
-       scope=EVERY_RUN, models=('calling-game', 'zero-layer'), covers_runs=True)
+       "On {runs}, after training, rows of the same role have an average cosine higher than rows of different roles "
+       "by {gap:.2f}, more than in any of {shuffles:.0f} shuffles of the roles ({shuffled_hi:.2f} at most); in the "
+       "table as drawn at random before training the gap is only {init_gap:+.3f}",
+       words={"higher than rows of different roles by {gap:.2f}": Q("gap") > 0,
+              "more than in any of {shuffles:.0f} shuffles of the roles ({shuffled_hi:.2f} at most)":
+              Q("gap") > Q("shuffled_hi"),
+              "the gap is only {init_gap:+.3f}": abs(Q("init_gap")) < 0.05},
+       others="the gap is {gap:.2f}, and the shuffles reach {shuffled_hi:.2f}", setup=("rows of the same role",),
+       note="random initial table (seeded): no role structure; the trained run: same-role minus other-role cosine "
+            "above every one of 200 role shuffles",
+       scope=EVERY_RUN, models=("calling-game",))
 def _(seed):
     tokens, roles = _roles()
     torch.manual_seed(seed)
     initial = Transformer(lib.load("calling-game").model.cfg).W_E.detach().double().numpy()
     init_same, init_other = role_cohesion(initial, roles, skip=("special",))
-    runs = embedding_runs()["calling-game"]
-    pairs = [role_cohesion(E, roles, skip=("special",)) for E in runs]
+    E = table("calling-game")
+    same, other = role_cohesion(E, roles, skip=("special",))
     rng = np.random.default_rng(seed)
     keep = [r for r in roles if r != "special"]
     shuffled = []
     for _ in range(ROLE_SHUFFLES):
         perm = iter(rng.permutation(keep))
         labels = [r if r == "special" else next(perm) for r in roles]
-        same, other = role_cohesion(runs[0], labels, skip=("special",))
-        shuffled.append(same - other)
-    return {"init_same": init_same, "init_other": init_other, "runs": len(runs), "retrained": len(runs) - 1,
-            "same_lo": min(p[0] for p in pairs), "same_hi": max(p[0] for p in pairs),
-            "other_lo": min(p[1] for p in pairs), "other_hi": max(p[1] for p in pairs),
-            "gap": pairs[0][0] - pairs[0][1], "gap_lo": min(p[0] - p[1] for p in pairs),
+        a, b = role_cohesion(E, labels, skip=("special",))
+        shuffled.append(a - b)
+    return {"init_gap": init_same - init_other, "same": same, "other": other, "gap": same - other,
             "shuffled_hi": float(max(shuffled)), "shuffles": ROLE_SHUFFLES}
 
 
-@functools.lru_cache(maxsize=1)
-def _geometry_numbers():
-    tokens, roles = _roles()
-    runs = embedding_runs()
-    iu = np.triu_indices(len(tokens), 1)
-    sims = {k: [cosine_matrix(E)[iu] for E in v] for k, v in runs.items()}
-    r = lambda a, b: float(np.corrcoef(a, b)[0, 1])
-    cg_cg = [r(a, b) for a, b in itertools.combinations(sims["calling-game"], 2)]
-    zl_zl = [r(a, b) for a, b in itertools.combinations(sims["zero-layer"], 2)]
-    cross = [r(a, b) for a in sims["calling-game"] for b in sims["zero-layer"]]
-    cg = [role_cohesion(E, roles, skip=("special",)) for E in runs["calling-game"]]
-    zl = [role_cohesion(E, roles, skip=("special",)) for E in runs["zero-layer"]]
-    paolo_cg = [nearest(E, tokens, "Paolo", 1)[0][0] for E in runs["calling-game"]]
-    paolo_zl = [nearest(E, tokens, "Paolo", 1)[0][0] for E in runs["zero-layer"]]
-    return {"n_cg": len(runs["calling-game"]), "n_zl": len(runs["zero-layer"]),
-            "cg_lo": min(cg_cg), "cg_hi": max(cg_cg), "zl_lo": min(zl_zl), "zl_hi": max(zl_zl),
-            "cross_lo": min(cross), "cross_hi": max(cross), "cross_shipped": cross[0],
-            "zl_same_lo": min(p[0] for p in zl), "zl_same_hi": max(p[0] for p in zl),
-            "zl_other_lo": min(p[1] for p in zl), "zl_other_hi": max(p[1] for p in zl),
-            "cg_other_hi": max(p[1] for p in cg),
-            "paolo_cg": ", ".join(paolo_cg), "paolo_cg_numbers": sum(w.isdigit() for w in paolo_cg),
-            "paolo_zl": " / ".join(dict.fromkeys(paolo_zl)), "paolo_zl_same": paolo_zl.count(paolo_zl[0])}
+def _similarities(E: np.ndarray) -> np.ndarray:
+    return cosine_matrix(E)[np.triu_indices(len(E), 1)]
 
 
-claim("what-an-embedding-is.geometry-differs", "what-an-embedding-is",
-      "Across all pairs of tokens, the calling-game model's similarities and the zero-layer model's correlate "
-      "{cross_shipped:.2f} for the shipped runs and {cross_lo:.2f} to {cross_hi:.2f} over every pairing of "
-      "{n_cg:.0f} calling-game and {n_zl:.0f} zero-layer runs (retrained on other seeds), while two runs of the "
-      "same model correlate {cg_lo:.2f} to {cg_hi:.2f} (calling-game) and {zl_lo:.2f} to {zl_hi:.2f} (zero-layer)",
-      holds=lambda x: x["cross_hi"] < min(x["cg_lo"], x["zl_lo"]), seeded=False,
-      note="the two architectures' similarity tables agree less than any two training runs of one of them",
-      scope=EVERY_RUN, models=('calling-game', 'zero-layer'), covers_runs=True)(
-    lambda seed: _geometry_numbers())
+def _r(a, b) -> float:
+    return float(np.corrcoef(a, b)[0, 1])
 
-claim("what-an-embedding-is.zero-layer-packs", "what-an-embedding-is",
-      "The zero-layer model packs everything closer together: same-role {zl_same_lo:.2f} to {zl_same_hi:.2f} and "
-      "different-role {zl_other_lo:.2f} to {zl_other_hi:.2f} over its {n_zl:.0f} runs, where no calling-game run "
-      "exceeds {cg_other_hi:.2f} between different roles. Paolo's nearest row is {paolo_zl} in {paolo_zl_same:.0f} "
-      "of the {n_zl:.0f} zero-layer runs; in the calling-game runs it is a numbered player in "
-      "{paolo_cg_numbers:.0f} of {n_cg:.0f}, which one changing with the training seed ({paolo_cg})",
-      holds=lambda x: x["zl_other_lo"] > x["cg_other_hi"], seeded=False,
-      note="zero-layer different-role cosines exceed every calling-game run's; which row is Paolo's nearest is "
-           "counted over the runs, not required (a run trained on seed 9 gives Pietro)",
-      scope=EVERY_RUN, models=('calling-game', 'zero-layer'), covers_runs=True)(
-    lambda seed: _geometry_numbers())
+
+@claim("what-an-embedding-is.geometry-differs", "what-an-embedding-is",
+       "On {runs}, over the pairs of tokens, the similarities of the calling-game model and of the zero-layer model "
+       "trained with one seed correlate {cross:.2f}, less than the calling-game run's do with any other run of its "
+       "model ({cg_lo:.2f} at the least) and the zero-layer run's with any other of its ({zl_lo:.2f})",
+       words={"less than the calling-game run's do with any other run of its model ({cg_lo:.2f} at the least) and "
+              "the zero-layer run's with any other of its ({zl_lo:.2f})": Q("cross") < Min("cg_lo", "zl_lo")},
+       others="the two models correlate {cross:.2f}, and two runs of the calling-game model from {cg_lo:.2f}, two of the "
+              "zero-layer model from {zl_lo:.2f}",
+       seeded=False, note="the two architectures' similarity tables agree less than two training runs of one of them",
+       scope=EVERY_RUN, models=MODELS)
+def _(seed):
+    cg, zl = _similarities(table("calling-game")), _similarities(table("zero-layer"))
+    return {"cross": _r(cg, zl), "cg_lo": min(_r(cg, _similarities(E)) for E in other_tables("calling-game")),
+            "zl_lo": min(_r(zl, _similarities(E)) for E in other_tables("zero-layer")),
+            "n_others": len(other_tables("calling-game"))}
+
+
+@claim("what-an-embedding-is.zero-layer-packs", "what-an-embedding-is",
+       "On {runs}, the zero-layer model packs everything closer together than the calling-game model trained with "
+       "its seed: its rows of different roles have an average cosine of {zl_other:.2f}, higher by {packed:.2f} than "
+       "the calling-game model's, and rows of one role {zl_same:.2f}",
+       words={"packs everything closer together than the calling-game model trained with its seed": Q("packed") > 0,
+              "higher by {packed:.2f} than": Q("packed") > 0},
+       others="its rows of different roles average {zl_other:.2f}, the calling-game model's {cg_other:.2f}",
+       seeded=False, note="zero-layer different-role cosines exceed those of the calling-game run of the same seed",
+       scope=EVERY_RUN, models=MODELS)
+def _(seed):
+    _, roles = _roles()
+    zl_same, zl_other = role_cohesion(table("zero-layer"), roles, skip=("special",))
+    cg_same, cg_other = role_cohesion(table("calling-game"), roles, skip=("special",))
+    return {"zl_same": zl_same, "zl_other": zl_other, "cg_same": cg_same, "cg_other": cg_other,
+            "packed": zl_other - cg_other}
+
+
+@claim("what-an-embedding-is.paolo-nearest", "what-an-embedding-is",
+       "On {runs}, Paolo's nearest row in the calling-game model is a numbered player ({paolo_cg}, changing with "
+       "the training seed)",
+       words={"is a numbered player": Q("paolo_cg_number").eq(1)},
+       others="it is {paolo_cg}",
+       seeded=False, note="Paolo's nearest row (cosine) in the calling-game model is one of the numbered players",
+       scope=EVERY_RUN, models=("calling-game",))
+def _(seed):
+    tokens, _ = _roles()
+    nearest_cg = nearest(table("calling-game"), tokens, "Paolo", 1)[0][0]
+    nearest_zl = nearest(table("zero-layer"), lib.load("zero-layer").vocab.tokens, "Paolo", 1)[0][0]
+    return {"paolo_cg": nearest_cg, "paolo_cg_number": int(nearest_cg.isdigit()), "paolo_zl": nearest_zl}

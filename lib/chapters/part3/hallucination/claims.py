@@ -11,6 +11,8 @@ import lib
 from lib.analysis import calibration
 from lib.analysis.flatness import detector_report, labelled_signs
 from lib.claims.registry import EVERY_RUN, claim
+from lib.claims.words import Q
+from lib.model.readout import entropy_bits, top1_margin
 from lib.content.corpora.calling_game import GameOptions, next_token_distribution, sample_round
 from lib.content.prompt_sets import KINDS, _cuts
 
@@ -19,10 +21,11 @@ SURE = 0.95   # a top probability at or above this is a "sure" answer
 
 
 @functools.lru_cache(maxsize=None)
-def judged_cuts(seed: int, rounds: int = HALLUCINATION_ROUNDS) -> list[tuple[str, str, float, bool]]:
+def judged_cuts(seed: int, rounds: int = HALLUCINATION_ROUNDS) -> list[tuple[str, str, float, bool, float, float]]:
     """Every distinct prompt cut from `rounds` seeded rounds where the rules fix the next token (the
     five labelled kinds), as (kind, text, the model's top probability, whether its top word breaks the
-    rules). One forward pass per round reads every cut in it (the model is causal)."""
+    rules, the page's entropy in bits, its top-1 margin). One forward pass per round reads every cut in it
+    (the model is causal)."""
     lm = lib.load("calling-game")
     n_ctx = lm.model.cfg.n_ctx
     rng = random.Random(seed)
@@ -45,17 +48,19 @@ def judged_cuts(seed: int, rounds: int = HALLUCINATION_ROUNDS) -> list[tuple[str
             p = probs[len(prefix) - 1]
             top = int(p.argmax())
             rules = next_token_distribution(prefix)
-            out.append((kind, text, float(p[top]), rules.get(lm.vocab.tokens[top], 0) == 0))
+            page = p.numpy()
+            out.append((kind, text, float(p[top]), rules.get(lm.vocab.tokens[top], 0) == 0, entropy_bits(page),
+                        top1_margin(page)))
     return out
 
 
 def _mistake_numbers(seed):
     cuts = judged_cuts(seed)
     fixed = [c for c in cuts if c[0] != "after-wrong-call"]
-    mistakes = [p for _, _, p, wrong in fixed if wrong]
-    right = [p for _, _, p, wrong in fixed if not wrong]
-    after_wrong = [wrong for kind, _, _, wrong in cuts if kind == "after-wrong-call"]
-    at_wrong = [wrong for kind, _, _, wrong in cuts if kind == "wrong-call"]
+    mistakes = [c[2] for c in fixed if c[3]]
+    right = [c[2] for c in fixed if not c[3]]
+    after_wrong = [c[3] for c in cuts if c[0] == "after-wrong-call"]
+    at_wrong = [c[3] for c in cuts if c[0] == "wrong-call"]
     return {"n": len(fixed), "rounds": HALLUCINATION_ROUNDS, "mistakes": len(mistakes),
             "mistakes_unsure": sum(p < SURE for p in mistakes),
             "share_mistakes_unsure": float(np.mean([p < SURE for p in mistakes])) if mistakes else 0.0,
@@ -64,32 +69,41 @@ def _mistake_numbers(seed):
             "median_right": float(np.median(right)), "sure": SURE,
             "n_at_wrong": len(at_wrong), "wrong_at_wrong": sum(at_wrong),
             "n_after_wrong": len(after_wrong), "wrong_after_wrong": sum(after_wrong),
-            "share_wrong_after_wrong": float(np.mean(after_wrong)) if after_wrong else 0.0}
+            "share_wrong_after_wrong": float(np.mean(after_wrong)) if after_wrong else 0.0,
+            "share_wrong_at_wrong": float(np.mean(at_wrong)) if at_wrong else 0.0,
+            "mistake_share": len(mistakes) / len(fixed),
+            "after_ratio": (float(np.mean(after_wrong)) if after_wrong else 0.0) / max(len(mistakes) / len(fixed), 1e-12)}
 
 
 claim("hallucination.mistakes-rare", "hallucination",
-      "Over every prompt cut from {rounds:,.0f} fresh rounds where the rules fix the next word "
-      "({n:,.0f} distinct prompts), the model's top word breaks the rules on {mistakes:.0f}",
-      holds=lambda x: x["mistakes"] / x["n"] < 0.02,
+      "On {runs}, over the prompts cut from {rounds:,.0f} fresh rounds where the rules fix the next word "
+      "({n:,.0f} distinct prompts), the model's top word breaks the rules on {mistakes:.0f}, under 2% of them",
+      words={"under 2% of them": Q("mistake_share") < 0.02},
+      others="its top word breaks the rules on {mistake_share:.1%} of them",
       note="top word against the rules on under 2% of prompts of the five fixed kinds",
       scope=EVERY_RUN, models=('calling-game',))(_mistake_numbers)
 
 claim("hallucination.mistakes-unsure", "hallucination",
-      "Its mistakes do not look like its right answers: {mistakes_unsure:.0f} of the {mistakes:.0f} mistakes "
-      "({share_mistakes_unsure:.0%}) come with a top probability below {sure:.2f}, against "
-      "{share_right_unsure:.0%} of its right answers; the median top probability is {median_mistake:.2f} "
-      "on a mistake and {median_right:.4f} on a right answer",
-      holds=lambda x: x["mistakes"] >= 10 and x["share_mistakes_unsure"] > 3 * x["share_right_unsure"],
+      "On {runs}, its mistakes do not look like its right answers: {share_mistakes_unsure:.0%} of the mistakes come "
+      "with a top probability below {sure:.2f}, more than three times the share of its right answers that do "
+      "({share_right_unsure:.1%}), with {mistakes:.0f} mistakes to count, 10 or more",
+      words={"its mistakes do not look like its right answers: {share_mistakes_unsure:.0%} of the mistakes come with "
+             "a top probability below {sure:.2f}, more than three times":
+             Q("share_mistakes_unsure") > 3 * Q("share_right_unsure"),
+             "10 or more": Q("mistakes") >= 10},
+      others="{share_mistakes_unsure:.0%} of {mistakes:.0f} mistakes and {share_right_unsure:.1%} of the right answers "
+             "come with a top probability below {sure:.2f}", setup=("come with a top probability below",),
       note="share of mistakes with top probability < 0.95 exceeds three times that of right answers",
       scope=EVERY_RUN, models=('calling-game',))(
     _mistake_numbers)
 
 claim("hallucination.after-wrong-call", "hallucination",
-      "Right after a wrong call its top word breaks the rules on {wrong_at_wrong:.0f} of {n_at_wrong:.0f} "
-      "prompts; on the positions that follow it, where the rules fix the rest of the round (the <SEP>, the "
-      "loser's name, perde, <EOS>), on {wrong_after_wrong:.0f} of {n_after_wrong:,.0f} "
-      "({share_wrong_after_wrong:.1%}), several times its rate elsewhere",
-      holds=lambda x: x["share_wrong_after_wrong"] > 3 * x["mistakes"] / x["n"],
+      "On {runs}, on the positions that follow a wrong call, where the rules fix the rest of the round (the <SEP>, "
+      "the loser's name, perde, <EOS>), its top word breaks the rules on {share_wrong_after_wrong:.1%} of them, more "
+      "than three times its rate at the five kinds of prompts ({after_ratio:.0f} times)",
+      words={"more than three times its rate at the five kinds of prompts": Q("after_ratio") > 3},
+      others="it breaks them on {share_wrong_after_wrong:.1%} of those positions, {after_ratio:.1f} times its rate "
+             "elsewhere",
       note="the mistake rate on the fixed positions after a wrong call exceeds three times the rate at the "
            "five kinds",
       scope=EVERY_RUN, models=('calling-game',))(
@@ -114,19 +128,28 @@ def _flag_numbers(seed):
 
 
 claim("hallucination.flag-weak", "hallucination",
-      "A page flatter than one bit flags {imp_flagged:.0f} of {n_imp:.0f} random impossible prompts "
-      "({imp_share:.0%}; at half a bit, {imp_flagged_half:.0f}), and {open_flagged:.0f} of the {open_total:.0f} "
-      "legal prompts where the caller may choose (and {fixed_flagged:.0f} of the {fixed_total:.0f} whose word the "
-      "rules fix); {n_sure:.0f} of the impossible prompts ({share_sure:.0%}) get a top word above 0.9",
-      holds=lambda x: x["imp_share"] < 0.5 and x["open_flagged"] >= 0.9 * x["open_total"] and x["share_sure"] > 0.3,
+      "On {runs}, a page flatter than one bit flags only {imp_share:.0%} of random impossible prompts, under half (at "
+      "half a bit, {imp_share_half:.0%}), but {open_share:.0%} of the legal prompts where the caller may choose, 90% "
+      "or more (and {fixed_share:.0%} of those whose word the rules fix); {share_sure:.0%} of the impossible prompts, "
+      "more than 30%, get a top word above 0.9",
+      words={"a page flatter than one bit flags only {imp_share:.0%} of random impossible prompts, under half":
+             Q("imp_share") < 0.5,
+             "90% or more": Q("open_share") >= 0.9,
+             "more than 30%, get a top word above 0.9": Q("share_sure") > 0.3},
+      setup=("at half a bit",),
+      others="the one-bit flag catches {imp_share:.0%} of the impossible prompts and {open_share:.0%} of the open "
+             "legal ones, and {share_sure:.0%} of the impossible prompts get a top word over 0.9",
       note="the one-bit flag misses most impossible prompts, flags nearly every open legal one, and many "
            "impossible prompts get a sure top word",
-      scope=EVERY_RUN, models=('calling-game',))(_flag_numbers)
+      scope=EVERY_RUN, models=('calling-game',))(
+    lambda seed: {**(x := _flag_numbers(seed)), "imp_share_half": x["imp_flagged_half"] / x["n_imp"],
+                  "open_share": x["open_flagged"] / x["open_total"], "fixed_share": x["fixed_flagged"] / x["fixed_total"]})
 
 
 # ----------------------------------------------------------------------------- calibration, two regimes
 CALIBRATION_BINS = 10
 CHECK_SHARE = 0.05   # the least-sure share of answers a person checks by hand
+EASY = 0.99          # a position whose top probability is at least this is an easy one
 
 
 @functools.lru_cache(maxsize=None)
@@ -149,46 +172,107 @@ def played_positions(seed: int, rounds: int = HALLUCINATION_ROUNDS):
     return np.array(conf), np.array(right), frozenset(pairs)
 
 
+def _auroc(unsure, mistakes) -> float:
+    return calibration.auroc(np.asarray(unsure, float), np.asarray(mistakes, bool))
+
+
 @functools.lru_cache(maxsize=None)
 def _calibration_numbers(seed):
     conf, right, pairs = played_positions(seed)
     fixed = [c for c in judged_cuts(seed) if c[0] != "after-wrong-call"]
-    sure = np.array([p for _, _, p, _ in fixed])
-    wrong = np.array([w for _, _, _, w in fixed])
+    sure = np.array([c[2] for c in fixed])
+    wrong = np.array([c[3] for c in fixed])
+    entropy = np.array([c[4] for c in fixed])
+    margin = np.array([c[5] for c in fixed])
+    easy = conf >= EASY
+    ece = calibration.expected_calibration_error(conf, right, CALIBRATION_BINS)
+    ece_hard = calibration.expected_calibration_error(conf[~easy], right[~easy], CALIBRATION_BINS)
+    aurocs = {"top": _auroc(1 - sure, wrong), "entropy": _auroc(entropy, wrong), "margin": _auroc(1 - margin, wrong)}
     groups = _flag_groups(seed)
     imp = [s.top_prob for s in groups["impossible"]]
     legal = [s.top_prob for s in groups["legal_open"] + groups["legal_fixed"]]
     shifted = calibration.auroc(1 - np.array(imp + legal), [True] * len(imp) + [False] * len(legal))
     confident = [s for s in groups["impossible"] if s.top_prob > 0.9]
     local = sum((s.prompt.split()[-1], s.top) in pairs for s in confident)
-    return {"positions": len(conf), "rounds": HALLUCINATION_ROUNDS, "ece": calibration.expected_calibration_error(conf, right, CALIBRATION_BINS),
-            "accuracy": float(right.mean()), "bins": CALIBRATION_BINS, "n_fixed": len(fixed), "mistakes": int(wrong.sum()),
-            "auroc": calibration.auroc(1 - sure, wrong), "check": 100 * CHECK_SHARE,
-            "caught": calibration.caught_in_top(1 - sure, wrong, CHECK_SHARE), "n_imp": len(imp), "n_legal": len(legal),
-            "shift_auroc": shifted, "n_confident": len(confident), "local": local,
-            "local_share": local / len(confident) if confident else 0.0}
+    caught = calibration.caught_in_top(1 - sure, wrong, CHECK_SHARE)
+    return {"positions": len(conf), "rounds": HALLUCINATION_ROUNDS, "bins": CALIBRATION_BINS, "easy_at": EASY,
+            "easy_share": float(easy.mean()), "easy_acc": float(right[easy].mean()),
+            "ece": ece, "ece_hard": ece_hard, "ece_ratio": ece_hard / ece if ece > 0 else float("inf"),
+            "accuracy": float(right.mean()), "auroc_all": _auroc(1 - conf, ~right),
+            "auroc_hard": _auroc(1 - conf[~easy], ~right[~easy]), "hard_right": float(right[~easy].mean()),
+            "n_fixed": len(fixed), "mistakes": int(wrong.sum()), "check": 100 * CHECK_SHARE, "caught": caught,
+            "caught_share": caught / max(1, int(wrong.sum())),
+            "auroc_top": aurocs["top"], "auroc_entropy": aurocs["entropy"], "auroc_margin": aurocs["margin"],
+            "top_lead": aurocs["top"] - max(aurocs["entropy"], aurocs["margin"]),
+            "best_reading": max(aurocs, key=aurocs.get),
+            "n_imp": len(imp), "n_legal": len(legal), "shift_auroc": shifted, "n_confident": len(confident),
+            "local": local, "local_share": local / len(confident) if confident else 0.0}
 
 
-claim("hallucination.calibrated-allowed", "hallucination",
-      "On rounds the game allows ({positions:,.0f} positions of {rounds:,.0f} fresh rounds) the top probability is "
-      "calibrated: the top word is the one the round went on to play {accuracy:.0%} of the time, and over "
-      "{bins:.0f} bins of confidence the expected calibration error is {ece:.4f}. It also finds the model's own "
-      "mistakes: over the {n_fixed:,.0f} prompts whose next word the rules fix, one minus the top probability "
-      "ranks a mistake above a right answer with probability {auroc:.3f} (the AUROC), and checking the least-sure "
-      "{check:.0f}% of answers catches {caught:.0f} of the {mistakes:.0f} mistakes",
-      holds=lambda x: x["ece"] < 0.02 and x["auroc"] > 0.9 and x["caught"] > x["mistakes"] / 2,
-      note="on allowed rounds: expected calibration error under 0.02, AUROC for the model's mistakes above 0.9, "
-           "the least-sure 5% holds most mistakes",
+claim("hallucination.easy-positions", "hallucination",
+      "On {runs}, most positions of rounds the game allows are easy: of {positions:,.0f} positions in {rounds:,.0f} "
+      "fresh rounds, {easy_share:.0%} get a top probability of {easy_at:.2f} or more, and there the top word is the "
+      "one the round went on to play {easy_acc:.1%} of the time",
+      words={"most positions of rounds the game allows are easy": Q("easy_share") > 0.5},
+      others="{easy_share:.0%} of the positions get a top probability of {easy_at:.2f} or more",
+      setup=("or more",),
+      note="over half the positions of allowed rounds have a top probability of 0.99 or more",
+      scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
+
+claim("hallucination.calibration-hard", "hallucination",
+      "On {runs}, the expected calibration error over the hard positions, those below {easy_at:.2f}, is "
+      "{ece_hard:.3f} ({bins:.0f} bins of confidence), higher than over every position, {ece_ratio:.1f} times as "
+      "much: the easy positions, sure and right, pull the average down",
+      words={"higher than over every position": Q("ece_hard") > Q("ece")},
+      others="it is {ece_hard:.3f}, {ece_ratio:.1f} times the error over the positions of both kinds",
+      setup=("the hard positions, those below",),
+      note="the expected calibration error on the positions with a top probability below 0.99 exceeds the one over "
+           "every position",
+      scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
+
+claim("hallucination.detectors", "hallucination",
+      "On {runs}, ranking the {n_fixed:,.0f} prompts whose next word the rules fix by how unsure the page is, to find "
+      "the model's own mistakes, three readings of the page do about as well as each other: one minus the top "
+      "probability reaches an AUROC of {auroc_top:.3f}, the entropy {auroc_entropy:.3f} and one minus the margin "
+      "{auroc_margin:.3f}, all above 0.9; checking the least-sure {check:.0f}% by the top probability catches "
+      "{caught_share:.0%} of the {mistakes:.0f} mistakes, more than half",
+      words={"three readings of the page do about as well as each other": abs(Q("top_lead")) < 0.02,
+             "all above 0.9": (Q("auroc_top") > 0.9, Q("auroc_entropy") > 0.9, Q("auroc_margin") > 0.9),
+             "more than half": Q("caught_share") > 0.5},
+      others="the top probability reaches {auroc_top:.3f}, the entropy {auroc_entropy:.3f} and the margin "
+             "{auroc_margin:.3f}, and the least-sure {check:.0f}% hold {caught_share:.0%} of the mistakes",
+      setup=("the least-sure",),
+      note="AUROC of one minus the top probability, the entropy and one minus the margin at ranking the model's "
+           "mistakes on fixed-word prompts: each above 0.9, within 0.02 of the best other; the least-sure 5% hold "
+           "most mistakes",
+      scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
+
+claim("hallucination.allowed-auroc", "hallucination",
+      "On {runs}, on the hard positions of the allowed rounds, where a top word the round did not play is mostly "
+      "an open choice taken another way, one minus the top probability ranks the positions whose top word was not "
+      "played first with an AUROC of only {auroc_hard:.2f}, below its {auroc_top:.2f} at finding the mistakes",
+      words={"only {auroc_hard:.2f}, below its {auroc_top:.2f} at finding the mistakes":
+             Q("auroc_hard") < Q("auroc_top")},
+      others="it ranks them with an AUROC of {auroc_hard:.2f}",
+      setup=("a top word the round did not play", "whose top word was not played"),
+      note="on the hard positions (top probability below 0.99) of allowed rounds, the AUROC for a top word the round "
+           "did not play is below the one for rule-breaking mistakes",
       scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
 
 claim("hallucination.shift-blind", "hallucination",
-      "Under shift the same number is blind: as a detector of the {n_imp:.0f} random impossible prompts among "
-      "{n_legal:.0f} legal ones, one minus the top probability has an AUROC of {shift_auroc:.2f}, worse than a coin "
-      "(0.5): the impossible prompts get surer pages than the legal ones. Of the {n_confident:.0f} impossible prompts answered above 0.9, {local:.0f} "
-      "get a word that follows the prompt's last word somewhere in the game: the local grammar, "
-      "applied where the whole prompt breaks the rules",
-      holds=lambda x: x["shift_auroc"] < 0.6 and x["local_share"] > 0.5,
-      note="on shifted prompts the top probability does not separate impossible from legal prompts (AUROC under "
-           "0.6); most confident answers to impossible prompts follow the last word's local grammar",
-      scope=EVERY_RUN, models=('calling-game',))(
-    _calibration_numbers)
+      "On {runs}, telling the {n_imp:.0f} random impossible prompts from {n_legal:.0f} legal ones, a different task "
+      "from finding the model's mistakes, one minus the top probability does worse than a coin: an AUROC of "
+      "{shift_auroc:.2f}, below 0.5, the impossible prompts getting surer pages than the legal ones",
+      words={"does worse than a coin: an AUROC of {shift_auroc:.2f}, below 0.5, the impossible prompts getting "
+             "surer pages than the legal ones": Q("shift_auroc") < 0.5},
+      others="its AUROC is {shift_auroc:.2f}",
+      note="one minus the top probability ranks impossible prompts below legal ones (AUROC under 0.5)",
+      scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
+
+claim("hallucination.local-grammar", "hallucination",
+      "On {runs}, of the impossible prompts answered above 0.9, most ({local_share:.0%}) get a word that follows the "
+      "prompt's last word somewhere in the game: the local grammar, applied where the whole prompt breaks the rules",
+      words={"most ({local_share:.0%})": Q("local_share") > 0.5}, setup=("answered above 0.9",),
+      others="{local_share:.0%} of them get such a word",
+      note="most confident answers to impossible prompts follow the last word's local grammar",
+      scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)

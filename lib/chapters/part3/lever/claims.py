@@ -15,6 +15,7 @@ from lib.analysis.head_survey import Switch, ablation_survey, later_turn_blocks
 from lib.analysis.lens import direct_logit_attribution, group_by_block
 from lib.chapters.part3.lever.logit_difference import difference_view, summarise
 from lib.claims.registry import EVERY_RUN, THIS_RUN, claim
+from lib.claims.words import Min, Q
 from lib.content.prompt_sets import PER_KIND, prompt_set
 
 
@@ -36,19 +37,22 @@ claim("lever.block0-ranks", "lever",
       "Read through the logit lens after block 0, the right epithet already comes first on {on_top0:.0f} of "
       "{n:.0f} later turns, with a median probability of only {p0:.2f}; by the end it is first on "
       "{on_top_final:.0f} of them, with a median lead of {dfinal:.1f} logits over the rival epithet",
-      holds=lambda x: x["on_top0"] >= 0.75 * x["n"] and x["on_top_final"] >= 0.95 * x["n"] and x["p0"] < 0.9,
+      words={"already comes first on {on_top0:.0f} of {n:.0f} later turns": Q("on_top0") >= 0.75 * Q("n"),
+             "with a median probability of only {p0:.2f}": Q("p0") < 0.9,
+             "by the end it is first on {on_top_final:.0f} of them": Q("on_top_final") >= 0.95 * Q("n")},
       note="logit lens on later-turn epithet prompts: first after block 0 on most, nearly all at the end",
       scope=THIS_RUN, models=('calling-game',))(
     _lever_numbers)
 
 claim("lever.mlp1-writes", "lever",
-      "Of the final lead, MLP 1 writes the largest share on {mlp1_largest:.0f} of the {n:.0f} later turns "
-      "(median share {mlp1_share:.0%}; MLP 0, {mlp0_share:.0%}): what it writes, which is not the same as "
-      "what the answer needs",
-      holds=lambda x: x["mlp1_largest"] > x["n"] / 2,
+      "On {runs}, MLP 1 writes the largest share of the final lead on most later turns ({mlp1_largest_share:.0%} "
+      "of them; median share {mlp1_share:.0%}, MLP 0's {mlp0_share:.0%}): what it writes, which is a different "
+      "matter from what the answer needs",
+      words={"MLP 1 writes the largest share of the final lead on most later turns": Q("mlp1_largest_share") > 0.5},
+      others="MLP 1 writes the largest share on {mlp1_largest_share:.0%} of them",
       note="direct attribution: MLP 1 writes the largest share of the final logit lead on most later turns",
       scope=EVERY_RUN, models=('calling-game',))(
-    _lever_numbers)
+    lambda seed: {**(x := _lever_numbers(seed)), "mlp1_largest_share": x["mlp1_largest"] / x["n"]})
 
 
 @claim("lever.writes-vs-needs", "lever",
@@ -56,8 +60,11 @@ claim("lever.mlp1-writes", "lever",
        "{lost_attn0:.0f} of them without block 0's attention, {lost_mlp0:.0f} without MLP 0, {lost_mlp1:.0f} without "
        "MLP 1 and {lost_attn1:.0f} without block 1's attention; yet block 0's attention writes a median of only "
        "{dla_attn0:+.2f} logits onto Tarso directly (above the average word's), against {dla_mlp1:+.2f} for MLP 1",
-       holds=lambda x: (min(x["lost_attn0"], x["lost_mlp0"], x["lost_mlp1"]) >= 0.9 * x["held"]
-                        and x["lost_attn1"] <= 0.1 * x["held"] and x["dla_attn0"] < 1 < x["dla_mlp1"]),
+       words={"mean ablation loses {lost_attn0:.0f} of them without block 0's attention, {lost_mlp0:.0f} without "
+              "MLP 0, {lost_mlp1:.0f} without MLP 1": Min("lost_attn0", "lost_mlp0", "lost_mlp1") >= 0.9 * Q("held"),
+              "and {lost_attn1:.0f} without block 1's attention": Q("lost_attn1") <= 0.1 * Q("held"),
+              "writes a median of only {dla_attn0:+.2f} logits onto Tarso directly (above the average word's), "
+              "against {dla_mlp1:+.2f} for MLP 1": (Q("dla_attn0") < 1, Q("dla_mlp1") > 1)},
        note="mean ablation: attention 0 and both MLPs needed on 90%+ of later-turn Tarso answers, attention 1 on "
             "10% or less; attention 0's median direct attribution to Tarso under one logit",
        scope=THIS_RUN, models=('calling-game',))
@@ -80,7 +87,10 @@ def _(seed):
        "Switched off by zeroing, MLP 1 loses {zero:.0f} of the {held:.0f} later-turn Tarso answers; mean-ablated "
        "(its average write at positions of the same role), {mean:.0f}, and on {sep:.0f} of those the model then "
        "says `<SEP>`, the token after a numbered callee; resampled, {resample:.0f}",
-       holds=lambda x: x["zero"] <= 0.3 * x["held"] and x["mean"] >= 0.9 * x["held"] and x["sep"] >= 0.75 * x["mean"],
+       words={"Switched off by zeroing, MLP 1 loses {zero:.0f} of the {held:.0f} later-turn Tarso answers":
+              Q("zero") <= 0.3 * Q("held"),
+              "(its average write at positions of the same role), {mean:.0f}": Q("mean") >= 0.9 * Q("held"),
+              "on {sep:.0f} of those the model then says `<SEP>`": Q("sep") >= 0.75 * Q("mean")},
        note="MLP 1 on the later-turn Tarso set: zeroed it loses 30% or fewer, mean-ablated (role-matched) 90%+, "
             "three quarters of those to <SEP>",
        scope=THIS_RUN, models=('calling-game',))

@@ -13,6 +13,7 @@ import lib
 from lib.chapters.part3.mechanism.query_length import SCALES, length_and_confidence, winner_flips
 from lib.analysis.search import model_dictionary, model_query
 from lib.claims.registry import EVERY_RUN, THIS_RUN, claim
+from lib.claims.words import Q
 from lib.content.prompt_sets import fixed_and_open, hand_wired_prompts
 
 HW_PROMPTS = 200
@@ -29,11 +30,12 @@ def _length_numbers(seed):
 
 
 claim("mechanism.layernorm-length", "mechanism",
-      "Behind the hand-wired model's final LayerNorm the query's length still varies (by a factor of "
+      "On {runs}, behind the hand-wired model's final LayerNorm the query's length still varies (by a factor of "
       "{len_ratio:.2f} over {n:.0f} prompts cut from its sentences, against {raw_ratio:.1f} before it) and still "
-      "tracks confidence: the top probability's rank correlation with the length is {corr_len:+.2f}, with the "
-      "query's alignment to the top word's column {corr_align:+.2f}",
-      holds=lambda x: x["corr_len"] > 0.5,
+      "tracks confidence: the top probability's rank correlation with the length is above 0.5 ({corr_len:+.2f}; "
+      "with the query's alignment to the top word's column, {corr_align:+.2f})",
+      words={"rank correlation with the length is above 0.5": Q("corr_len") > 0.5},
+      others="the rank correlation with the length is {corr_len:+.2f}",
       note="rank correlation of top probability with query length behind the final LayerNorm above 0.5",
       scope=EVERY_RUN, models=('hand-wired',))(
     _length_numbers)
@@ -41,7 +43,7 @@ claim("mechanism.layernorm-length", "mechanism",
 claim("mechanism.length-over-alignment", "mechanism",
       "Squeezed as it is, the length follows confidence more closely than the alignment does "
       "({corr_len:+.2f} against {corr_align:+.2f})",
-      holds=lambda x: x["corr_len"] > x["corr_align"],
+      words={"more closely than the alignment does": Q("corr_len") > Q("corr_align")},
       note="behind the final LayerNorm, rank correlation with length exceeds that with alignment",
       scope=THIS_RUN, models=('hand-wired',))(_length_numbers)
 
@@ -57,17 +59,20 @@ def _flip_numbers(seed):
 
 
 claim("mechanism.direction-picks", "mechanism",
-      "Scaling the query between {lo:.2f} and {hi:.0f} times its length, with the bias set to zero, changes the "
-      "winner on {flips_open_nobias:.0f} of {n_open:.0f} prompts where the rules leave the callee open and on "
-      "{flips_fixed_nobias:.0f} of {n_fixed:.0f} where they fix the next word",
-      holds=lambda x: x["flips_open_nobias"] == 0 and x["flips_fixed_nobias"] == 0,
+      "On {runs}, scaling the query between {lo:.2f} and {hi:.0f} times its length, with the bias set to zero, "
+      "never changes the winner, on none of {n_open:.0f} prompts where the rules leave the callee open and none of "
+      "{n_fixed:.0f} where they fix the next word",
+      words={"never changes the winner, on none of {n_open:.0f} prompts where the rules leave the callee open and "
+             "none of {n_fixed:.0f}": (Q("flips_open_nobias").eq(0), Q("flips_fixed_nobias").eq(0))},
+      others="it changes the winner on {flips_open_nobias:.0f} open and {flips_fixed_nobias:.0f} fixed prompts",
       note="without the bias, scaling the query never changes the winner (labelled prompts of the seed)",
       scope=EVERY_RUN, models=('calling-game',))(_flip_numbers)
 
 claim("mechanism.bias-settles-ties", "mechanism",
       "With the bias, the same scaling changes the winner on {flips_open:.0f} of the {n_open:.0f} open prompts "
       "and on {flips_fixed:.0f} of the {n_fixed:.0f} fixed ones",
-      holds=lambda x: x["flips_open"] > 0 and x["flips_fixed"] <= 0.02 * x["n_fixed"],
+      words={"With the bias, the same scaling changes the winner on {flips_open:.0f}": Q("flips_open") > 0,
+             "and on {flips_fixed:.0f} of the {n_fixed:.0f} fixed ones": Q("flips_fixed") <= 0.02 * Q("n_fixed")},
       note="with the bias, the length settles some near-ties where the callee is open, almost none elsewhere",
       scope=THIS_RUN, models=('calling-game',))(
     _flip_numbers)
@@ -83,9 +88,11 @@ def _cg_length_numbers(seed):
 
 
 claim("mechanism.cg-length", "mechanism",
-      "In the calling-game model, which has no final LayerNorm, the top probability's rank correlation with "
-      "the query's length over {n:.0f} labelled prompts is {corr_len:+.2f}, with its alignment {corr_align:+.2f}",
-      holds=lambda x: x["corr_len"] > 0.5,
+      "On {runs}, in the calling-game model, which has no final LayerNorm, the top probability's rank correlation "
+      "with the query's length over {n:.0f} labelled prompts is above 0.5 ({corr_len:+.2f}; with its alignment, "
+      "{corr_align:+.2f})",
+      words={"is above 0.5": Q("corr_len") > 0.5},
+      others="it is {corr_len:+.2f}", setup=("which has no final LayerNorm",),
       note="calling-game: rank correlation of top probability with query length above 0.5",
       scope=EVERY_RUN, models=('calling-game',))(_cg_length_numbers)
 
@@ -104,14 +111,18 @@ def _angle_numbers(seed):
             logits = lm.model(lm.encode(prompt))[-1]
         return words[int(np.argmax(cos))] == lm.vocab.tokens[int(logits.argmax())]
 
-    return {"n_fixed": len(fixed), "n_open": len(open_), "agree_fixed": sum(agree(p) for p in fixed),
-            "agree_open": sum(agree(p) for p in open_)}
+    agree_fixed, agree_open = sum(agree(p) for p in fixed), sum(agree(p) for p in open_)
+    return {"n_fixed": len(fixed), "n_open": len(open_), "agree_fixed": agree_fixed, "agree_open": agree_open,
+            "fixed_share": agree_fixed / len(fixed), "open_share": agree_open / len(open_)}
 
 
 claim("mechanism.angle-vs-dot", "mechanism",
-      "Ranked by angle alone, the first word is the model's own first word on {agree_fixed:.0f} of {n_fixed:.0f} "
-      "prompts where the rules fix the next word, and on only {agree_open:.0f} of {n_open:.0f} where they leave "
-      "the callee open",
-      holds=lambda x: x["agree_fixed"] >= 0.95 * x["n_fixed"] and x["agree_open"] < 0.8 * x["n_open"],
+      "On {runs}, ranked by angle alone, the first word is the model's own first word on {fixed_share:.0%} of the "
+      "prompts where the rules fix the next word, 95% or more, and on only {open_share:.0%} of those where they "
+      "leave the callee open, under 80%",
+      words={"95% or more": Q("fixed_share") >= 0.95, "on only {open_share:.0%} of those where they leave the callee "
+             "open, under 80%": Q("open_share") < 0.8},
+      others="the angle's first word is the model's on {fixed_share:.0%} of the fixed prompts and {open_share:.0%} of "
+             "the open ones",
       note="cosine ranking agrees with the model's top word on fixed prompts, much less on open ones",
       scope=EVERY_RUN, models=('calling-game',))(_angle_numbers)

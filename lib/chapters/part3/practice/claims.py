@@ -8,6 +8,7 @@ import numpy as np
 import lib
 from lib.analysis.signs import read_signs
 from lib.claims.registry import EVERY_RUN, claim
+from lib.claims.words import Min, Q
 from lib.content.prompt_sets import PER_KIND, prompt_set
 
 
@@ -21,14 +22,16 @@ def _context_numbers(seed):
         out[f"{key}_n"] = len(judged)
         out[f"{key}_right"] = sum(s.top == epithet for s in judged)
         out[f"{key}_median"] = float(np.median([s.top_prob for s in judged]))
+        out[f"{key}_share"] = out[f"{key}_right"] / out[f"{key}_n"]
     return out
 
 
 claim("practice.context-decides", "practice",
-      "On later turns that end in a call to Paolo, the model answers Tarso on {peer_right:.0f} of {peer_n:.0f} "
-      "prompts where Pietro is calling (median probability {peer_median:.4f}) and vice on {number_right:.0f} "
-      "of {number_n:.0f} where a numbered player is calling (median {number_median:.4f})",
-      holds=lambda x: x["peer_right"] >= 0.9 * x["peer_n"] and x["number_right"] >= 0.9 * x["number_n"],
+      "On {runs}, on later turns that end in a call to Paolo, the model answers Tarso on {peer_share:.0%} of the "
+      "prompts where Pietro is calling (median probability {peer_median:.4f}) and vice on {number_share:.0%} of those "
+      "where a numbered player is calling (median {number_median:.4f}), 90% or more of each",
+      words={"90% or more of each": Min("peer_share", "number_share") >= 0.9},
+      others="it answers Tarso on {peer_share:.0%} and vice on {number_share:.0%}",
       note="who is calling, read from the context, decides the epithet on at least 90% of each set",
       scope=EVERY_RUN, models=('calling-game',))(
     _context_numbers)

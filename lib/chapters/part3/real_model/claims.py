@@ -10,9 +10,11 @@ import functools
 
 import numpy as np
 
-from lib.analysis.calibration import auroc
+from lib.analysis.calibration import auroc, auroc_interval
 from lib.chapters.part3.real_model import decoding, stored
 from lib.claims.registry import THIS_RUN, claim
+from lib.claims.words import Max, Q
+from lib.model import smollm2
 from lib.explorers.definition import TEMPERATURES
 from lib.model.decoding import find_loop
 
@@ -62,12 +64,18 @@ def _group(name: str, key: str) -> list[float]:
     return [x[key] for x in per_prompt().values() if x["group"] == name]
 
 
+def _named(numbers: dict) -> dict:
+    """The numbers, with how SmolLM2's file stores the weights they come from (`smollm2.quantisation`)."""
+    return {**numbers, "quant": smollm2.quantisation(short=True)}
+
+
 @claim("real-model.sharp-and-flat", "real-model",
-       "Over the {n_fact:.0f} prompts whose next word the world fixes, SmolLM2's page carries a median of "
+       "Over the {n_fact:.0f} prompts whose next word the world fixes, SmolLM2's page ({quant}) carries a median of "
        "{fact_med:.1f} bits (from {fact_lo:.1f} to {fact_hi:.1f}) and top-p {top_p} keeps a median of {fact_keep:.0f} "
-       "tokens; over the {n_open:.0f} open prompts, {open_med:.1f} bits (from {open_lo:.1f} to {open_hi:.1f}) and "
-       "{open_keep:.0f} tokens",
-       holds=lambda x: x["fact_med"] < x["open_med"] and x["fact_keep"] < x["open_keep"], seeded=False, scope=THIS_RUN,
+       "tokens; over the {n_open:.0f} open prompts, more: {open_med:.1f} bits (from {open_lo:.1f} to {open_hi:.1f}) "
+       "and {open_keep:.0f} tokens",
+       words={"more: {open_med:.1f} bits": (Q("fact_med") < Q("open_med"), Q("fact_keep") < Q("open_keep"))},
+       seeded=False, scope=THIS_RUN,
        note="median entropy and top-p 0.9 count: fixed-answer prompts below open ones (SmolLM2's weights)")
 def _(seed):
     fe, oe = _group("fact", "entropy"), _group("open", "entropy")
@@ -75,50 +83,66 @@ def _(seed):
     return {"n_fact": len(fe), "fact_med": float(np.median(fe)), "fact_lo": min(fe), "fact_hi": max(fe),
             "n_open": len(oe), "open_med": float(np.median(oe)), "open_lo": min(oe), "open_hi": max(oe),
             "fact_keep": float(np.median(fk)), "open_keep": float(np.median(ok)), "top_p": TOP_P,
-            "overlap": max(fe) > min(oe)}
+            "overlap": max(fe) > min(oe), "quant": smollm2.quantisation(short=True)}
 
 
 @claim("real-model.lens-late", "real-model",
-       "Read through the logit lens, SmolLM2's final answer leads late: over the {n:.0f} prompts of the menu it "
-       "becomes the lens's top token for good only after block {median:.0f} on the median prompt (blocks are numbered "
-       "0 to 29; on {last_only:.0f} of the {n:.0f} only after the last; the earliest, after block {earliest:.0f}); half way, after block {half:.0f}, it is the top token on "
-       "{on_top_half:.0f} of them, and the median probability the lens gives it there is {p_half:.1e}",
-       holds=lambda x: x["median"] >= 20 and x["on_top_half"] <= x["n"] / 4, seeded=False, scope=THIS_RUN,
+       "Read through the logit lens, SmolLM2's final answer ({quant}) leads late: over the {n:.0f} prompts of the "
+       "menu it becomes the lens's top token for good only after block {median:.0f} on the median prompt, in the last "
+       "third of the blocks (numbered 0 to 29; on {last_only:.0f} of the {n:.0f} only after the last; the earliest, "
+       "after block {earliest:.0f}); half way, after block {half:.0f}, it is the top token on {on_top_half:.0f} of "
+       "them, a quarter or fewer, and the median probability the lens gives it there is {p_half:.1e}",
+       words={"only after block {median:.0f} on the median prompt, in the last third of the blocks":
+              Q("median") >= 20,
+              "on {last_only:.0f} of the {n:.0f} only after the last": Q("last_only") <= Q("n"),
+              "a quarter or fewer": Q("on_top_half") <= Q("n") / 4},
+       setup=("half way, after block",),
+       seeded=False, scope=THIS_RUN,
        note="the lens's top token equals the final answer only in the last third of the blocks on the median prompt")
 def _(seed):
     firsts = [x["first"] - 1 for x in per_prompt().values()]          # stage b + 1 is after block b
     return {"n": len(firsts), "median": float(np.median(firsts)), "earliest": min(firsts), "half": HALF - 1,
             "last_only": sum(f == 29 for f in firsts),
             "on_top_half": sum(x["half_on_top"] for x in per_prompt().values()),
-            "p_half": float(np.median([x["p_half"] for x in per_prompt().values()]))}
+            "p_half": float(np.median([x["p_half"] for x in per_prompt().values()])),
+            "quant": smollm2.quantisation(short=True)}
 
 
 @claim("real-model.made-up-sure", "real-model",
-       "A flat page flags an invented fact only weakly: on the {n_made:.0f} prompts about things that do not exist "
-       "SmolLM2's top probability has a median of {made_med:.2f} (from {made_lo:.2f} to {made_hi:.2f}), on the "
-       "{n_fact:.0f} real facts {fact_med:.2f}; as a detector of the invented ones among the {n:.0f}, one minus "
-       "the top probability has an AUROC of {auc:.2f}",
-       holds=lambda x: 0.5 <= x["auc"] < 0.8, seeded=False, scope=THIS_RUN,
-       note="1 - top probability separates invented-fact prompts from real-fact prompts with an AUROC from 0.5 to 0.8")
+       "On so few prompts a flat page cannot be shown to flag an invented fact: on the {n_made:.0f} prompts about "
+       "things that do not exist SmolLM2's top probability ({quant}) has a median of {made_med:.2f} (from "
+       "{made_lo:.2f} to {made_hi:.2f}), on the {n_fact:.0f} real facts {fact_med:.2f}; as a detector of the invented "
+       "ones among the {n:.0f}, one minus the top probability has an AUROC of {auc:.2f}, whose 95% interval, from "
+       "resampling the prompts of each kind, runs from {auc_lo:.2f} to {auc_hi:.2f}, a coin's 0.5 within it",
+       words={"cannot be shown to flag an invented fact": Q("auc_lo") <= 0.5,
+              "a coin's 0.5 within it": (Q("auc_lo") <= 0.5, Q("auc_hi") >= 0.5)},
+       setup=("prompts about things that do not exist",),
+       seeded=False, scope=THIS_RUN,
+       note="1 - top probability against invented-fact prompts among real-fact ones: the AUROC's bootstrap 95% interval "
+            "(2,000 resamples of each kind) holds 0.5")
 def _(seed):
     made, fact = _group("made-up", "p_top"), _group("fact", "p_top")
     scores = [1 - p for p in made + fact]
+    labels = [True] * len(made) + [False] * len(fact)
+    lo, hi = auroc_interval(scores, labels, seed=seed)
     return {"n_made": len(made), "made_med": float(np.median(made)), "made_lo": min(made), "made_hi": max(made),
             "n_fact": len(fact), "fact_med": float(np.median(fact)), "n": len(made) + len(fact),
-            "auc": float(auroc(scores, [True] * len(made) + [False] * len(fact)))}
+            "auc": float(auroc(scores, labels)), "auc_lo": lo, "auc_hi": hi, "quant": smollm2.quantisation(short=True)}
 
 
 @claim("real-model.summary-bound", "real-model",
        "Kept as its best {top:.0f} logits and a histogram of the other {rest:,.0f} in bins {width} logits wide, "
        "each of the {n:.0f} prompts' pages stays within {worst:.1e} of the full softmax at all {temps:.0f} "
        "temperatures the slider reaches, from {t_lo} to {t_hi}",
-       holds=lambda x: x["worst"] < stored.BOUND, seeded=False, scope=THIS_RUN,
+       words={"stays within {worst:.1e} of the full softmax at all {temps:.0f} temperatures":
+              Q("worst") < Q("bound")},
+       seeded=False, scope=THIS_RUN,
        note="the website's summary of each menu page: every kept probability and the rest's total within 1e-3")
 def _(seed):
     runs = stored.menu_runs()
     return {"top": stored.TOP, "rest": len(runs[0].logits) - stored.TOP, "width": stored.BIN, "n": len(runs),
             "worst": stored.menu_bound(), "temps": len(TEMPERATURES), "t_lo": TEMPERATURES[0],
-            "t_hi": TEMPERATURES[-1]}
+            "t_hi": TEMPERATURES[-1], "bound": stored.BOUND}
 
 
 
@@ -129,20 +153,27 @@ HOT = decoding.HOT
 
 
 @claim("real-model.greedy-repeats", "real-model",
-       "Continued greedily for {long:.0f} tokens, {greedy4:.0f} of the {n:.0f} open prompts repeat a stretch of 4 "
+       "Continued greedily for {long:.0f} tokens by SmolLM2 ({quant}), {greedy4:.0f} of the {n:.0f} open prompts "
+       "repeat a stretch of 4 "
        "tokens and {greedy:.0f} one of {repeat:.0f} tokens or more (the longest, {greedy_max:.0f} tokens; on average "
        "{greedy_rep:.0%} of a continuation's 4-token stretches occur in it twice); with a repetition penalty of "
-       "{penalty}, {penalised4:.0f} and {penalised:.0f} do (the longest repeat, {penalised_max:.0f} tokens); sampled "
-       "at temperature {hot} with min-p {min_p}, {sampled4:.0f} and {sampled:.0f} (the longest, {sampled_max:.0f} "
-       "tokens); greedy's continuation ends in a stretch repeated three times in a row on {loops:.0f} of the {n:.0f}",
-       holds=lambda x: (x["greedy"] >= x["n"] / 5 and x["penalised"] < x["greedy"] and x["sampled"] < x["greedy"]
-                        and x["greedy_rep"] > max(x["penalised_rep"], x["sampled_rep"])),
+       "{penalty}, fewer: {penalised4:.0f} and {penalised:.0f} do (the longest repeat, {penalised_max:.0f} tokens); "
+       "sampled at temperature {hot} with min-p {min_p}, fewer too: {sampled4:.0f} and {sampled:.0f} (the longest, "
+       "{sampled_max:.0f} tokens), and each repeats fewer 4-token stretches than greedy on average; greedy's "
+       "continuation ends in a stretch repeated three times in a row on {loops:.0f} of the {n:.0f}",
+       words={"{greedy:.0f} one of {repeat:.0f} tokens or more": Q("greedy") >= Q("n") / 5,
+              "fewer: {penalised4:.0f} and {penalised:.0f} do": Q("penalised") < Q("greedy"),
+              "fewer too: {sampled4:.0f} and {sampled:.0f}": Q("sampled") < Q("greedy"),
+              "each repeats fewer 4-token stretches than greedy on average":
+              Q("greedy_rep") > Max("penalised_rep", "sampled_rep")},
+       setup=("occur in it twice",),
        seeded=False, scope=THIS_RUN,
        note="greedy continuations of the open prompts repeat 8-token stretches on at least a fifth; the penalty and "
             "a hot sample cut by min-p on fewer, and repeat fewer 4-token stretches on average")
 def _(seed):
     runs = decoding.runs()
     out = {"long": decoding.LONG, "n": len(runs["greedy"]), "repeat": REPEAT, "penalty": decoding.PENALTY,
+           "quant": smollm2.quantisation(short=True),
            "hot": HOT, "min_p": MIN_P,
            "loops": sum(find_loop(r["tokens"]) is not None for r in runs["greedy"])}
     for key, method in (("greedy", "greedy"), ("penalised", "greedy, penalty"), ("sampled", "sampled, min-p")):
@@ -154,11 +185,13 @@ def _(seed):
 
 
 @claim("real-model.beam-dull", "real-model",
-       "Over the first {new:.0f} tokens of each open prompt's continuation, the model's own surprisal has a median "
-       "of {beam:.2f} bits a token for the best of {beams:.0f} beams, {greedy:.2f} for greedy and {sampled:.2f} for "
-       "a sample at temperature 1; beam search's best also stops at an end of turn within {new:.0f} tokens on "
-       "{beam_short:.0f} of the {n:.0f} prompts (the shortest, {beam_min:.0f} tokens)",
-       holds=lambda x: x["beam"] < x["greedy"] < x["sampled"], seeded=False, scope=THIS_RUN,
+       "Over the first {new:.0f} tokens of each open prompt's continuation, SmolLM2's own surprisal ({quant}) has a "
+       "median of {beam:.2f} bits a token for the best of {beams:.0f} beams, less than greedy's {greedy:.2f}, itself "
+       "less than the {sampled:.2f} of a sample at temperature 1; beam search's best also stops at an end of turn "
+       "within {new:.0f} tokens on {beam_short:.0f} of the {n:.0f} prompts (the shortest, {beam_min:.0f} tokens)",
+       words={"less than greedy's {greedy:.2f}, itself less than": (Q("beam") < Q("greedy"), Q("greedy") < Q("sampled"))},
+       setup=("stops at an end of turn within",),
+       seeded=False, scope=THIS_RUN,
        note="median surprisal per token: beam below greedy below sampling, on the open prompts")
 def _(seed):
     runs = decoding.runs()
@@ -168,14 +201,17 @@ def _(seed):
         return float(np.median([decoding.surprisal_bits(r["logprobs"][:new]) for r in runs[method]]))
     lengths = [len(r["tokens"]) for r in runs["beam"]]
     return {"new": new, "beams": decoding.BEAMS, "beam": med("beam"), "greedy": med("greedy"), "sampled": med("sampled"),
-            "n": len(lengths), "beam_short": sum(n < new for n in lengths), "beam_min": min(lengths)}
+            "n": len(lengths), "beam_short": sum(n < new for n in lengths), "beam_min": min(lengths),
+            "quant": smollm2.quantisation(short=True)}
 
 
 @claim("real-model.sequence-length", "real-model",
-       "The log-probability of greedy's continuation as a whole, after {a:.0f}, {b:.0f} and {c:.0f} tokens, has a "
-       "median of {lp_a:.1f}, {lp_b:.1f} and {lp_c:.1f} (natural logarithms) over the open prompts, while its mean "
-       "per token stays between {tok_lo:.2f} and {tok_hi:.2f}",
-       holds=lambda x: x["lp_a"] > x["lp_b"] > x["lp_c"] and x["tok_hi"] - x["tok_lo"] < 0.5, seeded=False,
+       "The log-probability of SmolLM2's greedy continuation ({quant}) as a whole falls with its length: after "
+       "{a:.0f}, {b:.0f} and {c:.0f} tokens it has a median of {lp_a:.1f}, {lp_b:.1f} and {lp_c:.1f} (natural "
+       "logarithms) over the open prompts, while its mean per token stays within half a nat, between {tok_lo:.2f} "
+       "and {tok_hi:.2f}",
+       words={"falls with its length": (Q("lp_a") > Q("lp_b"), Q("lp_b") > Q("lp_c")),
+              "stays within half a nat": Q("tok_hi") - Q("tok_lo") < 0.5}, seeded=False,
        scope=THIS_RUN, note="the summed log-probability falls with length; the per-token mean does not")
 def _(seed):
     rows = [r["logprobs"] for r in decoding.runs()["greedy"] if len(r["logprobs"]) >= decoding.LONG]
@@ -183,14 +219,16 @@ def _(seed):
     sums = [float(np.median([sum(x[:c]) for x in rows])) for c in cuts]
     means = [s / c for s, c in zip(sums, cuts)]
     return {"a": cuts[0], "b": cuts[1], "c": cuts[2], "lp_a": sums[0], "lp_b": sums[1], "lp_c": sums[2],
-            "tok_lo": min(means), "tok_hi": max(means), "n": len(rows)}
+            "tok_lo": min(means), "tok_hi": max(means), "n": len(rows), "quant": smollm2.quantisation(short=True)}
 
 
 @claim("real-model.min-p", "real-model",
-       "On the menu's {n_fact:.0f} fact and {n_open:.0f} open pages, min-p {min_p} keeps a median of {f1:.1f} and "
-       "{o1:.1f} tokens at temperature 1, where top-p {top_p} keeps {tf1:,.1f} and {to1:,.1f}; heated to {hot}, "
-       "min-p keeps {fh:.1f} and {oh:.1f}, top-p {tfh:,.0f} and {toh:,.0f}",
-       holds=lambda x: x["fh"] < x["oh"] and 10 * x["oh"] < x["tfh"] and 10 * x["oh"] < x["toh"], seeded=False,
+       "On the menu's {n_fact:.0f} fact and {n_open:.0f} open pages of SmolLM2 ({quant}), min-p {min_p} keeps a "
+       "median of {f1:.1f} and {o1:.1f} tokens at temperature 1, where top-p {top_p} keeps {tf1:,.1f} and "
+       "{to1:,.1f}; heated to {hot}, min-p keeps {fh:.1f} and {oh:.1f}, fewer on the sharper fact pages, and top-p "
+       "more than ten times as many, {tfh:,.0f} and {toh:,.0f}",
+       words={"fewer on the sharper fact pages": Q("fh") < Q("oh"),
+              "more than ten times as many": (10 * Q("oh") < Q("tfh"), 10 * Q("oh") < Q("toh"))}, seeded=False,
        scope=THIS_RUN, note="heated, min-p keeps tens of tokens and follows the page's sharpness; top-p keeps thousands")
 def _(seed):
 
@@ -200,4 +238,4 @@ def _(seed):
     return {"n_fact": len(_group("fact", "p_top")), "n_open": len(_group("open", "p_top")), "min_p": MIN_P,
             "top_p": TOP_P, "hot": HOT, "f1": med("fact", 1.0, 0), "o1": med("open", 1.0, 0), "tf1": med("fact", 1.0, 1),
             "to1": med("open", 1.0, 1), "fh": med("fact", HOT, 0), "oh": med("open", HOT, 0),
-            "tfh": med("fact", HOT, 1), "toh": med("open", HOT, 1)}
+            "tfh": med("fact", HOT, 1), "toh": med("open", HOT, 1), "quant": smollm2.quantisation(short=True)}

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import torch
 
-from lib.analysis.over_runs import each_run
+import lib
 from lib.content.corpora.calling_game import check_round
 from lib.model.decoding import beam_search
 from lib.model.generate import generate
@@ -49,6 +49,6 @@ def searched(lm) -> dict:
 
 
 @functools.lru_cache(maxsize=None)
-def searched_over_runs() -> dict[str, dict]:
-    """`searched` on every shipped run (the run in use first)."""
-    return each_run("calling-game", searched)
+def searched_here() -> dict:
+    """`searched` on the run in use (the pages' run, or the run `use_run` names)."""
+    return searched(lib.load("calling-game"))

@@ -7,7 +7,9 @@ import torch
 import lib
 from lib.analysis.inventory import file_model_facts, from_config, real_model_rows
 from lib.analysis.search import model_dictionary
-from lib.claims.registry import EVERY_RUN, claim
+from lib.claims.registry import EVERY_RUN, NO_RUN, claim
+from lib.claims.words import Q
+from lib.shipped.presets import get_preset
 from lib.content.prompt_sets import fixed_and_open
 from lib.model import smollm2
 
@@ -18,7 +20,7 @@ def model_rows():
     """The published models of `lib.content.real_models` counted from their configurations, SmolLM2-135M (the
     model the course runs) counted from its GGUF file's tensors and metadata, and the calling-game model from
     its own configuration."""
-    rows = {r.name: r for r in real_model_rows(from_config("calling game", lib.load("calling-game").model.cfg))}
+    rows = {r.name: r for r in real_model_rows(from_config("calling game", get_preset("calling-game").model))}
     rows[SMOLLM2] = file_model_facts(SMOLLM2, smollm2.file_facts())
     return rows
 
@@ -29,10 +31,13 @@ def model_rows():
        "{gpt2_share:.1%} of GPT-2 small's {gpt2_params:,.0f} ({gpt2_compute:.0%} of the multiply-adds of one token "
        "through its weight matrices) and {smol_share:.1%} of SmolLM2-135M's; in GPT-2 XL {xl_share:.1%}, in "
        "Llama-2-7B {llama2_share:.1%} and in Llama-3-8B, whose vocabulary is four times Llama 2's, {llama3_share:.1%}",
-       holds=lambda x: x["gpt3_share"] < 0.01 and x["toy_share"] < 0.05 and x["gpt2_share"] > 0.25,
+       words={"is {gpt3_share:.2%} of GPT-3's {gpt3_params:,.0f} parameters and {toy_share:.1%} of the calling-game "
+              "model's {toy_params:,.0f}, but {gpt2_share:.1%} of GPT-2 small's":
+              (Q("gpt3_share") < 0.01, Q("toy_share") < 0.05, Q("gpt2_share") > 0.25)},
        seeded=False,
-       note="the dictionary is under 1% of GPT-3 and under 5% of the toy, but over a quarter of GPT-2 small",
-       scope=EVERY_RUN, models=('calling-game',))
+       note="counted from configurations, not from any trained weights: the dictionary is under 1% of GPT-3 and "
+            "under 5% of the toy, but over a quarter of GPT-2 small",
+       scope=NO_RUN)
 def _(seed):
     rows = model_rows()
     names = {"gpt3": "GPT-3 175B", "toy": "calling game", "gpt2": "GPT-2 small", "smol": "SmolLM2-135M",
@@ -44,12 +49,16 @@ def _(seed):
 
 
 @claim("scale.kv-cache", "scale",
-       "Keys and values kept per token of context, in 16-bit numbers: {gpt2_kib:.0f} KiB for GPT-2 small, "
+       "Counted from the published configurations, keys and values kept per token of context, in 16-bit numbers: "
+       "{gpt2_kib:.0f} KiB for GPT-2 small, "
        "{llama2_kib:.0f} KiB for Llama-2-7B, and {llama3_kib:.0f} KiB for Llama-3-8B, whose {llama3_heads:.0f} heads "
        "share {llama3_kv:.0f} sets of keys and values (grouped-query attention)",
-       holds=lambda x: x["llama3_kib"] < x["llama2_kib"] / 2, seeded=False,
-       note="grouped-query attention cuts Llama-3-8B's KV cache per token below half of Llama-2-7B's",
-       scope=EVERY_RUN, models=('calling-game',))
+       words={"{llama3_kib:.0f} KiB for Llama-3-8B, whose {llama3_heads:.0f} heads share {llama3_kv:.0f} sets of "
+              "keys and values": Q("llama3_kib") < Q("llama2_kib") / 2},
+       seeded=False,
+       note="counted from configurations: grouped-query attention cuts Llama-3-8B's KV cache per token below half "
+            "of Llama-2-7B's",
+       scope=NO_RUN)
 def _(seed):
     rows = model_rows()
     return {"gpt2_kib": rows["GPT-2 small"].kv_bytes_per_token / 1024, "llama2_kib": rows["Llama-2-7B"].kv_bytes_per_token / 1024,
@@ -58,10 +67,13 @@ def _(seed):
 
 
 @claim("scale.last-step-is-search", "scale",
-       "On {n:.0f} labelled prompts, the calling-game model's own next-token scores are the query's dot products "
-       "with every dictionary column plus the bias, to within {bound:.0e}, and the search's first word is the "
-       "model's on all {agree:.0f}",
-       holds=lambda x: x["max_err"] < x["bound"] and x["agree"] == x["n"],
+       "On {runs}, on {n:.0f} labelled prompts, the calling-game model's own next-token scores are the query's dot "
+       "products with every dictionary column plus the bias, to within {max_err:max:.0e}, and the search's first "
+       "word is the model's on all {agree:.0f}",
+       words={"to within {max_err:max:.0e}": Q("max_err") < Q("bound"),
+              "the search's first word is the model's on all {agree:.0f}": Q("agree").eq(Q("n"))},
+       setup=("with every dictionary column",),
+       others="the scores differ by {max_err:.0e} and the first words agree on {agree:.0f} of {n:.0f}",
        note="logits equal query . W_U + b_U on every labelled prompt of the seed (fixed and open kinds)",
        scope=EVERY_RUN, models=('calling-game',))
 def _(seed):

@@ -8,6 +8,7 @@ import numpy as np
 import lib
 from lib.analysis.search import model_query
 from lib.claims.registry import EVERY_RUN, claim
+from lib.claims.words import Q
 from lib.content.prompt_sets import fixed_and_open
 
 
@@ -19,15 +20,20 @@ def _query_length_numbers(seed):
     open_len = np.array([np.linalg.norm(model_query(lm, p)) for p in open_])
     return {"n_fixed": len(fixed), "n_open": len(open_), "fixed_median": float(np.median(fixed_len)),
             "open_median": float(np.median(open_len)), "open_hi": float(open_len.max()),
-            "fixed_above": int((fixed_len > open_len.max()).sum())}
+            "fixed_above": int((fixed_len > open_len.max()).sum()),
+            "ratio": float(np.median(fixed_len) / np.median(open_len)),
+            "fixed_above_share": float((fixed_len > open_len.max()).mean())}
 
 
 claim("search-by-hand.long-when-sure", "search-by-hand",
-      "Over labelled prompts, the query is longer where the rules fix the next word (median length "
-      "{fixed_median:.1f} over {n_fixed:.0f} prompts) than where they leave the callee open (median "
-      "{open_median:.1f} over {n_open:.0f}); {fixed_above:.0f} of the {n_fixed:.0f} fixed prompts have a query "
-      "longer than the longest open one",
-      holds=lambda x: x["fixed_median"] > 3 * x["open_median"] and x["fixed_above"] >= 0.9 * x["n_fixed"],
+      "On {runs}, over labelled prompts, the query is more than three times as long where the rules fix the next "
+      "word as where they leave the callee open (the medians' ratio {ratio:.1f}, over {n_fixed:.0f} and {n_open:.0f} "
+      "prompts), and {fixed_above_share:.0%} of the fixed prompts, 90% or more, have a query longer than the "
+      "longest open one",
+      words={"more than three times as long": Q("ratio") > 3,
+             "90% or more, have a query longer than the longest open one": Q("fixed_above_share") >= 0.9},
+      others="the medians' ratio is {ratio:.1f} and {fixed_above_share:.0%} of the fixed prompts outrun the longest "
+             "open one",
       note="median query length on fixed-word prompts exceeds 3 times that on open-choice prompts, and 90% "
            "of fixed prompts exceed the longest open one",
       scope=EVERY_RUN, models=('calling-game',))(

@@ -5,6 +5,7 @@ import functools
 
 import lib
 from lib.claims.registry import THIS_RUN, claim
+from lib.claims.words import Q
 from lib.content.conveyor import referee, run_belt
 from lib.content.corpora.calling_game import check_round
 
@@ -24,7 +25,7 @@ def _referee_numbers(seed):
 claim("tools.referee-valid", "tools",
       "With the referee as its tool, greedy decoding plays {valid:.0f} of {n:.0f} rounds by the rules (each "
       "round with its own referee seed)",
-      holds=lambda x: x["valid"] >= 0.9 * x["n"],
+      words={"greedy decoding plays {valid:.0f} of {n:.0f} rounds by the rules": Q("valid") >= 0.9 * Q("n")},
       note="greedy play with the referee tool gives a valid round on at least 90% of referee seeds",
       scope=THIS_RUN, models=('calling-game',))(
     _referee_numbers)

@@ -1,0 +1,336 @@
+"""The panel: every lesson about a recipe measured on 20 shipped training runs, and kept as data.
+
+A claim about the recipe (`registry.EVERY_RUN`) is a statement about what training this recipe does, and
+one run, or five, cannot say "every run". Each trainable model ships a panel of `PANEL_SEEDS` runs: the
+pages' run (training seed 0, `data/models/NAME`) and the runs of seeds 1 to 19 (`data/runs/NAME/seed-S`),
+all written by one command from their seeds (`python -m lib panel --write`, which trains the runs that are
+missing, `lib.shipped.retrain`). A *run* of the panel is one training seed: the runs of that seed of
+every model a claim reads.
+
+Every every-run claim is measured on every run of the panel, once, each run in a process of its own
+(`lib.claims.runs.measure_runs`), on prompt-set seed `PROMPT_SEED`, and what it measured is kept beside
+the runs in `data/runs/panel.json` (`python -m lib panel --write` writes it): every number of every
+claim on every run, the role a run lacks where one is absent, and the SHA-256 of each run's weights. A
+page prints an every-run claim from the kept numbers (`statement`): "on every one of the 20 runs" only
+when it held on all of them, else "on 17 of the 20 runs", then what the other runs do (the claim's
+`others`). The build measures the pages' run again and stops the page if it differs from what is kept;
+the tests measure a few runs chosen afresh each time and one run they train themselves, and fail if
+any number differs from the kept one by more than the tolerances below (`compare`): the test machine
+is another x86-64, whose arithmetic may differ from the one that measured the panel in the last bits.
+"""
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from lib.claims import registry
+from lib.data import data_dir
+from lib.errors import CourseError, require
+
+PANEL_SEEDS = tuple(range(20))    # the training seeds of the panel; 0 is the pages' run
+PROMPT_SEED = 0                   # the prompt-set seed every run is measured on (the pages' first)
+PANEL_FILE = "panel.json"
+# Two measurements of one run agree when every text and whole number is equal and every other number is
+# within REL_TOL of the kept one (or ABS_TOL of it, near zero). A run retrained on another x86-64 differs
+# in the weights' last bits (1e-6 after the zero-layer model's 800 steps); the numbers the claims read
+# move by far less than these.
+REL_TOL, ABS_TOL = 1e-3, 1e-4
+
+
+def path() -> Path:
+    return data_dir() / "runs" / PANEL_FILE
+
+
+def label(seed: int) -> str:
+    return f"seed {seed}"
+
+
+def panel_models() -> list[str]:
+    """The trained models the every-run claims read: each ships a panel."""
+    return sorted({m for c in registry.claims() if c.scope == registry.EVERY_RUN for m in c.models})
+
+
+def every_run_ids(chapter: str | None = None) -> list[str]:
+    return [c.id for c in registry.claims(chapter) if c.scope == registry.EVERY_RUN]
+
+
+def run_of(seed: int, models: Iterable[str] | None = None) -> dict[str, str]:
+    """The folders of the panel's run of training seed `seed` for `models` ({} for the pages' run: the
+    shipped folders are read as they are)."""
+    from lib.model.store import RUN_PREFIX, runs_dir  # deferred: the store imports torch
+
+    if seed == PANEL_SEEDS[0]:
+        return {}
+    return {name: str(runs_dir() / name / f"{RUN_PREFIX}{seed}") for name in (models or panel_models())}
+
+
+def folder_of(name: str, seed: int) -> Path:
+    from lib.model.store import model_folder  # deferred: the store imports torch
+
+    return Path(run_of(seed, [name]).get(name) or model_folder(name))
+
+
+# ----------------------------------------------------------------------------- writing the panel
+def train_missing(models: Iterable[str] | None = None, seeds: Iterable[int] = PANEL_SEEDS, retrain: bool = False,
+                  progress: bool = False, say=print) -> list[tuple[str, int]]:
+    """Train every run of the panel that is not shipped yet (all of them with `retrain`), from its seed
+    alone; the pages' run keeps its checkpoints over training, the others only their weights."""
+    from lib.model.store import META  # deferred: the store imports torch
+    from lib.shipped.retrain import train_preset  # deferred: training imports torch
+
+    done = []
+    for name in (models or panel_models()):
+        for seed in seeds:
+            folder = folder_of(name, seed)
+            if (folder / META).is_file() and not retrain:
+                continue
+            meta = train_preset(name, seed=seed, replace_shipped=True, progress=progress,
+                                checkpoints=seed == PANEL_SEEDS[0])
+            say(f"trained {name} seed {seed}: {meta.get('steps_trained')} steps, {meta['train_seconds']:.0f} s")
+            done.append((name, seed))
+    return done
+
+
+def weights(seeds: Iterable[int] = PANEL_SEEDS) -> dict[str, dict[str, str]]:
+    """{model: {seed: the SHA-256 of that run's weights}} over the panel."""
+    out = {}
+    for name in panel_models():
+        out[name] = {}
+        for seed in seeds:
+            meta = folder_of(name, seed) / "meta.json"
+            require(meta.is_file(), f"the panel's run {label(seed)} of {name} is missing ({meta.parent}): "
+                                    "`python -m lib panel --write` trains it")
+            out[name][str(seed)] = json.loads(meta.read_text())["sha256"]
+    return out
+
+
+def measure(seeds: Iterable[int] = PANEL_SEEDS, ids: Iterable[str] | None = None, jobs: int = 2,
+            runs: dict[str, dict[str, str]] | None = None) -> dict[str, dict[str, dict]]:
+    """{claim id: {run label: {"numbers": ...}}}: every every-run claim of `ids` measured on the runs of the
+    panel's `seeds` (or on `runs`, {label: {model: folder}}), each run in a process of its own. A claim
+    whose measurement fails for any reason but an absent role (`registry.Absent`) raises here: a claim
+    never crashes on a run."""
+    ids = list(ids) if ids is not None else every_run_ids()
+    if runs is None:
+        runs = {label(s): run_of(s) for s in seeds}
+    from lib.claims.runs import measure_runs  # deferred: lib.claims.runs imports this module
+
+    got = measure_runs(runs, ids, [PROMPT_SEED], jobs=jobs)
+    out: dict[str, dict[str, dict]] = {}
+    for id in ids:
+        seed_key = str(PROMPT_SEED if registry.get(id).seeded else 0)
+        out[id] = {}
+        for run in runs:
+            entry = got[run][id][seed_key]
+            if "error" in entry:
+                raise CourseError(f"claim {id!r} crashed on {run}: {entry['error']}")
+            out[id][run] = {"numbers": entry["numbers"]}
+    return out
+
+
+def write(measured: dict[str, dict[str, dict]], seeds: Iterable[int] = PANEL_SEEDS) -> Path:
+    """Keep the panel's measurements beside the runs (`path()`)."""
+    seeds = list(seeds)
+    kept = {"about": "Every claim about a recipe (scope 'every run') measured on every run of the panel of shipped "
+                     "training runs, on prompt-set seed " f"{PROMPT_SEED}; written by `python -m lib panel --write` "
+                     "(lib.claims.panel). A run is a training seed; 'numbers' are what the claim's measurement "
+                     "returned there ('absent': the role it looks for is not on that run, and why).",
+            "prompt_seed": PROMPT_SEED, "seeds": seeds, "weights": weights(seeds),
+            "claims": {id: {str(int(run.split()[-1])): entry["numbers"] for run, entry in by_run.items()}
+                       for id, by_run in measured.items()}}
+    path().write_text(json.dumps(kept, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    return path()
+
+
+_KEPT: dict | None = None
+
+
+def read() -> dict:
+    """The kept panel, checked: it covers every every-run claim on every seed of the panel, and each run's
+    weights are the ones it measured."""
+    global _KEPT
+    if _KEPT is None:
+        f = path()
+        require(f.is_file(), f"{f} is missing: `python -m lib panel --write` measures the panel")
+        _KEPT = json.loads(f.read_text(encoding="utf-8"))
+    return _KEPT
+
+
+def stale() -> list[str]:
+    """What in the kept panel no longer matches the runs or the claims (empty: nothing)."""
+    kept = read()
+    out = []
+    now = weights(kept["seeds"])
+    for name, by_seed in now.items():
+        for seed, sha in by_seed.items():
+            if kept["weights"].get(name, {}).get(seed) != sha:
+                out.append(f"{name} {label(int(seed))}: the weights are not the ones the panel measured")
+    for id in every_run_ids():
+        if id not in kept["claims"]:
+            out.append(f"{id}: not measured on the panel")
+            continue
+        missing = [s for s in kept["seeds"] if str(s) not in kept["claims"][id]]
+        if missing:
+            out.append(f"{id}: not measured on seeds {missing}")
+    for id in kept["claims"]:
+        if id not in registry.REGISTRY or registry.get(id).scope != registry.EVERY_RUN:
+            out.append(f"{id}: kept, but no every-run claim of that id is registered")
+    return out
+
+
+# ----------------------------------------------------------------------------- reading it
+@dataclass(frozen=True)
+class Run:
+    seed: int
+    numbers: dict
+    failing: list = field(default_factory=list)     # (phrase, why) the numbers do not bear out
+
+    @property
+    def label(self) -> str:
+        return label(self.seed)
+
+    @property
+    def holds(self) -> bool:
+        return not self.failing
+
+    @property
+    def absent(self) -> str | None:
+        return self.numbers.get(registry.ABSENT)
+
+
+def runs(id: str) -> list[Run]:
+    """The claim on every run of the panel, from the kept numbers, in the order of the training seeds;
+    whether it holds is decided now, from its words."""
+    c = registry.get(id)
+    require(c.scope == registry.EVERY_RUN, f"claim {id!r} is about {c.scope}, not every run: the panel does not hold it")
+    kept = read()
+    require(id in kept["claims"], f"claim {id!r} is not in {path()}: `python -m lib panel --write` measures it")
+    return [Run(int(s), n, c.failing(n)) for s, n in sorted(kept["claims"][id].items(), key=lambda kv: int(kv[0]))]
+
+
+class RunCount:
+    """On how many runs a claim holds, as its statement says it: "every one of the 20 runs" or "17 of
+    the 20 runs"."""
+
+    def __init__(self, k: int, n: int):
+        self.k, self.n = k, n
+
+    def __format__(self, spec: str) -> str:
+        return f"every one of the {self.n} runs" if self.k == self.n else f"{self.k} of the {self.n} runs"
+
+
+def labels(seeds: Iterable[int]) -> str:
+    seeds = list(seeds)
+    return ("seed " if len(seeds) == 1 else "seeds ") + registry.listed(seeds)
+
+
+def _numbers(rows: list[Run]) -> dict:
+    """The numbers of `rows` over those runs (`registry.spans`), lists and the like left out."""
+    plain = [{k: v for k, v in r.numbers.items() if not isinstance(v, (list, dict))} for r in rows]
+    return registry.spans(plain)
+
+
+def page_numbers(id: str) -> tuple[dict, list[Run], list[Run]]:
+    """(the numbers the statement is filled with: each over the runs where the claim holds, with `runs`
+    the count; the runs where it holds; the runs where it does not)."""
+    rows = runs(id)
+    ok = [r for r in rows if r.holds]
+    bad = [r for r in rows if not r.holds]
+    require(ok, f"claim {id!r} holds on no run of the panel: it is no lesson about the recipe; restate it")
+    numbers_ = _numbers(ok)
+    numbers_["runs"] = RunCount(len(ok), len(rows))
+    numbers_["n_runs"] = registry.Span(len(rows), len(rows))
+    return numbers_, ok, bad
+
+
+def others_sentence(id: str, bad: list[Run]) -> str:
+    """What the runs on which the claim does not hold do instead: the claim's `others`, filled with the
+    numbers of those runs, and, for a run that lacks the role the claim looks for, why."""
+    if not bad:
+        return ""
+    c = registry.get(id)
+    absent = [r for r in bad if r.absent]
+    measured = [r for r in bad if not r.absent]
+    parts = []
+    if measured:
+        require(c.others, f"claim {id!r} fails on {labels(r.seed for r in measured)} and says nothing of them "
+                          "(its `others`): say what those runs do")
+        text = registry.fill_template(c.others, {**_numbers(measured),
+                                                 "n_others": registry.Span(len(measured), len(measured))})
+        parts.append(f"on {labels(r.seed for r in measured)}, {text}")
+    groups: dict[str, list[int]] = {}
+    for r in absent:
+        groups.setdefault(r.absent, []).append(r.seed)
+    parts += [f"on {labels(seeds)}, {why}" for why, seeds in groups.items()]
+    return "; ".join(parts)
+
+
+def statement(id: str) -> str:
+    """The every-run claim as its page prints it: its statement over the runs where it holds, and then
+    what the other runs do."""
+    numbers_, ok, bad = page_numbers(id)
+    text = registry.fill(id, numbers_)
+    if bad:
+        text += ". " + _capital(others_sentence(id, bad))
+    return text
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def count(id: str) -> tuple[int, int]:
+    rows = runs(id)
+    return sum(r.holds for r in rows), len(rows)
+
+
+def per_run(id: str) -> dict[int, dict]:
+    """{training seed: the claim's numbers on that run}, from the kept panel."""
+    return {r.seed: r.numbers for r in runs(id)}
+
+
+# ----------------------------------------------------------------------------- comparing
+def differences(kept: dict, fresh: dict, where: str = "") -> list[str]:
+    """How `fresh` numbers differ from `kept` ones beyond the tolerances (empty: they agree)."""
+    out = []
+    for key in sorted(set(kept) | set(fresh)):
+        if key not in kept or key not in fresh:
+            out.append(f"{where}{key}: {'only measured now' if key not in kept else 'not measured now'}")
+            continue
+        a, b = kept[key], fresh[key]
+        if not _agree(a, b):
+            out.append(f"{where}{key}: kept {a!r}, measured {b!r}")
+    return out
+
+
+def _agree(a, b) -> bool:
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_agree(x, y) for x, y in zip(a, b))
+    real = lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)  # noqa: E731
+    if real(a) and real(b):
+        if isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral):
+            return a == b
+        a, b = float(a), float(b)
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    return a == b
+
+
+def check_runs(seeds: Iterable[int], ids: Iterable[str] | None = None, jobs: int = 2,
+               runs_: dict[str, dict[str, str]] | None = None) -> list[str]:
+    """Measure the claims again on the panel's runs of `seeds` (or on `runs_`, {label "seed S": {model:
+    folder}}, a run trained again elsewhere) and list every number that differs from the kept one."""
+    ids = list(ids) if ids is not None else every_run_ids()
+    kept = read()["claims"]
+    fresh = measure(seeds, ids, jobs, runs=runs_)
+    out = []
+    for id in ids:
+        for run, entry in fresh[id].items():
+            seed = run.split()[-1]
+            out += differences(kept[id][seed], entry["numbers"], f"{id} on {run}: ")
+    return out
