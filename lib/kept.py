@@ -1,8 +1,8 @@
 """Measurements kept on disk, so that the book's build, the tests and the command line measure a
 training run once between them.
 
-A measurement of one run (the ablation chapter's roles of the heads, a claim's numbers on another
-training seed) can take a minute. Every process that executes a chapter, grades a learner or checks
+A measurement of one run (a claim's numbers on the shipped run, or on another training seed) can take a
+minute. Every process that executes a chapter, grades a learner or checks
 the claims would otherwise measure it again. What is kept is keyed by everything it is computed from:
 the library's source (every `.py` file of `lib`), the run's weights (the SHA-256 its `meta.json`
 records) and the name of the measurement (with any argument it takes). A change to any of them is a
@@ -141,14 +141,3 @@ def plain(value: T) -> T:
     require(is_plain(value), "a kept measurement must be plain JSON (dicts with text keys, lists, numbers, "
                            f"text): {str(value)[:120]}")
     return json.loads(json.dumps(value, default=_scalar))
-
-
-def run_measurement(name: str, folder: Path, what: str, fn: Callable[[], T]) -> T:
-    """`fn()` (a measurement of the run of model `name` in `folder`, named `what`), kept on disk."""
-    key = f"{what}-{weights_key([(name, folder)])}"
-    got = read(key)
-    if got is not None and "value" in got:
-        return got["value"]
-    value = plain(fn())
-    write(key, {"value": value})
-    return value

@@ -259,43 +259,57 @@ def resample_ablation(model: Transformer, batches, heads: list[Head], runs: _Run
 INPUTS = {"K": ("k", "W_K"), "Q": ("q", "W_Q"), "V": ("v", "W_V")}
 
 
-def path_patch(model: Transformer, batches, sender: Head, receiver: Head, via: str,
+def path_patch(model: Transformer, batches, sender: Head, receiver: Head | list[Head], via: str,
                runs: _Runs | None = None) -> dict[str, float]:
     """Path patching sender -> receiver's `via` input (K, Q or V) -> logits: the receiver computes its
     keys (queries, values) from the clean residual stream with the sender's clean write replaced by its
-    write on another sequence of the same period; every other path runs clean."""
+    write on another sequence of the same period; every other path runs clean. `receiver` may be several
+    heads of one layer, all reading the patched stream at once (a layer's induction heads share the work)."""
     require(via in INPUTS, f"via must be one of {', '.join(INPUTS)}, got {via!r}")
-    require(sender[0] < receiver[0], "a sender must sit in an earlier layer than its receiver")
+    receivers = [receiver] if isinstance(receiver, tuple) else list(receiver)
+    require(receivers and len({r[0] for r in receivers}) == 1, "the receivers are heads of one layer")
+    require(all(sender[0] < r[0] for r in receivers), "a sender must sit in an earlier layer than its receiver")
     m = merged(batches)
     runs = runs or _Runs(model, m)
     hook, weight = INPUTS[via]
-    (s_layer, s_head), (r_layer, r_head) = sender, receiver
+    s_layer, s_head = sender
+    r_layer = receivers[0][0]
     key = f"blocks.{s_layer}.attn.head_out"
     resid = runs.clean[f"blocks.{r_layer}.resid_pre"] - runs.clean[key][:, :, s_head] + runs.other[key][:, :, s_head]
-    new = resid @ getattr(model.blocks[r_layer].attn, weight)[r_head].detach()
+    W = getattr(model.blocks[r_layer].attn, weight).detach()
+    new = {h: resid @ W[h] for _, h in receivers}
 
     def swap(x, name):
         x = x.clone()
-        x[:, :, r_head] = new
+        for h, v in new.items():
+            x[:, :, h] = v
         return x
     return _run(model, m, [(f"blocks.{r_layer}.attn.{hook}", swap)])
 
 
+def induction_heads(scores: dict[str, np.ndarray]) -> list[Head]:
+    """Every layer-1 head whose induction score is `FORMED` or more (the best one alone where none is)."""
+    ind = scores["induction"][1]
+    return [(1, h) for h in range(len(ind)) if ind[h] >= FORMED] or [(1, int(np.argmax(ind)))]
+
+
 def circuit(model: Transformer, batches) -> dict:
     """The whole account of one model: scores, roles, composition, and what each part costs. The *sender*
-    is the layer-0 head, and `route` the input of the induction head (K or Q), whose path patching costs the
-    second copy the most loss, over every layer-0 head and both inputs; `paths` are the sender's three."""
+    is the layer-0 head, and `route` the input of the induction heads (K or Q), whose path patching costs the
+    second copy the most loss, over every layer-0 head and both inputs, into every induction head at once;
+    `paths` are the sender's three."""
     batches = merged(batches)
     scores = pattern_scores(model, batches)
     r = roles(scores)
     comp = composition_scores(model)
     base = clean(model, batches)
     runs = _Runs(model, batches)
-    every = {(h, k): path_patch(model, batches, (0, h), r.induction, k, runs)
+    heads = induction_heads(scores)
+    every = {(h, k): path_patch(model, batches, (0, h), heads, k, runs)
              for h in range(model.cfg.n_heads) for k in "KQ"}
     sender_h, route = max(every, key=lambda hk: (every[hk]["loss"] - base["loss"], -hk[0], hk[1]))
     sender = (0, sender_h)
-    paths = {k: every[sender_h, k] if k in "KQ" else path_patch(model, batches, sender, r.induction, k, runs)
+    paths = {k: every[sender_h, k] if k in "KQ" else path_patch(model, batches, sender, heads, k, runs)
              for k in "KQV"}
     a, b = sender_h, r.induction[1]
     return {
@@ -309,6 +323,8 @@ def circuit(model: Transformer, batches) -> dict:
         "ablate_sender": resample_ablation(model, batches, [sender], runs),
         "ablate_previous": resample_ablation(model, batches, [r.previous], runs),
         "ablate_induction": resample_ablation(model, batches, [r.induction], runs),
+        "induction_heads": heads,
+        "ablate_induction_heads": resample_ablation(model, batches, heads, runs),
         "paths": paths, "route": route,
         "paths_every": {f"L0H{h}-{k}": v["loss"] for (h, k), v in every.items()},
     }

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Iterable
 
 from lib.claims import registry
+from lib.claims import runs as claim_runs
 from lib.data import data_dir
 from lib.errors import CourseError, require
 
 PANEL_SEEDS = tuple(range(20))    # the training seeds of the panel; 0 is the pages' run
-PROMPT_SEED = 0                   # the prompt-set seed every run is measured on (the pages' first)
+PROMPT_SEED = registry.PAGE_SEEDS[0]     # the prompt-set seed every run is measured on (the pages' first)
 PANEL_FILE = "panel.json"
 # Two measurements of one run agree when every text and whole number is equal and every other number is
 # within REL_TOL of the kept one (or ABS_TOL of it, near zero). A run retrained on another x86-64 differs
@@ -117,9 +118,7 @@ def measure(seeds: Iterable[int] = PANEL_SEEDS, ids: Iterable[str] | None = None
     ids = list(ids) if ids is not None else every_run_ids()
     if runs is None:
         runs = {label(s): run_of(s) for s in seeds}
-    from lib.claims.runs import measure_runs  # deferred: lib.claims.runs imports this module
-
-    got = measure_runs(runs, ids, [PROMPT_SEED], jobs=jobs)
+    got = claim_runs.measure_runs(runs, ids, [PROMPT_SEED], jobs=jobs)
     out: dict[str, dict[str, dict]] = {}
     for id in ids:
         seed_key = str(PROMPT_SEED if registry.get(id).seeded else 0)

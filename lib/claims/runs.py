@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable
 
 from lib import kept
-from lib.claims import panel, registry
+from lib.claims import registry
 from lib.errors import CourseError, require
 
 SHIPPED = "shipped"          # the name of the pages' own run in tables and JSON
@@ -58,7 +58,13 @@ def cache_dir() -> Path | None:
 
 
 def _run_key(run: dict[str, str]) -> str:
-    return kept.weights_key(run.items())
+    """The run's key: the library's source and the weights of every model a claim may read on it (the run's
+    own folders, the shipped runs of the others), so that retraining any of them is a new key."""
+    from lib.model.store import model_folder, shipped_names  # deferred: the store imports torch
+
+    folders = {name: str(model_folder(name)) for name in shipped_names()}
+    folders.update(run)
+    return kept.weights_key(folders.items())
 
 
 def _plain(value):
@@ -143,10 +149,10 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
 
 def over_runs(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> list[tuple[str, int, dict, bool]]:
     """The claim on the shipped run: (run label, seed, numbers, holds) on each of `seeds`, or, for an
-    every-run claim, on the panel's prompt-set seed alone (its page prints the kept panel, `lib.claims.panel`,
-    and holds this measurement of the pages' run to it)."""
+    every-run claim, on the panel's prompt-set seed alone, the first of the pages' (its page prints the kept
+    panel, `lib.claims.panel`, and holds this measurement of the pages' run to it)."""
     c = registry.get(id)
     if c.scope == registry.EVERY_RUN:
-        seeds = [panel.PROMPT_SEED]
+        seeds = [registry.PAGE_SEEDS[0]]
     seeds = list(seeds) if c.seeded else [0]
     return [(SHIPPED, s, registry.measure(id, s), registry.holds(id, s)) for s in seeds]

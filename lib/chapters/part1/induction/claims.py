@@ -10,7 +10,8 @@ says when each head formed.
 from __future__ import annotations
 
 import functools
-import math
+
+import numpy as np
 
 import lib
 from lib.analysis import induction
@@ -18,7 +19,6 @@ from lib.claims.registry import EVERY_RUN, THIS_RUN, Absent, listed
 from lib.claims.registry import claim as register
 from lib.claims.words import Q
 from lib.chapters.part1.induction import pitfalls, real
-from lib.content.corpora import repeats
 from lib.model import smollm2
 from lib.shipped.presets import get_preset
 
@@ -76,9 +76,9 @@ def training_record(lm) -> dict:
 
 
 @claim("induction.head-forms", "induction",
-       "On {runs}, layer 1 has an induction head: from each letter of the second copy, its best head puts {ind:.2f} "
-       "of its attention on the letter after that letter's earlier occurrence, {formed:.1f} or more, and the run "
-       "copies {accuracy:.1%} of the second copy",
+       "On {runs}, layer 1 has induction heads: from each letter of the second copy, its best head puts {ind:.2f} "
+       "of its attention on the letter after that letter's earlier occurrence, {formed:.1f} or more ({n_ind:.0f} of "
+       "its {n_heads:.0f} heads do), and the run copies {accuracy:.1%} of the second copy",
        words={"{formed:.1f} or more": Q("ind") >= Q("formed")},
        others="layer 1's best induction score is {ind:.2f}, yet the run copies {accuracy:.1%} of the second copy "
               "(loss {loss:.2f} nats, the first copy's {first_loss:.2f})",
@@ -86,9 +86,14 @@ def training_record(lm) -> dict:
 def _head_forms(seed):
     c = account(seed)
     return {"ind": c["roles"].induction_score, "formed": induction.FORMED, "accuracy": c["accuracy"],
+            "n_ind": int((c["scores"]["induction"][1] >= induction.FORMED).sum()), "n_heads": c_heads(),
             "loss": c["clean"]["loss"], "first_loss": c["loss"]["first_copy_loss"],
             "induction_head": list(c["roles"].induction), "previous": c["roles"].previous_score,
             "duplicate": c["roles"].duplicate_score}
+
+
+def c_heads() -> int:
+    return _lm().model.cfg.n_heads
 
 
 def _route(seed):
@@ -102,18 +107,18 @@ def _route(seed):
 
 
 claim("induction.route-keys", "induction",
-      "On {runs}, the induction head reads a layer-0 head through its keys: path patching only that path, with the "
+      "On {runs}, the induction heads read a layer-0 head through their keys: path patching only that path, with the "
       "layer-0 head's write taken from another sequence, raises the loss on the second copy by {k_rise:.2f} nats, "
       "more than the same head's path through the queries does ({q_rise:.2f})",
       words={"more than the same head's path through the queries does": Q("route_k").eq(1)},
-      others="the path that costs most runs through the induction head's queries: {q_rise:.2f} nats, the keys' "
+      others="the path that costs most runs through the induction heads' queries: {q_rise:.2f} nats, the keys' "
              "{k_rise:.2f}",
       setup=("path patching only that path", "the path that costs most"),
-      note="over every layer-0 head and both inputs of the induction head, the path patching that costs the second "
-           "copy the most loss runs through the keys")(_route)
+      note="over every layer-0 head and both inputs of the induction heads (every layer-1 head scoring 0.5 or more, "
+           "patched at once), the path patching that costs the second copy the most loss runs through the keys")(_route)
 
 claim("induction.sender-previous", "induction",
-      "On {runs}, that layer-0 head, the induction head's sender, is a previous-token head: it puts {sender_prev:.2f} "
+      "On {runs}, that layer-0 head, the induction heads' sender, is a previous-token head: it puts {sender_prev:.2f} "
       "of its attention on the position just before each query, {formed_previous:.1f} or more",
       words={"{formed_previous:.1f} or more": Q("sender_prev") >= Q("formed_previous")},
       others="the sender, {sender}, puts {sender_dup:.2f} of its attention, from each letter of the second copy, on "
@@ -124,15 +129,15 @@ claim("induction.sender-previous", "induction",
 
 @claim("induction.ablation", "induction",
        "On {runs}, resample-ablating the sender raises the loss on the second copy by {sender_rise:.2f} nats and "
-       "ablating the induction head by {ind_rise:.2f}, each by more than 0.1 nats",
+       "ablating the induction heads, all {n_ind:.0f} at once, by {ind_rise:.2f}, each by more than 0.1 nats",
        words={"each by more than 0.1 nats": (Q("sender_rise") > 0.1, Q("ind_rise") > 0.1)},
-       others="ablating the sender raises it by {sender_rise:.2f} nats and the induction head by {ind_rise:.2f}",
+       others="ablating the sender raises it by {sender_rise:.2f} nats and the induction heads by {ind_rise:.2f}",
        note="resample ablation (each head's write taken from another sequence of the same period and filler)")
 def _ablation(seed):
     c = _formed(seed)
     base = c["clean"]["loss"]
-    return {"sender_rise": c["ablate_sender"]["loss"] - base, "ind_rise": c["ablate_induction"]["loss"] - base,
-            "clean": base, "diff": c["clean"]["logit_diff"]}
+    return {"sender_rise": c["ablate_sender"]["loss"] - base, "ind_rise": c["ablate_induction_heads"]["loss"] - base,
+            "n_ind": len(c["induction_heads"]), "clean": base, "diff": c["clean"]["logit_diff"]}
 
 
 @claim("induction.forms-at", "induction",
@@ -170,25 +175,26 @@ def _heads_order(seed):
 
 
 @claim("induction.plateau", "induction",
-       "On {runs}, the loss on the second copy starts at {start:.1f} nats and stays above 2 nats until step "
-       "{plateau:.0f}, then falls below 1 nat within {fall:.0f} steps: it does not rest at the {guess:.1f} nats of "
-       "guessing evenly among the letters seen so far on its way down",
-       words={"stays above 2 nats until step {plateau:.0f}, then falls below 1 nat within {fall:.0f} steps: it does "
-              "not rest at": (Q("fall") <= 60, Q("plateau") > 0)},
-       others="its loss passes 2 nats at step {plateau:.0f} and 1 nat {fall:.0f} steps later",
+       "On {runs}, the loss on the second copy sits at the first copy's level, within 0.2 nats of it, for the "
+       "first {depart:.0f} steps, slides for {slide:.0f} steps more down to 2 nats, then drops below 1 nat in "
+       "{fall:.0f} steps, faster than it slid",
+       words={"faster than it slid": Q("fall") < Q("slide")},
+       others="it leaves the first copy's level at step {depart:.0f}, takes {slide:.0f} steps more to reach 2 nats "
+              "and {fall:.0f} to fall below 1",
+       setup=("within 0.2 nats of it",),
        seeded=False,
-       note="from the trainer's record every 10 steps: the step the second copy's loss first drops below 2 nats, and "
-            "how many steps more it takes to drop below 1 (60 or fewer)")
+       note="from the trainer's record every 10 steps: the first step the second copy's loss is 0.2 nats below the "
+            "first copy's, then below 2 nats, then below 1 nat; the last stretch shorter than the one before")
 def _plateau(seed):
-    lm = _lm()
-    mon = lm.meta["monitored"]
+    mon = _lm().meta["monitored"]
+    depart = next((s for s, a, b in zip(mon["steps"], mon["second_copy_loss"], mon["first_copy_loss"]) if a < b - 0.2),
+                  None)
     two = first_step(mon["steps"], mon["second_copy_loss"], 2.0, above=False)
     one = phase_step(mon["steps"], mon["second_copy_loss"])
-    if two is None or one is None:
+    if depart is None or two is None or one is None:
         raise Absent("the second copy's loss never fell below 1 nat while it trained")
-    periods = range(repeats.MIN_PERIOD, repeats.MAX_PERIOD + 1)
-    return {"start": mon["second_copy_loss"][0], "plateau": two, "fall": one - two,
-            "guess": sum(math.log(p) for p in periods) / len(periods)}
+    return {"start": mon["second_copy_loss"][0], "depart": depart, "slide": two - depart, "fall": one - two,
+            "phase": one}
 
 
 @claim("induction.pitfall-small-init", "induction",
@@ -283,8 +289,6 @@ def _head_names(heads) -> str:
        note="SmolLM2 has induction heads (score >= 0.5 on repeated random tokens), none in layer 0, and previous-token "
             "heads in earlier layers (real.py, measured once: data/runs/induction/smollm2.json)")
 def _smollm2_heads(seed):
-    import numpy as np
-
     f = real.read()
     prev, ind = np.array(f["previous"]), np.array(f["induction"])
     heads = [tuple(hd) for hd in f["heads"]]
@@ -319,8 +323,6 @@ def _smollm2_heads(seed):
             "heads cost as much, each holding a previous-token head; the strongest previous-token head alone halves it "
             "too (real.py, measured once: data/runs/induction/smollm2.json)")
 def _smollm2_ablation(seed):
-    import numpy as np
-
     f = real.read()
     rand = [r["accuracy"] for r in f["random"]]
     previous = {tuple(hd) for hd in f["previous_heads"]}
