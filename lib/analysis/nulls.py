@@ -312,12 +312,13 @@ def with_control_word(sentences: dict[str, Sequence[str]], word: str, control: s
 
 def top_share_against_nulls(x, seed: int = 0, draws: int = MIN_SHUFFLES) -> dict:
     """The rows' top-2 PCA share (in %) beside both structureless nulls of their shape: its mean and maximum
-    over `draws` column-permuted and `draws` Gaussian data sets, and how many times the mean it is."""
+    over `draws` column-permuted and `draws` Gaussian data sets, and how many times the mean (`ratio_`) and the
+    maximum (`over_`) the share is."""
     x = _points(x)
     share = 100 * top_share(x)
     out = {"share": share, "n": x.shape[0], "dim": x.shape[1], "draws": draws}
     for key, kind in (("perm", "column-permuted"), ("gauss", "gaussian")):
         null = 100 * structureless_shares(x, kind, draws, seed)
         out.update({f"{key}_mean": float(null.mean()), f"{key}_hi": float(null.max()),
-                    f"ratio_{key}": share / float(null.mean())})
+                    f"ratio_{key}": share / float(null.mean()), f"over_{key}": share / float(null.max())})
     return out

@@ -1,13 +1,15 @@
-"""The panel: every lesson about a recipe measured on 20 shipped training runs, and kept as data.
+"""The panel: every lesson about a recipe measured on the shipped training runs of its models, and kept as data.
 
 A claim about the recipe (`registry.EVERY_RUN`) is a statement about what training this recipe does, and
-one run, or five, cannot say "every run". Each trainable model ships a panel of `PANEL_SEEDS` runs: the
-pages' run (training seed 0, `data/models/NAME`) and the runs of seeds 1 to 19 (`data/runs/NAME/seed-S`),
-all written by one command from their seeds (`python -m lib panel --write`, which trains the runs that are
-missing, `lib.shipped.retrain`). A *run* of the panel is one training seed: the runs of that seed of
-every model a claim reads.
+one run, or five, cannot say "every run". Each trainable model has a panel of up to `len(PANEL_SEEDS)` (20)
+runs: the pages' run (training seed 0, `data/models/NAME`) and the runs of seeds 1 to 19
+(`data/runs/NAME/seed-S`), all written by one command from their seeds (`python -m lib panel --write`,
+which trains the runs that are missing, `lib.shipped.retrain`). A model's panel is the runs of it that
+ship (`seeds`); while some are still to be trained it is smaller, and every sentence says its size. A
+*run* of the panel is one training seed: the runs of that seed of every model a claim reads, so a claim
+is measured on the seeds shipped for all of its models.
 
-Every every-run claim is measured on every run of the panel, once, each run in a process of its own
+Every every-run claim is measured on every run of its panel, once, each run in a process of its own
 (`lib.claims.runs.measure_runs`), on prompt-set seed `PROMPT_SEED`, and what it measured is kept beside
 the runs in `data/runs/panel.json` (`python -m lib panel --write` writes it): every number of every
 claim on every run, the role a run lacks where one is absent, and the SHA-256 of each run's weights. A
@@ -32,7 +34,7 @@ from lib.claims import runs as claim_runs
 from lib.data import data_dir
 from lib.errors import CourseError, require
 
-PANEL_SEEDS = tuple(range(20))    # the training seeds of the panel; 0 is the pages' run
+PANEL_SEEDS = tuple(range(20))    # the training seeds of a full panel; 0 is the pages' run
 PROMPT_SEED = registry.PAGE_SEEDS[0]     # the prompt-set seed every run is measured on (the pages' first)
 PANEL_FILE = "panel.json"
 # Two measurements of one run agree when every text and whole number is equal and every other number is
@@ -75,6 +77,29 @@ def folder_of(name: str, seed: int) -> Path:
     return Path(run_of(seed, [name]).get(name) or model_folder(name))
 
 
+def shipped(name: str, seed: int) -> bool:
+    from lib.model.store import META, WEIGHTS  # deferred: the store imports torch
+
+    folder = folder_of(name, seed)
+    return (folder / META).is_file() and (folder / WEIGHTS).is_file()
+
+
+def seeds(models: Iterable[str] | None = None) -> tuple[int, ...]:
+    """The panel's training seeds whose runs ship for every one of `models` (all the panel's models when
+    None): the runs a claim reading them is measured on."""
+    models = list(models) if models is not None else panel_models()
+    return tuple(s for s in PANEL_SEEDS if all(shipped(m, s) for m in models))
+
+
+def claim_seeds(id: str) -> tuple[int, ...]:
+    return seeds(registry.get(id).models)
+
+
+def missing() -> dict[str, list[int]]:
+    """{model: the seeds of a full panel not shipped yet} (empty lists: complete)."""
+    return {m: [s for s in PANEL_SEEDS if not shipped(m, s)] for m in panel_models()}
+
+
 # ----------------------------------------------------------------------------- writing the panel
 def train_missing(models: Iterable[str] | None = None, seeds: Iterable[int] = PANEL_SEEDS, retrain: bool = False,
                   progress: bool = False, say=print) -> list[tuple[str, int]]:
@@ -96,12 +121,14 @@ def train_missing(models: Iterable[str] | None = None, seeds: Iterable[int] = PA
     return done
 
 
-def weights(seeds: Iterable[int] = PANEL_SEEDS) -> dict[str, dict[str, str]]:
-    """{model: {seed: the SHA-256 of that run's weights}} over the panel."""
+def weights(by_model: dict[str, Iterable[int]] | None = None) -> dict[str, dict[str, str]]:
+    """{model: {seed: the SHA-256 of that run's weights}} over the runs `by_model` ({model: seeds}; by
+    default every shipped run of the panel)."""
+    by_model = by_model if by_model is not None else {m: seeds([m]) for m in panel_models()}
     out = {}
-    for name in panel_models():
+    for name, model_seeds in by_model.items():
         out[name] = {}
-        for seed in seeds:
+        for seed in model_seeds:
             meta = folder_of(name, seed) / "meta.json"
             require(meta.is_file(), f"the panel's run {label(seed)} of {name} is missing ({meta.parent}): "
                                     "`python -m lib panel --write` trains it")
@@ -109,36 +136,45 @@ def weights(seeds: Iterable[int] = PANEL_SEEDS) -> dict[str, dict[str, str]]:
     return out
 
 
-def measure(seeds: Iterable[int] = PANEL_SEEDS, ids: Iterable[str] | None = None, jobs: int = 2,
+def measure(seeds_: Iterable[int] | None = None, ids: Iterable[str] | None = None, jobs: int = 2,
             runs: dict[str, dict[str, str]] | None = None) -> dict[str, dict[str, dict]]:
-    """{claim id: {run label: {"numbers": ...}}}: every every-run claim of `ids` measured on the runs of the
-    panel's `seeds` (or on `runs`, {label: {model: folder}}), each run in a process of its own. A claim
-    whose measurement fails for any reason but an absent role (`registry.Absent`) raises here: a claim
-    never crashes on a run."""
+    """{claim id: {run label: {"numbers": ...}}}: every every-run claim of `ids` measured on the shipped runs
+    of the panel (those of `seeds_` only, if given; each claim on the seeds shipped for all its models), or
+    on `runs`, {label: {model: folder}}; each run in a process of its own. A claim whose measurement fails
+    for any reason but an absent role (`registry.Absent`) raises here: a claim never crashes on a run."""
     ids = list(ids) if ids is not None else every_run_ids()
-    if runs is None:
-        runs = {label(s): run_of(s) for s in seeds}
-    got = claim_runs.measure_runs(runs, ids, [PROMPT_SEED], jobs=jobs)
+    if runs is not None:
+        groups = [(ids, runs)]
+    else:
+        wanted = set(seeds_) if seeds_ is not None else set(PANEL_SEEDS)
+        by_models: dict[tuple, list[str]] = {}
+        for id in ids:
+            by_models.setdefault(tuple(registry.get(id).models), []).append(id)
+        groups = [(group, {label(s): run_of(s, models) for s in seeds(models) if s in wanted})
+                  for models, group in by_models.items()]
     out: dict[str, dict[str, dict]] = {}
-    for id in ids:
-        seed_key = str(PROMPT_SEED if registry.get(id).seeded else 0)
-        out[id] = {}
-        for run in runs:
-            entry = got[run][id][seed_key]
-            if "error" in entry:
-                raise CourseError(f"claim {id!r} crashed on {run}: {entry['error']}")
-            out[id][run] = {"numbers": entry["numbers"]}
+    for group, group_runs in groups:
+        got = claim_runs.measure_runs(group_runs, group, [PROMPT_SEED], jobs=jobs) if group_runs else {}
+        for id in group:
+            seed_key = str(PROMPT_SEED if registry.get(id).seeded else 0)
+            out[id] = {}
+            for run in group_runs:
+                entry = got[run][id][seed_key]
+                if "error" in entry:
+                    raise CourseError(f"claim {id!r} crashed on {run}: {entry['error']}")
+                out[id][run] = {"numbers": entry["numbers"]}
     return out
 
 
-def write(measured: dict[str, dict[str, dict]], seeds: Iterable[int] = PANEL_SEEDS) -> Path:
-    """Keep the panel's measurements beside the runs (`path()`)."""
-    seeds = list(seeds)
-    kept = {"about": "Every claim about a recipe (scope 'every run') measured on every run of the panel of shipped "
+def write(measured: dict[str, dict[str, dict]]) -> Path:
+    """Keep the panel's measurements beside the runs (`path()`), with the seeds shipped for each model."""
+    by_model = {m: list(seeds([m])) for m in panel_models()}
+    kept = {"about": "Every claim about a recipe (scope 'every run') measured on every shipped run of the panel of "
                      "training runs, on prompt-set seed " f"{PROMPT_SEED}; written by `python -m lib panel --write` "
-                     "(lib.claims.panel). A run is a training seed; 'numbers' are what the claim's measurement "
-                     "returned there ('absent': the role it looks for is not on that run, and why).",
-            "prompt_seed": PROMPT_SEED, "seeds": seeds, "weights": weights(seeds),
+                     "(lib.claims.panel). A run is a training seed; 'seeds' are the runs shipped for each model; "
+                     "'numbers' are what the claim's measurement returned there ('absent': the role it looks for "
+                     "is not on that run, and why).",
+            "prompt_seed": PROMPT_SEED, "seeds": by_model, "weights": weights(by_model),
             "claims": {id: {str(int(run.split()[-1])): entry["numbers"] for run, entry in by_run.items()}
                        for id, by_run in measured.items()}}
     path().write_text(json.dumps(kept, indent=1, sort_keys=False) + "\n", encoding="utf-8")
@@ -163,18 +199,23 @@ def stale() -> list[str]:
     """What in the kept panel no longer matches the runs or the claims (empty: nothing)."""
     kept = read()
     out = []
-    now = weights(kept["seeds"])
+    now = weights()
     for name, by_seed in now.items():
+        if sorted(map(int, by_seed)) != sorted(kept["seeds"].get(name, [])):
+            out.append(f"{name}: the runs shipped (seeds {registry.listed(sorted(map(int, by_seed)))}) are not "
+                       f"the ones the panel measured")
         for seed, sha in by_seed.items():
-            if kept["weights"].get(name, {}).get(seed) != sha:
+            if kept["weights"].get(name, {}).get(seed) not in (None, sha):
                 out.append(f"{name} {label(int(seed))}: the weights are not the ones the panel measured")
     for id in every_run_ids():
         if id not in kept["claims"]:
             out.append(f"{id}: not measured on the panel")
             continue
-        missing = [s for s in kept["seeds"] if str(s) not in kept["claims"][id]]
-        if missing:
-            out.append(f"{id}: not measured on seeds {missing}")
+        on = set(kept["claims"][id])
+        want = {str(s) for s in claim_seeds(id)}
+        if on != want:
+            out.append(f"{id}: measured on seeds {registry.listed(sorted(map(int, on)))}, its runs ship for seeds "
+                       f"{registry.listed(sorted(map(int, want)))}")
     for id in kept["claims"]:
         if id not in registry.REGISTRY or registry.get(id).scope != registry.EVERY_RUN:
             out.append(f"{id}: kept, but no every-run claim of that id is registered")
@@ -246,6 +287,10 @@ def page_numbers(id: str) -> tuple[dict, list[Run], list[Run]]:
     return numbers_, ok, bad
 
 
+# Up to this many runs on which a claim does not hold are each described with their own numbers.
+OTHERS_ONE_BY_ONE = 4
+
+
 def others_sentence(id: str, bad: list[Run]) -> str:
     """What the runs on which the claim does not hold do instead: the claim's `others`, filled with the
     numbers of those runs, and, for a run that lacks the role the claim looks for, why."""
@@ -258,9 +303,12 @@ def others_sentence(id: str, bad: list[Run]) -> str:
     if measured:
         require(c.others, f"claim {id!r} fails on {labels(r.seed for r in measured)} and says nothing of them "
                           "(its `others`): say what those runs do")
-        text = registry.fill_template(c.others, {**_numbers(measured),
-                                                 "n_others": registry.Span(len(measured), len(measured))})
-        parts.append(f"on {labels(r.seed for r in measured)}, {text}")
+        # A few runs each get their own numbers (so that a run's numbers stay together); more share ranges.
+        groups = [[r] for r in measured] if len(measured) <= OTHERS_ONE_BY_ONE else [measured]
+        for group in groups:
+            text = registry.fill_template(c.others, {**_numbers(group),
+                                                     "n_others": registry.Span(len(group), len(group))})
+            parts.append(f"on {labels(r.seed for r in group)}, {text}")
     groups: dict[str, list[int]] = {}
     for r in absent:
         groups.setdefault(r.absent, []).append(r.seed)

@@ -221,46 +221,33 @@ class Check:
         return f"{left}, not {_SAID[self.op]} {right}"
 
 
-@dataclass(frozen=True, eq=False)
-class All:
-    """Checks that must hold together (inside an `Either`)."""
-    checks: tuple
+class _Group:
+    """Checks that hold together (`All`) or as alternatives (`Either`)."""
+    _joins, _any = " and ", False
 
     def __init__(self, *checks):
-        object.__setattr__(self, "checks", tuple(checks))
+        self.checks = tuple(checks)
 
     def names(self) -> set[str]:
         return set().union(*(c.names() for c in self.checks))
 
     def __call__(self, x: Mapping) -> bool:
-        return all(c(x) for c in self.checks)
+        return (any if self._any else all)(c(x) for c in self.checks)
 
     def text(self) -> str:
-        return " and ".join(c.text() for c in self.checks)
+        return self._joins.join(f"({c.text()})" for c in self.checks)
 
     def explain(self, x: Mapping) -> str:
         return "; ".join(c.explain(x) for c in self.checks if not c(x))
 
 
-@dataclass(frozen=True, eq=False)
-class Either:
+class All(_Group):
+    """Checks that must hold together (inside an `Either`)."""
+
+
+class Either(_Group):
     """Alternatives: the words hold when one of the checks does."""
-    checks: tuple
-
-    def __init__(self, *checks):
-        object.__setattr__(self, "checks", tuple(checks))
-
-    def names(self) -> set[str]:
-        return set().union(*(c.names() for c in self.checks))
-
-    def __call__(self, x: Mapping) -> bool:
-        return any(c(x) for c in self.checks)
-
-    def text(self) -> str:
-        return " or ".join(f"({c.text()})" for c in self.checks)
-
-    def explain(self, x: Mapping) -> str:
-        return "; ".join(c.explain(x) for c in self.checks)
+    _joins, _any = " or ", True
 
 
 def as_checks(value) -> tuple:

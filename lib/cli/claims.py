@@ -159,7 +159,8 @@ def cmd_panel(args) -> int:
             for label, reasons in rows[-1]["not_on"].items():
                 print(f"    {label}: " + "; ".join(reasons))
     if args.json:
-        print(json.dumps({"seeds": list(panel.PANEL_SEEDS), "prompt_seed": panel.PROMPT_SEED, "claims": rows}))
+        print(json.dumps({"seeds": {m: list(panel.seeds([m])) for m in panel.panel_models()},
+                          "prompt_seed": panel.PROMPT_SEED, "claims": rows}))
     stale = panel.stale()
     for line in stale:
         print(f"stale: {line}")
@@ -174,23 +175,32 @@ def _write(args, chapter) -> int:
                              f"{', '.join(panel.panel_models())}")
     panel.train_missing(models, retrain=args.retrain, progress=not args.quiet)
     ids = panel.every_run_ids(chapter)
-    measured = panel.measure(panel.PANEL_SEEDS, ids, jobs=args.jobs)
+    measured = panel.measure(None, ids, jobs=args.jobs)
     if chapter is not None:       # the other chapters' claims as they were kept
         kept = panel.read()["claims"]
         measured = {**{i: {panel.label(int(s)): {"numbers": n} for s, n in kept[i].items()} for i in kept
                        if i not in measured and i in panel.every_run_ids()}, **measured}
-    print(f"measured {len(measured)} claims on {len(panel.PANEL_SEEDS)} runs: {panel.write(measured)}")
+    sizes = ", ".join(f"{m} {len(panel.seeds([m]))}" for m in panel.panel_models())
+    print(f"measured {len(measured)} claims on the shipped runs ({sizes}): {panel.write(measured)}")
+    for m, seeds in panel.missing().items():
+        if seeds:
+            print(f"{m}: the runs of seeds {', '.join(map(str, seeds))} are not trained yet")
     return 0
 
 
 def _check(args, chapter) -> int:
+    shipped = sorted(set().union(*(panel.seeds([m]) for m in panel.panel_models())))
     if args.seeds is not None:
-        seeds = [int(s) for s in args.seeds.split(",")]
-        unknown = [s for s in seeds if s not in panel.PANEL_SEEDS]
-        require(not unknown, f"--seeds: {unknown[0]} is no run of the panel (training seeds "
-                             f"{panel.PANEL_SEEDS[0]} to {panel.PANEL_SEEDS[-1]})")
+        parts = [x.strip() for x in args.seeds.split(",")]
+        require(all(x.isdigit() for x in parts), f"--seeds must be training seeds, whole numbers separated by commas, "
+                                                 f"got {args.seeds!r}")
+        seeds = [int(x) for x in parts]
+        unknown = [s for s in seeds if s not in shipped]
+        require(not unknown, f"--seeds: {unknown[0]} is no run of the panel (shipped training seeds: "
+                             f"{registry.listed(shipped)})")
     else:
-        seeds = sorted(random.SystemRandom().sample(list(panel.PANEL_SEEDS), args.count))
+        require(1 <= args.count <= len(shipped), f"--count must be from 1 to {len(shipped)}, got {args.count}")
+        seeds = sorted(random.SystemRandom().sample(shipped, args.count))
     print(f"measuring the panel's runs of seeds {', '.join(map(str, seeds))} again")
     diff = panel.check_runs(seeds, panel.every_run_ids(chapter), jobs=args.jobs)
     for line in diff:

@@ -190,8 +190,8 @@ def _targets_induction(fig: dict) -> list[tuple[bool, str]]:
 
 
 def _targets_induction_shipped(fig: dict) -> list[tuple[bool, str]]:
-    """The pages' run also has the two heads the chapter shows. (Not every run does: of the six shipped runs,
-    seed 4 reaches the floor without a head of either role.)"""
+    """The pages' run also has the two heads the chapter shows first. (Not every run does: the induction
+    chapter counts, over the panel, the runs whose induction heads read a previous-token head.)"""
     return [
         (fig["previous_score"] >= FORMED_PREVIOUS, f"previous-token head L{fig['previous_head'][0]}H{fig['previous_head'][1]}: "
                                                    f"score {fig['previous_score']:.2f} (target >= {FORMED_PREVIOUS})"),
