@@ -19,10 +19,12 @@ is ever unknown: at worst a character becomes its bytes, one token each. Four st
    merge list is joined, again and again, until no listed pair is left. The pieces are the tokens.
 
 Tokens are shown to a reader as the text their bytes spell (" Paris", with its leading space); a token
-that holds part of a character's bytes shows the replacement character "\ufffd".
+that holds part of a character's bytes shows those bytes, each as `<0xHH>` (`show_bytes`: " \xe6\x97" is
+" <0xE6><0x97>"), so that three fragments of three characters do not all read "\ufffd".
 """
 from __future__ import annotations
 
+import codecs
 import functools
 from typing import Iterable, Sequence
 
@@ -48,6 +50,21 @@ def byte_alphabet() -> dict[int, str]:
             out[b] = chr(256 + extra)
             extra += 1
     return out
+
+
+def _as_bytes(error: UnicodeDecodeError):
+    """A codecs error handler: each byte of an undecodable stretch written as <0xHH>."""
+    return "".join(f"<0x{b:02X}>" for b in error.object[error.start:error.end]), error.end
+
+
+codecs.register_error("course-bytes", _as_bytes)
+
+
+def show_bytes(data: bytes) -> str:
+    """Bytes as a reader sees them: the UTF-8 they spell, each byte of a stretch that is no character as <0xHH>
+    (the stretches are those of Python's strict decoder, Unicode's "maximal subparts"; the page's twin,
+    lib/explorers/js/smollm2/tokenizer.js `showBytes`, cuts the same)."""
+    return bytes(data).decode("utf-8", errors="course-bytes")
 
 
 class ByteBPE:
@@ -93,7 +110,7 @@ class ByteBPE:
     def _show(self, t: str) -> str:
         if t in self.special or any(c not in self._byte_of for c in t):
             return t
-        return bytes(self._byte_of[c] for c in t).decode("utf-8", errors="replace")
+        return show_bytes(bytes(self._byte_of[c] for c in t))
 
     def id(self, token: str) -> int:
         """The id of a token given as the text it shows (" Paris", with its space)."""
@@ -112,7 +129,7 @@ class ByteBPE:
     def to_text(self, ids) -> str:
         """The text a run of ids spells (bytes joined before decoding, so a character cut across
         tokens is whole again)."""
-        return b"".join(self.token_bytes(int(i)) for i in ids).decode("utf-8", errors="replace")
+        return show_bytes(b"".join(self.token_bytes(int(i)) for i in ids))
 
     # --------------------------------------------------------------------------- cutting text
     def chunks(self, text: str) -> list[str]:
