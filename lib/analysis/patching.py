@@ -254,12 +254,17 @@ def patch_stream(lm, clean: str, corrupted: str, target: str | None = None, agai
     model, cfg = r.model, r.model.cfg
     T, L = len(r.clean), cfg.n_layers
     stages = resid_stages(cfg)
-    resid = np.zeros((len(stages), T))
-    base, source = (r.corrupted_cache, r.clean_cache) if direction == "denoise" else (r.clean_cache, r.corrupted_cache)
     fraction = _fraction(r, direction)
-    for layer in range(L):
-        resid[layer] = fraction(run_patches(model, base, source, [(f"blocks.{layer}.resid_pre", None, p) for p in range(T)], layer))
-    resid[L] = fraction(run_patches(model, base, source, [("resid_final", None, p) for p in range(T)], L))
+    base, source = (r.corrupted_cache, r.clean_cache) if direction == "denoise" else (r.clean_cache, r.corrupted_cache)
+    # Before the first position where the prompts differ, both runs hold the same stream (attention reads only
+    # what comes before): a patch there changes nothing, and its cell is 0 in either direction.
+    first = next((p for p in range(T) if r.clean[p] != r.corrupted[p]), T)
+    resid = np.zeros((len(stages), T))
+    if first < T:
+        for layer in range(L):
+            runs = [(f"blocks.{layer}.resid_pre", None, p) for p in range(first, T)]
+            resid[layer, first:] = fraction(run_patches(model, base, source, runs, layer))
+        resid[L, first:] = fraction(run_patches(model, base, source, [("resid_final", None, p) for p in range(first, T)], L))
     return _patching(lm, r, np.zeros((L, cfg.n_heads, 0)), np.zeros((0, T)), resid, stages, direction)
 
 

@@ -133,3 +133,39 @@ def test_the_next_token_lens_and_patterns_are_the_librarys(node, lm):
         _, cache = lm.model.run_with_cache(i)
         exact = torch.stack([cache[f"blocks.{layer}.attn.pattern"] for layer in range(lm.cfg.n_layers)]).numpy()
         assert np.abs(page_patterns / 255 - exact).max() <= 0.5 / 255 + PATTERN, text
+
+
+def test_decoding_is_the_librarys(node, lm):
+    """Each of the chapter's ways of decoding (lib/chapters/part3/real_model/decoding.py), cut to a few tokens."""
+    from lib.chapters.part3.real_model import decoding as chapter
+    from lib.model import decoding
+
+    text = seeded_texts(random.SystemRandom().randrange(2**32), 1)[0]
+    ids = lm.encode(text)
+    stop = [lm.vocab.id(chapter.STOP)]
+    n = 8
+    requests = [{"op": "decode", "ids": ids, "max_new": n, "knobs": k} for k in chapter.SETTINGS.values()]
+    requests.append({"op": "beam", "ids": ids, "max_new": 5, "beams": chapter.BEAMS})
+    answers = node(requests)
+    for (method, knobs), a in zip(chapter.SETTINGS.items(), answers):
+        knobs = {k: v for k, v in knobs.items() if k != "max_new_tokens"}
+        [want] = decoding.decode(lm.model, [ids], n, stop=stop, **knobs)
+        assert a["result"]["tokens"] == want.new_tokens, (method, text)
+        assert np.allclose(a["result"]["logprobs"], want.logprobs, atol=LOGPROB), method
+    [beams] = decoding.beam_search(lm.model, [ids], 5, chapter.BEAMS, stop=stop)
+    got = answers[-1]["result"]
+    assert [b["seq"] for b in got] == [list(b.new_tokens) for b in beams], text
+    assert np.allclose([b["score"] for b in got], [b.logprob for b in beams], atol=LOGPROB)
+
+
+def test_patching_the_residual_stream_is_the_librarys(node, lm):
+    from lib.analysis.patching import patch_stream
+
+    # Short texts that differ late: the library's patching costs a pass per cell from the first difference on.
+    clean, corrupted = "Anna met Tom. Tom thanked", "Anna met Tom. Anna thanked"
+    want = patch_stream(lm, clean, corrupted)
+    t, u = lm.vocab.id(want.target), lm.vocab.id(want.against)
+    [a] = node([{"op": "patch", "clean": lm.encode(clean), "corrupted": lm.encode(corrupted), "target": t, "against": u}])
+    got = a["result"]
+    assert abs(got["cleanDiff"] - want.clean_diff) < FRACTION and abs(got["corruptedDiff"] - want.corrupted_diff) < FRACTION
+    assert np.abs(np.array(got["grid"]) - want.resid).max() < FRACTION
