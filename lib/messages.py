@@ -97,9 +97,17 @@ MESSAGES: dict[str, str] = {
     "not_precomputed": "the website holds the real model's attention for the {n} sentences of this menu only; in a "
                        "kernel (launch or download this page) the explorer runs the model on any sentence",
     # the real next-token model's explorers on the website (lib.chapters.part3.real_model; its page.js)
-    "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; in a kernel (launch or "
-                  "download this page) the explorer runs the model on any text",
+    "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; load the real model "
+                  "(the button above) or open the page in a kernel to run it on any text",
+    "min_p": "min-p must be a number above 0 and at most 1 (the share of the best token's probability a token must "
+             "reach), got {got}",
     "decoding_method": "the decoding method must be one of {methods}; got {got}",
+    "not_live": "the website holds this explorer's picture for the texts it opens with only; load the real model "
+                "(the button above) or open the page in a kernel to run it on any text",
+    # activation patching's warnings (lib.analysis.patching.patching_warnings; the page's twins)
+    "patch_same_top": "the model puts {token} first after both prompts: the corruption does not change its answer",
+    "patch_small_move": "the logit difference moves by only {moved} between the runs (less than {least}), so the "
+                        "fractions are shares of almost nothing and mean little",
     "cache_overflow": "the cache would need more bytes than a number can count (over 1.8e308); choose smaller sizes",
     # the exercises' self-checks (lib.exercises; the website's answer boxes, checks.js)
     "answer_number": "{what} should be a single finite number; got {got}.",

@@ -153,11 +153,10 @@ def patching_warnings(lm, clean: list[str], corrupted: list[str], clean_diff: fl
     if getattr(lm, "meta", None) and lm.meta.get("corpus") == "calling-game":
         out += corruption_problems(clean, corrupted)
     if tops is not None and tops[0] == tops[1]:
-        out.append(f"the model puts {tops[0]} first after both prompts: the corruption does not change its answer")
+        out.append(say("patch_same_top", token=tops[0]))
     moved = clean_diff - corrupted_diff
     if abs(moved) < SMALL_MOVE:
-        out.append(f"the logit difference moves by only {moved:+.3f} between the runs (less than {SMALL_MOVE:g}), so "
-                   "the fractions are shares of almost nothing and mean little")
+        out.append(say("patch_small_move", moved=f"{moved:+.3f}", least=f"{SMALL_MOVE:g}"))
     return tuple(out)
 
 

@@ -43,6 +43,22 @@ MAX_TOKENS = 128
 MAX_NEW = 48
 
 
+@functools.lru_cache(maxsize=1)
+def file_bytes() -> int | None:
+    """The size of the model's file, as the page's button states it (None where the package is missing)."""
+    from lib.model import smollm2  # deferred: imports torch
+
+    path = smollm2.package_file()
+    return path.stat().st_size if path is not None else None
+
+
+def live_args(texts=("prompt",)) -> dict:
+    """What an explorer that can run SmolLM2 in the page declares (its page twin's `args.real`): which of its
+    controls take a reader's text once the model is loaded (their box is then named "Your text"), how much
+    the model's file weighs, and the longest text the page runs."""
+    return {"real": {"model": "smollm2", "texts": list(texts), "bytes": file_bytes(), "max_tokens": MAX_TOKENS}}
+
+
 def _ranges(pattern: str) -> list[list[int]]:
     import regex  # deferred: the tokenizer's own dependency, needed only when the site is built
 
