@@ -31,6 +31,7 @@ from typing import Iterable, Sequence
 import regex
 
 from lib.errors import CourseError, require
+from lib.messages import say
 
 # GPT-2's pre-tokenizer pattern (tokenizers' ByteLevel), as SmolLM2 uses it after isolating numbers.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -182,7 +183,16 @@ class ByteBPE:
         ids = []
         for piece in self.tokenize(text):
             i = self.index.get(piece)
-            require(i is not None, f"the piece {piece!r} is not in the vocabulary: the merges and the vocabulary "
-                                   "do not fit together")
+            if i is None:
+                raise CourseError(self.unwritable(text, piece))
             ids.append(i)
         return ids
+
+    def unwritable(self, text: str, piece: str) -> str:
+        """What to tell a reader whose text holds a character the vocabulary cannot write: the first character
+        of `text` one of whose bytes is no token (the page's twin says the same, smollm2/ops.js `check`)."""
+        for ch in text:
+            for b in ch.encode("utf-8"):
+                if self._spell[b] not in self.index:
+                    return say("text_unwritable", char=repr(ch), code=f"U+{ord(ch):04X}", byte=f"0x{b:02X}")
+        return f"the piece {piece!r} is not in the vocabulary: the merges and the vocabulary do not fit together"

@@ -46,6 +46,9 @@ function one(r) {
       const p = ops.patchStream(model, r.clean, r.corrupted, r.target, r.against, r.direction || "denoise");
       return p;
     }
+    case "induction": return ops.induction(model, r.ids, r.repeat, r.group, r.kind, r.layer, r.head);
+    case "rows": return ops.rows(model, r.words, r.k);
+    case "check_text": return { ids: ops.check(model, r.text, r.max ?? manifest.max_tokens) };
     case "bench": {
       // CPU milliseconds: a text from nothing, then `steps` new tokens with the cache, and the lens at one position
       const cache = model.newCache(r.ids.length + r.steps + 1);

@@ -169,3 +169,57 @@ def test_patching_the_residual_stream_is_the_librarys(node, lm):
     got = a["result"]
     assert abs(got["cleanDiff"] - want.clean_diff) < FRACTION and abs(got["corruptedDiff"] - want.corrupted_diff) < FRACTION
     assert np.abs(np.array(got["grid"]) - want.resid).max() < FRACTION
+
+
+def test_induction_heads_and_their_ablation_are_the_librarys(node, lm):
+    """Part 1's explorer (lib/chapters/part1/induction/smol.py): scores, pattern, the copy with heads switched off."""
+    from lib.chapters.part1.induction import smol
+
+    text = seeded_texts(random.SystemRandom().randrange(2**32), 1)[0]
+    cases = [dict(repeat=True, group="induction", kind="zero", layer=4, head=0),
+             dict(repeat=True, group="random", kind="mean", layer=17, head=4),
+             dict(repeat=False, group="previous", kind="mean", layer=0, head=3)]
+    ids = lm.encode(text)
+    answers = node([{"op": "induction", "ids": ids, **c} for c in cases])
+    for c, a in zip(cases, answers):
+        got, want = a["result"], smol.run(lm, text, **c)
+        assert [f"L{x}H{y}" for x, y in got["off"]] == want["off"], c
+        assert np.abs(np.array(got["prev"]) - want["prev"]).max() < PATTERN
+        if c["repeat"]:
+            assert np.abs(np.array(got["ind"]) - want["ind"]).max() < PATTERN
+            assert abs(got["copy"]["accuracy"] - want["copy"]["accuracy"]) < 1e-9
+            assert abs(got["copy"]["loss"] - want["copy"]["loss"]) < LOGPROB
+        assert np.abs(np.array(got["pattern"]) - want["pattern"]).max() < PATTERN
+        assert np.abs(np.array(got["clean"]) - want["clean"]).max() < PROB
+        if want["ablated"] is not None:
+            assert np.abs(np.array(got["ablated"]) - want["ablated"]).max() < PROB, c
+            if c["repeat"]:
+                assert abs(got["copyOff"]["loss"] - want["copy_off"]["loss"]) < LOGPROB
+
+
+def test_rows_of_the_readers_words_are_the_librarys(node):
+    from lib.chapters.part2.real_language import smol_map
+
+    text = "king, queen, Paris, naïveté, 東京, banana"
+    want = smol_map.rows_view(text)
+    [a] = node([{"op": "rows", "words": smol_map.read_words(text), "k": smol_map.K}])
+    got = a["result"]
+    assert [w["pieces"] for w in got["words"]] == [w["pieces"] for w in want["words"]]
+    assert got["tokens"] == want["tokens"]
+    for g, w in zip(got["words"], want["words"]):
+        assert [t for t, _ in g["neighbours"]] == [t for t, _ in w["neighbours"]], w["word"]
+        assert np.allclose([c for _, c in g["neighbours"]], [c for _, c in w["neighbours"]], atol=PROB)
+    assert np.allclose(got["cos"], want["cos"], atol=PROB)
+
+
+def test_a_text_the_page_cannot_run_gets_the_librarys_sentence(node, lm):
+    """Empty text, and a character whose byte the vocabulary lacks: the same sentence as the library's."""
+    from lib.errors import CourseError
+
+    missing = next(b for b in range(256) if lm.vocab._spell[b] not in lm.vocab.index)
+    odd = bytes([missing]).decode("latin-1") if missing < 0x80 else chr(missing)
+    for text in ("", f"a {odd} b"):
+        with pytest.raises(CourseError) as said:
+            lm.encode(text)
+        [a] = node([{"op": "check_text", "text": text}])
+        assert a.get("error") == str(said.value), (text, a)

@@ -276,6 +276,7 @@ async function start(root, id) {
   // its text controls are the menu of stored prompts; once it is loaded, boxes that take any text.
   const live = spec.args && spec.args.real ? spec.args.real : null;
   let realBar = null, ownText = null;
+  const declaredDefaults = Object.fromEntries(spec.rows.flat().map((c) => [c.name, c.default]));
   const liveModel = (stale = () => false) => (live && smol.real.state === "ready"
     ? { info: smol.real.info, run: (op, args, onPartial = null) => runLive(stale, op, args, onPartial) } : null);
   const labelOf = (name) => (spec.rows.flat().find((c) => c.name === name) || { label: name }).label;
@@ -315,7 +316,7 @@ async function start(root, id) {
         if (explorer.firstDrawn === null) explorer.firstDrawn = performance.now();
       };
       const stale = () => generation !== mine;
-      const context = { model, points, progress, stale, real: liveModel(stale), defaultView: spec.default };
+      const context = { model, points, progress, stale, real: liveModel(stale), defaultView: spec.default, defaults: declaredDefaults };
       let view, wrong = null, drawnValues = values;
       try {
         view = await VIEWS[spec.view](context, values, spec.args);

@@ -38,10 +38,7 @@ NOTE = (f"On the website this explorer offers the {len(MENU)} prompts of its men
 
 def prompt_menu(default: str = MENU[0], options: Sequence[str] = MENU, name: str = "prompt",
                 label: str = "prompt") -> Control:
-    offered = tuple(options) if default in options else (default, *options)
-    return Control(name, label, "the text the model reads: in a kernel, or once the real model is loaded into the "
-                   "page, type any; until then choose one of those run when the site was built", "prompt", default,
-                   options=offered, precomputed=True)
+    return live.text_menu(default, options, name, label)
 
 
 def page_args(data: str, tolerance: float, texts=("prompt",)) -> dict:

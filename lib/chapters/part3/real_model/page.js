@@ -16,6 +16,7 @@ import {
   CourseError, checkTemperature, parseSeed, parseTopK, parseTopP, say, uniform,
 } from "../../../explorers/js/readout.js";
 import { formatG, pyParseFloat, pyRepr, pyStrip } from "../../../explorers/js/python.js";
+import { openingView } from "../../../explorers/js/real.js";
 import { PATCH_SMALL_MOVE, TOP_P_FLOOR } from "../../../explorers/js/constants.js";
 
 // This file runs inside units.js, which the site's build writes into the explorers' folder (lib.explorers.web):
@@ -256,6 +257,7 @@ VIEWS.real_decode = async (context, v, a) => {
 };
 
 // ----------------------------------------------------------------------------- activation patching, two texts
+
 /** {moved:+.3f}, as Python writes it. */
 const signed3 = (x) => `${x < 0 || Object.is(x, -0) ? "-" : "+"}${Math.abs(x).toFixed(3)}`;
 
@@ -276,9 +278,7 @@ VIEWS.real_patch = async (context, v, a) => {
   const direction = String(v.direction);
   if (!context.real) {
     // The site holds the opening pair's picture (the build drew it): other texts need the model.
-    const d = context.defaultView;
-    if (d && String(v.clean) === d.clean.join("") && String(v.corrupted) === d.corrupted.join("") && direction === d.direction) return d;
-    throw new CourseError(say("not_live"));
+    return openingView(context, v);
   }
   const r = await context.real.run("patch", { clean: String(v.clean), corrupted: String(v.corrupted), direction }, (partial) => {
     if (context.progress && partial.grid) context.progress(patchView(partial, direction, false));

@@ -14,23 +14,25 @@
  * one the vocabulary can write.
  */
 import { PATCH_MIN_CHANGE as MIN_CHANGE } from "../constants.js";
-import { greedy, inverseCdf, reshape, softmax, uniform } from "../readout.js";
+import { greedy, inverseCdf, reshape, say, softmax, uniform } from "../readout.js";
+import { pyRepr } from "../python.js";
 
 // The sizes the library keeps (stored.py): the best logits kept exactly, the rest's bins, the lens's tokens.
 export const TOP = 100, BIN = 0.05, LENS_TOP = 3, SCALE = 255;
 
 export class TextError extends Error {}
 
-/** The ids of a text, or a TextError whose message a reader can act on (lib.model.smollm2.SmolLM2.encode). */
+/** The ids of a text, or a TextError whose message a reader can act on, the library's (lib.model.smollm2's
+ *  SmolLM2.encode, lib.model.bytebpe's `unwritable`): empty, a character the vocabulary cannot write, or (the
+ *  page's own limit) more than `maxTokens` tokens. */
 export function check(model, text, maxTokens, what = "the text") {
-  if (typeof text !== "string" || text === "") throw new TextError(`${what} is empty: type something for SmolLM2 to read`);
+  if (typeof text !== "string" || text === "") throw new TextError(say("text_empty"));
   const { ids, missing } = model.tokenizer.encode(text);
   if (ids === null) {
     const bad = model.tokenizer.unwritable(text);
-    const ch = bad ? bad.char : missing;
-    const code = bad ? ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") : "";
-    throw new TextError(`SmolLM2's vocabulary cannot write ${JSON.stringify(ch)}${code ? ` (U+${code})` : ""}: ` +
-      `one of its bytes${bad ? ` (0x${bad.byte.toString(16).toUpperCase().padStart(2, "0")})` : ""} is no token of it; leave that character out`);
+    if (!bad) throw new TextError(`the piece ${JSON.stringify(missing)} is not in the vocabulary: the merges and the vocabulary do not fit together`);
+    const hex = (n, w) => n.toString(16).toUpperCase().padStart(w, "0");
+    throw new TextError(say("text_unwritable", { char: pyRepr(bad.char), code: `U+${hex(bad.char.codePointAt(0), 4)}`, byte: `0x${hex(bad.byte, 2)}` }));
   }
   if (ids.length > maxTokens) {
     throw new TextError(`${what} is ${ids.length} tokens long; the page runs SmolLM2 on at most ${maxTokens} ` +
@@ -300,3 +302,156 @@ export function* patchSteps(model, clean, corrupted, target, against, direction 
 export const patchStream = (...args) => finish(patchSteps(...args));
 
 export { softmax };
+
+// ----------------------------------------------------------------------------- induction (lib/chapters/part1/induction/smol.py)
+export const FORMED = 0.5, FORMED_PREVIOUS = 0.3;
+
+/** smol.draw: k heads drawn from `pool` without repeats, one seeded roll (SplitMix64) each. */
+export function drawHeads(k, pool, seed = 0n) {
+  const left = [...pool], out = [];
+  for (let n = 0; n < Math.min(k, pool.length); n++) out.push(left.splice(Math.floor(uniform(seed, n) * left.length), 1)[0]);
+  return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+/** smol.run's numbers: the sequence (the text's ids, twice if `repeat`), every head's scores, the chosen head's
+ *  pattern, each position's probability of the next token with the group of heads switched off and without,
+ *  and the second copy's figures. `group` as in smol.GROUPS. A reader's mistake comes back as {error: key}. */
+export function induction(model, textIds, repeat, group, kind, layer, head) {
+  const { L, H, dh, vocab } = model.cfg;
+  const ids = repeat ? [...textIds, ...textIds] : [...textIds];
+  const T = ids.length, period = repeat ? T / 2 : null;
+  if (T < 2) return { error: "smol_text_short" };
+  const want = (name) => name.endsWith(".attn.pattern") || name.endsWith(".attn.z");
+  const clean = model.forward(ids, model.newCache(T), { keep: want, logits: "all" });
+  const pat = (l) => clean.kept[`blocks.${l}.attn.pattern`];           // [H, T, T]
+  const at = (p, h, q, k) => p[(h * T + q) * T + k];
+  const prev = [], ind = repeat ? [] : null;
+  for (let l = 0; l < L; l++) {
+    const p = pat(l), pr = [], ir = [];
+    for (let h = 0; h < H; h++) {
+      let s = 0;
+      for (let q = 1; q < T; q++) s += at(p, h, q, q - 1);
+      pr.push(s / (T - 1));
+      if (repeat) {
+        let t = 0;
+        for (let q = period; q < T; q++) t += at(p, h, q, q - period + 1);
+        ir.push(t / period);
+      }
+    }
+    prev.push(pr);
+    if (repeat) ind.push(ir);
+  }
+  const every = [];
+  for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) every.push([l, h]);
+  let off;
+  if (group === "none") off = [];
+  else if (group === "head") off = [[layer, head]];
+  else if (group === "layer") off = [...Array(H).keys()].map((h) => [layer, h]);
+  else if (group === "previous") off = every.filter(([l, h]) => prev[l][h] >= FORMED_PREVIOUS);
+  else {
+    if (!repeat) return { error: "smol_induction_twice" };
+    const found = every.filter(([l, h]) => ind[l][h] >= FORMED);
+    off = group === "induction" ? found : drawHeads(found.length, every.filter(([l, h]) => !(ind[l][h] >= FORMED)));
+  }
+  const probs = (logits) => {
+    const out = [];
+    for (let t = 0; t < T - 1; t++) {
+      const row = logits.subarray(t * vocab, (t + 1) * vocab);
+      out.push(Math.exp(row[ids[t + 1]] - logSumExp(row)));
+    }
+    return out;
+  };
+  const copy = (ps, logits) => {
+    let right = 0, loss = 0;
+    for (let t = period; t < 2 * period - 1; t++) {
+      const row = logits.subarray(t * vocab, (t + 1) * vocab);
+      if (topIds(row, 1)[0] === ids[t + 1]) right += 1;
+      loss -= Math.log(ps[t]);
+    }
+    return { accuracy: right / (period - 1), loss: loss / (period - 1), n: period - 1 };
+  };
+  const cleanProbs = probs(clean.logits);
+  const patternRows = [];
+  const p = pat(layer);
+  for (let q = 0; q < T; q++) patternRows.push(Array.from(p.subarray((head * T + q) * T, (head * T + q + 1) * T)));
+  const out = { ids, period, prev, ind, off, clean: cleanProbs, ablated: null, copy: null, copyOff: null, pattern: patternRows };
+  let ablated = null;
+  if (off.length) {
+    const hooks = {};
+    for (const [l, h] of off) {
+      const z = clean.kept[`blocks.${l}.attn.z`];
+      let mean = null;
+      if (kind === "mean") {
+        mean = new Float64Array(dh);
+        for (let r = 1; r < T; r++) for (let i = 0; i < dh; i++) mean[i] += z[(r * H + h) * dh + i];
+        for (let i = 0; i < dh; i++) mean[i] /= T - 1;
+      }
+      (hooks[`blocks.${l}.attn.z`] = hooks[`blocks.${l}.attn.z`] || []).push((rows) => {
+        for (let r = kind === "mean" ? 1 : 0; r < T; r++) {
+          for (let i = 0; i < dh; i++) rows[(r * H + h) * dh + i] = kind === "mean" ? mean[i] : 0;
+        }
+      });
+    }
+    ablated = model.forward(ids, model.newCache(T), { hooks, logits: "all" });
+    out.ablated = probs(ablated.logits);
+  }
+  if (repeat) {
+    out.copy = copy(cleanProbs, clean.logits);
+    if (ablated) out.copyOff = copy(out.ablated, ablated.logits);
+  }
+  return out;
+}
+
+// ----------------------------------------------------------------------------- embedding rows (lib/chapters/part2/real_language/smol_map.py)
+let NORMS = null;
+
+/** Every row's length (the table's norms, as the library's `norms`), computed once. */
+function rowNorms(model) {
+  if (NORMS && NORMS.model === model) return NORMS.values;
+  const { vocab, d } = model.cfg, row = new Float32Array(d), values = new Float64Array(vocab);
+  for (let i = 0; i < vocab; i++) {
+    model.embedRows([i], row);
+    let s = 0;
+    for (let j = 0; j < d; j++) s += row[j] * row[j];
+    values[i] = Math.sqrt(s);
+  }
+  NORMS = { model, values };
+  return values;
+}
+
+/** smol_map.rows_view's numbers for the reader's words: each word (as " word") cut into tokens; for each word
+ *  that is one token, its `k` nearest tokens by cosine over the whole vocabulary (itself left out), and the
+ *  cosines between those words. */
+export function rows(model, words, k) {
+  const { vocab, d } = model.cfg, norms = rowNorms(model);
+  const entries = words.map((w) => {
+    const { ids } = model.tokenizer.encode(" " + w);
+    return { word: w, ids, pieces: ids ? model.tokenizer.decode(ids) : null, one: !!ids && ids.length === 1, neighbours: [] };
+  });
+  const ones = entries.filter((e) => e.one);
+  const queries = new Float32Array(ones.length * d);
+  ones.forEach((e, j) => model.embedRows([e.ids[0]], queries.subarray(j * d, (j + 1) * d)));
+  const qn = ones.map((_, j) => { let s = 0; for (let i = j * d; i < (j + 1) * d; i++) s += queries[i] * queries[i]; return Math.sqrt(s); });
+  if (ones.length) {
+    const x = model.buf.xn;
+    x.set(queries);
+    const dots = new Float32Array(ones.length * vocab);
+    for (let j = 0; j < ones.length; j++) {
+      model.matmul(model.embed, model.work.xn + 4 * j * d, 1, model.work.logits);
+      dots.set(model.buf.logits.subarray(0, vocab), j * vocab);
+    }
+    ones.forEach((e, j) => {
+      const cos = new Float64Array(vocab);
+      for (let i = 0; i < vocab; i++) cos[i] = dots[j * vocab + i] / (qn[j] * norms[i]);
+      cos[e.ids[0]] = -Infinity;
+      e.neighbours = topIds(cos, k).map((i) => [model.tokenizer.show(i), cos[i]]);
+    });
+  }
+  const cos = ones.map((a, i) => ones.map((b, j) => {
+    let s = 0;
+    for (let t = 0; t < d; t++) s += queries[i * d + t] * queries[j * d + t];
+    return s / (qn[i] * qn[j]);
+  }));
+  return { words: entries.map(({ word, pieces, one, neighbours }) => ({ word, pieces, one, neighbours })),
+    tokens: ones.map((e) => model.tokenizer.show(e.ids[0])), cos };
+}

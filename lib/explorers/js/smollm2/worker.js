@@ -132,6 +132,19 @@ const OPS = {
     }
     return { prompt: model.tokenizer.decode(ids), tokens: r.value.tokens, pieces: model.tokenizer.decode(r.value.tokens), logprobs: r.value.logprobs };
   },
+  /** SmolLM2's induction heads on a text read twice (lib/chapters/part1/induction/smol.py). */
+  induction({ text, repeat, group, kind, layer, head, most }) {
+    const ids = ops.check(model, text, Infinity);
+    if (ids.length > most) return { error: "smol_text_long", fields: { n: ids.length, most, twice: 2 * most } };
+    const r = ops.induction(model, ids, repeat, group, kind, layer, head);
+    if (r.error) return r;
+    return { ...r, tokens: model.tokenizer.decode(r.ids), off: r.off.map(([l, h]) => `L${l}H${h}`) };
+  },
+  /** SmolLM2's embedding rows for the reader's words (lib/chapters/part2/real_language/smol_map.py rows_view). */
+  rows({ words, k }) {
+    for (const w of words) ops.check(model, " " + w, Infinity, `the word ${JSON.stringify(w)}`);
+    return ops.rows(model, words, k);
+  },
   /** The residual stream patched between two texts of one length in tokens. */
   *patch({ clean, corrupted, direction }) {
     const a = check(clean, "the clean text"), b = check(corrupted, "the corrupted text");
