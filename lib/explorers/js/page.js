@@ -407,7 +407,7 @@ async function start(root, id) {
         const c = declared.find((d) => d.name === name), old = controls[name];
         const value = ownText && name in ownText ? ownText[name] : old.read();
         const box = buildControl({ ...c, kind: "text", precomputed: false, options: [],
-          label: i === 0 ? "Your text" : `Your ${c.label}`, width: 48 }, uid, null, update);
+          label: (live.labels || [])[i] || `Your ${c.label}`, width: 48 }, uid, null, update);
         box.set(value);
         old.node.replaceWith(box.node);
         controls[name] = box;

@@ -195,11 +195,15 @@ def smol_induction_explorer(text: str = SMOL_TEXT, repeat: bool = True, group: s
                      options=tuple(range(30))),
              Control("head", "head", "which of the layer's 9 query heads", "choice", head, options=tuple(range(9)))]]
 
+    opening = {"text": text, "repeat": repeat, "group": group, "kind": kind, "layer": layer, "head": head}
+
     def compute(v):
-        from lib.model import smollm2  # deferred: loading the model reads a 98 MB file, only when a text needs it
+        def view():
+            from lib.model import smollm2  # deferred: loading the model reads a 98 MB file, only when a text needs it
 
-        return smol.run(smollm2.load(), v["text"], v["repeat"], v["group"], v["kind"], v["layer"], v["head"])
+            return smol.run(smollm2.load(), v["text"], v["repeat"], v["group"], v["kind"], v["layer"], v["head"])
+        return live.opening_view("smol_induction", opening, view) if v == opening else view()
 
-    args = {**live.live_args(("text",)), "most": smol.MAX_TEXT, "formed": induction.FORMED,
+    args = {**live.live_args(("text",), opening=True), "most": smol.MAX_TEXT, "formed": induction.FORMED,
             "formed_previous": induction.FORMED_PREVIOUS}
     return Explorer("smol_induction", rows, compute, None, args, SMOL_NOTE)

@@ -127,6 +127,24 @@ export const VIEWS = {
   },
 };
 
+/** checks.copies_without_heads: on the learner's text read twice, with the induction heads found switched off. */
+function percent(x) {
+  // Python's f"{x:.0%}": the nearest whole percent, a tie to the even one
+  const v = 100 * x, f = Math.floor(v), r = v - f;
+  return `${r > 0.5 ? f + 1 : r < 0.5 ? f : f % 2 === 0 ? f : f + 1}%`;
+}
+
+export const COMPUTE = {
+  async smolCopiesWithout(a, _, real) {
+    const r = await real.run("induction", { text: a.text, repeat: true, group: "induction", kind: "zero", layer: 0, head: 0,
+      most: a.most });
+    if (r.error) throw new CourseError(say(r.error, r.fields || {}));
+    const after = r.copyOff || r.copy, expected = after.accuracy > 0.5 ? "yes" : "no";
+    return { expected, options: ["yes", "no"], hints: [],
+      fields: { n: r.off.length, before: percent(r.copy.accuracy), after: percent(after.accuracy), expected } };
+  },
+};
+
 VIEWS.smol_induction = async (context, v, a) => {
   if (!context.real) return openingView(context, v);
   const layer = Number(v.layer), head = Number(v.head);

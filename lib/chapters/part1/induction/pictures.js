@@ -91,7 +91,7 @@ export function pictures(k) {
       const ind = twice ? v.ind.flatMap((r, l) => r.map((x, hd) => [`L${l}H${hd}`, x])).filter(([, x]) => x >= v.formed).map(([n, x]) => `${n} ${fix(x, 2)}`) : [];
       const prev = v.prev.flatMap((r, l) => r.map((x, hd) => [`L${l}H${hd}`, x])).filter(([, x]) => x >= v.formed_previous).map(([n, x]) => `${n} ${fix(x, 2)}`);
       const name = `L${v.layer}H${v.head}`;
-      const alt = `SmolLM2 on ${words(v.tokens.map(seen))}. ${copyLine} Induction heads (score at least ${v.formed}): ` +
+      const alt = `SmolLM2 on "${v.tokens.slice(0, twice ? v.period : v.tokens.length).join("").replace(/\n/g, "↵")}"${twice ? ", read twice" : ""}. ${copyLine} Induction heads (score at least ${v.formed}): ` +
         `${twice ? ind.join(", ") || "none" : "not measured (read once)"}. Previous-token heads (at least ${v.formed_previous}): ` +
         `${prev.join(", ") || "none"}. The chosen head ${name} has previous-token score ${fix(v.prev[v.layer][v.head], 2)}` +
         `${twice ? ` and induction score ${fix(v.ind[v.layer][v.head], 2)}` : ""}.`;

@@ -26,5 +26,9 @@ def smol_rows_explorer(words: str = WORDS) -> Explorer:
     from lib.chapters.part2.real_language import smol_map  # deferred: reads the model's file on first use
 
     rows = [[live.text_menu(words, (words,), "words", "words, separated by commas")]]
-    args = {**live.live_args(("words",)), "most": smol_map.MAX_WORDS, "k": smol_map.K}
-    return Explorer("smol_rows", rows, lambda v: smol_map.rows_view(v["words"]), None, args, NOTE)
+    args = {**live.live_args(("words",), ("Your words, separated by commas",), opening=True), "most": smol_map.MAX_WORDS, "k": smol_map.K}
+    def compute(v):
+        view = lambda: smol_map.rows_view(v["words"])   # noqa: E731
+        return live.opening_view("smol_rows", {"words": words}, view) if v == {"words": words} else view()
+
+    return Explorer("smol_rows", rows, compute, None, args, NOTE)

@@ -41,9 +41,9 @@ def prompt_menu(default: str = MENU[0], options: Sequence[str] = MENU, name: str
     return live.text_menu(default, options, name, label)
 
 
-def page_args(data: str, tolerance: float, texts=("prompt",)) -> dict:
+def page_args(data: str, tolerance: float, texts=("prompt",), labels=("Your text",), opening: bool = False) -> dict:
     """The page twin's fixed settings: the stored files it reads, and the real model it can run instead."""
-    return {"data": data, "tolerance": tolerance, **live.live_args(texts)}
+    return {"data": data, "tolerance": tolerance, **live.live_args(texts, labels, opening)}
 
 
 @functools.lru_cache(maxsize=8)
@@ -183,6 +183,7 @@ PATCH_NOTE = ("On the website this explorer shows the pair above, patched when t
               "page fills the grid from the last block back; each cell is one pass of SmolLM2 from that block on.")
 
 
+@functools.lru_cache(maxsize=8)
 def patch_view(clean: str, corrupted: str, direction: str = "denoise") -> dict:
     """The patching explorer's view: the residual stream before each block (and after the last) patched at each
     position (`lib.analysis.patching.patch_stream`), the fraction of logit(target) - logit(rival) each brings
@@ -204,6 +205,16 @@ def patch_view(clean: str, corrupted: str, direction: str = "denoise") -> dict:
             "grid": [[float(x) for x in row] for row in r.resid], "warnings": list(r.warnings)}
 
 
+def handover(view: dict) -> tuple[int, int]:
+    """Where the patching view's difference moves from the position where the texts differ to the last: the last
+    block before which the first differing position alone brings back more than half, and the first from which
+    the last position does (stage indices: stage i is the stream before block i)."""
+    g, p, last = view["grid"], view["first"], len(view["clean"]) - 1
+    at_token = max(i for i, row in enumerate(g) if row[p] > 0.5)
+    at_last = min(i for i, row in enumerate(g) if row[last] > 0.5)
+    return at_token, at_last
+
+
 @registered("real_patch", lambda: [real_patch_explorer()],
             where="not on this map: activation patching in a real pretrained model (SmolLM2-135M): the residual "
                   "stream of one text run into another's.")
@@ -215,8 +226,14 @@ def real_patch_explorer(clean: str = PATCH_CLEAN, corrupted: str = PATCH_CORRUPT
             [Control("direction", "direction", "denoise: does the clean stream bring the clean answer back? noise: "
                      "does the corrupted stream take it away?", "choice", direction, options=DIRECTIONS,
                      shown=DIRECTION_SHOWN)]]
-    return Explorer("real_patch", rows, lambda v: patch_view(v["clean"], v["corrupted"], v["direction"]), None,
-                    page_args("", FRACTION_TOLERANCE, ("clean", "corrupted")), PATCH_NOTE)
+    opening = {"clean": clean, "corrupted": corrupted, "direction": direction}
+
+    def compute(v):
+        view = lambda: patch_view(str(v["clean"]), str(v["corrupted"]), str(v["direction"]))   # noqa: E731
+        return live.opening_view("real_patch", opening, view) if v == opening else view()
+
+    return Explorer("real_patch", rows, compute, None,
+                    page_args("", FRACTION_TOLERANCE, ("clean", "corrupted"), ("Your text", "Your corrupted text"), opening=True), PATCH_NOTE)
 
 
 FRACTION_TOLERANCE = 1e-3

@@ -294,6 +294,14 @@ VIEWS.real_patch = async (context, v, a) => {
 };
 
 export const COMPUTE = {
+  // checks.lens_from: on the learner's text, the block after which the lens keeps the final answer on top.
+  async realLensFrom(a, _, real) {
+    const r = await real.run("run", { text: a.text });
+    const lens = r.lens, answer = lens[lens.length - 1].top[0][0];
+    let first = lens.length - 1;
+    while (first > 0 && lens[first - 1].top[0][0] === answer) first -= 1;
+    return { expected: first - 1, hints: [], fields: { answer: pyRepr(answer), first: first - 1 } };
+  },
   // lib.chapters.part3.real_model.checks.top_prob_cooled: the top line at a temperature, from the stored summary.
   async realTopCooled(a) {
     const { data } = await run(a, a.prompt);
