@@ -31,7 +31,7 @@ from lib.explorers import smollm2 as page_model
 from lib.explorers import web
 
 NODE = shutil.which("node")
-RUNNER = Path(__file__).with_name("smollm2_page.mjs")
+RUNNER = Path(__file__).resolve().parents[2] / "scripts" / "smollm2_node.mjs"
 PROB = 1e-3
 PATTERN = 1e-3
 LOGPROB = 1e-3

@@ -132,6 +132,23 @@ const OPS = {
     }
     return { prompt: model.tokenizer.decode(ids), tokens: r.value.tokens, pieces: model.tokenizer.decode(r.value.tokens), logprobs: r.value.logprobs };
   },
+  /** Timings of the page's own operations, inside this worker (scripts/site_bench.py): a text from nothing, then
+   *  `steps` new tokens with the cache, and the logit lens of every block at one position, in milliseconds. */
+  bench({ text, steps }) {
+    const ids = check(text).slice(0, 32), t = () => performance.now();
+    const cache = model.newCache(ids.length + steps + 1);
+    let t0 = t();
+    let { logits } = model.forward(ids, cache);
+    const prefill = t() - t0, step = [];
+    for (let i = 0; i < steps; i++) {
+      t0 = t();
+      ({ logits } = model.forward([ids[i % ids.length]], cache));
+      step.push(t() - t0);
+    }
+    const stream = new Float32Array(model.cfg.L * model.cfg.d), lens = [];
+    for (let i = 0; i < 5; i++) { t0 = t(); model.readOut(stream, [...Array(model.cfg.L).keys()]); lens.push(t() - t0); }
+    return { tokens: ids.length, prefill, steps: step, lens, memory: model.memoryBytes() };
+  },
   /** SmolLM2's induction heads on a text read twice (lib/chapters/part1/induction/smol.py). */
   induction({ text, repeat, group, kind, layer, head, most }) {
     const ids = ops.check(model, text, Infinity);

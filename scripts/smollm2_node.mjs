@@ -1,8 +1,10 @@
-/* The page's SmolLM2 run in Node, for tests/explorers/test_smollm2_page.py: the modules as the site serves them
- * (a folder lib.explorers.web.install wrote), the GGUF file as the build splits it, one JSON request on stdin
- * (a list of operations), one JSON answer on stdout (a result or {"error"} per operation).
+/* The page's SmolLM2 run in Node: the modules as the site serves them (a folder lib.explorers.web.install wrote),
+ * the GGUF file as the build splits it (lib.explorers.smollm2.export), one JSON request on stdin (a list of
+ * operations), one JSON answer on stdout (a result or {"error"} per operation, each with its CPU milliseconds).
+ * tests/explorers/test_smollm2_page.py holds the page's model to the library with it; `make bench` times it
+ * (lib/cli/bench.py, `page_model_costs`).
  *
- *   node smollm2_page.mjs EXPLORERS_FOLDER MODEL_FOLDER < requests.json
+ *   node scripts/smollm2_node.mjs EXPLORERS_FOLDER MODEL_FOLDER < requests.json
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -66,7 +68,15 @@ function one(r) {
       t = cpu();
       ops.runText(model, r.ids);
       const run = cpu() - t;
-      return { prefill, steps, run, memory: model.memoryBytes() };
+      // the logit lens of every block at one position: the stream after the embedding and each block, read out
+      const stream = new Float32Array(model.cfg.L * model.cfg.d);
+      const lens = [];
+      for (let k = 0; k < 5; k++) {
+        t = cpu();
+        model.readOut(stream, [...Array(model.cfg.L).keys()]);
+        lens.push(cpu() - t);
+      }
+      return { prefill, steps, run, lens, memory: model.memoryBytes() };
     }
     default: throw new Error(`unknown op ${r.op}`);
   }
