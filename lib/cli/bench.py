@@ -30,6 +30,8 @@ from lib.budgets import BUDGETS
 from lib.content.point_sets import POINT_SETS, point_set
 from lib import chapters
 from lib.explorers.definition import TEMPERATURES
+from lib.explorers import smollm2 as page_model
+from lib.explorers import web
 from lib.explorers.registry import entry
 from lib.model import minilm, smollm2
 from lib.model.store import WEIGHTS, load, load_checkpoints, model_folder, read_model, shipped_names
@@ -354,8 +356,6 @@ def page_model_costs(repeat: int = 40) -> list[tuple]:
     node = shutil.which("node")
     if node is None or smollm2.package_file() is None:
         return [("SmolLM2 in the page: Node.js or the model is missing, not measured", 0.0, None)]
-    from lib.explorers import smollm2 as page_model
-    from lib.explorers import web
 
     lm = smollm2.load()
     text = "The river ran past the old mill, and the miller counted the sacks of grain one by one while his"

@@ -29,6 +29,7 @@ import subprocess
 from pathlib import Path
 
 from lib.errors import CourseError
+from lib.model.bytebpe import NUMBER
 
 JS = Path(__file__).resolve().parent / "js" / "smollm2"
 FOLDER = "smollm2"               # under the explorers' folder
@@ -99,8 +100,6 @@ def _ranges(pattern: str) -> list[list[int]]:
 @functools.lru_cache(maxsize=1)
 def classes() -> dict:
     """The letters (`\\p{L}`) and numbers (`\\p{N}`) of the library's tokenizer, as ranges of code points."""
-    from lib.model.bytebpe import NUMBER
-
     return {"L": _ranges(r"\p{L}"), "N": _ranges(NUMBER)}
 
 

@@ -9,6 +9,7 @@ from lib.analysis.ablation import head_name
 from lib.chapters.part1.induction.smol import MAX_TEXT
 from lib.exercises import Feedback
 from lib.exercises.site import Values, site_check
+from lib.chapters.part1.induction import smol
 from lib.exercises.writing import Case, Mistake, WriteCheck
 from lib.model.store import load, read_model, run_label, shipped_runs
 
@@ -155,7 +156,6 @@ def k_reader(lm, answer) -> Feedback:
 def _without_heads_values(text: str) -> Values:
     """On the learner's text read twice: with the induction heads found on it switched off (zero), does SmolLM2's top
     choice still get more than half of the second copy right (its first token left out)?"""
-    from lib.chapters.part1.induction import smol
     from lib.model import smollm2  # deferred: the model is read only when a learner checks
 
     v = smol.run(smollm2.load(), text, True, "induction", "zero")

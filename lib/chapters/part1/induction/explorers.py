@@ -23,6 +23,7 @@ from lib.content.corpora import repeats
 from lib.errors import CourseError, require
 from lib.explorers import smollm2 as live
 from lib.explorers.definition import Control, Explorer, registered, text_menu
+from lib.chapters.part1.induction import smol
 from lib.model.store import CHECKPOINTS, load, load_checkpoints, model_folder
 from lib.model.vocab import BOS
 
@@ -181,8 +182,6 @@ def smol_induction_explorer(text: str = SMOL_TEXT, repeat: bool = True, group: s
                             layer: int = 4, head: int = 0) -> Explorer:
     """SmolLM2 on a text read twice: every head's previous-token and induction score, the chosen head's pattern, and
     how much of the second copy the model predicts with a group of heads (found by role) switched off."""
-    from lib.chapters.part1.induction import smol
-
     rows = [[text_menu(text, (text,), "text", "text")],
             [Control("repeat", "read it twice", "the model reads the text, then the same tokens again: the second copy "
                      "can be predicted only by copying", "toggle", repeat),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.part3.real_model import stored
-from lib.chapters.part3.real_model.explorers import DATA
+from lib.chapters.part3.real_model.explorers import DATA, lens_view
 from lib.exercises import Feedback
 from lib.exercises.site import Values, site_check
 
@@ -106,7 +106,6 @@ def sequence_logprob(answer) -> Feedback:
 def _lens_values(text: str) -> Values:
     """On the learner's text: the block after which the logit lens keeps SmolLM2's final answer on top to the end
     (-1: from the embedding on), as the lens explorer marks it (`explorers.lens_view`)."""
-    from lib.chapters.part3.real_model.explorers import lens_view
     from lib.model import smollm2  # deferred: the model is read only when a learner checks
 
     view = lens_view(stored.run(smollm2.load(), text))
