@@ -1,12 +1,28 @@
 /* Every explorer's view computed in the page, by name: the twin of each explorer's `compute`.
  *
- * Each function takes the page's context ({model, points(name)}), the controls' values and the
- * explorer's fixed arguments, and returns the same view as the library: the same fields, the same
- * numbers (to float rounding: the library runs float32 weights in float32, the page in doubles),
- * the same messages for a bad value, checked in the same order. Each chapter's are in its unit
- * (lib/chapters/PART/UNIT/page.js, beside its explorers.py), assembled when the site is built into
- * units.js (lib/explorers/web.py); what several share is in twins.js. tests/browser/test_site_model.py
- * holds every one to its Python twin.
+ * Each function takes the page's context (`viewContext`: {model, points(name)}, to which the page adds
+ * `progress` and `stale` for a view computed in steps), the controls' values and the explorer's fixed
+ * arguments, and returns the same view as the library: the same fields, the same numbers (to float
+ * rounding: the library runs float32 weights in float32, the page in doubles), the same messages for a
+ * bad value, checked in the same order. Each chapter's are in its unit (lib/chapters/PART/UNIT/page.js,
+ * beside its explorers.py), assembled when the site is built into units.js (lib/explorers/web.py); what
+ * several share is in twins.js. tests/explorers/test_twins.py holds every one to its Python twin in
+ * Node (the fast tier), tests/browser/test_site_model.py in the browser.
  */
-export { VIEWS } from "./units.js";
-export { ablationHooks, roleDraws, parsePosition, patchingGrid, patchingSteps, stageLabel, swapPlayers } from "./twins.js";
+import { loadModel } from "./model.js";
+import { points } from "./twins.js";
+
+export { UNITS, VIEWS } from "./units.js";
+
+const BASE = new URL("./", import.meta.url);
+
+/** The model a declaration names, as the page runs it (the site's shipped weights, fetched once), or null. */
+export function pageModel(name) {
+  return name ? loadModel(new URL("models/", BASE).href, name) : Promise.resolve(null);
+}
+
+/** What an explorer's view computes with, from its declaration (`spec.model`): the model the page runs
+ *  and the site's point sets. */
+export async function viewContext(spec) {
+  return { model: await pageModel(spec.model), points };
+}
