@@ -9,8 +9,10 @@ the website serve the same installed files.
 When the site is built (`install`), two modules are generated that gather the units by walking them
 (`lib.chapters.units()`, no list by hand): `units.js` (every unit's page.js, each in a function of
 its own, its imports of the core read from the installed core; their VIEWS and COMPUTE merged with
-the core's; views.js and checks.js read it) and `unit-pictures.js` (every `pictures(kit)` the same
-way; render.js reads it). A page thus fetches two modules for all the chapters, not two per chapter.
+the core's, and each unit's exports under its part/name in UNITS; views.js and checks.js read it) and
+`unit-pictures.js` (every `pictures(kit)` the same way; render.js reads it). A page thus fetches two
+modules for all the chapters, not two per chapter. The tests run the same installed files in Node
+(tests/explorers/test_twins.py: every twin held to the library).
 
 What the page and the library must agree on (colours and the heatmaps' ramp, the read-out's limits,
 the sentences a reader's mistake gets) is written once in Python, in its own home, and generated into
