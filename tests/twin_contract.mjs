@@ -1,13 +1,18 @@
 // The page twins run in Node, as the site serves them (tests/twin_contract.py writes the folder and the jobs).
 //
-// Reads one JSON object on stdin: {sites: [folder, ...], calls: {name: "async (site, c) => ..."}, jobs: [...]},
-// where each folder is a copy of the site's explorers folder (lib.explorers.web.install, export_site and the
-// exercise checks' module: the page's modules, the shipped weights, the point sets, the stored files), and
-// each job one of
-//   {site, kind: "view", view, model, values, args}   an explorer's view, as page.js computes it: the context
-//                                                      from views.js's viewContext, VIEWS[view], then drawn
-//   {site, kind: "check", decl, texts}                 a check's twin, as checks.js computes and judges it
-//   {site, kind: "call", call, case}                   a shared module's registered twin (calls[call])
+// Reads one JSON object on stdin: {sites: [folder, ...], specs: [...], calls: {name: "async (site, c) => ..."},
+// models: {name: "async (site) => real"}, jobs: [...]}, where each folder is a copy of the site's explorers
+// folder (lib.explorers.web.install, export_site and the exercise checks' module: the page's modules, the shipped
+// weights, the point sets, the stored files), each spec an explorer's declaration as the page reads it (its
+// opening view in `default`), and each job one of
+//   {site, kind: "view", spec, values}      an explorer's view, as page.js computes it: the context from views.js's
+//                                            viewContext (with `real`, the real model its args name, where
+//                                            `models` has it, else null: the page before a reader loads it),
+//                                            VIEWS[view], then drawn
+//   {site, kind: "check", decl, texts}       a check's twin, as checks.js computes and judges it (an own-text
+//                                            check, with `real` and `text`: its computation on that text, run by
+//                                            the real model `models[real]`)
+//   {site, kind: "call", call, case}         a shared module's registered twin (calls[call])
 // Writes [{result} | {error: a CourseError's message} | {crash: a stack}, ...] as JSON, one per job.
 //
 // The page fetches the site's files by URLs relative to its modules: here file: URLs, read from the folder.
@@ -35,7 +40,7 @@ let input = "";
 process.stdin.setEncoding("utf8");
 for await (const chunk of process.stdin) input += chunk;
 // Numbers JSON cannot write (a box given nan or inf) come as {"__float__": "NaN"}.
-const { sites, calls, jobs } = JSON.parse(input, (_, v) => (v && typeof v === "object" && !Array.isArray(v)
+const { sites, specs, calls, models, jobs } = JSON.parse(input, (_, v) => (v && typeof v === "object" && !Array.isArray(v)
   && Object.keys(v).length === 1 && typeof v.__float__ === "string" ? Number(v.__float__) : v));
 
 const loaded = new Map();
@@ -53,17 +58,28 @@ async function site(i) {
 
 const made = {};
 const callOf = (name) => (made[name] ||= (0, eval)(`(${calls[name]})`));
+const real = new Map();       // site and model -> the real model as page.js's liveModel gives it, once
+function realOf(s, i, name) {
+  const key = `${i} ${name}`;
+  if (!real.has(key)) real.set(key, (0, eval)(`(${models[name]})`)(s));
+  return real.get(key);
+}
 
 async function run(job) {
   const s = await site(job.site);
   if (job.kind === "view") {
-    const context = await s.views.viewContext({ model: job.model });
-    const view = await s.views.VIEWS[job.view](context, job.values, job.args);
-    s.render.picture(job.view, view);          // every view can be drawn
+    const spec = specs[job.spec], wanted = spec.args && spec.args.real ? spec.args.real.model : null;
+    const context = { ...(await s.views.viewContext(spec)), real: wanted && models[wanted] ? await realOf(s, job.site, wanted) : null };
+    const view = await s.views.VIEWS[spec.view](context, job.values, spec.args);
+    s.render.picture(spec.view, view);          // every view can be drawn
     return JSON.parse(JSON.stringify(view, plain));
   }
   if (job.kind === "check") {
-    const values = await s.checks.compute(job.decl);
+    // An own-text check: its computation on the learner's text, with the real model (checks.js computeOwn).
+    const values = job.real
+      ? await (await s.import("units.js")).COMPUTE[job.decl.compute]({ ...job.decl.args, texts: job.decl.texts,
+        text: job.text }, null, await realOf(s, job.site, job.real))
+      : await s.checks.compute(job.decl);
     const verdicts = job.texts.map((text) => {
       const r = s.checks.judge(job.decl, text, values);
       return [r.verdict, r.message];

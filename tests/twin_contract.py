@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import lib
-from explorer_cases import TOL, differences, random_values
+from explorer_cases import TOL, differences, opening_only, random_values
 from lib.errors import CourseError
 
 NODE = shutil.which("node")
@@ -167,9 +167,19 @@ NODE_CPU = [0.0]       # CPU-seconds spent in Node by this process (the contract
 
 
 def run_node(sites: list[Path], jobs: list[dict], calls: dict[str, str] | None = None) -> list[dict]:
-    """Every job in one Node process (tests/twin_contract.mjs): [{result} | {error} | {crash}, ...]."""
-    payload = json.dumps({"sites": [str(s) for s in sites], "calls": calls or {}, "jobs": _plain(jobs)},
-                         allow_nan=False)
+    """Every job in one Node process (tests/twin_contract.mjs): [{result} | {error} | {crash}, ...]. A view job
+    carries its explorer's declaration (`spec`), sent once for all the jobs that share it."""
+    specs, index, sent = [], {}, []
+    for job in jobs:
+        if job.get("kind") == "view":
+            key = json.dumps(job["spec"], sort_keys=True)
+            if key not in index:
+                index[key] = len(specs)
+                specs.append(job["spec"])
+            job = dict(job, spec=index[key])
+        sent.append(job)
+    payload = json.dumps({"sites": [str(s) for s in sites], "specs": _plain(specs), "calls": calls or {},
+                          "models": page_models(), "jobs": _plain(sent)}, allow_nan=False)
     before = _children_cpu()
     r = subprocess.run([NODE, str(HARNESS)], input=payload, capture_output=True, text=True, timeout=900,
                        cwd=TESTS)
@@ -222,7 +232,11 @@ def _same_outcome(tol: float):
 
 def view_cases(settings: int = SETTINGS) -> list[Case]:
     """Every registered explorer in each of its examples: its defaults and `settings` random settings (the
-    same stream of settings for an explorer whatever others there are), as Node jobs with the library's view."""
+    same stream of settings for an explorer whatever others there are), as Node jobs with the library's view.
+    The page gets the explorer's declaration as the build writes it (its opening view drawn by the library)
+    and the real model its args name (`args.real`) where a page model is registered for it (`page_model`);
+    without one, the page is held as a reader meets it before loading that model: an explorer that shows only
+    its opening picture then (explorer_cases.opening_only) at its opening values, the others on their menu."""
     from lib.explorers.definition import every_example
 
     cases, made = [], every_example()
@@ -231,11 +245,14 @@ def view_cases(settings: int = SETTINGS) -> list[Case]:
         rng = random.Random(f"twins {ex.view} {k}")
         lm = lib.load(ex.model) if ex.model else None
         tol = ex.args.get("tolerance", TOL)
-        for i in range(settings + 1):
+        opening = _outcome(lambda: ex.compute(ex.defaults()))
+        spec = dict(ex.spec(), default=opening.get("result"))
+        real = (ex.args.get("real") or {}).get("model")
+        held = settings if not real or real in page_models() or not opening_only(ex) else 0
+        for i in range(held + 1):
             values = ex.defaults() if i == 0 else random_values(ex, rng, lm)
-            cases.append(Case(f"view {ex.view}", {"kind": "view", "view": ex.view, "model": ex.model, "values": values,
-                                                   "args": ex.args},
-                              _outcome(lambda: ex.compute(values)), _same_outcome(tol),
+            cases.append(Case(f"view {ex.view}", {"kind": "view", "spec": spec, "values": values},
+                              opening if i == 0 else _outcome(lambda: ex.compute(values)), _same_outcome(tol),
                               f"example {k}, {'defaults' if i == 0 else values}", defaults=i == 0, tol=tol))
     return cases
 
@@ -267,6 +284,8 @@ def check_cases() -> list[Case]:
     for twin in registry().values():
         if twin.compute is None:           # the page reads the library's values, shipped: nothing to hold
             continue
+        if twin.own and OWN_TEXT_MODEL not in page_models():
+            continue                       # the learner's text, run by the real model in the page: not_held()
         lms = twin.load_models()
         values = twin.computed(*lms)
         texts = answers(twin, values)
@@ -281,9 +300,22 @@ def check_cases() -> list[Case]:
                     found.append(f"typed {text!r}: library {want}, page {page}")
             return found
 
-        cases.append(Case(f"check {twin.compute}", {"kind": "check", "decl": twin.declaration("hide"), "texts": texts},
-                          {"values": values, "said": said}, compare, twin.name, floor=VALUES_FLOOR))
+        job = {"kind": "check", "decl": twin.declaration("hide"), "texts": texts}
+        if twin.own:
+            job.update(real=OWN_TEXT_MODEL, text=twin.own_example)
+        cases.append(Case(f"check {twin.compute}", job, {"values": values, "said": said}, compare, twin.name,
+                          floor=VALUES_FLOOR))
     return cases
+
+
+def not_held() -> list[str]:
+    """The checks the contract cannot run yet: own-text checks (the learner's text, run by the real model the
+    reader loads), while no page model is registered for it."""
+    from lib.exercises.site import registry
+
+    if OWN_TEXT_MODEL in page_models():
+        return []
+    return sorted(t.name for t in registry().values() if t.compute and t.own)
 
 
 # ----------------------------------------------------------------------------- shared modules' twins
@@ -322,6 +354,24 @@ def shared_twin(name: str, js: str, *, holds: tuple[str, ...] = (), tol: float =
 def outcome(compute: Callable[[], Any]) -> dict:
     """What the library does with one case: {"result": its value as JSON}, or {"error": its sentence}."""
     return _outcome(compute)
+
+
+# The real models the page loads when a reader asks (page.js's `context.real`), as Node runs them: name -> JS, an
+# async function of (site) returning what page.js's liveModel gives a view, {info, run(op, args, onPartial)}.
+# An explorer whose args name one (`args.real.model`, lib.explorers.smollm2.live_args) is held on any settings
+# once it is registered here (with `page_model`, in a *_twins.py module), and an own-text check with it.
+PAGE_MODELS: dict[str, str] = {}
+OWN_TEXT_MODEL = "smollm2"      # the model an own-text check runs on the learner's text (checks.js computeOwn)
+
+
+def page_model(name: str, js: str) -> None:
+    """Register how Node runs the real model `name` for the page's twins (see PAGE_MODELS)."""
+    PAGE_MODELS[name] = js
+
+
+def page_models() -> dict[str, str]:
+    registrations()
+    return PAGE_MODELS
 
 
 def registrations() -> dict[str, SharedTwin]:

@@ -1,7 +1,7 @@
 /* Every explorer's view computed in the page, by name: the twin of each explorer's `compute`.
  *
- * Each function takes the page's context (`viewContext`: {model, points(name)}, to which the page adds
- * `progress` and `stale` for a view computed in steps), the controls' values and the explorer's fixed
+ * Each function takes the page's context (`viewContext`: {model, points(name), defaultView, defaults}, to
+ * which the page adds `real` and, for a view computed in steps, `progress` and `stale`), the controls' values and the explorer's fixed
  * arguments, and returns the same view as the library: the same fields, the same numbers (to float
  * rounding: the library runs float32 weights in float32, the page in doubles), the same messages for a
  * bad value, checked in the same order. Each chapter's are in its unit (lib/chapters/PART/UNIT/page.js,
@@ -21,8 +21,12 @@ export function pageModel(name) {
   return name ? loadModel(new URL("models/", BASE).href, name) : Promise.resolve(null);
 }
 
-/** What an explorer's view computes with, from its declaration (`spec.model`): the model the page runs
- *  and the site's point sets. */
+/** What an explorer's view computes with, from its declaration (lib.explorers.page.html's JSON): the model the
+ *  page runs (`spec.model`), the site's point sets, and the picture the build drew for the opening values with
+ *  those values (`defaultView`, `defaults`: what an explorer of the real model shows before the reader loads
+ *  it, real.js openingView). The page adds `real` (the real model, once loaded) and, on a move, `progress` and
+ *  `stale`. */
 export async function viewContext(spec) {
-  return { model: await pageModel(spec.model), points };
+  const defaults = Object.fromEntries((spec.rows || []).flat().map((c) => [c.name, c.default]));
+  return { model: await pageModel(spec.model), points, defaultView: spec.default, defaults };
 }
