@@ -20,10 +20,16 @@ computation, and every function the core modules held here export, each in a cop
 
 Nothing here lists an explorer, a check or a unit. To hold something new:
 - a new explorer or check: register it as usual (`@registered(...)` in its unit's explorers.py, `site_check`
-  in its checks.py, its twin in the unit's page.js); the contract runs it with no edit here. An explorer whose
-  twin needs a model or files beyond the shipped toys names the model in its Explorer (`model=`), views.js's
-  `viewContext` (what page.js gives every view) loads it as the page does, and its registration's
-  `site_files` writes what the page fetches; the contract then runs it as the page does.
+  in its checks.py, its twin in the unit's page.js); the contract runs it with no edit here, with the context
+  page.js gives it (views.js `viewContext`: the shipped model its Explorer names, the point sets, its opening
+  picture) and the files its registration's `site_files` writes.
+- a real model the page loads when a reader asks (an explorer declares it in its args, `args.real`, as
+  lib.explorers.smollm2.live_args writes them): until a page model is registered for it, the contract holds the
+  page as a reader meets it before loading the model (its opening picture, or its menu of stored runs), and
+  says which own-text checks wait (`not_held`). `page_model(name, js)` in a `*_twins.py` module registers how
+  Node runs it (`js`: an async function of (site) returning what page.js's `liveModel` gives a view,
+  {info, run(op, args, onPartial)}); the contract then holds such explorers on any settings, and the own-text
+  checks on their example text.
 - a shared JavaScript module, or a unit's helper that its views do not hold alone (the ablation chapter's
   hooks: tests/chapters/part1/ablation_twins.py): add `@shared_twin(name, js, holds=(...))` on a function
   returning [(case, expected outcome)] in a `*_twins.py` module under tests/ (beside the tests of what it
