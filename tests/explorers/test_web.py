@@ -144,3 +144,12 @@ def test_the_page_reaches_each_units_exports_by_its_name(tmp_path):
     units = json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True).stdout)
     assert set(units) == {t.rsplit("/", 1)[0] for t, _ in web.unit_files() if t.endswith("/page.js")}
     assert {"VIEWS", "COMPUTE", "ablationHooks", "patchingGrid", "patchingSteps"} <= set(units["part1/ablation"])
+
+
+def test_the_point_sets_have_one_loader_and_one_cache():
+    """The site's point sets are fetched in one place (twins.js `points`, one cache), which the views' context,
+    the page's preload and the checks all read: a second loader would keep a cache the others never warm."""
+    fetching = [name for name, path in web.sources() if path.suffix == ".js" and "points/${" in path.read_text()]
+    assert fetching == ["twins.js"], fetching
+    page, views = (web.JS / "page.js").read_text(), (web.JS / "views.js").read_text()
+    assert 'import { points } from "./twins.js";' in page and 'import { points } from "./twins.js";' in views
