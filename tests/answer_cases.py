@@ -48,7 +48,8 @@ def answers(twin, values) -> list[str]:
 def library_says(twin, text: str, lm) -> tuple[str, str]:
     check = getattr(chapters.checks(twin.module), twin.check)
     answer = typed_answer(text, twin.reading)
-    fb = check(*lm, answer)
+    # An own-text check is of the learner's text: the page's box holds the twin's example, as here.
+    fb = check(twin.own_example, answer) if twin.own else check(*lm, answer)
     if answer is ...:
         # The notebook's `...` has no page equivalent: an empty box says to type an answer.
         return fb.verdict(), MESSAGES["answer_empty"]

@@ -77,17 +77,6 @@ def opening_view(view: str, values: dict, compute):
     return value
 
 
-def text_menu(default: str, options, name: str = "prompt", label: str = "prompt"):
-    """A real-model explorer's text control: on the website a menu of the texts the build ran, until the reader
-    loads the model (then a box for any text); in a kernel any text."""
-    from lib.explorers.definition import Control  # deferred: the definitions import the read-out (torch)
-
-    offered = tuple(options) if default in options else (default, *options)
-    return Control(name, label, "the text the model reads: in a kernel, or once the real model is loaded into the "
-                   "page, type any; until then choose one of those run when the site was built", "prompt", default,
-                   options=offered, precomputed=True)
-
-
 def _ranges(pattern: str) -> list[list[int]]:
     import regex  # deferred: the tokenizer's own dependency, needed only when the site is built
 

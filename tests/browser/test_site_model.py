@@ -125,8 +125,11 @@ JS_VIEWS = """async (cases) => {
     const out = [];
     for (const c of cases) {
         try {
-            // The context the page gives a view (views.js viewContext: its model, the site's one point-set loader).
-            const context = await window.mods.views.viewContext({model: c.model});
+            // The context the page gives a view (views.js viewContext: its model, the site's one point-set loader;
+            // an explorer that runs the real model only once it is loaded shows its opening picture, which the
+            // page's spec carries, its `default`, as the library computes it).
+            const context = {...(await window.mods.views.viewContext({model: c.model, default: c.opening})),
+                             defaults: c.defaults || {}};
             const view = await window.mods.views.VIEWS[c.view](context, c.values, c.args);
             window.mods.render.picture(c.view, view);       // every view can be drawn
             out.push({view: JSON.parse(JSON.stringify(view))});
@@ -144,7 +147,10 @@ def add_case(ex, values, cases, expected):
         expected.append({"view": json.loads(json.dumps(ex.compute(values)))})
     except CourseError as e:
         expected.append({"error": str(e)})
-    cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args})
+    opening = ex.args.get("real", {}).get("opening")
+    cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args,
+                  "defaults": ex.defaults() if opening else None,
+                  "opening": json.loads(json.dumps(ex.compute(ex.defaults()))) if opening else None})
 
 
 def test_every_explorer_computes_the_librarys_view_and_messages(page):

@@ -22,7 +22,7 @@ from lib.analysis import induction
 from lib.content.corpora import repeats
 from lib.errors import CourseError, require
 from lib.explorers import smollm2 as live
-from lib.explorers.definition import Control, Explorer, registered
+from lib.explorers.definition import Control, Explorer, registered, text_menu
 from lib.model.store import CHECKPOINTS, load, load_checkpoints, model_folder
 from lib.model.vocab import BOS
 
@@ -183,7 +183,7 @@ def smol_induction_explorer(text: str = SMOL_TEXT, repeat: bool = True, group: s
     how much of the second copy the model predicts with a group of heads (found by role) switched off."""
     from lib.chapters.part1.induction import smol
 
-    rows = [[live.text_menu(text, (text,), "text", "text")],
+    rows = [[text_menu(text, (text,), "text", "text")],
             [Control("repeat", "read it twice", "the model reads the text, then the same tokens again: the second copy "
                      "can be predicted only by copying", "toggle", repeat),
              Control("group", "switch off", "which heads to switch off, found by their role on this text (or, for "

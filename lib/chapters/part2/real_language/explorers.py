@@ -11,7 +11,7 @@ the words below, computed when the site was built, and a reader who loads the re
 from __future__ import annotations
 
 from lib.explorers import smollm2 as live
-from lib.explorers.definition import Explorer, registered
+from lib.explorers.definition import Explorer, registered, text_menu
 
 WORDS = "king, queen, man, woman, Paris, London, banana"
 NOTE = ("On the website this explorer shows the words it opens with, read from the model when the site was built, "
@@ -25,7 +25,7 @@ def smol_rows_explorer(words: str = WORDS) -> Explorer:
     """SmolLM2's rows for words the reader types: each word's nearest tokens, and the cosines between the words."""
     from lib.chapters.part2.real_language import smol_map  # deferred: reads the model's file on first use
 
-    rows = [[live.text_menu(words, (words,), "words", "words, separated by commas")]]
+    rows = [[text_menu(words, (words,), "words", "words, separated by commas")]]
     args = {**live.live_args(("words",), ("Your words, separated by commas",), opening=True), "most": smol_map.MAX_WORDS, "k": smol_map.K}
     def compute(v):
         view = lambda: smol_map.rows_view(v["words"])   # noqa: E731

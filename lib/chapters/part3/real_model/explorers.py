@@ -22,7 +22,7 @@ from lib.chapters.part3.real_model.prompts import MENU
 from lib.errors import CourseError
 from lib.explorers import smollm2 as live
 from lib.explorers.boxes import parse_min_p, parse_seed, parse_top_k, parse_top_p
-from lib.explorers.definition import Control, Explorer, registered, temperature_control
+from lib.explorers.definition import Control, Explorer, registered, temperature_control, text_menu
 from lib.messages import say
 from lib.model.readout import check_temperature
 
@@ -38,7 +38,7 @@ NOTE = (f"On the website this explorer offers the {len(MENU)} prompts of its men
 
 def prompt_menu(default: str = MENU[0], options: Sequence[str] = MENU, name: str = "prompt",
                 label: str = "prompt") -> Control:
-    return live.text_menu(default, options, name, label)
+    return text_menu(default, options, name, label)
 
 
 def page_args(data: str, tolerance: float, texts=("prompt",), labels=("Your text",), opening: bool = False) -> dict:
