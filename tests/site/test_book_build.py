@@ -75,6 +75,49 @@ def test_the_key_reads_this_environment_by_default(fake_root):
     assert book.library_key(fake_root) == book.library_key(fake_root, versions=versions)
 
 
+# ----------------------------------------------------------------------------- the order chapters run in
+def test_tasks_start_in_order_once_what_they_wait_for_is_done():
+    import threading
+
+    from chapter_cache import Task, _run_tasks
+
+    started, lock = [], threading.Lock()
+
+    def task(name, waits=(), fail=False):
+        def call():
+            with lock:
+                started.append(name)
+            if fail:
+                raise RuntimeError(name)
+        return Task(name, call, waits=set(waits))
+    # Two runs first; the first chapter waits for both (one of which fails), the second for none.
+    tasks = [task("run a"), task("run b", fail=True), task("chapter 1", ["run a", "run b"]), task("chapter 2")]
+    with pytest.raises(RuntimeError, match="run b"):    # a failing task is reported once all have ended
+        _run_tasks(tasks, jobs=1)
+    assert started == ["run a", "run b", "chapter 1", "chapter 2"]
+    started.clear()
+    _run_tasks([task("waits", ["first"]), task("first"), task("alone", ["not a task"])], jobs=2)
+    assert started.index("first") < started.index("waits") and "alone" in started
+
+
+def test_the_longest_path_to_the_end_goes_first():
+    from chapter_cache import Task, critical_first
+
+    def t(name, seconds, waits=()):
+        return Task(name, lambda: None, seconds, set(waits))
+    # A short run that a long chapter waits for starts before a chapter longer than either alone.
+    tasks = [t("long chapter", 30), t("run", 5), t("waits for the run", 40, ["run"]), t("short", 1)]
+    assert [x.name for x in critical_first(tasks)] == ["run", "waits for the run", "long chapter", "short"]
+
+
+def test_a_fresh_checkout_knows_its_longest_chapters():
+    import chapter_cache
+
+    pages = {str(p.relative_to(ROOT)) for p in chapter_cache.chapters()}
+    assert set(chapter_cache.FIRST_SECONDS) <= pages, "FIRST_SECONDS names a page that is not in _toc.yml"
+    assert min(chapter_cache.FIRST_SECONDS.values()) > chapter_cache.DEFAULT_SECONDS
+
+
 # ----------------------------------------------------------------------------- the warning check
 def notebook(*outputs_per_cell):
     nb = nbformat.v4.new_notebook()
