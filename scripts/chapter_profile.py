@@ -1,20 +1,25 @@
 """Where a chapter's execution time goes: processor seconds per cell, read inside its kernel.
 
-    python scripts/chapter_profile.py [CHAPTER.md ...] [--top N] [--json FILE] [--keep-caches]
+    python scripts/chapter_profile.py [CHAPTER.md ...] [--top N] [--json FILE] [--keep-caches] [--fresh]
 
-Each chapter runs in a fresh kernel, one at a time, as the build runs it (myst-nb's reader, the
-chapter's folder as working directory, one arithmetic thread). A first cell added to the copy that
+Each chapter runs in a kernel of its own, one at a time, as the build runs it (myst-nb's reader, the
+chapter's folder as working directory, one arithmetic thread, a fork of the warm process that has imported
+the heavy packages once: scripts/warm_python.py; `--fresh`: a fresh kernel that imports them itself). A first cell added to the copy that
 runs registers IPython's cell events; every cell then records the kernel's processor time (user and
 system, its own and its waited-for children's: the processes a claim over runs starts) and wall time.
 Processor seconds, not wall time, since the machine may be shared: they are what a second core cannot
 hide. The kernel's start (interpreter, ipykernel) is the processor time spent before the first cell.
 
 The measurements the build keeps on disk (lib.kept: the claims over runs; the real model's menu) are
-kept in a new, empty folder for the whole run, as in a fresh clone, unless --keep-caches.
+kept in a new, empty folder for the whole run, as in a fresh clone, unless --keep-caches; the shipped runs'
+claims are then measured first, as the build measures them (chapter_cache.claim_runs), and their processor
+time printed. With the warm process, a kernel's figure is its own (after the fork); the warm process's
+imports, paid once a build, are printed apart.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -23,7 +28,8 @@ import time
 from pathlib import Path
 
 import nbformat
-from chapter_cache import ROOT, SINGLE_THREAD, chapters, read_chapter
+import warm_python
+from chapter_cache import ROOT, SINGLE_THREAD, chapters, claim_runs, measure_claim_run, read_chapter
 
 # The kernel side: each cell's processor time (self and children) and wall time, kept in the kernel.
 _HOOKS = """
@@ -47,8 +53,8 @@ print("PROFILE", _j.dumps({"start": _PROFILE["start"], "cells": _PROFILE["cells"
 """
 
 
-def profile(path: Path, env: dict[str, str]) -> dict:
-    """One chapter executed in a fresh kernel: its cells' processor and wall seconds."""
+def profile(path: Path, env: dict[str, str], kernel: str = "python3") -> dict:
+    """One chapter executed in a kernel of its own (`kernel`): its cells' processor and wall seconds."""
     from nbclient import NotebookClient
 
     nb = read_chapter(path)
@@ -59,7 +65,7 @@ def profile(path: Path, env: dict[str, str]) -> dict:
     os.environ.update(env)
     try:
         start = time.perf_counter()
-        NotebookClient(run, timeout=900, kernel_name="python3",
+        NotebookClient(run, timeout=900, kernel_name=kernel,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
         wall = time.perf_counter() - start
     finally:
@@ -76,12 +82,19 @@ def profile(path: Path, env: dict[str, str]) -> dict:
             "cpu": got["start"] + sum(c["cpu"] for c in cells), "cells": cells}
 
 
+def _children_cpu() -> float:
+    import resource
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return c.ru_utime + c.ru_stime
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("chapters", nargs="*", help="chapter files (default: every chapter of _toc.yml)")
     ap.add_argument("--top", type=int, default=4, help="the most expensive cells shown per chapter")
     ap.add_argument("--json", help="write every chapter's cells to this file")
     ap.add_argument("--keep-caches", action="store_true", help="read and write the build's kept measurements")
+    ap.add_argument("--fresh", action="store_true", help="fresh kernels, not forks of the warm process")
     args = ap.parse_args(argv)
     paths = [Path(p).resolve() for p in args.chapters] or chapters()
     with tempfile.TemporaryDirectory() as tmp:
@@ -89,13 +102,28 @@ def main(argv=None) -> int:
         if not args.keep_caches:
             env.update(COURSE_CLAIMS_CACHE=f"{tmp}/claims", COURSE_REAL_CACHE=f"{tmp}/real")
         results = []
-        for path in paths:
-            r = profile(path, env)
-            results.append(r)
-            print(f"{r['chapter']:45s} cpu {r['cpu']:7.1f} s  wall {r['wall']:7.1f} s  start {r['start_cpu']:4.1f} s  "
-                  f"peak {r['peak_mb']:6.0f} MB", flush=True)
-            for c in sorted(r["cells"], key=lambda c: -c["cpu"])[:args.top]:
-                print(f"    line {c['line']!s:>4}  cpu {c['cpu']:6.1f}  wall {c['wall']:6.1f}  {c['code']}", flush=True)
+        os.environ.update(env)          # the claims' processes and the warm process read them
+        if not args.fresh:
+            cpu = _children_cpu()
+            with warm_python.started(dict(os.environ)):
+                pass
+            print(f"the warm process's imports: cpu {_children_cpu() - cpu:.1f} s", flush=True)
+        if not args.keep_caches:
+            # Each shipped run's claims, measured before the chapters as the build does (chapter_cache.claim_runs).
+            cpu = _children_cpu()
+            with warm_python.started(dict(os.environ)) if not args.fresh else contextlib.nullcontext() as warm:
+                todo = claim_runs()
+                for run, ids, seeds in todo:
+                    measure_claim_run(run, ids, seeds, warm.python() if warm is not None else None)
+            print(f"{len(todo)} runs' claims: cpu {_children_cpu() - cpu:.1f} s (with the warm process's imports)", flush=True)
+        with warm_python.started(dict(os.environ)) if not args.fresh else contextlib.nullcontext() as warm:
+            for path in paths:
+                r = profile(path, env, warm.kernel_name if warm is not None else "python3")
+                results.append(r)
+                print(f"{r['chapter']:45s} cpu {r['cpu']:7.1f} s  wall {r['wall']:7.1f} s  start {r['start_cpu']:4.1f} s  "
+                      f"peak {r['peak_mb']:6.0f} MB", flush=True)
+                for c in sorted(r["cells"], key=lambda c: -c["cpu"])[:args.top]:
+                    print(f"    line {c['line']!s:>4}  cpu {c['cpu']:6.1f}  wall {c['wall']:6.1f}  {c['code']}", flush=True)
     total = sum(r["cpu"] for r in results)
     print(f"{len(results)} chapters: {total:.1f} processor seconds; load average {os.getloadavg()}")
     if args.json:
