@@ -1,6 +1,7 @@
-"""The chapters' own code: one folder per chapter, mirroring its page.
+"""The chapter units, found by walking `lib/chapters`: what every registry asks.
 
-`chapters/part3/results-page.md` has its code in `lib/chapters/part3/results_page/`:
+A chapter's own code sits in one folder that mirrors its page: `chapters/part3/results-page.md` has
+its code in `lib/chapters/part3/results_page/`:
 
 - `checks.py`    the self-checks its exercises call (the stubs' `from ... import checks as check`)
 - `claims.py`    the conclusions the page states, registered with `lib.claims.claim`
@@ -10,8 +11,12 @@
 
 A unit holds only what that chapter uses; what two chapters use lives in the shared library
 (`lib.model`, `lib.analysis`, `lib.content`, `lib.pictures`). Nothing lists the units by hand: the
-registries (claims, explorers, exercise checks, the page's assets) find them by walking this folder,
-so adding a chapter's explorer, claim or exercise touches its folder and its page, nothing else.
+registries (claims, explorers, exercise checks, the page's assets) find them here, so adding a
+chapter's explorer, claim or exercise touches its folder and its page, nothing else.
+
+This module imports nothing of the library (a unit's modules are loaded by `importlib`, when asked),
+so every registry, however low, can import it without closing a circle through the units, which
+import the registries to register themselves. `lib.chapters` hands the same names on.
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent / "chapters"    # the units: HERE/PART/UNIT/
 ROOT = HERE.parents[1]           # the repository (the pages live in ROOT/chapters)
 
 

@@ -20,6 +20,9 @@ from functools import lru_cache
 
 import numpy as np
 
+# The point set's name and description, as the t-SNE explorer's menu offers it (`views.POINT_SETS`).
+NAME = "known-clusters"
+DESCRIPTION = "80 synthetic points in four clusters of known size and distance"
 SEED = 2016          # the year of the Distill article; any fixed seed would do
 DIM = 10
 PER_CLUSTER = 20
@@ -81,5 +84,5 @@ def centre_distance(x, groups, a: str, b: str) -> float:
     return float(np.linalg.norm(mean(a) - mean(b)))
 
 
-__all__ = ["SEED", "DIM", "PER_CLUSTER", "Cluster", "CLUSTERS", "KnownClusters", "centre", "make", "group_spread",
+__all__ = ["NAME", "DESCRIPTION", "SEED", "DIM", "PER_CLUSTER", "Cluster", "CLUSTERS", "KnownClusters", "centre", "make", "group_spread",
            "centre_distance"]

@@ -1,9 +1,13 @@
-"""The maps of Part 2 as pure functions: t-SNE layouts of a named point set for any seeds, perplexity
-and iteration stop, and the concept plane a reader builds from words.
+"""The three-ways chapter's maps as pure functions: t-SNE layouts of a named point set for any seeds,
+perplexity and iteration stop, and the concept plane a reader builds from words.
 
-The kernel's explorers (lib/chapters/part2/three_ways/explorers.py) call these on every change, the stored t-SNE runs
-(`tsne_store`) are computed by them (`course_runs`, `rebuild`), and the chapters measure with them: one computation behind
-every picture of a map.
+The kernel's explorers (`explorers.py` beside this file) call these on every change, the stored t-SNE runs
+(`lib.analysis.maps.tsne_store`) are computed by them (`course_runs`, `rebuild`: `python -m lib tsne`), and
+the chapter measures with them: one computation behind every picture of a map. The real-language chapter
+shows this chapter's t-SNE explorer, and its unit-sphere runs are among `course_runs`.
+
+The point sets are the shared ones (`lib.content.point_sets`) and this chapter's known clusters
+(`clusters.py`): `point_set(name)` gives any of them.
 """
 from __future__ import annotations
 
@@ -17,11 +21,27 @@ import numpy as np
 
 from lib.analysis.maps import concept_plane, gram_schmidt, nearest_indices, tsne_store, unit_sphere
 from lib.analysis.maps.tsne import EXAGGERATION_ITER, MAX_ITER, TsneRun, check_perplexity, check_seed, tsne_run
-from lib.content.point_sets import POINT_SETS, WORD_SETS, PointSet, point_set  # noqa: F401  (the maps' inputs)
+from lib.chapters.part2.three_ways import clusters
+from lib.content import point_sets as shared
+from lib.content.point_sets import WORD_SETS, PointSet  # noqa: F401  (the maps' inputs)
 from lib.content import smollm2_words
 from lib.model import smollm2
 from lib.errors import CourseError, require
 from lib.messages import say
+
+# The sets the maps lay out: the shared ones, then this chapter's known clusters.
+POINT_SETS = {**shared.POINT_SETS, clusters.NAME: clusters.DESCRIPTION}
+
+
+@lru_cache(maxsize=None)
+def point_set(name: str) -> PointSet:
+    """A named point set of POINT_SETS."""
+    if name == clusters.NAME:
+        made = clusters.make()
+        return PointSet(name, made.labels, made.groups, made.vectors)
+    require(name in POINT_SETS, f"no point set {name!r}; choose one of: {', '.join(POINT_SETS)}")
+    return shared.point_set(name)
+
 
 # The slider's stops: the explorer precomputes them all (a step must not wait for a t-SNE run).
 PERPLEXITIES = (2, 3, 5, 8, 10, 15, 20, 27, 30, 40, 50, 60)

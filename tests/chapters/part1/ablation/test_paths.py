@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from lib.analysis.paths import copying_score, path_patch
+from lib.chapters.part1.ablation.paths import copying_score, path_patch
 from lib.content.corpora.calling_game import PLAYERS
 from lib.content.corruptions import legal_corruptions
 from lib.content.prompt_sets import prompt_set

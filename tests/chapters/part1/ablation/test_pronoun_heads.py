@@ -1,13 +1,14 @@
-"""MiniLM's pronoun heads (lib.chapters.part1.ablation.pronoun_heads) on its labelled set (lib.chapters.part1.ablation.pronouns).
+"""MiniLM's pronoun heads (lib.chapters.part1.ablation.pronoun_heads) on its labelled set (tests of the set itself:
+test_pronouns.py).
 
-The set is checked (whole tokens, once each, pairs that differ by one word), the split keeps the
-selection and report halves apart, and every registered conclusion is re-measured on split seeds
-the pages never use (the pages use seed 0).
+The split keeps the selection and report halves apart, special tokens and punctuation are never keys, every
+registered conclusion is re-measured on split seeds the pages never use (the pages use seed 0), and the view
+counts every head.
 """
 import pytest
 
 from lib.chapters.part1.ablation import pronoun_heads
-from lib.chapters.part1.ablation.pronouns import ITEMS, PAIRS, SINGLES
+from lib.chapters.part1.ablation.pronouns import ITEMS
 from lib.model import minilm
 
 pytestmark = pytest.mark.skipif(minilm.package_dir() is None, reason=f"{minilm.PACKAGE} is not installed")
@@ -17,22 +18,6 @@ pytestmark = pytest.mark.skipif(minilm.package_dir() is None, reason=f"{minilm.P
 def lm(minilm_model):
     """The session's MiniLM (tests/conftest.py), under this file's name for it."""
     return minilm_model
-
-
-def test_the_set_is_labelled_as_it_says(lm):
-    assert len(SINGLES) >= 40 and len(PAIRS) >= 20
-    for it in ITEMS:
-        tokens = lm.tokens(it.sentence)
-        for word in (it.pronoun, it.antecedent, *it.others):
-            assert tokens.count(word) == 1, f"{word!r} is not one whole token, once, in {it.sentence!r}"
-    for first, second in zip(PAIRS[::2], PAIRS[1::2]):
-        a, b = first.sentence.split(), second.sentence.split()
-        assert len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1, (first.sentence, second.sentence)
-        assert first.antecedent != second.antecedent and first.antecedent in second.others
-    # The nearest-noun rule is a baseline, not the answer: it is wrong on a fair share of the set.
-    enc = pronoun_heads.encode(lm)
-    wrong = sum(pronoun_heads.nearest_noun(enc, i) != enc.antecedent[i] for i in range(len(ITEMS)))
-    assert wrong >= 20
 
 
 @pytest.mark.parametrize("seed", [0, 5, 123])
@@ -58,16 +43,6 @@ def test_the_pronoun_claims_are_registered_and_hold_on_a_split_the_page_never_us
     assert f["n"] > 0 and f["lo"] <= f["hi"] <= f["n"]
     failed = [i for i in ids if not claims.holds(i, 7)]
     assert not failed, failed
-
-
-def test_bank_moves_apart_through_the_layers(lm):
-    from lib.chapters.part2.real_language.contextual import separation
-    from lib.chapters.part2.real_language.senses import BANK_SENSES
-    s = separation(lm, "bank", BANK_SENSES)
-    assert s.n == 16 and s.stages == lm.cfg.n_layers + 1
-    gaps = [w - a for w, a in zip(s.within, s.across)]
-    assert gaps[-1] > 5 * gaps[0], gaps
-    assert s.correct[-1] == s.n, s.correct
 
 
 def test_the_pronoun_view_counts_every_head(lm):

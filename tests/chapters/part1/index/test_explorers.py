@@ -10,11 +10,6 @@ from lib.chapters.part1.the_game.explorers import rules_explorer
 from lib.explorers.registry import entries, where_it_sits
 
 
-@pytest.fixture(scope="module")
-def lm():
-    return lib.load("calling-game")
-
-
 def test_the_writes_add_up_to_the_answers_logit(lm):
     """No LayerNorm before the read-out: the answer's logit is every part's write along its
     unembedding plus the bias, at any position, with any parts switched off (float32: 1e-4)."""
@@ -44,23 +39,3 @@ def test_switching_a_part_off_changes_the_answer_as_ablation_does(lm):
     logits = prompt_logits(lm, "<BOS> Pietro chiama Paolo", [(0, 2)], [1])
     assert lm.vocab.tokens[int(logits.argmax())] == v["answer"]
     assert abs(float(logits.max()) - v["logit"]) < 1e-4
-
-
-def test_every_explorer_says_where_it_sits_on_the_map():
-    """Each registration says where its explorer sits (`where=` is required): a sentence, or nothing for
-    the map itself and for what is no part of the machine (the game's rules); its spec carries it."""
-    for e in entries():
-        assert e.where == "" or (e.where[0].islower() and e.where.endswith(".")), (e.name, e.where)
-        assert where_it_sits(e.view) == e.where
-        assert all(x.spec()["where"] == e.where for x in e.examples()), e.name
-    assert where_it_sits("machine") == "" and where_it_sits("no such view") == ""
-
-
-def test_the_rules_checker_in_a_kernel_reads_a_round_and_says_what_is_wrong(lm):
-    box = rules_explorer(lm, ["<BOS> Pietro chiama Paolo Tarso"]).widget()
-    assert box.figure.data["status"] == "unfinished" and box.figure.data["allowed"] == ["<SEP>"]
-    box.controls["prompt"].value = "<BOS> Pietro chiama Paolo vice"
-    assert box.figure.data["status"] == "broken" and box.figure.data["position"] == 4
-    assert "must say 'Tarso'" in box.figure.data["message"] and box.message.value == ""
-    box.controls["prompt"].value = "<BOS> Pietro chiamma"
-    assert "unknown token" in box.message.value and box.figure.data["position"] == 4

@@ -4,7 +4,7 @@ explained in one line where it stands, or left to the chapter that teaches it.""
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 INDEX = (ROOT / "chapters" / "part1" / "index.md").read_text()
 INTRO = (ROOT / "intro.md").read_text()
 

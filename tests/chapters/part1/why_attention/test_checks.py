@@ -2,14 +2,10 @@
 the right answer and names the typical mistakes, without giving the answer away."""
 
 
-def test_part1_checks(lm):
-    from lib.chapters.part1.ablation import checks as ablation
-    from lib.chapters.part1.bigrams import checks as bigrams
-    from lib.chapters.part1.circuits import checks as circuits
-    from lib.chapters.part1.many_heads import checks as many_heads
-    from lib.chapters.part1.one_head import checks as one_head
-    from lib.chapters.part1.shapes_and_cache import checks as shapes_and_cache
-    from lib.chapters.part1.why_attention import checks as why_attention
+from lib.chapters.part1.why_attention import checks as why_attention
+
+
+def test_why_attention_checks():
     # The T: the horizontal filter at the centre stop sees the bar on its negative row.
     assert why_attention.centre_response(-2) and why_attention.centre_response(-2.0)
     assert "vertical" in why_attention.centre_response(4).message

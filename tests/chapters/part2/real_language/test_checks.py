@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from lib.chapters.part2.real_language import checks as real_language
+from tests.chapters.part2.real_language.test_smol_map import _smol
 
 
 def test_part2_real_language_checks():
@@ -57,56 +58,6 @@ WRITE_CHECKS = {
 
 
 # ------------------------------------------------------------------ SmolLM2's table (smol_map and its two checks)
-def _smol():
-    from lib.model import smollm2
-    if smollm2.package_file() is None:
-        pytest.skip(f"{smollm2.PACKAGE} is not installed (make install installs it)")
-    from lib.chapters.part2.real_language import smol_map
-    return smol_map
-
-
-def test_the_table_read_alone_is_the_models_own(smollm2_model):
-    """The chapter reads only the embedding table from the file; it must be the whole model's W_E, with the
-    same tokenizer and shapes (both are dequantized from the same bytes, so within float32's rounding)."""
-    from lib.model import smollm2
-    table = smollm2.read_table(smollm2_model.path)
-    np.testing.assert_allclose(table.W_E, smollm2_model.model.W_E.detach().numpy(), rtol=0, atol=1e-7)
-    assert table.cfg == smollm2_model.cfg
-    assert table.vocab.tokens == smollm2_model.vocab.tokens
-
-
-def test_smol_nearest_is_a_brute_force_cosine_search():
-    smol_map = _smol()
-    W = smol_map.table().W_E.astype(np.float64)
-    i = smol_map.table().vocab.id(" king")
-    cos = W @ W[i] / (np.linalg.norm(W, axis=1) * np.linalg.norm(W[i]))
-    cos[i] = -np.inf
-    best = np.argsort(-cos)[:5]
-    got = smol_map.nearest(" king", 5)
-    assert [t for t, _ in got] == smol_map.table().vocab.decode(best)
-    np.testing.assert_allclose([c for _, c in got], cos[best], atol=1e-5)
-
-
-@pytest.mark.parametrize("token, k, says", [(" unbelievable", 5, "not one token"), (" king", 0, "k is a whole number")])
-def test_smol_nearest_bad_input_is_one_line(token, k, says):
-    from lib.errors import CourseError
-    smol_map = _smol()
-    with pytest.raises(CourseError) as e:
-        smol_map.nearest(token, k)
-    assert says in str(e.value) and "\n" not in str(e.value)
-
-
-def test_smol_words_are_single_tokens_and_the_between_share_is_a_share():
-    smol_map = _smol()
-    from lib.content import smollm2_words
-    w = smollm2_words.load()
-    assert len(w.words) == 84 and w.vectors.shape == (84, smol_map.table().cfg.d_model)
-    assert all(smol_map.pieces(t) == [t] for t in w.tokens)
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(40, 3))
-    labels = np.repeat(np.arange(4), 10)
-    assert 0 <= smol_map.between_share(x, labels) <= 1
-    assert smol_map.between_share(np.repeat(x[:4], 10, axis=0), labels) == pytest.approx(1, abs=1e-12)
 
 
 def test_smol_checks_judge_the_map():
@@ -136,15 +87,3 @@ def test_smol_checks_judge_the_map():
     verdict = real_language.smallest_gender_gap(middling)
     assert not verdict and narrow not in verdict.message
     assert "one of" in real_language.smallest_gender_gap("king").message
-
-
-@pytest.mark.parametrize("reader", ["read_table", "file_facts"])
-def test_a_damaged_file_is_one_line(reader, tmp_path):
-    from lib.errors import CourseError
-    from lib.model import smollm2
-    bad = tmp_path / smollm2.FILE
-    bad.write_bytes(b"GGUF" + bytes(20))
-    with pytest.raises(CourseError) as e:
-        getattr(smollm2, reader)(bad)
-    assert "cannot be read" in str(e.value) and "reinstall" in str(e.value) and "\n" not in str(e.value)
-

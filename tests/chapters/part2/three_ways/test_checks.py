@@ -7,14 +7,14 @@ from lib.chapters.part2.three_ways import checks as three_ways
 
 
 def test_part2_three_ways_checks():
-    from lib.analysis.maps.views import plane_view
+    from lib.chapters.part2.three_ways.views import plane_view
     spreads = three_ways.epithet_plane_spreads()
     assert len(spreads) == 6 and spreads["Tarso and capo"] == plane_view("calling-game", "Tarso", "capo").spread
     ranked = sorted(spreads, key=spreads.get, reverse=True)
     assert spreads[ranked[0]] - spreads[ranked[1]] > 0.01, "the widest plane stands out at the explorer's percent"
     assert three_ways.widest_epithet_plane(ranked[0]) and not three_ways.widest_epithet_plane(ranked[1])
     assert "one of" in three_ways.widest_epithet_plane("Tarso, capo").message
-    from lib.analysis.maps.views import SEEDS
+    from lib.chapters.part2.three_ways.views import SEEDS
     kept = three_ways.seeds_keeping("calling-game", "banana", 10.0)
     assert 0 < kept < len(SEEDS), "the investigate asks about a word whose page neighbour the seed decides"
     assert three_ways.seeds_keeping_neighbour(kept) and three_ways.seeds_keeping_neighbour(float(kept))

@@ -90,36 +90,3 @@ WRITE_CHECKS = {
         (lambda prefix, logits: logits, "left every logit"),
     ]),
 }
-
-
-def test_generation_with_the_rules_as_a_processor_breaks_no_round(lm):
-    """The game's rules as a logits processor (lib/chapters/part3/results_page/constrained.py) through
-    lib.model.generate: hot rounds that break the rules without it keep them all with it; a processor that
-    bans every token is refused in one line."""
-    from lib.chapters.part3.results_page.constrained import rules_processor as processor
-    from lib.content.corpora.calling_game import check_round
-    from lib.errors import CourseError
-    from lib.model.generate import generate
-
-    eos, begin = lm.vocab.id("<EOS>"), lm.encode("<BOS>")
-    broken = {}
-    for name, proc in (("free", None), ("rules", lambda ids, z: processor(lm.vocab.decode(ids), z, lm.vocab.tokens))):
-        broken[name] = sum(not check_round(lm.vocab.decode(generate(
-            lm.model, begin, 47, do_sample=True, temperature=3.0, seed=s, stop=[eos], processor=proc).tokens))[0]
-            for s in range(12))
-    assert broken["free"] >= 3 and broken["rules"] == 0, broken
-    with pytest.raises(CourseError, match="banned every token"):
-        generate(lm.model, begin, 3, processor=lambda ids, z: torch.full_like(z, float("-inf")))
-
-
-def test_whole_rounds_are_scored_in_one_pass_as_token_by_token(lm):
-    from lib.chapters.part3.results_page.decoding import round_logprobs, searched
-    from lib.model.decoding import token_logprobs
-    from lib.model.generate import sample_many
-    rounds = sample_many(lm.model, lm.encode("<BOS>"), 6, lm.model.cfg.n_ctx, seed=1, stop=lm.vocab.id("<EOS>"))
-    assert len({len(r) for r in rounds}) > 1                      # the padding is exercised
-    by_hand = [float(token_logprobs(lm.model, r[:1], r[1:]).sum()) for r in rounds]
-    assert np.allclose(round_logprobs(lm, rounds), by_hand, atol=1e-4)
-    found = searched(lm)
-    assert found["beam"]["logprob"] >= found["greedy"]["logprob"] - 1e-6 or found["beam"]["length"] < found["greedy"]["length"]
-    assert set(found) == {"greedy", "beam", "beam, mean per token"}
