@@ -15,11 +15,8 @@ sentences; this test finds them.
 from __future__ import annotations
 
 import ast
-import fnmatch
 import functools
-import io
 import re
-import tokenize
 from pathlib import Path
 
 import pytest
@@ -54,9 +51,14 @@ def as_glob(mention: str) -> str:
     return PLACEHOLDER.sub("*", mention)
 
 
+@functools.cache
+def glob_regex(glob: str) -> re.Pattern:
+    """A glob as a regular expression in which a star never crosses a slash."""
+    return re.compile("[^/]*".join(re.escape(part) for part in glob.split("*")) + r"\Z")
+
+
 def matches(path: str, glob: str) -> bool:
-    """fnmatch within one folder at a time: a star never crosses a slash."""
-    return fnmatch.fnmatchcase(path, glob) and path.count("/") == glob.count("/")
+    return glob_regex(glob).match(path) is not None
 
 
 @functools.cache
@@ -68,6 +70,7 @@ def all_files() -> tuple[str, ...]:
     return tuple(out)
 
 
+@functools.cache
 def path_exists(mention: str) -> bool:
     mention = mention.split("::")[0].rstrip(".,;:")
     if mention.startswith("js/"):
@@ -115,6 +118,7 @@ def module_file(parts: list[str]) -> Path | None:
     return base if base.is_dir() and parts[-1] != "lib" else None
 
 
+@functools.cache
 def dotted_exists(mention: str) -> bool:
     mention = mention.rstrip(".")
     if PLACEHOLDER.search(mention):
@@ -134,15 +138,26 @@ def dotted_exists(mention: str) -> bool:
 
 def python_words(text: str):
     """(first line, text) of every docstring and comment of a Python source."""
+    def scopes(body):
+        for node in body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield node
+                yield from scopes(node.body)
+            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+                yield from scopes([*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])])
     tree = ast.parse(text)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-                yield first.lineno, first.value.value
-    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        if tok.type == tokenize.COMMENT:
-            yield tok.start[0], tok.string
+    for node in (tree, *scopes(tree.body)):
+        first = node.body[0] if node.body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            yield first.lineno, first.value.value
+    # A comment: a "#" outside any string on its line (quotes before it balanced: the course's comments
+    # follow code that closes its strings on the line).
+    for number, line in enumerate(text.split("\n"), 1):
+        at = line.find("#")
+        while at >= 0 and (line.count('"', 0, at) % 2 or line.count("'", 0, at) % 2):
+            at = line.find("#", at + 1)
+        if at >= 0:
+            yield number, line[at:]
 
 
 JS_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
@@ -204,3 +219,9 @@ def test_a_path_is_found_or_not(mention, real):
     ("lib.analysis.induction.FORMED", True), ("lib.analysis.induction.FORMEDS", False)])
 def test_a_dotted_name_is_found_or_not(mention, real):
     assert dotted_exists(mention) is real
+
+
+def test_the_words_of_a_python_file_are_its_docstrings_and_comments():
+    source = '"""Module: lib/a.py."""\nx = "#not a comment"  # see lib/b.py\n\n\ndef f():\n    """Function: lib/c.py."""\n'
+    said = [text for _, text in python_words(source)]
+    assert said == ["Module: lib/a.py.", "Function: lib/c.py.", "# see lib/b.py"]

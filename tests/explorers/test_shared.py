@@ -15,5 +15,5 @@ def test_the_shared_pieces_of_a_view(lm):
     held = pairs([("Tarso", torch.tensor(0.75)), ("vice", 0.25)])
     assert held == [["Tarso", 0.75], ["vice", 0.25]] and all(type(p) is float for _, p in held)
     assert json.loads(json.dumps(held)) == held
-    assert example_model() is lm and example_model("zero-layer").name == "zero-layer"
+    assert example_model().meta["sha256"] == lm.meta["sha256"] and example_model("zero-layer").name == "zero-layer"
     assert example_prompts() == {"confident": CONFIDENT, "uncertain": UNCERTAIN}
