@@ -19,7 +19,8 @@ if TESTS not in sys.path:
 FOLDER_MARKERS = {"site": "site", "browser": "browser", "grading": "slow"}
 # Tests elsewhere that belong to a tier for the same reasons: a Jupyter kernel started, the built site read.
 BY_NAME = {"exercises/test_writing.py::test_the_write_check_runs_in_a_real_kernel": "slow",
-           "exercises/test_site.py::test_the_class_site_ships_no_answer": "site"}
+           "exercises/test_site.py::test_the_class_site_ships_no_answer": "site",
+           "chapters/part3/scale/test_checks.py::test_the_machines_timings_are_printed_as_whole_numbers": "site"}
 
 
 # The longest test files, longest first (seconds of wall-clock time in a full run from a clean clone on
@@ -204,10 +205,10 @@ def reader_notebooks(tmp_path_factory):
     return out
 
 
-# A training seed no shipped run uses (data/models is seed 0, data/runs seeds 1-4): the runs trained
+# A training seed no run of the panel uses (data/models is seed 0, data/runs seeds 1 to 19): the runs trained
 # "elsewhere" that the claims about the recipe must hold on (tests/claims/test_runs.py), and that the
 # retraining tests hold to what every run of the recipe reaches (tests/model/test_train.py).
-FRESH_TRAINING_SEED = 9
+FRESH_TRAINING_SEED = 23
 # The hand-wired model is left out: its 4,000 steps of 128 sentences take minutes on the CI machine
 # (its every-run claims are measured on its five shipped runs when the book is built).
 TRAINED_FRESH = ("calling-game", "zero-layer")

@@ -82,6 +82,15 @@ def _plain(value):
     return str(value)
 
 
+def _kept(run: dict[str, str], ids: list[str], seeds: list[int]) -> tuple[Path | None, dict, list[str]]:
+    """(where `run`'s numbers are kept, what is kept there, the claims of `ids` it lacks on `seeds`)."""
+    folder = cache_dir()
+    path = folder / f"{_run_key(run)}.json" if folder is not None else None
+    stored = (kept.read(path.stem) or {}) if path is not None else {}
+    missing = [i for i in ids if not all(str(s) in stored.get(i, {}) for s in (seeds if registry.get(i).seeded else [0]))]
+    return path, stored, missing
+
+
 # ----------------------------------------------------------------------------- measuring
 def _measure_here(run: dict[str, str], ids: list[str], seeds: list[int]) -> dict:
     """In this process: every claim of `ids` on every seed, with `run`'s folders in place."""
@@ -114,12 +123,8 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
     each measured in a process of its own, `jobs` at a time, and kept in the disk cache."""
     seeds = [int(s) for s in seeds]
     results, todo = {}, {}
-    folder = cache_dir()
     for label, run in runs.items():
-        path = folder / f"{_run_key(run)}.json" if folder is not None else None
-        stored = (kept.read(path.stem) or {}) if path is not None else {}
-        missing = [i for i in ids if not all(str(s) in stored.get(i, {}) for s in
-                                             (seeds if registry.get(i).seeded else [0]))]
+        path, stored, missing = _kept(run, ids, seeds)
         results[label] = stored
         if missing:
             todo[label] = (run, missing, path)
@@ -156,3 +161,30 @@ def over_runs(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> list[tuple
         seeds = [registry.PAGE_SEEDS[0]]
     seeds = list(seeds) if c.seeded else [0]
     return [(SHIPPED, s, registry.measure(id, s), registry.holds(id, s)) for s in seeds]
+
+
+# ----------------------------------------------------------------------------- the pages' runs, before the pages
+def page_runs(seeds: Iterable[int] = registry.PAGE_SEEDS) -> list[tuple[dict[str, str], list[str], list[int]]]:
+    """What the pages' claims measure on runs other than the pages' before the chapters run, as (run, claim
+    ids, seeds), for the build to measure each in a process of its own (`measure_in_this_process`): nothing.
+    A page prints an every-run claim from the kept panel (`lib.claims.panel`, measured once by `python -m
+    lib panel --write`) and measures only the pages' run, in its own process (`over_runs`)."""
+    return []
+
+
+def missing(run: dict[str, str], ids: list[str], seeds: list[int]) -> list[str]:
+    """The claims of `ids` whose numbers on `run` and `seeds` are not kept on disk yet."""
+    return _kept(run, ids, [int(s) for s in seeds])[2]
+
+
+def measure_in_this_process(run: dict[str, str], ids: list[str], seeds: list[int]) -> None:
+    """`measure_runs` for one run, in this process (a process started for this run alone, which it must
+    not measure another run in afterwards): the missing numbers measured and kept on disk."""
+    seeds = [int(s) for s in seeds]
+    path, stored, todo = _kept(run, ids, seeds)
+    if not todo:
+        return
+    for id, by_seed in _measure_here(run, todo, seeds).items():
+        stored.setdefault(id, {}).update(by_seed)
+    if path is not None:
+        kept.write(path.stem, stored)

@@ -4,8 +4,9 @@ A check that the page can run declares its twin once, beside the check, with `si
 it applies (a number within a tolerance, a whole number, one of a list of options, or "open": the
 check's own decision, written out in the page's computation as in the check), the sentences it
 says (templates with named fields), the inputs the page's computation reads (`args`: a prompt, the
-sizes of a model; never the answer), and the name of that computation in the page's `checks.js`
-(`compute`). The Python check calls `twin.judge(answer, lm)`, which gets the expected value, the
+sizes of a model; never the answer), and the name of that computation in its chapter's `page.js`
+(`COMPUTE[compute]`, lib/chapters/PART/UNIT/page.js, which the build gathers into `units.js` for the page's
+`checks.js`). The Python check calls `twin.judge(answer, lm)`, which gets the expected value, the
 known wrong values and the fields from `values` (the library's computation) and applies the rule;
 the page runs its own computation (the shipped models run in the page) and applies the same rule
 with the same sentences. So the expected value is computed where the check runs, never shipped:
@@ -28,7 +29,7 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from lib.exercises import Feedback, NOT_ANSWERED, check_choice, check_number, check_whole_number, shown, unanswered
-from lib import chapters
+from lib import units
 from lib.exercises.catalogue import ROOT, catalogue
 from lib.model.store import load
 
@@ -51,10 +52,10 @@ class Values:
 
 @dataclass(frozen=True)
 class SiteCheck:
-    module: str        # the chapter unit whose checks module declares it (lib.chapters.checks(module))
+    module: str        # the chapter unit whose checks module declares it (lib.units.checks(module))
     check: str         # the check function's name in it
     rule: str          # number, whole or choice
-    compute: str | None  # the page's computation of the same Values, in checks.js's COMPUTE; None where
+    compute: str | None  # the page's computation of the same Values, in its unit's page.js COMPUTE; None where
     # the page does not compute them (t-SNE runs the library stores; sampled rounds): the default site
     # ships the values, the class site says to check it live
     values: Callable   # the library's: values(lm) -> Values (or values() for a check without a model)
@@ -66,6 +67,10 @@ class SiteCheck:
     # function returning it, for inputs the library works out, such as a prompt drawn from a set)
     model: str | tuple[str, ...] | None = None   # the shipped model (or models, in the check's order) it reads
     reads: str | None = None                 # an open check's reading of the box: number, text or tuple
+    own: str = ""      # the label of a second box for the learner's own text: the check is of their text (its
+    # `values(text)` runs SmolLM2 on it; on the page, the real model the reader loads runs it: `COMPUTE(args with
+    # the text, null, real)`), so no value can be shipped and the class site's box works once the model is loaded
+    own_example: str = ""   # a text of the learner's kind, the one the tests (and `computed()`) check with
     # An open check ("open") decides by itself, as the library's function is written: its sentences
     # are `texts`, said through `say`, and the page's computation decides the same way. Its `values`
     # are examples for the tests only (a right answer, and a wrong one per text key), never shipped.
@@ -88,10 +93,19 @@ class SiteCheck:
 
     def computed(self, *lms) -> Values:
         """The library's values, worked out once per model however often a learner checks."""
+        if self.own:
+            return self.values_of(self.own_example)
         lms = tuple(lm for lm in lms if lm is not None)
         key = (self.name,) + tuple((getattr(lm, "name", None), id(getattr(lm, "model", lm))) for lm in lms)
         if key not in _COMPUTED:
             _COMPUTED[key] = self.values(*lms)
+        return _COMPUTED[key]
+
+    def values_of(self, text: str) -> Values:
+        """An own-text check's values on `text`, worked out once per text."""
+        key = (self.name, "text", str(text))
+        if key not in _COMPUTED:
+            _COMPUTED[key] = self.values(str(text))
         return _COMPUTED[key]
 
     def say(self, key: str, ok: bool = False, **fields) -> Feedback:
@@ -104,7 +118,17 @@ class SiteCheck:
             raise TypeError(f"{self.name} is an open check: it decides by itself and says its texts with `say`")
         if unanswered(answer):
             return Feedback(False, NOT_ANSWERED, answered=False)
-        v = self.computed(*lms)
+        return self._judged(answer, self.computed(*lms))
+
+    def judge_text(self, text, answer) -> Feedback:
+        """An own-text check (`own`): `answer` against the values the library computes on the learner's `text`."""
+        if unanswered(text):
+            return Feedback(False, NOT_ANSWERED, answered=False)
+        if unanswered(answer):
+            return Feedback(False, NOT_ANSWERED, answered=False)
+        return self._judged(answer, self.values_of(text))
+
+    def _judged(self, answer, v: Values) -> Feedback:
         fill = lambda key, **more: self.texts[key].format(**v.fields, **more)   # noqa: E731
         if self.rule == "number":
             tol = self.tol if self.tol is not None else self.rel_tol * v.expected
@@ -127,7 +151,7 @@ class SiteCheck:
         is only marked live."""
         out = {"check": self.name, "rule": self.rule, "reads": self.reading, "compute": self.compute, "what": self.what,
                "tol": self.tol, "rel_tol": self.rel_tol, "texts": dict(self.texts), "model": self.model,
-               "args": dict(self.args() if callable(self.args) else self.args)}
+               "args": dict(self.args() if callable(self.args) else self.args), "own": self.own}
         if not self.shipped:
             return out
         if mode == "hide":
@@ -150,6 +174,9 @@ def site_check(module: str, check: str, *, rule: str, compute: str | None, value
     twin = SiteCheck(module, check, rule, compute, values, **kw)
     if rule == "choice" and not {"right", "wrong"} <= set(twin.texts):
         raise ValueError(f"{twin.name}: a choice declares its right and wrong texts")
+    if twin.own and (compute is None or rule == "open" or not twin.own_example):
+        raise ValueError(f"{twin.name}: an own-text check is computed in the page (its values are of the learner's "
+                         "text) and declares an example of such a text for the tests")
     if rule == "open" and (twin.reads not in READINGS or compute is None):
         raise ValueError(f"{twin.name}: an open check reads its box as one of {', '.join(READINGS)} "
                          "and the page computes its decision (it has no values to ship)")
@@ -161,7 +188,7 @@ def site_check(module: str, check: str, *, rule: str, compute: str | None, value
 
 def registry() -> dict[str, SiteCheck]:
     """Every declared twin: the check modules imported, each declares its own."""
-    chapters.load("checks")
+    units.load("checks")
     return SITE_CHECKS
 
 
