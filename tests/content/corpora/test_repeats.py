@@ -1,5 +1,5 @@
-"""Repeated random segments (lib.content.corpora.repeats): a segment of distinct letters twice; batches of one
-period and merged batches index the copies where they lie; the held-out set is fixed; the copy losses are a
+"""Repeated random segments (lib.content.corpora.repeats): filler letters, then a segment of distinct letters
+twice; batches of one period and merged batches index the copies where they lie; the held-out set is fixed; the copy losses are a
 model's next-token losses on each copy (a perfect copier scores zero on the second); options are checked."""
 import random
 
@@ -16,14 +16,27 @@ from lib.model.vocab import BOS, PAD
 IDS = {t: i for i, t in enumerate(TOKENS)}
 
 
-def test_a_sequence_is_a_segment_of_distinct_letters_twice():
+def _split(s):
+    """(filler, period) of a drawn sequence: the one split whose last 2 x period letters are a segment twice."""
+    found = [(len(s) - 1 - 2 * p, p) for p in range(repeats.MIN_PERIOD, repeats.MAX_PERIOD + 1)
+             if len(s) - 1 - 2 * p >= 0 and s[len(s) - 2 * p:len(s) - p] == s[len(s) - p:]]
+    assert len(found) == 1, s
+    return found[0]
+
+
+def test_a_sequence_is_filler_then_a_segment_of_distinct_letters_twice():
     rng = random.Random(3)
+    fillers = set()
     for _ in range(200):
         s = sample_sequence(rng)
-        p = (len(s) - 1) // 2
-        assert s[0] == BOS and s[1:1 + p] == s[1 + p:] and len(set(s[1:1 + p])) == p
-        assert repeats.MIN_PERIOD <= p <= repeats.MAX_PERIOD and set(s[1:]) <= set(LETTERS)
-    assert RepeatOptions().max_len == 1 + 2 * repeats.MAX_PERIOD
+        f, p = _split(s)
+        fillers.add(f)
+        assert s[0] == BOS and len(set(s[1:1 + f + p])) == f + p and set(s[1:]) <= set(LETTERS)
+        assert repeats.MIN_PERIOD <= p <= repeats.MAX_PERIOD and 0 <= f <= repeats.MAX_FILLER
+    assert fillers == set(range(repeats.MAX_FILLER + 1)), "the repeat starts anywhere from right after <BOS> on"
+    assert RepeatOptions().max_len == 1 + repeats.MAX_FILLER + 2 * repeats.MAX_PERIOD
+    no_filler = RepeatOptions(max_filler=0)
+    assert all(_split(sample_sequence(rng, no_filler))[0] == 0 for _ in range(20))
 
 
 def test_a_batch_and_a_merge_index_the_copies_where_they_lie():
@@ -46,8 +59,12 @@ def test_a_batch_and_a_merge_index_the_copies_where_they_lie():
 
 def test_the_held_out_set_is_fixed_and_covers_every_period():
     first, again = held_out(IDS), held_out(IDS)
-    assert [b.period for b in first] == list(range(repeats.MIN_PERIOD, repeats.MAX_PERIOD + 1))
-    assert all((x.ids == y.ids).all() and len(x.ids) == repeats.MONITOR_PER_PERIOD for x, y in zip(first, again))
+    assert all((x.ids == y.ids).all() and x.filler == y.filler for x, y in zip(first, again))
+    periods = range(repeats.MIN_PERIOD, repeats.MAX_PERIOD + 1)
+    assert {b.period for b in first} == set(periods)
+    assert all(sum(len(b.ids) for b in first if b.period == p) == repeats.MONITOR_PER_PERIOD for p in periods)
+    assert all(len(b.ids) <= repeats.GROUP and 0 <= b.filler <= repeats.MAX_FILLER for b in first)
+    assert len({b.filler for b in first}) > 1
 
 
 class Copier(torch.nn.Module):
@@ -64,6 +81,11 @@ class Copier(torch.nn.Module):
                 else:
                     out[r, i, letters] = 0.0
         return out
+
+    def run_with_cache(self, ids):
+        return self(ids), {}
+
+    cfg = type("Config", (), {"n_layers": 0, "n_heads": 0})
 
 
 def test_the_copy_losses_are_the_next_token_losses_on_each_copy():
