@@ -161,6 +161,11 @@ def cmd_panel(args) -> int:
     if args.json:
         print(json.dumps({"seeds": {m: list(panel.seeds([m])) for m in panel.panel_models()},
                           "prompt_seed": panel.PROMPT_SEED, "claims": rows}))
+    if not args.json:
+        for m, seeds in panel.missing().items():
+            if seeds:
+                print(f"{m}: {len(panel.seeds([m]))} runs shipped; the runs of seeds {', '.join(map(str, seeds))} "
+                      "are not trained yet (`python -m lib panel --write` trains and measures them)")
     stale = panel.stale()
     for line in stale:
         print(f"stale: {line}")

@@ -129,7 +129,7 @@ claim("induction.sender-previous", "induction",
 
 @claim("induction.ablation", "induction",
        "On {runs}, resample-ablating the sender raises the loss on the second copy by {sender_rise:.2f} nats and "
-       "ablating the induction heads, all {n_ind:.0f} at once, by {ind_rise:.2f}, each by more than 0.1 nats",
+       "ablating the induction heads together ({n_ind:.0f} of them) by {ind_rise:.2f}, each by more than 0.1 nats",
        words={"each by more than 0.1 nats": (Q("sender_rise") > 0.1, Q("ind_rise") > 0.1)},
        others="ablating the sender raises it by {sender_rise:.2f} nats and the induction heads by {ind_rise:.2f}",
        note="resample ablation (each head's write taken from another sequence of the same period and filler)")
@@ -176,11 +176,11 @@ def _heads_order(seed):
 
 @claim("induction.plateau", "induction",
        "On {runs}, the loss on the second copy sits at the first copy's level, within 0.2 nats of it, for the "
-       "first {depart:.0f} steps, slides for {slide:.0f} steps more down to 2 nats, then drops below 1 nat in "
-       "{fall:.0f} steps, faster than it slid",
+       "first {depart:.0f} steps, then takes {slide:.0f} steps to slide to 2 nats and {fall:.0f} to fall from 2 "
+       "nats to 1 nat, faster than it slid",
        words={"faster than it slid": Q("fall") < Q("slide")},
-       others="it leaves the first copy's level at step {depart:.0f}, takes {slide:.0f} steps more to reach 2 nats "
-              "and {fall:.0f} to fall below 1",
+       others="it leaves the first copy's level at step {depart:.0f}, takes {slide:.0f} steps to reach 2 nats "
+              "and {fall:.0f} to go from 2 nats to 1",
        setup=("within 0.2 nats of it",),
        seeded=False,
        note="from the trainer's record every 10 steps: the first step the second copy's loss is 0.2 nats below the "

@@ -57,7 +57,7 @@ claim("three-ways.pc1-over-runs", "three-ways",
       "On {runs}, the first component follows the absurd words more than the tokens' frequency (correlations "
       "{r_absurd:.2f} and {r_freq:.2f}, in size)",
       words={"follows the absurd words more than the tokens' frequency": Q("r_absurd") > Q("r_freq")},
-      others="it follows the logarithm of the frequency more (correlations {r_freq:.2f}, against {r_absurd:.2f} with "
+      others="it follows the logarithm of the frequency instead (correlations {r_freq:.2f}, against {r_absurd:.2f} with "
              "the absurd words)",
       note="on each run of the panel, |corr(PC1, absurd)| against |corr(PC1, log frequency)|",
       scope=EVERY_RUN, models=('calling-game',))(_pc1_numbers)

@@ -248,7 +248,7 @@ claim("hallucination.detectors", "hallucination",
       scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
 
 claim("hallucination.allowed-auroc", "hallucination",
-      "On {runs}, on the hard positions of the allowed rounds, where a top word the round did not play is mostly "
+      "On {runs}, on the hard positions of the allowed rounds, where a top word the round did not play is usually "
       "an open choice taken another way, one minus the top probability ranks the positions whose top word was not "
       "played first with an AUROC of only {auroc_hard:.2f}, below its {auroc_top:.2f} at finding the mistakes",
       words={"only {auroc_hard:.2f}, below its {auroc_top:.2f} at finding the mistakes":
