@@ -68,8 +68,9 @@ def test_a_run_measures_only_the_claims_that_read_it_and_says_why_one_fails(run_
     for c in data["claims"]:
         assert set(c["holds"]) == {str(folder)} and not c["errors"], c
         assert c["panel"]["runs"] == len(panel.claim_seeds(c["id"]))
-        kept = panel.per_run(c["id"])[3]
-        assert not panel.differences(kept, c["numbers"][str(folder)][str(panel.PROMPT_SEED)]), c["id"]
+        if tuple(registry.get(c["id"]).models) == ("zero-layer",):    # the panel's seed 3 of the others reads
+            kept = panel.per_run(c["id"])[3]                           # their seed-3 runs too, not the shipped
+            assert not panel.differences(kept, c["numbers"][str(folder)][str(panel.PROMPT_SEED)]), c["id"]
         if not c["holds"][str(folder)]:
             assert c["why"][str(folder)] and not c["contradicts"] or not c["panel"]["every"], c
     assert code == 0, err

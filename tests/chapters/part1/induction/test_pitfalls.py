@@ -22,9 +22,13 @@ def test_each_recipe_is_the_shipped_one_with_one_thing_changed():
         diff = {f.name for f in dataclasses.fields(mcfg) if getattr(mcfg, f.name) != getattr(shipped.model, f.name)}
         diff |= {f.name for f in dataclasses.fields(tcfg) if getattr(tcfg, f.name) != getattr(shipped.train, f.name)}
         changed[name] = diff
-    assert changed == {"fixed-period": {"corpus_options"}, "small-init": {"init_std", "steps", "stop_below"}}
+    # no pitfall run keeps checkpoints; the runs without filler are as long as their longest sequence
+    bos = {f"start-at-bos-{s}": {"n_ctx", "corpus_options", "checkpoints"} | ({"seed"} if s else set())
+           for s in pitfalls.SHORTCUT_SEEDS}
+    assert changed == {"fixed-period": {"corpus_options", "checkpoints"},
+                       "small-init": {"init_std", "steps", "stop_below", "checkpoints"}, **bos}
     mcfg, tcfg = pitfalls.recipes()["fixed-period"]
-    assert tcfg.corpus_options == {"min_period": pitfalls.FIXED_PERIOD, "max_period": pitfalls.FIXED_PERIOD}
+    assert tcfg.corpus_options == {"min_period": pitfalls.FIXED_PERIOD, "max_period": pitfalls.FIXED_PERIOD, "max_filler": 0}
     assert pitfalls.recipes()["small-init"][0].init_std == pitfalls.SMALL_INIT_STD
 
 
