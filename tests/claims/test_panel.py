@@ -55,7 +55,8 @@ def test_every_claim_holds_on_some_run_and_says_what_the_others_do():
         text = panel.statement(id)
         assert k >= 1 and n == len(panel.claim_seeds(id)), id
         if k == n:
-            assert f"every one of the {n} runs" in text and "seed" not in text.split("runs", 1)[1], (id, text)
+            # no sentence on the runs where it fails ("On seed 7, ..."); "seed" may be a word of the lesson itself
+            assert f"every one of the {n} runs" in text and "On seed" not in text, (id, text)
         else:
             assert f"{k} of the {n} runs" in text and "every one of the" not in text, (id, text)
             assert "On seed" in text or "On seeds" in text, (id, text)

@@ -235,7 +235,7 @@ claim("hallucination.detectors", "hallucination",
       "the model's own mistakes, three readings of the page do about as well as each other: one minus the top "
       "probability reaches an AUROC of {auroc_top:.3f}, the entropy {auroc_entropy:.3f} and one minus the margin "
       "{auroc_margin:.3f}, all above 0.9; checking the least-sure {check:.0f}% by the top probability catches "
-      "{caught_share:.0%} of the {mistakes:.0f} mistakes, more than half",
+      "{caught_share:.0%} of each run's mistakes, more than half",
       words={"three readings of the page do about as well as each other": abs(Q("top_lead")) < 0.02,
              "all above 0.9": (Q("auroc_top") > 0.9, Q("auroc_entropy") > 0.9, Q("auroc_margin") > 0.9),
              "more than half": Q("caught_share") > 0.5},
