@@ -41,6 +41,8 @@ def _pc1_numbers(seed: int) -> dict:
     r_absurd = float(np.corrcoef(pc1, absurd)[0, 1])
     # the sign of a component is arbitrary: compare sizes
     return {"r_freq": abs(r_freq), "r_absurd": abs(r_absurd), "rank_freq": abs(_rank_corr(pc1, log_freq)),
+            # the two correlations of one run go together: the page prints their difference over runs
+            "lead": abs(r_absurd) - abs(r_freq), "lead_back": abs(r_freq) - abs(r_absurd),
             "rounds": FREQ_ROUNDS, "n_absurd": int(absurd.sum()), "n": len(ps.labels)}
 
 
@@ -54,11 +56,11 @@ claim("three-ways.pc1-absurd", "three-ways",
     _pc1_numbers)
 
 claim("three-ways.pc1-over-runs", "three-ways",
-      "On {runs}, the first component follows the absurd words more than the tokens' frequency (correlations "
-      "{r_absurd:.2f} and {r_freq:.2f}, in size)",
-      words={"follows the absurd words more than the tokens' frequency": Q("r_absurd") > Q("r_freq")},
-      others="it follows the logarithm of the frequency instead (correlations {r_freq:.2f}, against {r_absurd:.2f} with "
-             "the absurd words)",
+      "On {runs}, the first component follows the absurd words more than the tokens' frequency: its correlation "
+      "with being an absurd word is larger, in size, than with the logarithm of the frequency, by {lead:.2f}",
+      words={"follows the absurd words more than the tokens' frequency": Q("r_absurd") > Q("r_freq"),
+             "is larger, in size, than with the logarithm of the frequency, by {lead:.2f}": Q("lead") > 0},
+      others="it follows the logarithm of the frequency instead, by {lead_back:.2f} in correlation",
       note="on each run of the panel, |corr(PC1, absurd)| against |corr(PC1, log frequency)|",
       scope=EVERY_RUN, models=('calling-game',))(_pc1_numbers)
 
