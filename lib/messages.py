@@ -107,8 +107,20 @@ MESSAGES: dict[str, str] = {
     "answer_is": "{what} is {value}.",
     "answer_off": "{what} of {value} is {direction}.",
     "answer_one_of": "the answer should be one of {listed}; got {got}.",
+    # a number written with one comma before three digits (lib.exercises.reading; the page's rules.js)
+    "answer_comma": "{got} could be read two ways: as {thousands} (a comma between thousands) or as {decimal} (a "
+                    "decimal comma); write {thousands} or {decimal}.",
     # the website's answer boxes only (a notebook's unanswered cell holds `...` instead)
     "answer_empty": "type your answer in the box, then press Check.",
+    # the line under an answer box: how the box reads what is typed (lib.exercises.reading)
+    "hint_number": "A number as you would write it: 0.482, 0,482, 48.2% and about 0.482 all read as 0.482, and 1/4 "
+                   "as 0.25{units}. Only a comma before three digits is unclear (1,234: 1234 or 1.234?), so write "
+                   "1234 or 1.234.",
+    "hint_whole": "A whole number: 27126, 27,126 and 27 126 all read as 27126{units}.",
+    "hint_choice": "One of the options; case, spaces and quotes do not matter.",
+    "hint_text": "The tokens, separated by spaces; case, extra spaces and quotes do not matter.",
+    "hint_tuple": "The items separated by commas (or spaces), in the order asked, for example: L0H3, 2.",
+    "hint_units": "; the unit ({units}) may follow the number",
     "check_live": "this site is a class's copy and ships no answers: check it live, in the notebook "
                   "(JupyterLab or Binder), where the library computes the answer.",
 }

@@ -34,25 +34,12 @@ from lib.model import smollm2
 from lib.model.transformer import Transformer
 from lib.model.vocab import Vocabulary
 
-WEIGHTS, META = "model.safetensors", "meta.json"
+from lib.model.catalog import META, WEIGHTS, models_dir, shipped_names, unknown_model  # noqa: F401  (named here too)
 # Snapshots of the weights over training, in float16 (a model trained with `TrainConfig.checkpoints`):
 # each tensor named "STEP/NAME", e.g. "250/blocks.0.attn.W_Q"; meta.json's "checkpoints" lists the
 # steps and the file's SHA-256.
 CHECKPOINTS = "checkpoints.safetensors"
 CHECKPOINT_DTYPE = torch.float16
-
-
-def models_dir() -> Path:
-    return data_dir() / "models"
-
-
-def shipped_names() -> list[str]:
-    """Every model folder, whole or damaged (a damaged one is reported when it is loaded)."""
-    root = models_dir()
-    if not root.is_dir():
-        return []
-    return sorted(p.name for p in root.iterdir()
-                  if not p.name.startswith(".") and ((p / META).exists() or (p / WEIGHTS).exists()))
 
 
 # ----------------------------------------------------------------------------- training runs
@@ -134,12 +121,8 @@ class LoadedModel:
 
 def model_folder(name) -> Path:
     """The folder of a shipped model, by its name; a path is not a name."""
-    names = shipped_names()
-    if not isinstance(name, str) or name not in names:
-        known = ", ".join(names) or "none found in " + str(models_dir())
-        looks_like_path = isinstance(name, str) and (name in (".", "..") or "/" in name or "\\" in name)
-        why = " (a model is named, not given as a path)" if looks_like_path else ""
-        raise CourseError(f"unknown model {name!r}{why}; shipped models: {known}")
+    if not isinstance(name, str) or name not in shipped_names():
+        raise CourseError(unknown_model(name))
     return models_dir() / name
 
 

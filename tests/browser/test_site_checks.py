@@ -25,28 +25,45 @@ def _typed(value) -> str:
     return repr(value) if isinstance(value, (float, tuple)) else str(value)
 
 
+def _comma(value) -> str:
+    """A number with a decimal comma, as much of Europe writes it."""
+    return _typed(value).replace(".", ",")
+
+
 def answers(twin, values) -> list[str]:
     """The texts to type: the right answer, each known wrong one, a plain wrong one and garbage (an open
     check: its examples, and garbage for its reading)."""
     out = [_typed(values.expected)]
     out += [_typed(v) for v in values.hints.values()]
     if twin.rule == "open":
+        right = values.expected
+        # the right answer as a learner writes it (lib.exercises.reading): a text in other case, quotes and
+        # spacing, with a full stop; a number with a decimal comma, a percent, "≈" and a full stop
+        learner = {"text": [f"“{str(right).upper()}.”", f"  '{str(right).lower()}'  ", str(right).replace(" ", "   ")],
+                   "number": [_comma(right), f"≈ {_typed(right)}.", f"{_typed(right * 100)}%", "1,234"]
+                   if isinstance(right, (int, float)) else [],
+                   "tuple": []}[twin.reads]
         garbage = {"number": ["banana", "1e400", "nan", "-3", "3.5", "12345678901234567890123"],
                    "text": ["banana", "<BOS> Pietro chiama", "x" * 80],
                    "tuple": ["banana", "(1, 2", "[1, 2, 3, 4]", "1 2 3", "'L1H2', 'x'", "()", "L0H3 and 2",
                              "l0h3, 2"]}[twin.reads]
-        return out + garbage + [""]
+        return out + learner + garbage + [""]
     if twin.rule == "choice":
         options = list(values.options)
         right = str(values.expected)
         # As a person writes the right answer: other case, in quotes, with or without a space (MLP0, MLP 0).
         spaced = right.replace(" ", "") if " " in right else right[:-1] + " " + right[-1] if len(right) > 1 else right
         out += [next(o for o in options if o != values.expected), "banana", " " + right + " ", "<BOS> Pietro",
-                right.upper(), right.lower(), f"'{right}'", spaced, right[:-1] + "x"]
+                right.upper(), right.lower(), f"'{right}'", spaced, right[:-1] + "x", f"“{right}”.", f"«{right.lower()}»"]
     else:
         e = values.expected
         out += [_typed(e * 1.5 + 1), _typed(-abs(e) - 7), "banana", "1e400", "nan", "3.5", "1_000",
-                "12345678901234567890123", "x" * 80, f"{e:,}", "1,2", "12,34"]
+                "12345678901234567890123", "x" * 80, f"{e:,}", "1,2", "12,34", "1,234", "1/4", "-1/3", "1/0"]
+        # the right answer as a learner writes it (lib.exercises.reading): a decimal comma, a percent, "≈" or
+        # "about" before it, a full stop after it, the box's unit, spaces between thousands
+        out += [_comma(e), f"{_typed(e * 100)}%", f"≈ {_typed(e)}", f"about {_typed(e)}.", f"{_typed(e)}!",
+                f"−{_typed(abs(e))}", f"{e:,}".replace(",", " ")]
+        out += [f"{_typed(e)} {unit}" for unit in twin.units[:1]] + [f"{_typed(e)} parsecs"]
         if twin.rule == "number" and e != 0:
             tol = twin.tol if twin.tol is not None else twin.rel_tol * e
             # inside the tolerance but not the exact value, and well outside it
@@ -56,7 +73,7 @@ def answers(twin, values) -> list[str]:
 
 def library_says(twin, text: str, lm) -> tuple[str, str]:
     check = getattr(chapters.checks(twin.module), twin.check)
-    answer = typed_answer(text, twin.reading)
+    answer = typed_answer(text, twin.reading, twin.units, twin.vocabulary)
     fb = check(*lm, answer)
     if answer is ...:
         # The notebook's `...` has no page equivalent: an empty box says to type an answer.
@@ -105,8 +122,12 @@ CLASS_SITE = 'SOLUTIONS = "hide"' in (
 def test_the_registry_covers_exercises():
     from lib.exercises.site import coverage
     computed, shipped, total = coverage()
-    # every predict and investigate exercise has a page twin; all but a few compute in the page
-    assert computed + shipped == len(twins_by_label()) == total and computed >= 50, (computed, shipped, total)
+    # every predict and investigate exercise has a page twin but those that say they are notebook exercises (the
+    # page gives those no box); all but a few compute in the page
+    notebook = [e.label for e in catalogue() if e.kind in ("predict", "investigate") and e.label not in twins_by_label()]
+    assert computed + shipped == len(twins_by_label()) == total - len(notebook) and computed >= 50, (computed, shipped, total)
+    for e in catalogue():
+        assert (e.label in notebook) == (e.kind in ("predict", "investigate") and "notebook exercise" in e.task), e.label
 
 
 @pytest.mark.parametrize("chapter,entries", PAGES, ids=[c.rsplit("/", 1)[-1] for c, _ in PAGES])
@@ -151,3 +172,16 @@ def test_a_write_exercise_says_how_to_run_it_live(visit, site_url):
     assert "Binder" in note.inner_text() and "JupyterLab" in note.inner_text()
     # It says why it is a notebook exercise, not only where the notebook is.
     assert "notebook exercise" in note.inner_text() and "Python function" in note.inner_text()
+
+
+def test_a_notebook_exercise_has_no_box_and_says_why(visit, site_url):
+    """A predict or investigate exercise the page cannot check (it says it is a notebook exercise) gets a note,
+    not a box that could only check a guess."""
+    notebook = [e for e in catalogue() if e.kind in ("predict", "investigate") and e.label not in twins_by_label()]
+    assert notebook
+    for e in notebook[:1]:
+        v = visit(f"{site_url}/{e.chapter}.html")
+        v.page.wait_for_function("window.courseChecks && window.courseChecks.ready", timeout=30_000)
+        assert v.page.locator(f'div.course-check[data-exercise="{e.label}"]').count() == 0
+        note = v.page.locator(f'.course-live-note[data-exercise="{e.label}"]').inner_text()
+        assert "notebook exercise" in note and "Binder" in note, note
