@@ -233,7 +233,7 @@ def _claims_over_runs(args, seeds, chapter) -> int:
     the claim holds on every seed there); the this-run claims on the shipped run ("shipped")."""
     # deferred: the claims registry imports every chapter's claims (and torch)
     from lib import claims as registry
-    from lib.claims import runs as claim_runs
+    from lib.claims import runs as claim_runs  # deferred: as the registry
 
     require(not (args.runs is not None and args.shipped_runs), "give --runs DIR,... or --shipped-runs, not both")
     every = claim_runs.every_run_ids(chapter)
@@ -333,8 +333,8 @@ def cmd_predict(args) -> int:
     # deferred: torch and the read-out load only once every argument has been checked
     import torch
 
-    from lib.model import decoding
-    from lib.model.readout import results_page, sample
+    from lib.model import decoding  # deferred: as torch
+    from lib.model.readout import results_page, sample  # deferred: as torch
 
     lm = _load(args.model)
     ids = lm.encode(args.prompt)
@@ -352,8 +352,9 @@ def cmd_predict(args) -> int:
     if args.json:
         listed = page if args.all else page[:JSON_TOP]
         out = {"model": args.model, "prompt": lm.vocab.decode(ids), "temperature": args.temperature,
-               "next": [{"token": c.token, "prob": c.prob, "logit": c.logit} for c in listed],
-               "left_out": len(page) - len(listed)}
+               "next": [{"token": c.token, "prob": c.prob, "logit": c.logit} for c in listed]}
+        if len(listed) < len(page):
+            out["left_out"] = len(page) - len(listed)       # the tokens past the top ones (--all lists them)
         for knob in ("min_p", "repetition_penalty"):
             if getattr(args, knob) is not None:
                 out[knob] = getattr(args, knob)
@@ -474,7 +475,7 @@ def attention_patterns(model: str, text: str) -> tuple[list[str], list]:
     # deferred: torch and the models load only once the name has been checked
     import torch
 
-    from lib.model import minilm
+    from lib.model import minilm  # deferred: as torch
 
     if model == minilm.NAME:
         lm = minilm.load()
@@ -579,7 +580,7 @@ def cmd_check(args) -> int:
                           "or rebuild one with `python -m lib train calling-game --replace-shipped`")
     # deferred: torch and the weights load only once the name has been checked
     from lib.model.store import run_label, shipped_runs
-    from lib.shipped.behaviour import check
+    from lib.shipped.behaviour import check  # deferred: as torch
 
     ok = True
     for name in names:

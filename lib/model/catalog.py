@@ -10,12 +10,14 @@ MiniLM's from its config.json; no weight is read.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 from lib.data import data_dir
-from lib.errors import CourseError
+from lib.errors import CourseError, require
 
 WEIGHTS, META = "model.safetensors", "meta.json"
 
@@ -96,15 +98,53 @@ def check_name(name, command: str) -> str:
     raise CourseError(unknown_model(name))
 
 
+# ----------------------------------------------------------------------------- a shipped model's files
+def read_meta(folder: Path) -> dict:
+    """A shipped model's meta.json, read and its keys checked (a CourseError names the one fault)."""
+    path = folder / META
+    require(path.exists(), f"{META} is missing")
+    require(path.is_file(), f"{META} is not a file")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise CourseError(f"{META} is not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise CourseError(f"{META} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
+    require(isinstance(meta, dict), f"{META} must hold a JSON object, found {type(meta).__name__}")
+    for key, kind, what in (("config", dict, "an object of sizes"), ("vocab", list, "a list of tokens"),
+                            ("sha256", str, "the weights' SHA-256 as 64 hex digits")):
+        require(key in meta, f"{META} has no {key!r} ({what})")
+        require(isinstance(meta[key], kind), f"{META}'s {key!r} must be {what}, found {type(meta[key]).__name__}")
+    require(re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]) is not None,
+            f"{META}'s 'sha256' must be 64 hex digits, found {meta['sha256'][:20]!r}")
+    return meta
+
+
+def damaged(name: str, folder: Path, fault: str) -> CourseError:
+    """The one line for a damaged shipped model: its fault and the remedy."""
+    return CourseError(f"the model {name} is damaged: {fault}; restore {folder} from the course's repository, "
+                       f"or rebuild it with `python -m lib train {name} --replace-shipped`")
+
+
 # ----------------------------------------------------------------------------- what `models` prints
 def _shipped_line(name: str) -> str:
+    """A shipped model's line, from its meta.json; its files are verified first (meta.json's keys and the
+    weights' SHA-256, as loading checks them), so a damaged model is reported, not described."""
+    folder = models_dir() / name
     try:
-        meta = json.loads((models_dir() / name / META).read_text(encoding="utf-8"))
+        meta = read_meta(folder)
+        weights = folder / WEIGHTS
+        require(weights.is_file(), f"{WEIGHTS} is missing")
+        data = weights.read_bytes()
+        require(hashlib.sha256(data).hexdigest() == meta["sha256"],
+                f"{WEIGHTS} ({len(data):,} bytes) does not match the checksum in {META}, so it changed after it was saved")
         cfg = meta["config"]
         return (f"{name:14s} {cfg['n_layers']} layers, {cfg['n_heads']} heads, d_model {cfg['d_model']}, "
                 f"vocab {cfg['vocab_size']}, {meta['n_params']:,} parameters; {meta.get('description', '')}")
-    except (OSError, ValueError, KeyError, TypeError):
-        return f"{name:14s} damaged: its {META} cannot be read (`python -m lib check {name}` says what is wrong)"
+    except CourseError as e:
+        raise damaged(name, folder, str(e)) from None
+    except (KeyError, TypeError) as e:
+        raise damaged(name, folder, f"{META} lacks {e}") from None
 
 
 def _smollm2_line() -> str:

@@ -218,8 +218,10 @@ def run_many(lm, texts, group: int = GROUP) -> list[Stored]:
         chunk = order[start:start + group]
         width = max(len(ids[i]) for i in chunk)
         batch = torch.tensor([ids[i] + [0] * (width - len(ids[i])) for i in chunk])
+        # Only what a run keeps is cached: every activation of 30 layers over a batch is hundreds of MB.
+        kept = lambda name: name == "embed" or name.endswith((".resid_post", ".attn.pattern"))  # noqa: E731
         with torch.no_grad():
-            logits, cache = lm.model.run_with_cache(batch)
+            logits, cache = lm.model.run_with_cache(batch, names=kept)
         for row, i in enumerate(chunk):
             n = len(ids[i])
             one = {"logits": logits[row, n - 1], "embed": cache["embed"][row, n - 1],
