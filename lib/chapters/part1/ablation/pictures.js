@@ -76,14 +76,13 @@ export function pictures(k) {
         row.forEach((x, p) => {
           if (x === null) return;
           const picked = v.rows[i] === v.cell && p === v.position;
-          const tip = `${v.rows[i]} at position ${p} (${v.clean[p]}): ${fix(x, 2)}`;
           // Pressing a cell picks it (page.js on the website, the kernel in JupyterLab: data-choose), with the
           // mouse or, focused, with Enter or Space. The cell and its number in one group: a press on either picks it.
+          // Its name starts with the number it shows (a <title> would count as shown words too: none here).
           cells.push(h("g", { "data-choose": `cell=${v.rows[i]}&position=${p}`, "data-row": i, "data-col": p,
             role: "gridcell", tabindex: i === focusable[0] && p === focusable[1] ? 0 : -1, "aria-selected": String(picked),
-            "aria-label": `${tip}${picked ? ", shown below" : ""}; press Enter to show its results page`, class: "course-cell",
-            style: "cursor:pointer" },
-            h("title", {}, `${tip}; press to show its results page`),
+            "aria-label": `${fix(x, 2)}: ${v.rows[i]} at position ${p} (${v.clean[p]})${picked ? ", shown below" : ""}; ` +
+              "press Enter to show its results page", class: "course-cell", style: "cursor:pointer" },
             rect(labelW + p * cell, g0 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
               picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}),
             named ? text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
