@@ -99,7 +99,12 @@ MESSAGES: dict[str, str] = {
     # the real next-token model's explorers on the website (lib.chapters.part3.real_model; its page.js)
     "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; in a kernel (launch or "
                   "download this page) the explorer runs the model on any text",
+    "min_p": "min-p must be a number above 0 and at most 1 (the share of the best token's probability a token must "
+             "reach), got {got}",
     "decoding_method": "the decoding method must be one of {methods}; got {got}",
+    # SmolLM2's text, in the library (lib.model.bytebpe) and in the page
+    "text_unwritable": "SmolLM2's vocabulary cannot write {char} ({code}): its byte {byte} is no token of its "
+                       "vocabulary; leave that character out",
     "cache_overflow": "the cache would need more bytes than a number can count (over 1.8e308); choose smaller sizes",
     # the exercises' self-checks (lib.exercises; the website's answer boxes, checks.js)
     "answer_number": "{what} should be a single finite number; got {got}.",

@@ -194,8 +194,8 @@ def patch(lm, clean: str, corrupted: str, target: str | None = None, against: st
     # Denoising runs the corrupted prompt with clean activations; noising the clean one with corrupted ones.
     base, source = (corrupted_cache, cache) if direction == "denoise" else (cache, corrupted_cache)
 
-    def fraction(last_logits):        # the logits of t and u, in that order
-        d = last_logits[:, 0] - last_logits[:, 1]
+    def fraction(last_logits):
+        d = last_logits[:, t] - last_logits[:, u]
         if direction == "denoise":
             return ((d - corrupted_diff) / (clean_diff - corrupted_diff)).numpy()
         return ((clean_diff - d) / (clean_diff - corrupted_diff)).numpy()
@@ -205,12 +205,12 @@ def patch(lm, clean: str, corrupted: str, target: str | None = None, against: st
         runs = [(f"blocks.{layer}.attn.head_out", h, p) for h in range(H) for p in range(T)]
         runs += [(f"blocks.{layer}.mlp_out", None, p) for p in range(T)] if cfg.has_mlp else []
         runs += [(f"blocks.{layer}.resid_pre", None, p) for p in range(T)]
-        got = fraction(run_patches(model, base, source, runs, layer, columns=(t, u)))
+        got = fraction(run_patches(model, base, source, runs, layer))
         heads[layer] = got[:H * T].reshape(H, T)
         if cfg.has_mlp:
             mlps[layer] = got[H * T:(H + 1) * T]
         resid[layer] = got[-T:]
-    resid[L] = fraction(run_patches(model, base, source, [("resid_final", None, p) for p in range(T)], L, columns=(t, u)))
+    resid[L] = fraction(run_patches(model, base, source, [("resid_final", None, p) for p in range(T)], L))
     clean_tokens, corrupted_tokens = lm.vocab.decode(a), lm.vocab.decode(b)
     return Patching(clean_tokens, corrupted_tokens, lm.vocab.tokens[t], lm.vocab.tokens[u], clean_diff,
                     corrupted_diff, heads, mlps, resid, stages, direction,
@@ -253,22 +253,17 @@ def patch_hooks(runs: list[tuple[str, int | None, int]], source, single: bool = 
     return [(name, make(name, *spec)) for name, spec in by_name.items()]
 
 
-def run_patches(model, start, source, runs: list[tuple[str, int | None, int]], layer: int = 0,
-                columns=None) -> torch.Tensor:
+def run_patches(model, start, source, runs: list[tuple[str, int | None, int]], layer: int = 0) -> torch.Tensor:
     """The last position's logits [run, vocab] of one prompt run once per patch in `runs` (see
     `patch_hooks`), every patch at or after block `layer`: the run starts from `start` (the cache of
     the prompt's own run), at the residual stream before that block, and goes through the rest with
-    the patching hooks at their hook points (`lib.model.hooks`). `columns`: only those tokens' logits
-    [run, len(columns)] (a patching grid reads two: SmolLM2's whole read-out of 49,152 tokens for every
-    run would cost more than the runs). On one thread, as the model's own forward pass runs (a second
-    thread mostly waits: lib.model.llama)."""
+    the patching hooks at their hook points (`lib.model.hooks`). On one thread, as the model's own forward pass
+    runs (SmolLM2's, lib.model.llama): a second thread of the 2-core machine mostly waits, and on 5 tokens of
+    SmolLM2 the whole command took over 80 s of processor time on two threads, 13 to 20 s on one, loading included."""
     cfg = model.cfg
     name = f"blocks.{layer}.resid_pre" if layer < cfg.n_layers else "resid_final"
     resid = start[name].unsqueeze(0).expand(len(runs), -1, -1)
     keep = Recorder(hooks=Hooks(patch_hooks(runs, source), cfg))
-    W_U, b_U = model.W_U, model.b_U
-    if columns is not None:
-        W_U, b_U = W_U[:, list(columns)], b_U[list(columns)]
     with torch.no_grad(), one_thread():
         if layer == cfg.n_layers:
             resid = keep("resid_final", resid)
@@ -279,7 +274,7 @@ def run_patches(model, start, source, runs: list[tuple[str, int | None, int]], l
             last = keep("resid_final", resid)[:, -1]
         if model.ln_final is not None:
             last = model.ln_final(last)
-        return last @ W_U + b_U
+        return last @ model.W_U + model.b_U
 
 
 def patch_one(model, tokens: list[int], source, name: str, position: int, head: int | None = None) -> torch.Tensor:

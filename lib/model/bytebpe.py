@@ -18,53 +18,28 @@ is ever unknown: at worst a character becomes its bytes, one token each. Four st
 4. **Merges.** Within a chunk, starting from single bytes, the adjacent pair that comes first in the
    merge list is joined, again and again, until no listed pair is left. The pieces are the tokens.
 
-**The display rule.** A token is shown to a reader as the text its bytes spell (" Paris", with its
-leading space). Where its bytes are not whole UTF-8 (a token that holds part of a character: a Chinese
-character's three bytes are often split over two tokens), each byte of a stretch Python's strict decoder
-cannot decode is written `<0xHH>` (two upper-case hex digits) and the rest as text: " \xe6\x97" shows
-as " <0xE6><0x97>", so fragments of different characters never look alike. A special token shows as its
-name (`<|im_end|>`). `shown(data)` is the rule, used wherever a token or a text is shown (the page's
-tokenizer mirrors it); a run of tokens is shown as one text decoded from its joined bytes (`to_text`),
-so a character split over tokens is whole again.
+Tokens are shown to a reader as the text their bytes spell (" Paris", with its leading space); a token
+that holds part of a character's bytes shows those bytes, each as `<0xHH>` (`show_bytes`: " \xe6\x97" is
+" <0xE6><0x97>"), so that three fragments of three characters do not all read "\ufffd". That is the display
+rule, used wherever a token or a text is shown (the command line, the chapters, the page's tokenizer); a run
+of tokens is shown as one text decoded from its joined bytes (`to_text`), so a character split over tokens is
+whole again. A text that holds a lone surrogate (bytes a terminal could not decode), or a character with a
+byte the vocabulary has no token for, is refused in one line naming it.
 """
 from __future__ import annotations
 
 import codecs
 import functools
-import unicodedata
 from typing import Iterable, Sequence
 
 import regex
 
 from lib.errors import CourseError, require
+from lib.messages import say
 
 # GPT-2's pre-tokenizer pattern (tokenizers' ByteLevel), as SmolLM2 uses it after isolating numbers.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 NUMBER = r"\p{N}"
-
-
-def _bytes_shown(error: UnicodeDecodeError):
-    """The decoder's error handler: each byte of the stretch it cannot decode as <0xHH>."""
-    return "".join(f"<0x{b:02X}>" for b in error.object[error.start:error.end]), error.end
-
-
-SHOWN = "course-bytes"
-codecs.register_error(SHOWN, _bytes_shown)
-
-
-def shown(data: bytes) -> str:
-    """The display rule: `data` decoded as UTF-8, each byte of a stretch the strict decoder cannot decode
-    (its error ranges, as Python reports them) written <0xHH>, the rest as text."""
-    return bytes(data).decode("utf-8", errors=SHOWN)
-
-
-def character_name(c: str) -> str:
-    """A character for a message: itself in quotes with its code point and name ('é' U+00E9 LATIN SMALL
-    LETTER E WITH ACUTE); an unprintable one by code point and name only."""
-    name = unicodedata.name(c, "") or {"Cc": "a control character", "Cn": "a code point with no character",
-                                        "Co": "a private-use character"}.get(unicodedata.category(c), "")
-    point = f"U+{ord(c):04X}" + (f" {name}" if name and name[0].isupper() else f", {name}" if name else "")
-    return f"{c!r} ({point})" if c.isprintable() else point
 
 
 @functools.lru_cache(maxsize=1)
@@ -80,6 +55,21 @@ def byte_alphabet() -> dict[int, str]:
             out[b] = chr(256 + extra)
             extra += 1
     return out
+
+
+def _as_bytes(error: UnicodeDecodeError):
+    """A codecs error handler: each byte of an undecodable stretch written as <0xHH>."""
+    return "".join(f"<0x{b:02X}>" for b in error.object[error.start:error.end]), error.end
+
+
+codecs.register_error("course-bytes", _as_bytes)
+
+
+def show_bytes(data: bytes) -> str:
+    """Bytes as a reader sees them: the UTF-8 they spell, each byte of a stretch that is no character as <0xHH>
+    (the stretches are those of Python's strict decoder, Unicode's "maximal subparts"; the page's twin,
+    lib/explorers/js/smollm2/tokenizer.js `showBytes`, cuts the same)."""
+    return bytes(data).decode("utf-8", errors="course-bytes")
 
 
 class ByteBPE:
@@ -125,7 +115,7 @@ class ByteBPE:
     def _show(self, t: str) -> str:
         if t in self.special or any(c not in self._byte_of for c in t):
             return t
-        return shown(bytes(self._byte_of[c] for c in t))
+        return show_bytes(bytes(self._byte_of[c] for c in t))
 
     def id(self, token: str) -> int:
         """The id of a token given as the text it shows (" Paris", with its space)."""
@@ -142,9 +132,9 @@ class ByteBPE:
         return [self.tokens[int(i)] for i in ids]
 
     def to_text(self, ids) -> str:
-        """The text a run of ids spells: their bytes joined, then shown by the display rule (so a
-        character cut across tokens is whole again, and one cut short shows its bytes)."""
-        return shown(b"".join(self.token_bytes(int(i)) for i in ids))
+        """The text a run of ids spells (bytes joined before decoding, so a character cut across
+        tokens is whole again)."""
+        return show_bytes(b"".join(self.token_bytes(int(i)) for i in ids))
 
     # --------------------------------------------------------------------------- cutting text
     def chunks(self, text: str) -> list[str]:
@@ -193,37 +183,29 @@ class ByteBPE:
         return out
 
     def encode(self, text: str) -> list[int]:
-        """The ids of `text` (no token is added before or after it). A text that is not Unicode a file can
-        hold (a lone surrogate), or holds a character with a byte the vocabulary has no token for, is refused
-        with one line naming the character."""
+        """The ids of `text` (no token is added before or after it)."""
         require(isinstance(text, str), f"a text is a string, got {type(text).__name__}")
         for c in text:
             if 0xD800 <= ord(c) <= 0xDFFF:
-                raise CourseError(f"the text holds {character_name(c)}, half of a surrogate pair, which is not a "
-                                  "character UTF-8 can write: give the text as ordinary Unicode")
+                raise CourseError(f"the text holds U+{ord(c):04X}, half of a surrogate pair, which is not a character "
+                                  "UTF-8 can write: give the text as ordinary Unicode")
         ids = []
         for piece in self.tokenize(text):
             i = self.index.get(piece)
             if i is None:
-                raise CourseError(self._unwritable(text, piece))
+                raise CourseError(self.unwritable(text, piece))
             ids.append(i)
         return ids
+
+    def unwritable(self, text: str, piece: str) -> str:
+        """What to tell a reader whose text holds a character the vocabulary cannot write: the first character
+        of `text` one of whose bytes is no token (the page's twin says the same, smollm2/ops.js `check`)."""
+        for ch in text:
+            for b in ch.encode("utf-8"):
+                if self._spell[b] not in self.index:
+                    return say("text_unwritable", char=repr(ch), code=f"U+{ord(ch):04X}", byte=f"0x{b:02X}")
+        return f"the piece {piece!r} is not in the vocabulary: the merges and the vocabulary do not fit together"
 
     def missing_bytes(self) -> list[int]:
         """The bytes the vocabulary has no token of their own for (a text holding one cannot be cut into tokens)."""
         return [b for b in range(256) if self._spell[b] not in self.index]
-
-    def _unwritable(self, text: str, piece: str) -> str:
-        """Why a piece of `text` found no token: the first character with a byte the vocabulary has no token
-        for, named with its bytes; else (no such byte) the files' mismatch."""
-        missing = set(self.missing_bytes())
-        for c in text:
-            data = c.encode("utf-8")
-            lacking = [b for b in data if b in missing]
-            if lacking:
-                return (f"the model cannot write {character_name(c)}: its UTF-8 bytes are "
-                        f"{' '.join(f'0x{b:02X}' for b in data)}, and the vocabulary of {len(self):,} tokens has no "
-                        f"token for the byte {', '.join(f'0x{b:02X}' for b in dict.fromkeys(lacking))} ({len(missing)} "
-                        "of the 256 bytes have none), so no run of its tokens spells it: leave the character out or "
-                        "write another")
-        return f"the piece {piece!r} is not in the vocabulary: the merges and the vocabulary do not fit together"

@@ -110,8 +110,8 @@ def test_models_lists_it(run_in_process):
     (("patch", "smollm2", "Paris is", "Rome is", "--target", "Paris France"), "not one token"),
     (("check", "smollm2"), "read from its package, not trained or checked here"),
     (("predict", "smollm2", "caf\udce9"), "not valid UTF-8 text: the byte 0xE9 after 'caf'"),
-    (("generate", "smollm2", "a\x04b"), "cannot write U+0004, a control character: its UTF-8 bytes are 0x04"),
-    (("predict", "smollm2", "x\U00040000"), "has no token for the byte 0xF1"),
+    (("generate", "smollm2", "a\x04b"), "cannot write '\\x04' (U+0004): its byte 0x04 is no token"),
+    (("predict", "smollm2", "x\U00040000"), "(U+40000): its byte 0xF1 is no token"),
     (("predict", "minilm", "Hi"), "predicts no next token"),
     (("predict", "gpt-2", "Hi"), "real models: smollm2"),
 ])
