@@ -9,8 +9,10 @@ the website serve the same installed files.
 When the site is built (`install`), two modules are generated that gather the units by walking them
 (`lib.chapters.units()`, no list by hand): `units.js` (every unit's page.js, each in a function of
 its own, its imports of the core read from the installed core; their VIEWS and COMPUTE merged with
-the core's; views.js and checks.js read it) and `unit-pictures.js` (every `pictures(kit)` the same
-way; render.js reads it). A page thus fetches two modules for all the chapters, not two per chapter.
+the core's, and each unit's exports under its part/name in UNITS; views.js and checks.js read it) and
+`unit-pictures.js` (every `pictures(kit)` the same way; render.js reads it). A page thus fetches two
+modules for all the chapters, not two per chapter. The tests run the same installed files in Node
+(tests/explorers/test_twins.py: every twin held to the library).
 
 What the page and the library must agree on (colours and the heatmaps' ramp, the read-out's limits,
 the sentences a reader's mistake gets) is written once in Python, in its own home, and generated into
@@ -27,8 +29,9 @@ import shutil
 from pathlib import Path
 
 from lib import chapters
+from lib.explorers import smollm2
 from lib.analysis.inventory import MAX_COUNT
-from lib.analysis.patching import MIN_CHANGE
+from lib.analysis.patching import MIN_CHANGE, SMALL_MOVE
 from lib.content.corpora.calling_game import page_constants as game
 from lib.exercises import reading
 from lib.messages import MESSAGES
@@ -51,6 +54,9 @@ _IMPORT_CONSTANTS = re.compile(r'^import \{[^}]*\} from "(?:\./|(?:\.\./)+explor
 # lines or not) or `import * as m from "...";`.
 _UNIT_IMPORT = re.compile(r'^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<ns>\w+))\s+from\s+"(?P<spec>[^"]+)";[ \t]*\n', re.M)
 _IMPORT_UNIT_PICTURES = re.compile(r'^import \{ UNIT_PICTURES \} from "\./unit-pictures\.js";\n', re.M)
+# What a unit's file exports: `export const NAME`, `export function NAME` (or function*, async function) ...
+_UNIT_EXPORT = re.compile(r"^export\s+(?:const|let|class|(?:async\s+)?function\s*\*?)\s*(\w+)", re.M)
+_UNIT_EXPORT_KEYWORD = re.compile(r"^export\s+(?=(?:const|let|class|function|async\s+function)\b)", re.M)
 # Every module a file names: `from "..."`, `import "..."` and `import("...")`.
 _IMPORTED = re.compile(r'(\bfrom\s*|\bimport\s*\(?\s*)"(\.{1,2}/[^"]+)"')
 # Beyond this a JavaScript Number is no longer exact: such a whole number is written as a BigInt.
@@ -63,7 +69,7 @@ def constants() -> dict:
             "BLUE_LOW": list(colours.BLUE_LOW), "BLUE_HIGH": list(colours.BLUE_HIGH),
             "BLUE_SHADES": colours.BLUE_SHADES, "BLUE_INKS": colours.blue_inks(), "MASKED": list(colours.MASKED),
             "MIN_TEMPERATURE": MIN_TEMPERATURE, "MAX_SEED": MAX_SEED, "TOP_P_FLOOR": TOP_P_FLOOR,
-            "MAX_COUNT": MAX_COUNT, "PATCH_MIN_CHANGE": MIN_CHANGE, "MESSAGES": MESSAGES,
+            "MAX_COUNT": MAX_COUNT, "PATCH_MIN_CHANGE": MIN_CHANGE, "PATCH_SMALL_MOVE": SMALL_MOVE, "MESSAGES": MESSAGES,
             "READING": {**reading.READING, "patterns": reading.PATTERNS},
             "GAME": game()}
 
@@ -91,8 +97,10 @@ def unit_files() -> list[tuple[str, Path]]:
 
 
 def sources() -> list[tuple[str, Path]]:
-    """Every source file of the page's modules: the core's, then the units'."""
-    return [(p.name, p) for p in sorted(JS.glob("*.js"))] + unit_files()
+    """Every source file of the page's modules: the core's (SmolLM2's folder included), then the units'."""
+    core = [(p.name, p) for p in sorted(JS.glob("*.js"))]
+    real = [(f"smollm2/{p.name}", p) for p in sorted((JS / "smollm2").glob("*.*")) if p.suffix in (".js", ".wat")]
+    return core + real + unit_files()
 
 
 def _core_name(source: Path, spec: str) -> str:
@@ -111,9 +119,9 @@ def _namespace(core: str) -> str:
 
 
 def _unit_body(source: Path, exported: tuple[str, ...]) -> tuple[str, set[str]]:
-    """A unit's file as the body of a function that returns what it exports (`exported`): its imports
-    become constants read from the core's namespaces, its `export` keywords go. Returns the body and
-    the core modules it reads."""
+    """A unit's file as the body of a function that returns what it exports (`exported`, undefined where
+    the file lacks it, and every other name it exports): its imports become constants read from the
+    core's namespaces, its `export` keywords go. Returns the body and the core modules it reads."""
     text, cores, reads = source.read_text(), set(), []
 
     def take(m):
@@ -131,11 +139,12 @@ def _unit_body(source: Path, exported: tuple[str, ...]) -> tuple[str, set[str]]:
         return ""
 
     body = _UNIT_IMPORT.sub(take, text)
-    body = re.sub(r"^export (const|let|function|class|async function) ", r"\1 ", body, flags=re.M)
+    others = [name for name in _UNIT_EXPORT.findall(body) if name not in exported]
+    body = _UNIT_EXPORT_KEYWORD.sub("", body)
     if re.search(r"^\s*(import|export)\b|\bimport\s*\(", body, re.M):
         raise RuntimeError(f"{source}: a chapter's file imports the core with `import {{ ... }} from \"...\";` "
                            "at its top, and exports with `export const` or `export function`, nothing else")
-    returned = ", ".join(f'{name}: typeof {name} === "undefined" ? undefined : {name}' for name in exported)
+    returned = ", ".join([f'{name}: typeof {name} === "undefined" ? undefined : {name}' for name in exported] + others)
     return "\n".join(reads) + "\n" + body + f"\nreturn {{ {returned} }};", cores
 
 
@@ -153,7 +162,8 @@ def _bundle(kind: str, exported: tuple[str, ...]) -> tuple[list[str], list[str]]
 
 def units_module() -> str:
     """units.js: the core's check computations (twins.js) and every unit's VIEWS and COMPUTE, merged
-    into one table each (a name defined twice is an error when the page loads it)."""
+    into one table each (a name defined twice is an error when the page loads it), and `UNITS`: each
+    unit's exports by its part/name (what a unit's tests and the benchmark call beyond its views)."""
     imports, entries = _bundle("page.js", ("VIEWS", "COMPUTE"))
     lines = ["// Generated from lib/chapters when the site is built (lib/explorers/web.py): every chapter's page",
              "// twins, from its unit's page.js. Edit them there, never here.",
@@ -172,7 +182,8 @@ def units_module() -> str:
              "const __UNITS = [", ",\n".join(entries), "];", "",
              'const __VIEWS = __merged("the view", __UNITS.map(([where, u]) => [where, u.VIEWS]));',
              'const __COMPUTE = __merged("the computation", [["twins.js", __CORE_COMPUTE], ...__UNITS.map(([where, u]) => [where, u.COMPUTE])]);',
-             "export { __VIEWS as VIEWS, __COMPUTE as COMPUTE };"]
+             "const __BY_UNIT = Object.fromEntries(__UNITS);",
+             "export { __VIEWS as VIEWS, __COMPUTE as COMPUTE, __BY_UNIT as UNITS };"]
     return "\n".join(lines) + "\n"
 
 
@@ -254,6 +265,7 @@ def install(folder: Path) -> list[Path]:
     for name, text in ((CONSTANTS, constants_module()), (UNITS, units_module()), (UNIT_PICTURES, unit_pictures_module())):
         (folder / name).write_text(text)
         written.append(folder / name)
+    written += smollm2.install_code(folder)     # the real model's modules, run in a Web Worker once a reader loads it
     _check_acyclic(folder)
     return written
 

@@ -7,84 +7,26 @@ about the same typed text (read as lib.exercises.site.typed_answer reads it).
 """
 from __future__ import annotations
 
-import math
+import sys
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
-from lib import chapters
 from lib.exercises.catalogue import ROOT, catalogue
-from lib.exercises.site import twins_by_label, typed_answer
-from lib.messages import MESSAGES
+from lib.exercises.site import twins_by_label
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from answer_cases import answers, library_says  # noqa: E402
 
 
 SITE = ROOT / "_build" / "html"
 
 
-def _typed(value) -> str:
-    return repr(value) if isinstance(value, (float, tuple)) else str(value)
-
-
-def _comma(value) -> str:
-    """A number with a decimal comma, as much of Europe writes it."""
-    return _typed(value).replace(".", ",")
-
-
-def answers(twin, values) -> list[str]:
-    """The texts to type: the right answer, each known wrong one, a plain wrong one and garbage (an open
-    check: its examples, and garbage for its reading)."""
-    out = [_typed(values.expected)]
-    out += [_typed(v) for v in values.hints.values()]
-    if twin.rule == "open":
-        right = values.expected
-        # the right answer as a learner writes it (lib.exercises.reading): a text in other case, quotes and
-        # spacing, with a full stop; a number with a decimal comma, a percent, "≈" and a full stop
-        learner = {"text": [f"“{str(right).upper()}.”", f"  '{str(right).lower()}'  ", str(right).replace(" ", "   ")],
-                   "number": [_comma(right), f"≈ {_typed(right)}.", f"{_typed(right * 100)}%", "1,234"]
-                   if isinstance(right, (int, float)) else [],
-                   "tuple": []}[twin.reads]
-        garbage = {"number": ["banana", "1e400", "nan", "-3", "3.5", "12345678901234567890123"],
-                   "text": ["banana", "<BOS> Pietro chiama", "x" * 80],
-                   "tuple": ["banana", "(1, 2", "[1, 2, 3, 4]", "1 2 3", "'L1H2', 'x'", "()", "L0H3 and 2",
-                             "l0h3, 2"]}[twin.reads]
-        return out + learner + garbage + [""]
-    if twin.rule == "choice":
-        options = list(values.options)
-        right = str(values.expected)
-        # As a person writes the right answer: other case, in quotes, with or without a space (MLP0, MLP 0).
-        spaced = right.replace(" ", "") if " " in right else right[:-1] + " " + right[-1] if len(right) > 1 else right
-        out += [next(o for o in options if o != values.expected), "banana", " " + right + " ", "<BOS> Pietro",
-                right.upper(), right.lower(), f"'{right}'", spaced, right[:-1] + "x", f"“{right}”.", f"«{right.lower()}»"]
-    else:
-        e = values.expected
-        out += [_typed(e * 1.5 + 1), _typed(-abs(e) - 7), "banana", "1e400", "nan", "3.5", "1_000",
-                "12345678901234567890123", "x" * 80, f"{e:,}", "1,2", "12,34", "1,234", "1/4", "-1/3", "1/0"]
-        # the right answer as a learner writes it (lib.exercises.reading): a decimal comma, a percent, "≈" or
-        # "about" before it, a full stop after it, the box's unit, spaces between thousands
-        out += [_comma(e), f"{_typed(e * 100)}%", f"≈ {_typed(e)}", f"about {_typed(e)}.", f"{_typed(e)}!",
-                f"−{_typed(abs(e))}", f"{e:,}".replace(",", " ")]
-        out += [f"{_typed(e)} {unit}" for unit in twin.units[:1]] + [f"{_typed(e)} parsecs"]
-        if twin.rule == "number" and e != 0:
-            tol = twin.tol if twin.tol is not None else twin.rel_tol * e
-            # inside the tolerance but not the exact value, and well outside it
-            out += [_typed(e + 0.5 * tol), _typed(e - 3 * tol)]
-    return out + [""]
-
-
-def library_says(twin, text: str, lm) -> tuple[str, str]:
-    check = getattr(chapters.checks(twin.module), twin.check)
-    answer = typed_answer(text, twin.reading, twin.units, twin.vocabulary)
-    fb = check(*lm, answer)
-    if answer is ...:
-        # The notebook's `...` has no page equivalent: an empty box says to type an answer.
-        return fb.verdict(), MESSAGES["answer_empty"]
-    return fb.verdict(), fb.message
-
-
 # In the page: for each text, put it in the box, press Check, wait for the verdict (30 s at most) and
 # read it as a reader sees it.
 PRESS_EACH = """async (box, texts) => {
-  const input = box.querySelector("input"), button = box.querySelector("button");
+  const input = box.querySelector("input[data-exercise]"), button = box.querySelector("button.course-check-button");
   const out = box.querySelector(".course-verdict");
   const shown = [];
   for (const text of texts) {
@@ -134,6 +76,10 @@ def test_the_registry_covers_exercises():
 def test_the_page_checks_as_the_library_does(visit, site_url, chapter, entries):
     v = visit(f"{site_url}/{chapter}.html")
     v.page.wait_for_function("window.courseChecks && window.courseChecks.ready", timeout=30_000)
+    if any(twin.own for _, twin in entries):
+        # A check of the learner's own text runs the real model in the page: loaded once, by the box's button.
+        v.page.locator("div.course-check .course-real-load").first.click()
+        v.page.wait_for_function("window.courseSmolLM2 && window.courseSmolLM2.state === 'ready'", timeout=300_000)
     for label, twin in entries:
         if CLASS_SITE and twin.shipped:
             # The class site ships no answer: a check the page cannot compute is run live.
@@ -148,8 +94,10 @@ def test_the_page_checks_as_the_library_does(visit, site_url, chapter, entries):
         # The first text (the right answer) is typed and checked as a reader does it; the others are put
         # in the same box and checked by the same button, in one call into the page (six round trips a
         # text proved nothing more: the file took 172 CPU-s that way, 102 this way).
-        box.locator("input").fill(typed[0])
-        box.locator("button").click()
+        if twin.own:
+            box.locator("input.course-own-text").fill(twin.own_example)
+        box.locator("input[data-exercise]").fill(typed[0])
+        box.locator("button.course-check-button").click()
         out = box.locator(".course-verdict")
         v.page.wait_for_function("el => el.dataset.verdict !== ''", arg=out.element_handle(), timeout=30_000)
         shown = [(out.get_attribute("data-verdict"), out.inner_text())]

@@ -155,6 +155,23 @@ def test_the_decoding_runs_are_the_models_and_their_measures_read_them_right(dec
     assert decoding.surprisal_bits([np.log(0.5)] * 3) == pytest.approx(1.0)
 
 
+def test_the_shipped_decoding_runs_are_the_models(smollm2_model):
+    """data/real-model/decoding.json, which the build reads instead of decoding again (about 50 s of processor
+    time): made under this key (the model's file and the settings), and its first two prompts decoded again by
+    every method give the same tokens and, to 1e-4, the same log-probabilities."""
+    from lib.chapters.part3.real_model import decoding
+    data = json.loads(decoding.shipped_path().read_text())
+    assert data["key"] == decoding.key(), ("the shipped decoding runs were made under other settings or from another "
+                                           "model file: run `python -m lib.chapters.part3.real_model.decoding`")
+    assert decoding.runs() is not None and decoding.on_disk()
+    again = decoding.run(smollm2_model, decoding.PROMPTS[:2])
+    for method in decoding.METHODS:
+        for kept, now in zip(data["runs"][method], again[method]):
+            assert kept["prompt"] == now["prompt"] and kept["pieces"] == now["pieces"], method
+            assert kept["tokens"] == now["tokens"], method
+            assert np.allclose(kept["logprobs"], now["logprobs"], atol=1e-4), method
+
+
 def test_min_p_and_top_p_counts_agree_with_the_librarys_cuts(runs):
     from lib.chapters.part3.real_model import decoding
     from lib.model.decoding import min_p_processor
