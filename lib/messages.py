@@ -77,7 +77,7 @@ MESSAGES: dict[str, str] = {
     "prefix_callee": "not a prefix of a valid round: position {position}, {got}, is not a callee",
     "prefix_ending": "not a prefix of a valid round: after a wrong call it ends {ending}",
     "game_valid_wrong": "valid (ends with a wrong call)",
-    # the explorers' boxes (lib.explorers.boxes, lib.analysis.maps.views, inventory; the page's views.js)
+    # the explorers' boxes (lib.explorers.boxes, lib.chapters.part2.three_ways.views, inventory; their twins in the page)
     "position": "position must be a whole number from 0 to {last} (the prompt has {n} tokens), or blank for the "
                 "last; got {got}",
     "not_a_label": "{piece} is not a token here; the tokens are: {labels}",
@@ -140,8 +140,6 @@ MESSAGES: dict[str, str] = {
     "hint_text": "The tokens, separated by spaces; case, extra spaces and quotes do not matter.",
     "hint_tuple": "The items separated by commas (or spaces), in the order asked, for example: L0H3, 2.",
     "hint_units": "; the unit ({units}) may follow the number",
-    "check_live": "this site is a class's copy and ships no answers: check it live, in the notebook "
-                  "(JupyterLab or Binder), where the library computes the answer.",
 }
 
 

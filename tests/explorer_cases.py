@@ -154,3 +154,29 @@ def _tied_rows(x, y) -> bool:
 
 def _number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def every_control_redraws(ex):
+    """Each control of an explorer moved in a kernel: a new picture and no message; a bad prompt (or a bad
+    embedding): a message, the picture kept."""
+    box = ex.widget()
+    for c in ex.controls:
+        before = box.figure.data
+        w = box.controls[c.name]
+        if c.kind == "toggle":
+            w.value = not w.value
+        elif c.kind == "choice":
+            w.value = c.options[(c.options.index(c.default) + 1) % len(c.options)]
+        elif c.kind == "prompt":
+            w.value = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama"
+        elif c.name == "position":
+            w.value = "1"
+        else:
+            w.value = "0.5 -1 2 0 1"
+        assert box.message.value == "" and box.figure.data != before, (ex.view, c.name)
+    if any(c.name == "prompt" for c in ex.controls):
+        kept = box.figure.data
+        box.controls["prompt"].value = "<BOS> Pietro chiamma"
+        assert "unknown token 'chiamma'" in box.message.value and box.figure.data == kept
+    return box
+

@@ -631,8 +631,10 @@ def cmd_words(args) -> int:
 
 
 def cmd_tsne(args) -> int:
-    # deferred: the maps import scikit-learn and torch
-    from lib.analysis.maps import tsne_store, views as maps
+    # deferred: the maps import scikit-learn and torch; the runs the chapters show are defined in their unit
+    from lib import units
+    from lib.analysis.maps import tsne_store
+    maps = units.unit("three_ways").module("views")
 
     if args.rebuild:
         path, n, full, converged = maps.rebuild()

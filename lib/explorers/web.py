@@ -7,7 +7,7 @@ checks' computations) and pictures (`pictures.js`). They are package data: the k
 the website serve the same installed files.
 
 When the site is built (`install`), two modules are generated that gather the units by walking them
-(`lib.chapters.units()`, no list by hand): `units.js` (every unit's page.js, each in a function of
+(`lib.units.units()`, no list by hand): `units.js` (every unit's page.js, each in a function of
 its own, its imports of the core read from the installed core; their VIEWS and COMPUTE merged with
 the core's, and each unit's exports under its part/name in UNITS; views.js and checks.js read it) and
 `unit-pictures.js` (every `pictures(kit)` the same way; render.js reads it). A page thus fetches two
@@ -28,7 +28,7 @@ import re
 import shutil
 from pathlib import Path
 
-from lib import chapters
+from lib import units
 from lib.explorers import smollm2
 from lib.analysis.inventory import MAX_COUNT
 from lib.analysis.patching import MIN_CHANGE, SMALL_MOVE
@@ -93,7 +93,7 @@ def constants_module() -> str:
 def unit_files() -> list[tuple[str, Path]]:
     """Every unit's page files, as (the unit's part/name/file, its source)."""
     return [(f"{u.part}/{u.name}/{name}", u.folder / name)
-            for u in chapters.units() for name in UNIT_FILES if u.has(name)]
+            for u in units.units() for name in UNIT_FILES if u.has(name)]
 
 
 def sources() -> list[tuple[str, Path]]:
@@ -151,7 +151,7 @@ def _unit_body(source: Path, exported: tuple[str, ...]) -> tuple[str, set[str]]:
 def _bundle(kind: str, exported: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """(the import lines, one `["part/name", (() => {...})()]` entry per unit that has the file `kind`)."""
     entries, cores = [], set()
-    for u in chapters.units():
+    for u in units.units():
         if u.has(kind):
             body, used = _unit_body(u.folder / kind, exported)
             cores |= used
@@ -188,7 +188,7 @@ def units_module() -> str:
 
 
 def _picture_units():
-    return [u for u in chapters.units() if u.has("pictures.js")]
+    return [u for u in units.units() if u.has("pictures.js")]
 
 
 def unit_pictures_module() -> str:
@@ -218,8 +218,8 @@ def kernel_renderer() -> str:
         if n != 1 or re.search(r"^export\b", text, re.M):
             raise RuntimeError(f"{u.folder / 'pictures.js'} must export one thing, `function pictures(k)`")
         pictures.append(f"// {u.part}/{u.name}/pictures.js\n(() => {{\n{text}\nreturn pictures;\n}})()")
-    units = "const UNIT_PICTURES = [\n" + ",\n".join(pictures) + "];\n"
-    return constants_module().replace("export const", "const") + units + body
+    gathered = "const UNIT_PICTURES = [\n" + ",\n".join(pictures) + "];\n"
+    return constants_module().replace("export const", "const") + gathered + body
 
 
 def _imports(text: str) -> list[str]:

@@ -7,17 +7,9 @@ import subprocess
 import pytest
 
 from lib.explorers import web
-from lib.messages import MESSAGES, say
 from lib.pictures import colours
 
 NODE = shutil.which("node")
-
-
-def test_every_template_has_plain_named_fields_only():
-    """The page fills `{name}` fields with a regular expression: no other braces, no format specs."""
-    for name, text in MESSAGES.items():
-        assert re.sub(r"\{\w+\}", "", text).count("{") == 0 and "}" not in re.sub(r"\{\w+\}", "", text), name
-    assert say("top_k", got="0") == "top-k must be a whole number of at least 1, got 0"
 
 
 def test_no_shared_value_is_typed_in_the_page():

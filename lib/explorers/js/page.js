@@ -25,14 +25,14 @@ let counter = 0;
 
 /** What a "number" control's box holds, as the view reads it: the number Python's float() reads in the
  *  text (nan, inf, 0 and negatives included: the view says what is allowed), else the text itself
- *  (lib.explorers.definition.parse_number). */
+ *  (lib.explorers.boxes.parse_number). */
 export function parseNumber(text) {
   const value = pyParseFloat(String(text));
   return value === null ? String(text) : value;
 }
 
 /** The index of the stop nearest `value` in the logarithm; the end beyond it; the first stop for a value
- *  that is no positive number (lib.explorers.definition.nearest_stop). */
+ *  that is no positive number (lib.explorers.boxes.nearest_stop). */
 export function nearestStop(stops, value) {
   if (typeof value !== "number" || !(value > 0)) return 0;
   if (value >= stops[stops.length - 1]) return stops.length - 1;
@@ -532,7 +532,7 @@ const preloaded = (ext) => [...document.querySelectorAll(`link[rel="preload"][hr
 });
 for (const [, name] of preloaded("safetensors")) pageModel(name).catch(() => {});
 for (const [folder, name] of preloaded("json")) if (folder === "points") points(name).catch(() => {});
-// The real model's stored patterns' index too (lib.explorers.real_attention).
+// The real model's stored patterns' index too (lib.chapters.part1.ablation.explorers).
 for (const [folder, name] of preloaded("json")) if (folder === "real") realPatterns(`${folder}/${name}`).catch(() => {});
 
 // Loaded async: start as soon as the document is parsed, not after the theme's deferred scripts.

@@ -277,7 +277,7 @@ const DRAW_EVERY = 50;      // ms of the patching grid's work between two drawin
 
 const PRONOUNS = ["it", "he", "she", "they", "him", "her", "them", "its", "his", "their"];
 
-/** The query box (lib.explorers.real_attention.parse_query): a position, a token, or blank for the first pronoun. */
+/** The query box (lib.chapters.part1.ablation.explorers.parse_query): a position, a token, or blank for the first pronoun. */
 export function parseQuery(text, tokens) {
   const t = pyStrip(text);
   if (t === "") {
@@ -424,7 +424,7 @@ export const COMPUTE = {
   },
 
   async lostEachWay(a, model) {
-    // lib.exercises.ablation.lost_each_way: lib.analysis.head_survey.ablation_survey's lost count for one
+    // lib.chapters.part1.ablation.checks.lost_each_way: lib.analysis.head_survey.ablation_survey's lost count for one
     // head, each way (the page's ablation explorer's hooks; a prompt's place in the set is its resample roll).
     const head = [[+a.head[1], +a.head[3]]], kinds = ["zero", "mean", "resample"];
     const p = (ids, t, off) => softmax(model.promptLogits(ids, off))[t];
@@ -451,7 +451,7 @@ export const COMPUTE = {
   },
 
   async bestPatch(a, model) {
-    // lib.exercises.ablation.best_patch: the patching explorer's grid, its head rows' largest cell (the first).
+    // lib.chapters.part1.ablation.checks.best_patch: the patching explorer's grid, its head rows' largest cell (the first).
     const { grid } = await inFrames(patchingSteps(model, model.encode(a.clean), model.encode(a.corrupted),
       model.vocab.id(a.target), model.vocab.id(a.against)));
     const names = allHeads(model).map(([l, h]) => `L${l}H${h}`);
