@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -83,7 +84,6 @@ def profile(path: Path, env: dict[str, str], kernel: str = "python3") -> dict:
 
 
 def _children_cpu() -> float:
-    import resource
     c = resource.getrusage(resource.RUSAGE_CHILDREN)
     return c.ru_utime + c.ru_stime
 

@@ -24,8 +24,11 @@ hash seed. The random generators a fresh process seeds from the system are seede
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
+import random
+import runpy
 import shutil
 import signal
 import socket
@@ -34,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+import traceback
+import types
 
 # What every chapter's kernel imports anyway (and the processes that measure a run's claims), imported once:
 # the packages that cost seconds. Not ipykernel (its traits read the kernel's environment when imported,
@@ -48,7 +53,6 @@ STATUS = struct.Struct("!i")
 def serve(path: str) -> None:
     """Import WARM, then fork a process for each request on the socket at `path`, until it is removed."""
     os.environ.setdefault("MPLBACKEND", KERNEL_BACKEND)
-    import importlib
 
     for name in WARM:
         try:
@@ -103,7 +107,6 @@ def _child(conn: socket.socket) -> None:
         threading.Thread(target=_end_with, args=(conn,), daemon=True).start()
         status = _run(request["argv"])
     except BaseException:  # noqa: BLE001 (any failure is this process's exit status, said on its stderr)
-        import traceback
         traceback.print_exc()
     finally:
         try:
@@ -116,7 +119,6 @@ def _child(conn: socket.socket) -> None:
 
 
 def _seed_again() -> None:
-    import random
     random.seed()
     np = sys.modules.get("numpy")
     if np is not None:
@@ -133,8 +135,6 @@ def _end_with(conn: socket.socket) -> None:
 
 def _run(argv: list[str]) -> int:
     """`python -m MODULE ARGS` or `python -c CODE ARGS` in this process: its exit status."""
-    import runpy
-    import types
 
     try:
         # sys.path[0] as the interpreter sets it: the working directory for -m, "" for -c (here it was

@@ -52,7 +52,7 @@ SHARED_BOXES = ("top_k", "top_p", "min_p", "seed", "position")
 def opening_only(explorer) -> bool:
     """An explorer the website runs only with the real model loaded (lib.explorers.smollm2.live_args): without it the
     page shows the picture of its opening values and says to load the model for any other. Its page twin is held
-    to the library, on any values, by tests/explorers/test_smollm2_page.py (the model run in Node)."""
+    to the library, on any values, by tests/explorers/test_smollm2.py (the model run in Node)."""
     return bool(explorer.args.get("real", {}).get("opening"))
 
 

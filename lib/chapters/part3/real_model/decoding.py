@@ -79,7 +79,7 @@ def _shipped() -> dict | None:
 def write_shipped() -> Path:
     """Compute the runs on SmolLM2 and write them where the course ships them (about 50 s of processor
     time): `python -m lib.chapters.part3.real_model.decoding`. The tests hold a sample of them to the
-    model run again (tests/chapters/part3/test_real_model.py)."""
+    model run again (tests/chapters/part3/real_model/test_stored.py)."""
     from lib.model import smollm2  # deferred: reading the GGUF file imports gguf and torch
 
     out = run(smollm2.load())
