@@ -21,7 +21,7 @@ from pathlib import Path
 
 import notebooks
 from chapter_cache import (BUILD, CACHE, KEY_FILE, MYST_EXTENSIONS, PARALLEL_JOBS, ROOT,  # noqa: F401  (the tasks' own)
-                           RUN_ALONE, SINGLE_THREAD, chapters, installed_versions, library_key, pre_execute,
+                           RUN_ALONE, SINGLE_THREAD, chapters, environ, installed_versions, library_key, pre_execute,
                            read_chapter)
 from lib.budgets import BUDGETS
 
@@ -152,17 +152,9 @@ def peak_memory_of(path: Path) -> tuple[float, float]:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as empty:
         caches = {"COURSE_CLAIMS_CACHE": f"{empty}/claims", "COURSE_REAL_CACHE": f"{empty}/real"}
-        before = {k: os.environ.get(k) for k in caches}
-        os.environ.update(caches)           # the kernel inherits them
-        try:
+        with environ(caches):           # the kernel inherits them
             NotebookClient(nb, timeout=None, kernel_name="python3",
                            resources={"metadata": {"path": str(path.parent)}}).execute()
-        finally:
-            for k, v in before.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
     seconds = time.perf_counter() - start
     text = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
     return seconds, float(text.split("PEAK_KB")[1].split()[0]) / 1024

@@ -633,7 +633,7 @@ def cmd_words(args) -> int:
 def cmd_tsne(args) -> int:
     # deferred: the maps import scikit-learn and torch; the runs the chapters show are defined in their unit
     from lib import units
-    from lib.analysis.maps import tsne_store
+    from lib.analysis.maps import tsne_store  # deferred: it imports NumPy and torch
     maps = units.unit("three_ways").module("views")
 
     if args.rebuild:

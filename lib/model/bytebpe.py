@@ -187,8 +187,7 @@ class ByteBPE:
         require(isinstance(text, str), f"a text is a string, got {type(text).__name__}")
         for c in text:
             if 0xD800 <= ord(c) <= 0xDFFF:
-                raise CourseError(f"the text holds U+{ord(c):04X}, half of a surrogate pair, which is not a character "
-                                  "UTF-8 can write: give the text as ordinary Unicode")
+                raise CourseError(say("text_surrogate", code=f"U+{ord(c):04X}"))
         ids = []
         for piece in self.tokenize(text):
             i = self.index.get(piece)

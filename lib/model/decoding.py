@@ -140,7 +140,7 @@ class Rows:
                 return scores.masked_fill(hidden[:, None, None, :scores.shape[-1]], PAD_SCORE)
             hooks = [(lambda name: name.endswith(".attn.scores"), hide)]
         with torch.no_grad():
-            out = self.model(batch, kv=self.kv, fwd_hooks=hooks, last=True)
+            out = self.model(batch, kv=self.kv, fwd_hooks=hooks)
         return out[:, -1].double()
 
     def step(self, chosen: Sequence[int], rows: Sequence[int] | None = None) -> torch.Tensor:

@@ -93,6 +93,8 @@ def read_header(path: Path, arrays: tuple[str, ...] = ()) -> Header:
                 keep = key in arrays
                 if item in _SCALAR and not keep:
                     c.at += count * struct.calcsize(_SCALAR[item])
+                    if c.at > len(data):
+                        raise ValueError(f"the array {key!r} runs past the end of the file")
                     continue
                 values = [c.value(item, keep) for _ in range(count)]
                 if keep:

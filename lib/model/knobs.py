@@ -17,13 +17,18 @@ MIN_TEMPERATURE = 1e-6
 MAX_SEED = 2**63 - 1
 
 
-def check_temperature(t) -> float:
-    if isinstance(t, bool):
-        raise CourseError(say("temperature_number", got=repr(t)))
+def _float(x, sentence: str) -> float:
+    """`x` as a number, or a CourseError saying lib.messages' `sentence` about it (a bool is no number here)."""
+    if isinstance(x, bool):
+        raise CourseError(say(sentence, got=repr(x)))
     try:
-        t = float(t)
+        return float(x)
     except (TypeError, ValueError):
-        raise CourseError(say("temperature_number", got=repr(t))) from None
+        raise CourseError(say(sentence, got=repr(x))) from None
+
+
+def check_temperature(t) -> float:
+    t = _float(t, "temperature_number")
     require(math.isfinite(t) and t >= MIN_TEMPERATURE,
             say("temperature_range", minimum=f"{MIN_TEMPERATURE:g}", got=f"{t:g}"))
     return t
@@ -52,12 +57,7 @@ TOP_P_FLOOR = 1e-12
 def check_top_p(p) -> float | None:
     if p is None:
         return None
-    if isinstance(p, bool):
-        raise CourseError(say("top_p_number", got=repr(p)))
-    try:
-        p = float(p)
-    except (TypeError, ValueError):
-        raise CourseError(say("top_p_number", got=repr(p))) from None
+    p = _float(p, "top_p_number")
     require(math.isfinite(p) and 0 < p <= 1, say("top_p_range", got=repr(p)))
     require(p >= TOP_P_FLOOR, say("top_p_floor", got=repr(p), floor=f"{TOP_P_FLOOR:g}"))
     return p
@@ -82,12 +82,7 @@ def check_min_p(p) -> float | None:
     """min-p is None (off) or a number in (0, 1]: the share of the best token's probability a token needs."""
     if p is None:
         return None
-    if isinstance(p, bool):
-        raise CourseError(say("min_p", got=repr(p)))
-    try:
-        value = float(p)
-    except (TypeError, ValueError):
-        raise CourseError(say("min_p", got=repr(p))) from None
+    value = _float(p, "min_p")
     require(math.isfinite(value) and 0 < value <= 1, say("min_p", got=f"{value:g}"))
     return value
 

@@ -197,12 +197,9 @@ class HookedModel(nn.Module):
 
     def forward(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
                 cache: ActivationCache | None = None, kv: KVCache | None = None,
-                fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = (), names=None,
-                last: bool = False) -> torch.Tensor:
+                fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = (), names=None) -> torch.Tensor:
         """Logits for every position: `tokens` is [position] or [batch, position], the logits
         add a vocabulary axis. A `kv` is extended in place: `tokens` continue from `kv.length`.
-        `last`: the logits of the last position only (its position axis kept, of length 1): a decoding
-        step reads no other, and a real model's logits at every position of a batch are hundreds of MB.
 
         `fwd_hooks`: (hook point's name or a predicate over names, function) pairs that read or replace
         named activations (see `lib.model.hooks`). `ablate` ((layer, head) pairs) and `ablate_mlps`
@@ -227,8 +224,6 @@ class HookedModel(nn.Module):
             kv.length = end
         resid = keep("resid_final", resid)
         final = keep("ln_final", self.ln_final(resid)) if self.ln_final is not None else resid
-        if last:
-            final = final[..., -1:, :]
         logits = keep("logits", final @ self.W_U + self.b_U)
         return logits[0] if single else logits
 

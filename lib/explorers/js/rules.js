@@ -170,11 +170,16 @@ export function typedAnswer(text, rule, decl = {}) {
   return readNumber(s, rule === "whole", decl.units || []);
 }
 
-/** The line under a box: how it reads what is typed (lib.exercises.site.SiteCheck.hint). */
+/** The line under a box: how it reads what is typed (lib.exercises.reading's rule, in lib.messages' hint_* sentences). */
 export function boxHint(decl) {
-  const reading = decl.reads || decl.rule;
   const units = decl.units && decl.units.length ? say("hint_units", { units: decl.units.join(", ") }) : "";
-  return say(`hint_${reading}`, { units });
+  switch (decl.reads || decl.rule) {
+    case "number": return say("hint_number", { units });
+    case "whole": return say("hint_whole", { units });
+    case "choice": return say("hint_choice");
+    case "text": return say("hint_text");
+    default: return say("hint_tuple");
+  }
 }
 
 function reprOf(a) {
