@@ -29,8 +29,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-import grade  # noqa: E402
 import notebooks  # noqa: E402
+from grading.chapters import chapters  # noqa: E402
 from lib.budgets import BUDGETS  # noqa: E402
 
 BUDGET_SECONDS = BUDGETS["grade_class"]
@@ -42,7 +42,7 @@ def solutions(doc: str) -> dict[str, str]:
 
 
 def make_class(folder: Path, learners: int, wanted: list[str] | None) -> int:
-    specs = grade.chapters()
+    specs = chapters()
     names = [n for n in specs if not wanted or n.removesuffix(".ipynb") in wanted]
     for name in names:
         spec = specs[name]

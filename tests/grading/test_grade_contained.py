@@ -33,7 +33,7 @@ from .test_grade import (DISPLAYED_VERDICT, ESCAPES, LABELS, NAME, ROOT, answer_
 NOBODY = pwd.getpwnam("nobody").pw_uid if "nobody" in {p.pw_name for p in pwd.getpwall()} else 65534
 
 # Run as `python -c PROBE [uid]`: can this user (or `uid`, when root) make a user namespace and map
-# itself in it, as scripts/grade_run.py does? Exit 0 if so, else print why.
+# itself in it, as scripts/grading/walls.py does? Exit 0 if so, else print why.
 PROBE = r"""
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -227,7 +227,7 @@ if mode == "drop":
         sys.exit("could not drop CAP_SYS_ADMIN")
     os.execv(sys.executable, [sys.executable, *sys.argv[:1], "run", *sys.argv[2:]])
 sys.path.insert(0, SCRIPTS)
-import grade_run
+from grading import walls
 pid = os.fork()
 if pid == 0:                                                 # can this process make a user namespace at all?
     os._exit(0 if libc.unshare(0x10000000) == 0 else 1)
@@ -237,7 +237,7 @@ if os.waitpid(pid, 0)[1] != 0:
 effective = next(l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff"))
 pid = os.fork()
 if pid == 0:
-    report = {"missing": grade_run.contain(Path(scratch), [hidden], {"memory_mb": 64, "notebook_seconds": 30,
+    report = {"missing": walls.contain(Path(scratch), [hidden], {"memory_mb": 64, "notebook_seconds": 30,
                                                                     "scratch_mb": 8}),
               "sys_admin_before": bool(int(effective, 16) & (1 << 21)),
               "uid_map": open("/proc/self/uid_map").read().split(), "reached": []}

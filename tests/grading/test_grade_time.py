@@ -21,8 +21,8 @@ from .test_grade import LABELS, NAME, ROOT, answer_cells, insert_above, solution
 
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import grade_check  # noqa: E402
-import grade_run  # noqa: E402
+from grading import checker  # noqa: E402
+from grading.watch import Watch  # noqa: E402
 
 
 def test_the_watch_stops_a_waiting_run_on_the_clock_and_a_computing_one_on_its_cpu(tmp_path):
@@ -31,7 +31,7 @@ def test_the_watch_stops_a_waiting_run_on_the_clock_and_a_computing_one_on_its_c
     clock (its clock limit here is ten minutes)."""
     import os
     limits = {"cell_cpu_seconds": 60, "notebook_seconds": 0.3, "notebook_wall_seconds": 1.0}
-    watch = grade_run.Watch({}, limits)
+    watch = Watch({}, limits)
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
     burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     running = {}
@@ -62,12 +62,12 @@ def test_the_watch_stops_a_waiting_run_on_the_clock_and_a_computing_one_on_its_c
 def test_an_answer_a_time_limit_stopped_is_timed_out_not_wrong():
     spec = {"module": "part3/search_by_hand", "check": "logit_of_cefa",
             "args": [{"role": "answer", "name": "answer"}]}
-    assert grade_check.check_one(spec, None, {}, stopped="wall")["verdict"] == "timed out"
-    assert grade_check.check_one(spec, None, {}, stopped="cell")["verdict"] == "timed out"
-    assert grade_check.check_one(spec, None, {})["verdict"] == "error"       # a run that ended for another reason
+    assert checker.check_one(spec, None, {}, stopped="wall")["verdict"] == "timed out"
+    assert checker.check_one(spec, None, {}, stopped="cell")["verdict"] == "timed out"
+    assert checker.check_one(spec, None, {})["verdict"] == "error"       # a run that ended for another reason
     cell = {"label": "ex-search-score", "problem": "ran too long (the time limit of a cell)"}
-    assert grade_check.check_one(spec, cell, {})["verdict"] == "timed out"
-    assert grade_check.check_one(spec, {**cell, "problem": "raised ValueError"}, {})["verdict"] == "error"
+    assert checker.check_one(spec, cell, {})["verdict"] == "timed out"
+    assert checker.check_one(spec, {**cell, "problem": "raised ValueError"}, {})["verdict"] == "error"
 
 
 def test_an_honest_notebook_the_clock_stops_is_timed_out_and_listed_to_review(tmp_path):

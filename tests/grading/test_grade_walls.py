@@ -1,7 +1,7 @@
 """Each wall of a learner's run, tried with it and without it: the attack fails with the wall and gets
 through without it (so none of these tests could pass with the wall gone).
 
-A helper process contains a forked process exactly as scripts/grade_run.py contains a learner's run
+A helper process contains a forked process exactly as scripts/grading/run.py contains a learner's run
 (its control groups, then `contain`), with one wall taken away or none, and that process tries: to
 open /proc/sys/kernel/core_pattern for writing (never writing it), to keep the host's UTS namespace,
 to leave System V shared memory behind, to connect to a Unix socket outside the run, to start 100
@@ -25,7 +25,7 @@ HELPER = r"""
 import ctypes, json, os, socket, sys, time
 from pathlib import Path
 sys.path.insert(0, SCRIPTS)
-import grade_run
+from grading import walls
 libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -38,13 +38,13 @@ def trial(without, folder):
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(outside / "sock"))
     server.listen(1)
-    groups = grade_run.Cgroups(f"grading-walltest-{os.getpid()}", limits)
+    groups = walls.Cgroups(f"grading-walltest-{os.getpid()}", limits)
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         groups.join()
-        report = {"missing": groups.missing + grade_run.contain(scratch, [str(hidden)], limits), "reached": []}
+        report = {"missing": groups.missing + walls.contain(scratch, [str(hidden)], limits), "reached": []}
         try:
             os.close(os.open("/proc/sys/kernel/core_pattern", os.O_WRONLY))   # opened, never written
             report["reached"].append("proc_sys")
@@ -163,7 +163,8 @@ def test_each_wall_removed_lets_its_attack_through(reports, wall):
 WATCHED = r'''
 import os, signal, sys, time
 sys.path.insert(0, SCRIPTS)
-import grade_run
+from grading import run
+from grading.watch import Watch
 from IPython.core.interactiveshell import InteractiveShell
 without = sys.argv[1:]
 shell = InteractiveShell.instance()
@@ -172,16 +173,16 @@ os.set_blocking(r, False)
 pid = os.fork()
 if pid == 0:
     os.write(w, b"s")
-    grade_run.run_cell(shell, "import signal\nsignal.signal(signal.SIGPROF, signal.SIG_IGN)\nwhile True:\n    pass\n", 0.2)
+    run.run_cell(shell, "import signal\nsignal.signal(signal.SIGPROF, signal.SIG_IGN)\nwhile True:\n    pass\n", 0.2)
     os._exit(0)
 running = {pid: {"deadline": time.monotonic() + 60, "watch": r}}
-watch = grade_run.Watch(running, {"cell_cpu_seconds": 0.2, "without": without})     # stopped past 1.3 s of CPU
+watch = Watch(running, {"cell_cpu_seconds": 0.2, "without": without})     # stopped past 1.3 s of CPU
 start = time.monotonic()
 used = 0.0
 # Until the cell is stopped, or has used a second of CPU past the watch's limit (however busy the machine).
 while time.monotonic() - start < 100 and not running[pid].get("killed") and used < watch.cell_cpu + 1:
     watch.check()
-    used = grade_run.Watch.cpu(pid) or used
+    used = Watch.cpu(pid) or used
     time.sleep(0.1)
 alive = not running[pid].get("killed")
 os.kill(pid, 9)

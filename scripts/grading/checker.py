@@ -1,13 +1,13 @@
 """The verdicts: the instructor's checks on the answers the contained runs wrote down.
 
-    python scripts/grade_check.py < answers.json > verdicts.jsonl   (started by scripts/grade.py)
+    python scripts/grading/checker.py < answers.json > verdicts.jsonl   (started by grading/checking.py)
 
 A fresh process: it imports the course's library from the grader's own copy of the course, never
-runs a line of a learner's code, and reads the answers as plain data (scripts/grade_wire.py). A
-function the learner wrote is replayed from its record: the check calls a stand-in that answers with
-what the learner's function returned for the same input in the run (an input the run never gave it
-is an answer the learner did not give). Its verdicts go to the grader on this process's own output,
-which no learner's process holds.
+runs a line of a learner's code, and reads the answers as plain data (grading/wire.py). A function
+the learner wrote is replayed from its record: the check calls a stand-in that answers with what the
+learner's function returned for the same input in the run (an input the run never gave it is an
+answer the learner did not give). Its verdicts go to the grader on this process's own output, which
+no learner's process holds.
 """
 from __future__ import annotations
 
@@ -18,16 +18,15 @@ import resource
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
+if __package__ in (None, ""):     # run as a script: the package's folder first on the path, for `grading`
+    sys.path[:1] = [str(Path(__file__).resolve().parents[1])]
+    sys.path.insert(1, str(Path(__file__).resolve().parents[2]))   # the grader's own copy of the course
 
-import grade_wire  # noqa: E402
-import lib  # noqa: E402  (the grader's own copy, on the path above)
+import lib  # noqa: E402
+from grading import wire  # noqa: E402
 from lib import chapters  # noqa: E402
 from lib.exercises import Feedback  # noqa: E402
 from lib.exercises.writing import TimeUp  # noqa: E402
-
 
 class NotRecorded(Exception):
     """The checker gave the learner's function an input the run never gave it."""
@@ -47,10 +46,10 @@ class Replay:
         return "a function"
 
     def __call__(self, *args, **kwargs):
-        asked = (grade_wire.encode(args), grade_wire.encode(kwargs))
+        asked = (wire.encode(args), wire.encode(kwargs))
         for i, call in enumerate(self.calls):
-            if not self.used[i] and grade_wire.similar(call.get("args"), asked[0]) \
-                    and grade_wire.similar(call.get("kwargs"), asked[1]):
+            if not self.used[i] and wire.similar(call.get("args"), asked[0]) \
+                    and wire.similar(call.get("kwargs"), asked[1]):
                 self.used[i] = True
                 if call.get("timeup"):
                     self.timed_out = True
@@ -60,7 +59,7 @@ class Replay:
                     error = type(name if name.isidentifier() else "Error", (Exception,), {})
                     detail = str(call.get("detail", ""))
                     raise error(detail.split(": ", 1)[1] if detail.startswith(name + ":") else detail)
-                return grade_wire.decode(call.get("out"), self.models)
+                return wire.decode(call.get("out"), self.models)
         self.missed += 1
         raise NotRecorded("the run has no answer of this function for this input")
 
@@ -78,7 +77,7 @@ def plain_problem(problem) -> str:
     return f"the cell raised {found.group(1)}" if found else "the cell failed (the run's report of it unreadable)"
 
 
-TIMED_OUT = "timed out"     # a time limit stopped it: not wrong (grade.py, grade_run.Watch)
+TIMED_OUT = "timed out"     # a time limit stopped it: not wrong (grading/gradebook.py, grading/watch.py)
 
 
 def check_value(spec: dict, record: dict, models: dict) -> dict:
@@ -95,7 +94,7 @@ def check_value(spec: dict, record: dict, models: dict) -> dict:
             record.get("calls"), list) else [], models)
         replay = answer if isinstance(answer, Replay) else None
     else:
-        answer = grade_wire.decode(record.get("value"), models)
+        answer = wire.decode(record.get("value"), models)
     args = [answer if a["role"] == "answer" else models[a["model"]] for a in spec["args"]]
     try:
         feedback = check(*args)

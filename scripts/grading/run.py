@@ -1,0 +1,382 @@
+"""The learners' runs: one chapter, every learner who returned it.
+
+    python scripts/grading/run.py < job.json > runs.jsonl     (started by grading/running.py, never by hand)
+
+This process runs the chapter's own code cells (the instructor's, as `make student` hands them out)
+in an IPython shell, and where a learner's notebook first departs from them it forks: the child
+carries on with that learner's cells, contained (grading/walls.py), and after each answer cell writes
+down the learner's answer as plain data (grading/wire.py): the value bound to the stub's name, or,
+for a function, what it returned for every input the chapter's check gave it. Nothing here decides a
+verdict: the answers go to grading/checker.py, a fresh process that no learner's code ever ran in.
+The time limits are kept from outside each run by this process (grading/watch.py).
+"""
+from __future__ import annotations
+
+import fcntl
+import io
+import json
+import os
+import re
+import resource
+import signal
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):     # run as a script: the package's folder first on the path, for `grading`
+    sys.path[:1] = [str(Path(__file__).resolve().parents[1])]
+
+import lib  # noqa: E402
+from grading import wire  # noqa: E402
+from grading.walls import PR_SET_DUMPABLE, PR_SET_PDEATHSIG, Cgroups, contain, prctl  # noqa: E402
+from grading.watch import Watch  # noqa: E402
+from lib import chapters  # noqa: E402
+from lib.exercises import writing  # noqa: E402
+from lib.exercises.writing import TimeUp, describe_exception, is_empty_stub  # noqa: E402
+
+
+# ----------------------------------------------------------------------------- the learner's cells
+class CellTimeUp(KeyboardInterrupt):
+    """A cell used up its CPU time."""
+
+
+def _prof_alarm(signum, frame):
+    raise CellTimeUp()
+
+
+def run_cell(shell, source: str, cpu_seconds: float) -> str | None:
+    """Run one cell; None, or what went wrong in a few words."""
+    signal.signal(signal.SIGPROF, _prof_alarm)
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+    try:
+        result = shell.run_cell(source, store_history=False, silent=False)
+    except KeyboardInterrupt:
+        return "ran too long (the time limit of a cell)"
+    except Exception as e:    # raised by IPython itself, before the cell ran (a cell nested too deep to compile)
+        return f"raised {type(e).__name__}"
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    error = result.error_before_exec or result.error_in_exec
+    if error is None:
+        return None
+    if isinstance(error, KeyboardInterrupt):
+        return "ran too long (the time limit of a cell)"
+    return f"raised {type(error).__name__}"
+
+
+class Recorder:
+    """Stands in for the learner's function while the chapter's check drives it in the run: every
+    call's inputs and what came back (or what it raised). Only the record leaves the run."""
+
+    def __init__(self, fn):
+        self.fn, self.calls = fn, []
+
+    def __repr__(self):
+        return "a function"
+
+    def __call__(self, *args, **kwargs):
+        record = {"args": wire.encode(args), "kwargs": wire.encode(kwargs)}
+        try:
+            out = self.fn(*args, **kwargs)
+        except TimeUp:
+            record["timeup"] = True
+            self.calls.append(record)
+            raise
+        except BaseException as e:
+            record["raised"] = type(e).__name__[:60]
+            record["detail"] = describe_exception(self.fn, e)[:300]
+            self.calls.append(record)
+            raise
+        try:
+            record["out"] = wire.encode(out)
+        except ValueError:
+            record["out"] = {"__opaque__": "answer too large"}
+        self.calls.append(record)
+        return out
+
+
+def capture(shell, label: str, spec: dict, cell_problem: str | None) -> dict:
+    """The learner's answer to one exercise, as plain data."""
+    record = {"label": label, "problem": cell_problem}
+    name = next(a["name"] for a in spec["args"] if a["role"] == "answer")
+    value = shell.user_ns.get(name, _MISSING)
+    if value is _MISSING:
+        record["absent"] = name
+        return record
+    if callable(value) and not isinstance(value, type):
+        record["function"] = True
+        record["empty"] = bool(is_empty_stub(value))
+        if not record["empty"]:
+            recorder = Recorder(value)
+            try:
+                check = getattr(chapters.checks(spec['module']), spec["check"])
+                args = [recorder if a["role"] == "answer" else lib.load(a["model"]) for a in spec["args"]]
+                check(*args)
+            except BaseException:   # the learner's function may do anything; only the record counts
+                pass
+            record["calls"] = recorder.calls
+        return record
+    try:
+        record["value"] = wire.encode(value)
+    except ValueError:
+        record["value"] = {"__opaque__": "answer too large"}
+    return record
+
+
+_MISSING = object()
+
+
+def learner_child(shell, learner: dict, job: dict) -> None:
+    """In the forked child: read this learner's cells (and only theirs), contain, run them from where
+    they depart from the chapter, and write the answers straight to the grader (a pipe of the
+    grader's own: this process never holds another learner's answers, or their code)."""
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)     # the chapter's watch is not this process's
+    cgroups = learner.pop("cgroups", None)
+    try:
+        if cgroups is not None:
+            cgroups.join()
+    except OSError:
+        cgroups.missing.append("the run could not join its control groups")
+    # The answers' pipe as descriptor 3 and the watch's as 4; nothing else of the chapter's stays open.
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1000) for fd in (learner["fd"], learner["watch_fd"])]
+    os.dup2(high[0], 3)
+    os.dup2(high[1], 4)
+    with open(learner["cells_file"]) as f:
+        cells = json.load(f)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(5, 65536)
+    out = os.fdopen(3, "w", buffering=1)
+    for other in job["learners"]:    # the other learners' names and places: nothing of theirs stays
+        if other is not learner:
+            other.clear()
+
+    def send(record):
+        out.write(json.dumps(record, allow_nan=False) + "\n")
+        out.flush()
+
+    def beat(mark: bytes):
+        try:
+            os.write(4, mark)
+        except OSError:
+            pass
+
+    try:
+        _run_learner(shell, cells, learner["start"], job, send, beat,
+                     cgroups.missing if cgroups is not None else [])
+    except BaseException as e:    # the grader's own failure: its type only (its text may quote the learner)
+        try:
+            send({"crash": True, "crash_type": type(e).__name__})
+        except BaseException:
+            pass
+    try:
+        out.close()
+    except BaseException:
+        pass
+    os._exit(0)
+
+
+def answer_name(spec: dict) -> str:
+    return next(a["name"] for a in spec["args"] if a["role"] == "answer")
+
+
+def bind_check(shell, spec: dict) -> None:
+    """The chapter's checks as `check`, as the stub's first line binds them: a learner who replaced a
+    whole answer cell (that line with it) still has them, so no check call fails for want of it."""
+    module = chapters.checks(spec["module"])
+    if shell.user_ns.get("check") is not module:
+        shell.user_ns["check"] = module
+
+
+def _run_learner(shell, cells, start, job, send, beat, walls_missing):
+    # The working folder is an empty file system mounted over the whole work folder of the chapter,
+    # so the other learners' files in it are out of sight.
+    scratch = Path(job["workdir"])
+    missing = contain(scratch, job["hide"], job["limits"])
+    send({"contained": walls_missing + missing})
+    sys.stdout, sys.stderr = io.StringIO(), io.StringIO()   # the learner's prints go nowhere
+    # Nor do their tracebacks: formatting one (a line of 100,000 terms, coloured) can take longer than
+    # the cell; the run needs only the error's type, which run_cell reads from the result.
+    shell.showtraceback = shell.showsyntaxerror = shell.showindentationerror = lambda *args, **kwargs: None
+    answers = job["answers"]
+    names = {label: answer_name(spec) for label, spec in answers.items()}
+    after: dict[str, object] = {}     # label -> the object its name held right after its answer cell
+    pending: list[str] = []           # labels whose value at the end of their span is still to be taken
+
+    def take_final(label):
+        """The answer's value where its span ends (the notebook's end, or the next answer cell that
+        binds the same name): as the learner's kernel holds it once the cells below the stub ran."""
+        value = shell.user_ns.get(names[label], _MISSING)
+        if value is not _MISSING and value is not after[label]:
+            send({**capture(shell, label, answers[label], None), "taken": "final"})
+
+    for cell in cells[start:]:
+        label = cell.get("label")
+        if label in answers:
+            for other in [o for o in pending if names[o] == names[label]]:
+                take_final(other)
+                pending.remove(other)
+            bind_check(shell, answers[label])
+        beat(b"s")
+        problem = run_cell(shell, cell["source"], job["limits"]["cell_cpu_seconds"])
+        if isinstance(sys.stdout, io.StringIO):
+            sys.stdout.seek(0), sys.stdout.truncate()
+        if label in answers:
+            send({**capture(shell, label, answers[label], problem), "taken": "cell"})
+            after[label] = shell.user_ns.get(names[label], _MISSING)
+            pending.append(label)
+        beat(b"e")
+    for label in pending:
+        beat(b"s")
+        take_final(label)
+        beat(b"e")
+    send({"done": True})
+
+
+# ----------------------------------------------------------------------------- the chapter's run
+GLUED_CLAIM = re.compile(r"""\bglue_claim\(\s*["']([\w.-]+)["']\s*\)""")
+
+
+def measure_claims_once(cells: list[str]) -> list[str]:
+    """Measure, in the chapter's process and before any learner's run is forked, every claim the
+    chapter's cells glue with the page's seeds (`glue_claim("id")`): each fork inherits the numbers,
+    so a claim a page prints below its first exercise is measured once per chapter, not once per
+    learner (the ablation chapter's four claims on all-MiniLM took 9 s of CPU in every run). The
+    claims are the instructor's code, measured on the shipped models and nothing of a learner's; a
+    run's glued numbers are for the page and never reach a verdict. Returns the ids measured; a claim
+    that fails to measure here is left to each run, as before."""
+    ids = list(dict.fromkeys(i for source in cells for i in GLUED_CLAIM.findall(source)))
+    if not ids:
+        return []
+    from lib.claims import registry, runs  # deferred: the registry walks every chapter's claims
+
+    every_run = runs.over_runs
+    memo: dict = {}
+
+    def over_runs_once(id, seeds=registry.PAGE_SEEDS):
+        key = (id, tuple(seeds))
+        if key not in memo:
+            memo[key] = every_run(id, seeds)
+        return memo[key]
+
+    runs.over_runs = over_runs_once
+    measured = []
+    for id in ids:
+        try:
+            runs.over_runs(id)
+            measured.append(id)
+        except Exception:   # noqa: BLE001 (the chapter's own cell meets it again in each run, and says so)
+            pass
+    return measured
+
+
+def main() -> int:
+    job = json.load(sys.stdin)
+    stdout = sys.stdout
+    os.chdir(job["workdir"])
+    os.environ["HOME"] = job["workdir"]
+    try:
+        prctl(PR_SET_DUMPABLE, 0)   # no process of the same user may trace this one
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)   # and it ends with the grader
+    except OSError:
+        pass
+    import torch
+    torch.set_num_threads(1)
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    # Where this process's CPU goes (start-up: Python, torch, the library, IPython; the claims measured
+    # once; the chapter's own cells), and each learner's run's: the grader sums them (`grade.py` prints it).
+    timing = {"start": cpu_seconds(), "runs": []}
+    learners = sorted(job["learners"], key=lambda l: l["start"])
+    running: dict[int, dict] = {}
+    chapter_problem = None
+
+    def emit(learner, problem, stopped=None):
+        stdout.write(json.dumps({"learner": learner["name"], "problem": problem, "stopped": stopped}) + "\n")
+        stdout.flush()
+
+    limits = job["limits"]
+    # A check drives a function the learner wrote under a clock of its own (5 s at least, more when the
+    # library's own answer was slow): a busy machine must not stop an honest function there. In a run,
+    # a cell's CPU limit is the floor (the watch still stops a function that loops, at the cell's limit).
+    writing.TIME_LIMIT = max(writing.TIME_LIMIT, float(limits["cell_cpu_seconds"]))
+    writing.LONGEST = max(writing.LONGEST, writing.TIME_LIMIT)
+    watch = Watch(running, limits)
+
+    def reap() -> None:
+        """One pass: stop a run past its time, and report every run that ended (its control groups
+        emptied and removed: nothing of it stays)."""
+        watch.check()
+        for pid, entry in list(running.items()):
+            done, _, usage = os.wait4(pid, os.WNOHANG)
+            if done:
+                timing["runs"].append(round(usage.ru_utime + usage.ru_stime, 2))
+                problem = watch.stopped(entry, limits) or chapter_problem
+                entry["cgroups"].remove()
+                os.close(entry["watch"])
+                emit(entry["learner"], problem, entry.get("killed"))
+                del running[pid]
+
+    def start(learner):
+        while len(running) >= job["jobs"]:
+            reap()
+            time.sleep(0.02)
+        sys.stdout.flush()
+        learner["cgroups"] = Cgroups(f"grading-{os.getpid()}-{learner['start']}-{len(running)}-{time.monotonic_ns()}", limits)
+        watch_read, learner["watch_fd"] = os.pipe()
+        os.set_blocking(watch_read, False)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                learner_child(shell, learner, job)
+            finally:
+                os._exit(1)
+        os.close(learner["fd"])     # the child holds the only writing end: the grader sees it end
+        os.close(learner["watch_fd"])
+        running[pid] = {"learner": learner, "deadline": time.monotonic() + limits["notebook_wall_seconds"],
+                        "watch": watch_read, "cgroups": learner.pop("cgroups")}
+
+    Cgroups.sweep()
+    if learners:   # the cells no chapter's cell runs before the first learner's run is forked
+        measure_claims_once(job["cells"][learners[0]["start"]:])
+    timing["claims"] = cpu_seconds() - timing["start"]
+    signal.signal(signal.SIGALRM, watch.check)
+    signal.setitimer(signal.ITIMER_REAL, 0.5, 0.5)
+    cells = job["cells"]
+    sys.stdout = io.StringIO()
+    index = 0
+    for i, source in enumerate(cells + [None]):
+        while index < len(learners) and learners[index]["start"] <= i:
+            start(learners[index])
+            index += 1
+        if source is None or index >= len(learners):
+            break
+        if chapter_problem is None:
+            problem = run_cell(shell, source, job["limits"]["chapter_cell_cpu_seconds"])
+            sys.stdout.seek(0), sys.stdout.truncate()
+            if problem:
+                chapter_problem = f"the chapter's own cell {i + 1} {problem}"
+    while running:
+        reap()
+        time.sleep(0.02)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    sys.stdout = stdout
+    timing["cells"] = cpu_seconds() - timing["start"] - timing["claims"]
+    stdout.write(json.dumps({"timing": timing}) + "\n")
+    return 0
+
+
+def cpu_seconds() -> float:
+    """CPU seconds this process has used so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+if __name__ == "__main__":
+    sys.exit(main())
