@@ -7,7 +7,10 @@
 - With COURSE_SOLUTIONS=hide (`make book SOLUTIONS=hide`) every solution is left out of the
   pages, the search index and the downloads, for a class that should not see them. The switch is
   a Sphinx config value that rebuilds every page when it changes, so a site built one way is
-  never half the other.
+  never half the other. The class site also leaves out the instructors' page (the grader's limits
+  are for the instructor, not the class: `FOR_INSTRUCTORS`), and the text of a page that names what
+  the class site removed is written for the class site in a `{only} class_site` block (the tag is set
+  here) beside its `{only} not class_site` one.
 """
 from __future__ import annotations
 
@@ -30,11 +33,36 @@ CLASS_SITE_WITHOUT = {"download-source-button", "launch-buttons", "source-button
 READER_FOLDER = "notebooks"   # where binder/postBuild and `make lab` write the reader notebooks
 
 
+# Pages for the instructor alone, left out of the class site (the table of contents and the build).
+FOR_INSTRUCTORS = ("instructors",)
+CLASS_SITE_TAG = "class_site"
+
+
 def _mode_from_environment(app, config):
     mode = os.environ.get("COURSE_SOLUTIONS", "").strip() or "fold"
     if mode not in MODES:
         raise ValueError(f"COURSE_SOLUTIONS={mode!r}: allowed are {', '.join(MODES)}")
     config.course_solutions = mode
+    if mode == "hide":
+        app.tags.add(CLASS_SITE_TAG)
+
+
+def _leave_out_instructors_pages(app, config):
+    """On the class site, the instructors' pages are not built and not in the table of contents (after
+    sphinx-external-toc has read _toc.yml into `external_site_map`)."""
+    if config.course_solutions != "hide":
+        return
+    site_map = getattr(config, "external_site_map", None)
+    if site_map is None:
+        return
+    for doc in site_map.values():
+        for tree in doc.subtrees:
+            tree.items = [item for item in tree.items if str(item) not in FOR_INSTRUCTORS]
+        doc.subtrees = [tree for tree in doc.subtrees if tree.items]
+    for name in FOR_INSTRUCTORS:
+        if name in site_map:
+            del site_map[name]
+    config["exclude_patterns"] = config["exclude_patterns"] + [f"{name}.md" for name in FOR_INSTRUCTORS]
 
 
 class RemoveSolutions(SphinxTransform):
@@ -113,6 +141,8 @@ def _write_downloads(app, exception):
 def setup(app):
     app.add_config_value("course_solutions", "fold", "env")
     app.connect("config-inited", _mode_from_environment)
+    # After sphinx-external-toc has read the table of contents (its handler's priority is 900).
+    app.connect("config-inited", _leave_out_instructors_pages, priority=950)
     app.add_transform(RemoveSolutions)
     # After sphinx-book-theme has made its buttons (priority 501).
     app.connect("html-page-context", _point_at_reader_notebooks, priority=800)

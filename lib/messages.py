@@ -95,10 +95,10 @@ MESSAGES: dict[str, str] = {
     # the real model's attention explorer (lib.chapters.part1.ablation.explorers; the page's real.js)
     "query": "the query must be a position from 0 to {last} or one of the sentence's tokens ({tokens}); got {got}",
     "not_precomputed": "the website holds the real model's attention for the {n} sentences of this menu only; in a "
-                       "kernel (launch or download this page) the explorer runs the model on any sentence",
+                       "kernel (this page's notebook, from the download icon at the top) the explorer runs the model on any sentence",
     # the real next-token model's explorers on the website (lib.chapters.part3.real_model; its page.js)
-    "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; in a kernel (launch or "
-                  "download this page) the explorer runs the model on any text",
+    "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; in a kernel (this page's "
+                  "notebook, from the download icon at the top) the explorer runs the model on any text",
     "decoding_method": "the decoding method must be one of {methods}; got {got}",
     "cache_overflow": "the cache would need more bytes than a number can count (over 1.8e308); choose smaller sizes",
     # the exercises' self-checks (lib.exercises; the website's answer boxes, checks.js)
@@ -109,8 +109,8 @@ MESSAGES: dict[str, str] = {
     "answer_one_of": "the answer should be one of {listed}; got {got}.",
     # the website's answer boxes only (a notebook's unanswered cell holds `...` instead)
     "answer_empty": "type your answer in the box, then press Check.",
-    "check_live": "this site is a class's copy and ships no answers: check it live, in the notebook "
-                  "(JupyterLab or Binder), where the library computes the answer.",
+    "check_live": "this site is a class's copy and ships no answers: check it live, in this page's notebook "
+                  "(the download icon at the top of the page), where the library computes the answer.",
 }
 
 

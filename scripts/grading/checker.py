@@ -25,7 +25,7 @@ if __package__ in (None, ""):     # run as a script: the package's folder first 
 import lib  # noqa: E402
 from grading import wire  # noqa: E402
 from lib import chapters  # noqa: E402
-from lib.exercises import Feedback  # noqa: E402
+from lib.exercises import Feedback, writing  # noqa: E402
 from lib.exercises.writing import TimeUp  # noqa: E402
 
 class NotRecorded(Exception):
@@ -81,10 +81,20 @@ TIMED_OUT = "timed out"     # a time limit stopped it: not wrong (grading/gradeb
 
 
 def check_value(spec: dict, record: dict, models: dict) -> dict:
-    """{verdict, message, note} for one recorded answer."""
+    """{verdict, message, note, cases} for one recorded answer. An answer cell that raised after it bound
+    the answer's name anew leaves that value in the learner's kernel: it counts if it is right."""
     if record.get("problem"):
         problem = plain_problem(record["problem"])
-        return {"verdict": TIMED_OUT if problem in PROBLEMS else "error", "note": problem}
+        if problem in PROBLEMS:
+            return {"verdict": TIMED_OUT, "note": problem}
+        failed = {"verdict": "error", "note": problem}
+        if record.get("rebound") is not True or "absent" in record:
+            return failed
+        bound = check_value(spec, {k: v for k, v in record.items() if k != "problem"}, models)
+        if bound["verdict"] != "correct":
+            return failed
+        note = f"{problem} after it bound `{answer_name(spec)}`: the value it bound counts"
+        return {**bound, "note": "; ".join(filter(None, [bound.get("note"), note]))}
     if "absent" in record:
         return {"verdict": "not answered", "note": f"no `{answer_name(spec)}` after the answer cell"}
     check = getattr(chapters.checks(spec['module']), spec["check"])
@@ -96,13 +106,22 @@ def check_value(spec: dict, record: dict, models: dict) -> dict:
     else:
         answer = wire.decode(record.get("value"), models)
     args = [answer if a["role"] == "answer" else models[a["model"]] for a in spec["args"]]
+    cases = None
     try:
-        feedback = check(*args)
+        if isinstance(check, writing.WriteCheck) and replay is not None and len(args) == 1:
+            # Every case judged, for partial credit: the verdict is the one the check gives (its first
+            # wrong case), the share the cases the function gets right.
+            feedback, right = writing.case_results(replay, check)
+            cases = [sum(right), len(right)]
+        else:
+            feedback = check(*args)
     except Exception as e:   # a check that fails on an answer is the course's bug: say so, count nothing
         return {"verdict": "error", "note": f"the check failed on this answer ({type(e).__name__})"}
     if not isinstance(feedback, Feedback):
         return {"verdict": "error", "note": "the check gave no verdict"}
     out = {"verdict": feedback.verdict(), "message": feedback.message}
+    if cases is not None:
+        out["cases"] = cases
     if replay is not None and replay.missed:
         out["note"] = "the function was not run on every input the check gives it"
     if replay is not None and replay.timed_out and out["verdict"] != "correct":
@@ -115,33 +134,40 @@ def answer_name(spec: dict) -> str:
 
 
 def check_one(spec: dict, record: dict | None, models: dict, final: dict | None = None,
-              stopped: str | None = None) -> dict:
-    """{verdict, message, note} for one exercise of one learner: the value its answer cell left, and,
-    if that is not correct, the value the name holds where the exercise's span ends (the cells below
-    the stub, a copied answer cell: as the learner's kernel finds it), said in the note. `stopped`:
-    the time limit that stopped the run, if one did (an answer it did not reach is timed out)."""
+              stopped: str | None = None, copy: dict | None = None) -> dict:
+    """{verdict, message, note, cases} for one exercise of one learner: the value its answer cell left;
+    if that is not correct, the value after the last cell of the learner's own below it that binds
+    the answer's name again (`copy`: a copy of the answer cell, an answer put right below a wrong
+    draft); if that is not correct either, the value the name holds where the exercise's span ends
+    (as the learner's kernel finds it once the cells below the stub ran). The note says which counted.
+    `stopped`: the time limit that stopped the run, if one did (an answer it did not reach is timed out)."""
     if record is None:
         if stopped:
             return {"verdict": TIMED_OUT, "note": "not reached: a time limit stopped the run before it"}
         return {"verdict": "error", "note": "did not run"}
     first = check_value(spec, record, models)
-    if final is None or first["verdict"] == "correct":
+    if first["verdict"] == "correct":
         return first
-    later = check_value(spec, final, models)
-    if later["verdict"] != "correct":
-        return first
-    note = (f"graded the value `{answer_name(spec)}` holds after the cells below its answer cell "
-            f"(the answer cell left {'an error' if first['verdict'] == 'error' else 'another value'})")
-    return {**later, "note": "; ".join(filter(None, [later.get("note"), note]))}
+    left = "an error" if first["verdict"] == "error" else "another value"
+    for later_record, where in ((copy, "after the cells below its answer cell, the last of them that binds it"),
+                                (final, "after the cells below its answer cell")):
+        if later_record is None:
+            continue
+        later = check_value(spec, later_record, models)
+        if later["verdict"] == "correct":
+            note = f"graded the value `{answer_name(spec)}` holds {where} (the answer cell left {left})"
+            return {**later, "note": "; ".join(filter(None, [later.get("note"), note]))}
+    return first
 
 
 MAX_LINE = 16 * 2 ** 20
 
 
-def records_of(path: str, labels: set) -> tuple[dict, dict]:
-    """Each exercise's records from a run's file: the first written after its answer cell, and the last
-    written where its span ends. A line too long or not JSON is skipped."""
-    cell, final = {}, {}
+def records_of(path: str, labels: set) -> tuple[dict, dict, dict]:
+    """Each exercise's records from a run's file: the first written after its answer cell, the last
+    written after a copy of it, and the last written where its span ends. A line too long or not JSON
+    is skipped."""
+    cell, copy, final = {}, {}, {}
     with open(path, "rb") as f:
         while True:
             line = f.readline(MAX_LINE)
@@ -159,9 +185,11 @@ def records_of(path: str, labels: set) -> tuple[dict, dict]:
                 continue
             if record.get("taken") == "final":
                 final[record["label"]] = record
+            elif record.get("taken") == "copy":
+                copy[record["label"]] = record
             else:
                 cell.setdefault(record["label"], record)
-    return cell, final
+    return cell, copy, final
 
 
 def main() -> int:
@@ -175,13 +203,13 @@ def main() -> int:
     models = {name: lib.load(name) for name in sorted(names)}
     for learner in job["learners"]:
         try:
-            cell, final = records_of(learner["records"], set(job["answers"]))
+            cell, copy, final = records_of(learner["records"], set(job["answers"]))
         except OSError:
-            cell, final = {}, {}
+            cell, copy, final = {}, {}, {}
         for label in learner["labels"]:
             try:
                 result = check_one(job["answers"][label], cell.get(label), models, final.get(label),
-                                   learner.get("stopped"))
+                                   learner.get("stopped"), copy.get(label))
             except (Exception, RecursionError) as e:   # this learner's answer only
                 result = {"verdict": "error", "note": f"the checker could not read this answer ({type(e).__name__})"}
             sys.stdout.write(json.dumps({"learner": learner["name"], "label": label, **result}) + "\n")

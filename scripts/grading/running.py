@@ -9,9 +9,8 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import threading
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -25,21 +24,24 @@ def clean_env() -> dict:
 
 
 def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dict, jobs: int,
-                scratch_root: Path, records: Path) -> dict[str, dict]:
+                scratch_root: Path, work: Path, records: Path, on_event=None) -> dict[str, dict]:
     """Every learner's contained run of one chapter: learner name -> {records, contained, done, crash,
-    problem}, `records` the file (in `records`, a folder of the grader's own) that holds what the run
-    wrote down, line by line.
+    problem, stopped, cpu}, `records` the file (in `records`, a folder of the grader's own) that holds
+    what the run wrote down, line by line.
 
-    The chapter's work folder is made in `scratch_root` (the grading's own folder, which holds the
-    other chapters' work folders too); a run sees neither it nor the class's folder.
+    `learners`: [{name, start, cells_file, copies, cpu_limit}], each learner's cells in a file of
+    their own (written by the reader into `work`, the chapter's work folder in `scratch_root`, the
+    grading's own folder; a run reads its own file, then sees neither folder, nor the class's).
+    `jobs` runs at work at once, and a few more that wait (grading/run.py). `on_event(item)` hears,
+    as it comes, each run that ended ({"learner", "cpu", ...}) and the chapter left to waiting runs
+    ({"idle": true}).
 
-    Each learner's cells go to the run in a file of their own (read by their run only, then hidden
-    under its working folder), and their answers come back on a pipe of their own, read here in
-    pieces: a record longer than `record_bytes` is dropped as it comes, and a run that writes more
-    than `run_bytes` in all is read no further, so whatever a run writes, the grader holds at most
-    one record of it in memory (the records go to a file; the checker reads them from there)."""
+    Each learner's answers come back on a pipe of their own, read here in pieces: a record longer
+    than `record_bytes` is dropped as it comes, and a run that writes more than `run_bytes` in all is
+    read no further, so whatever a run writes, the grader holds at most one record of it in memory
+    (the records go to a file; the checker reads them from there)."""
     runs = {learner["name"]: {"records": str(records / f"records-{i}.jsonl"), "contained": None, "done": False,
-                              "crash": None, "problem": None, "dropped": 0, "stopped": None}
+                              "crash": None, "problem": None, "dropped": 0, "stopped": None, "cpu": None}
             for i, learner in enumerate(learners)}
     readers, ends = [], []
 
@@ -94,53 +96,62 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
                     dropping = False
                     start = nl + 1
 
-    with tempfile.TemporaryDirectory(prefix="grade-", dir=scratch_root) as work:
-        work_path = Path(work)
-        os.chmod(work, 0o700)
-        placed = []
-        for i, learner in enumerate(learners):
-            cells_file = work_path / f"cells-{i}.json"
-            cells_file.write_text(json.dumps(learner["cells"]))
-            read_end, write_end = os.pipe()
-            ends.append(write_end)
-            readers.append(threading.Thread(target=read, args=(read_end, learner["name"]), daemon=True))
-            placed.append({"name": learner["name"], "start": learner["start"], "cells_file": str(cells_file),
-                           "fd": write_end})
-        job = {"cells": [c["source"] for c in spec["cells"]], "learners": placed, "answers": spec["answers"],
-               "limits": limits, "jobs": jobs, "workdir": str(work_path),
-               "hide": [str(submissions.resolve()), str(Path(scratch_root).resolve())]}
-        env = {**clean_env(), "HOME": work}
-        for thread in readers:
-            thread.start()
-        try:
-            process = subprocess.Popen([sys.executable, str(HERE / "run.py")], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                                       cwd=work, pass_fds=ends)
-        finally:
-            for fd in ends:
-                os.close(fd)
-        try:
-            stdout, stderr = process.communicate(json.dumps(job),
-                                                 timeout=limits["notebook_wall_seconds"] * (len(learners) + 2) + 600)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            stdout, stderr = process.communicate()
-        for thread in readers:
-            thread.join(30)
-    walls = None
-    for line in stdout.splitlines():
+    placed = []
+    for learner in learners:
+        read_end, write_end = os.pipe()
+        ends.append(write_end)
+        readers.append(threading.Thread(target=read, args=(read_end, learner["name"]), daemon=True))
+        placed.append({"name": learner["name"], "start": learner["start"], "cells_file": learner["cells_file"],
+                       "copies": learner.get("copies") or {}, "cpu_limit": learner["cpu_limit"], "fd": write_end})
+    job = {"cells": [c["source"] for c in spec["cells"]], "learners": placed, "answers": spec["answers"],
+           "limits": limits, "jobs": jobs, "most": jobs + WAITING_RUNS, "workdir": str(work),
+           "hide": [str(submissions.resolve()), str(Path(scratch_root).resolve())]}
+    env = {**clean_env(), "HOME": str(work)}
+    for thread in readers:
+        thread.start()
+    try:
+        process = subprocess.Popen([sys.executable, str(HERE / "run.py")], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                   cwd=work, pass_fds=ends)
+    finally:
+        for fd in ends:
+            os.close(fd)
+    errors: deque = deque(maxlen=20)      # the chapter's own process's last words, if it fails
+    drain = threading.Thread(target=lambda: errors.extend(process.stderr), daemon=True)
+    drain.start()
+    # The chapter's process ends its runs itself (their limits); this only ends a chapter's process
+    # that outlived every limit of all its runs together.
+    deadline = threading.Timer(limits["notebook_wall_seconds"] * (len(learners) + 2) + 600, process.kill)
+    deadline.start()
+    try:
+        process.stdin.write(json.dumps(job))
+        process.stdin.close()
+    except OSError:
+        pass
+    for line in process.stdout:
         try:
             item = json.loads(line)
         except ValueError:
             continue
-        if isinstance(item, dict) and "walls" in item:
-            walls = item["walls"]
-        if isinstance(item, dict) and isinstance(item.get("timing"), dict):
+        if not isinstance(item, dict):
+            continue
+        if isinstance(item.get("timing"), dict):
             CPU.add_chapter(item["timing"])
-        if isinstance(item, dict) and item.get("learner") in runs and item.get("problem"):
-            runs[item["learner"]]["problem"] = str(item["problem"])[:400]
-        if isinstance(item, dict) and item.get("learner") in runs and item.get("stopped") in ("notebook", "cell", "wall"):
-            runs[item["learner"]]["stopped"] = item["stopped"]
+        run = runs.get(item.get("learner"))
+        if run is not None:
+            if item.get("problem"):
+                run["problem"] = str(item["problem"])[:400]
+            if item.get("stopped") in ("notebook", "cell", "wall", "idle"):
+                run["stopped"] = item["stopped"]
+            if isinstance(item.get("cpu"), (int, float)):
+                run["cpu"] = float(item["cpu"])
+        if on_event is not None and (run is not None or item.get("idle") is True):
+            on_event(item)
+    process.wait()
+    deadline.cancel()
+    drain.join(30)
+    for thread in readers:
+        thread.join(30)
     for name, run in runs.items():
         if run["crash"]:
             run["problem"] = f"the grader's run failed ({run['crash']})"
@@ -151,13 +162,39 @@ def run_chapter(spec: dict, learners: list[dict], submissions: Path, limits: dic
             run["problem"] = "; ".join(filter(None, [run["problem"], f"{run['dropped']} records longer than the "
                                                      f"grader reads ({limits['record_bytes'] // 2 ** 20} MB) dropped"]))
     if process.returncode != 0 and not any(run["done"] or run["contained"] is not None for run in runs.values()):
-        last = (stderr.strip().splitlines() or ["no message"])[-1][:300]
+        last = (("".join(errors)).strip().splitlines() or ["no message"])[-1][:300]
         for run in runs.values():
             run["problem"] = f"the chapter's own run failed ({last})"
-    if walls:
-        for run in runs.values():
-            run["walls"] = walls
     return runs
+
+
+# Runs that wait (no CPU for a second) beside the `jobs` at work, in one chapter's process: each holds
+# memory, so there are not many; the watch ends each at the idle limit.
+WAITING_RUNS = 4
+
+
+class CpuBudget:
+    """Each learner's CPU for the whole grading (`learner_seconds`), so that whatever one learner
+    returns costs the class at most that: a chapter's run of theirs may use the notebook's limit or
+    what is left, whichever is less. What a chapter may use is set aside when it starts (chapters run
+    side by side) and settled with what its run used when it ends."""
+
+    def __init__(self, learner_seconds: float):
+        self.seconds = learner_seconds
+        self.used: Counter = Counter()
+        self.held: Counter = Counter()
+        self.lock = threading.Lock()
+
+    def reserve(self, name: str, notebook_seconds: float) -> float:
+        with self.lock:
+            give = max(0.0, min(notebook_seconds, self.seconds - self.used[name] - self.held[name]))
+            self.held[name] += give
+            return give
+
+    def settle(self, name: str, reserved: float, used: float | None) -> None:
+        with self.lock:
+            self.held[name] -= reserved
+            self.used[name] += reserved if used is None else min(max(used, 0.0), reserved + 10)
 
 
 UNCONTAINED: set[str] = set()   # what some run could not be walled off from, in words (for the warning)
@@ -200,4 +237,5 @@ CPU = CpuTime()
 # only one that waits, and what it stops is timed out, not wrong (grading/watch.py).
 WALL_FACTOR = 4
 LIMITS = {"cell_cpu_seconds": 60, "chapter_cell_cpu_seconds": 600, "notebook_seconds": 300, "memory_mb": 2048,
-          "scratch_mb": 256, "record_bytes": 8 * 2 ** 20, "run_bytes": 64 * 2 ** 20, "processes": 128}
+          "scratch_mb": 256, "record_bytes": 8 * 2 ** 20, "run_bytes": 64 * 2 ** 20, "processes": 128,
+          "idle_seconds": 20, "learner_seconds": 600}

@@ -120,16 +120,79 @@ def forbid_unix_sockets() -> None:
 
 
 class Cgroups:
-    """A run's own control groups: a memory limit that counts every process of the run together,
-    and a limit on its number of processes (threads count). Made by the chapter's process, joined by
-    the run before it runs a learner's line, emptied and removed when the run ends. Version 1
-    (a hierarchy per controller) or version 2 (one hierarchy), under this process's own groups, so
-    the run also stays within whatever limits the grader itself runs under."""
+    """A run's own control groups, made by the chapter's process, joined by the run before it runs a
+    learner's line, emptied and removed when the run ends:
+    - memory: a limit that counts every process of the run together (swap included where it can);
+    - pids: at most `processes` processes and threads, so a fork bomb stops at the limit;
+    - cpu: a share of the processor equal to every other run's (cpu.shares, cpu.weight), however many
+      processes the run starts: a run that spins 100 processes gets what a run of one process gets;
+    - CPU accounting for the whole run (cpuacct.usage, cpu.stat): what the watch counts against the
+      notebook's CPU limit, every process of the run included, those that ended too (`usage`).
+    Version 1 (a hierarchy per controller, or several mounted together) or version 2 (one hierarchy),
+    under this process's own groups, so the run also stays within whatever limits the grader itself
+    runs under. A controller the machine does not offer is listed in `missing`, in words."""
+
+    # controller -> (version 1 file, version 2 file, value from the limits, what it holds, in words)
+    KNOBS = {
+        "memory": ("memory.limit_in_bytes", "memory.max", lambda limits: limits["memory_mb"] * 2 ** 20,
+                   "no limit on the memory of all its processes together", "each process limited alone"),
+        "pids": ("pids.max", "pids.max", lambda limits: limits["processes"],
+                 "no limit on its number of processes", None),
+        "cpu": ("cpu.shares", "cpu.weight", lambda limits: None,
+                "no CPU share of its own", "its processes compete with every other run's one by one"),
+        "cpuacct": (None, None, lambda limits: None,
+                    "no CPU count of all its processes together",
+                    "the CPU of its processes counted from /proc, those still running and those waited for"),
+    }
 
     def __init__(self, name: str, limits: dict):
         self.paths: list[Path] = []
         self.missing: list[str] = []
+        self.usage_file: Path | None = None
         without = set(limits.get("without", ()))
+        own = self.own()
+        v2 = Path("/sys/fs/cgroup/cgroup.controllers").exists() and "" in own
+        for controller, (knob1, knob2, value, missing, fallback) in self.KNOBS.items():
+            if controller in without:
+                continue
+            try:
+                if v2:     # one hierarchy: the controller must be on for this process's children
+                    base = Path("/sys/fs/cgroup", own[""])
+                    folder = base / name
+                    if controller == "cpuacct":     # cpu.stat counts every group's CPU, no controller needed
+                        self._make(folder)
+                        self.usage_file = folder / "cpu.stat"
+                        continue
+                    if controller not in (base / "cgroup.subtree_control").read_text().split():
+                        raise OSError(95, f"the {controller} controller is not enabled below this process's group")
+                    self._make(folder)
+                    knob = knob2
+                else:
+                    if controller not in own:
+                        raise OSError(2, f"no {controller} control group here")
+                    folder = Path("/sys/fs/cgroup", controller, own[controller], name)
+                    self._make(folder)
+                    knob = knob1
+                    if controller == "cpuacct":
+                        self.usage_file = folder / "cpuacct.usage"
+                        continue
+                if controller == "cpu":     # the default share, said once more: equal for every run
+                    (folder / knob).write_text("100" if v2 else "1024")
+                    continue
+                (folder / knob).write_text(str(value(limits)))
+                if controller == "memory":
+                    for swap in ("memory.memsw.limit_in_bytes", "memory.swap.max"):
+                        if (folder / swap).exists():
+                            try:
+                                (folder / swap).write_text(str(value(limits)) if "memsw" in swap else "0")
+                            except OSError:
+                                pass
+            except OSError as e:
+                self.missing.append(f"{missing} ({e.strerror}" + (f"; {fallback})" if fallback else ")"))
+
+    @staticmethod
+    def own() -> dict[str, str]:
+        """This process's group in each hierarchy: controller -> path ("" for version 2's one)."""
         own = {}
         try:
             for line in Path("/proc/self/cgroup").read_text().splitlines():
@@ -138,40 +201,46 @@ class Cgroups:
                     own[controller] = path.lstrip("/")
         except (OSError, ValueError):
             pass
-        memory = limits["memory_mb"] * 2 ** 20
-        wanted = [("memory", "memory.limit_in_bytes", memory, "the memory of all its processes together"),
-                  ("pids", "pids.max", limits["processes"], "its number of processes")]
-        v2 = Path("/sys/fs/cgroup/cgroup.controllers")
-        for controller, knob, value, what in wanted:
-            if controller in without:
-                continue
-            try:
-                if v2.exists() and "" in own:     # one hierarchy: the controller must be on for our children
-                    base = Path("/sys/fs/cgroup", own[""])
-                    if controller not in (base / "cgroup.subtree_control").read_text().split():
-                        raise OSError(95, f"the {controller} controller is not enabled below this process's group")
-                    knob = {"memory": "memory.max"}.get(controller, knob)
-                    folder = base / name
-                    if folder not in self.paths:
-                        folder.mkdir()
-                        self.paths.append(folder)
-                else:
-                    if controller not in own:
-                        raise OSError(2, f"no {controller} control group here")
-                    folder = Path("/sys/fs/cgroup", controller, own[controller], name)
-                    folder.mkdir()
-                    self.paths.append(folder)
-                (folder / knob).write_text(str(value))
-                if controller == "memory":
-                    for swap in ("memory.memsw.limit_in_bytes", "memory.swap.max"):
-                        if (folder / swap).exists():
-                            try:
-                                (folder / swap).write_text(str(value) if "memsw" in swap else "0")
-                            except OSError:
-                                pass
-            except OSError as e:
-                self.missing.append(f"no limit on {what} ({e.strerror}; each process limited alone)"
-                                    if controller == "memory" else f"no limit on {what} ({e.strerror})")
+        return own
+
+    def _make(self, folder: Path) -> None:
+        """The group's folder, made once (controllers mounted together share one)."""
+        resolved = folder.resolve()
+        if any(p.resolve() == resolved for p in self.paths):
+            return
+        folder.mkdir()
+        self.paths.append(folder)
+
+    def events(self) -> dict[str, int]:
+        """What the kernel did to the run at its limits: processes it ended for want of memory
+        ("oom_kill"), and process starts it refused at the process limit ("pids_max")."""
+        found = {"oom_kill": 0, "pids_max": 0}
+        for folder in self.paths:
+            for name, key, out in (("memory.oom_control", "oom_kill", "oom_kill"), ("memory.events", "oom_kill", "oom_kill"),
+                                   ("pids.events", "max", "pids_max")):
+                try:
+                    text = (folder / name).read_text()
+                except OSError:
+                    continue
+                for line in text.splitlines():
+                    parts = line.split()
+                    if len(parts) == 2 and parts[0] == key and parts[1].isdigit():
+                        found[out] = max(found[out], int(parts[1]))
+        return found
+
+    def usage(self) -> float | None:
+        """CPU seconds every process of the run has used so far, those that ended included; None
+        where the machine keeps no such count."""
+        if self.usage_file is None:
+            return None
+        try:
+            text = self.usage_file.read_text()
+        except OSError:
+            return None
+        if self.usage_file.name == "cpuacct.usage":
+            return int(text) / 1e9
+        fields = dict(line.split() for line in text.splitlines() if line.count(" ") == 1)
+        return int(fields["usage_usec"]) / 1e6 if "usage_usec" in fields else None
 
     @staticmethod
     def sweep() -> None:

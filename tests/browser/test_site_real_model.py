@@ -89,8 +89,8 @@ def test_the_page_computes_the_kernels_views_on_every_prompt_of_the_menu(page):
 def test_a_prompt_off_the_menu_gets_the_sentence_saying_where_it_runs(page):
     """The kernel runs any text; the page holds the menu only, and says so, for each of the three views."""
     text = "The tallest mountain in the world is Mount"
-    sentence = (f"the website holds SmolLM2's runs on the {len(MENU)} prompts of this menu only; in a kernel (launch "
-                "or download this page) the explorer runs the model on any text")
+    sentence = (f"the website holds SmolLM2's runs on the {len(MENU)} prompts of this menu only; in a kernel (this page's "
+                "notebook, from the download icon at the top) the explorer runs the model on any text")
     made = [real_page_explorer(), real_lens_explorer(), real_heads_explorer()]
     cases = [{"view": ex.view, "model": None, "values": dict(ex.defaults(), prompt=p), "args": ex.args}
              for ex in made for p in (text, " " + MENU[0])]

@@ -317,7 +317,8 @@ def test_chapters_grades_only_the_chapters_asked_for(graded):
     """The class is graded with `--chapters search-by-hand` (`make grade ... CHAPTERS=search-by-hand`),
     and bob also returned bigrams.ipynb: no column of it, no note, `of` counts search-by-hand only."""
     rows, _, text = graded
-    assert text.splitlines()[0].split(",") == ["learner", *LABELS, "correct", "of", "to review", "late", "notes"]
+    assert text.splitlines()[0].split(",") == ["learner", *LABELS, *(f"{label} points" for label in LABELS), "correct",
+                                               "of", "points", "of points", "to review", "late", "notes"]
     assert all(row["of"] == str(len(LABELS)) for row in rows.values())
     assert "bigrams" not in rows["bob"]["notes"]
 

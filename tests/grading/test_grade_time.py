@@ -56,7 +56,46 @@ def test_the_watch_stops_a_waiting_run_on_the_clock_and_a_computing_one_on_its_c
     assert asleep["cpu"] < 0.3                      # stopped by the clock, not by its CPU
     note = watch.stopped(asleep, limits)
     assert "stopped after 1 s on the clock" in note and "timed out, not wrong" in note, note
-    assert watch.stopped(computing, limits) == "stopped after 0.3 s of CPU (the time limit of a notebook)"
+    assert watch.stopped(computing, limits) == ("stopped after 0.3 s of CPU, counted over all its processes (the "
+                                                "time limit of a notebook)")
+
+
+def test_a_run_that_waits_is_stopped_at_the_idle_limit_and_one_the_machine_holds_back_is_not(tmp_path, monkeypatch):
+    """A run whose processes all wait (here a sleep) is stopped after the idle limit, long before its
+    clock's ceiling; a run with a process ready to run that a busy machine gives no CPU (its CPU count
+    standing still, read here from a stand-in for /proc) is at work, not idle, however long that lasts."""
+    from grading import watch as watching
+
+    limits = {"cell_cpu_seconds": 60, "notebook_seconds": 60, "notebook_wall_seconds": 600, "idle_seconds": 1.0}
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    held_back = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    running = {}
+    for process in (sleeper, held_back):
+        r, w = os.pipe()
+        os.close(w)
+        os.set_blocking(r, False)
+        running[process.pid] = {"deadline": time.monotonic() + 600, "watch": r}
+    real = watching.tree
+    monkeypatch.setattr(watching, "tree", lambda pid: (real(pid)[0], pid == held_back.pid))
+    watch = Watch(running, limits)
+    start = time.monotonic()
+    try:
+        while time.monotonic() - start < 60 and not running[sleeper.pid].get("killed"):
+            watch.check()
+            time.sleep(0.1)
+        waited = time.monotonic() - start
+        for _ in range(10):
+            watch.check()
+            time.sleep(0.1)
+    finally:
+        for process in (sleeper, held_back):
+            process.kill()
+            process.wait()
+            os.close(running[process.pid]["watch"])
+    assert running[sleeper.pid]["killed"] == "idle" and 1.0 < waited < 30, (running, waited)
+    assert not running[held_back.pid].get("killed"), running
+    note = watch.stopped(running[sleeper.pid], limits)
+    assert note.startswith("stopped after waiting 1 s without using the CPU") and "timed out, not wrong" in note
 
 
 def test_an_answer_a_time_limit_stopped_is_timed_out_not_wrong():

@@ -97,8 +97,9 @@ def trial(without, folder):
     os.waitpid(pid, 0)
     groups.remove()
     report = json.loads(data)
-    left = [line.split()[1] for line in open("/proc/sysvipc/shm").read().splitlines()[1:]]
-    report["shm_left"] = report["shm"] >= 0 and str(report["shm"]) in left
+    # By key and id: another process on the machine may hold a segment of the same id (ids start at 0).
+    left = [tuple(line.split()[:2]) for line in open("/proc/sysvipc/shm").read().splitlines()[1:]]
+    report["shm_left"] = report["shm"] >= 0 and (str(0x67726164 + len(without)), str(report["shm"])) in left
     if report["shm_left"]:
         libc.shmctl(report["shm"], 0, None)                                 # IPC_RMID: the test leaves nothing
     report["groups_left"] = [str(p) for p in groups.paths if p.exists()]
@@ -147,7 +148,7 @@ def reports(tmp_path_factory):
 def test_with_every_wall_no_attack_gets_through_and_nothing_is_left(reports):
     report = reports[None]
     # Every wall was raised (the control groups where the machine has them: their tests skip otherwise).
-    assert [m for m in report["missing"] if not m.startswith("no limit on")] == [], report
+    assert [m for m in report["missing"] if not m.startswith(("no limit on", "no CPU"))] == [], report
     assert report["reached"] == [], report
     assert report["groups_left"] == [] and not report["shm_left"]
 

@@ -29,7 +29,7 @@ DATA = f"{stored.FOLDER}/{stored.NAME}"
 PAGE_TOLERANCE = 1e-6
 
 NOTE = (f"On the website this explorer offers the {len(MENU)} prompts of its menu, run through SmolLM2 when the "
-        "site was built; in a kernel (launch or download this page) it runs the model on any text you type.")
+        "site was built; in a kernel (this page's notebook, from the download icon at the top) it runs the model on any text you type.")
 
 
 def prompt_menu(default: str = MENU[0], options: Sequence[str] = MENU) -> Control:
@@ -140,7 +140,7 @@ def decoded_view(text: str, method: str) -> dict:
 
 
 DECODE_NOTE = (f"On the website this explorer offers the {len(decoding.PROMPTS)} open prompts of the menu, each "
-               "continued five ways when the site was built; in a kernel (launch or download this page) it "
+               "continued five ways when the site was built; in a kernel (this page's notebook, from the download icon at the top) it "
                "continues any text you type (about 5 s for greedy, longer for beam search).")
 
 
