@@ -100,9 +100,9 @@ class Grading:
                 if give < MIN_RUN_SECONDS:
                     self.budget.settle(name, give, 0.0)
                     learner.verdicts.update(dict.fromkeys(ran["labels"], TIMED_OUT))
-                    learner.notes.append(f"{nb_name}: not run: this learner's runs had used the CPU the grading gives "
-                                         f"one learner ({self.limits['learner_seconds']:g} s) before this chapter; "
-                                         "timed out, not wrong")
+                    learner.notes.append(f"{nb_name}: not run: this learner's runs had used, or were using beside it, "
+                                         f"the CPU the grading gives one learner ({self.limits['learner_seconds']:g} s, "
+                                         "--learner-timeout); timed out, not wrong")
                     self.progress.ran_one()
                     continue
                 reserved[name] = give
@@ -114,16 +114,21 @@ class Grading:
             def heard(item: dict) -> None:
                 if item.get("idle") is True:
                     place.give_back()      # only runs that wait are left: another chapter may start
-                else:
-                    self.progress.ran_one()
+                    return
+                name = item.get("learner")
+                if name in reserved:       # what the run set aside is free again as soon as it ends
+                    cpu = item.get("cpu")
+                    self.budget.settle(name, reserved.pop(name), cpu if isinstance(cpu, (int, float)) else None)
+                    self.learners[name].cpu += cpu if isinstance(cpu, (int, float)) else 0.0
+                self.progress.ran_one()
 
             runs = run_chapter(spec, to_run, self.submissions, self.limits, self.per_chapter, self.scratch_root,
                                work, records, on_event=heard)
             place.give_back()
             for name in labels:
                 run = runs[name]
-                self.budget.settle(name, reserved[name], run.get("cpu"))
-                self.learners[name].cpu += run.get("cpu") or 0.0
+                if name in reserved:       # a run the chapter's process did not report (it failed)
+                    self.budget.settle(name, reserved.pop(name), run.get("cpu"))
                 if run.get("problem"):
                     self.learners[name].notes.append(f"{nb_name}: {run['problem']}")
                 missing = list(run.get("contained") or [])
@@ -234,7 +239,9 @@ def grade(submissions: Path, cell_timeout: float = 60, notebook_timeout: float =
     limits = {**LIMITS, "cell_cpu_seconds": cell_timeout, "notebook_seconds": notebook_timeout,
               "notebook_wall_seconds": wall_timeout or WALL_FACTOR * notebook_timeout,
               "memory_mb": memory_mb, "idle_seconds": idle_timeout or LIMITS["idle_seconds"],
-              "learner_seconds": learner_timeout or LIMITS["learner_seconds"]}
+              # By default at least a notebook's limit for each chapter at work at once: a learner's run in
+              # one chapter never finds what it may use taken by their run in the chapter beside it.
+              "learner_seconds": learner_timeout or max(LIMITS["learner_seconds"], CHAPTERS_AT_ONCE * notebook_timeout)}
     progress = Progress(list(handed), len(wanted), stream=progress_stream)
     # Every chapter's work folder (each learner's cells wait there for their run) in one folder of
     # the grading's own, hidden from every run: a run sees no other chapter's learners either.
@@ -334,9 +341,10 @@ def main(argv: list[str]) -> int:
                         help="CPU seconds one of a learner's cells may use (default %(default)g)")
     parser.add_argument("--notebook-timeout", type=float, default=LIMITS["notebook_seconds"],
                         help="CPU seconds one notebook's run may use, all its processes together (default %(default)g)")
-    parser.add_argument("--learner-timeout", type=float, default=LIMITS["learner_seconds"],
-                        help="CPU seconds all of one learner's runs may use together, in the whole grading: what one "
-                             "learner can cost the class (default %(default)g)")
+    parser.add_argument("--learner-timeout", type=float,
+                        help=f"CPU seconds all of one learner's runs may use together, in the whole grading: what one "
+                             f"learner can cost the class (default {LIMITS['learner_seconds']:g}, or twice "
+                             "--notebook-timeout if that is more)")
     parser.add_argument("--idle-timeout", type=float, default=LIMITS["idle_seconds"],
                         help="seconds a run may wait without using the CPU (a sleep, a read that never ends) before "
                              "it is stopped (default %(default)g)")
@@ -356,7 +364,7 @@ def main(argv: list[str]) -> int:
     if not folder.is_dir():
         print(f"error: {folder} is not a folder; give the folder that holds one folder per learner", file=sys.stderr)
         return 2
-    if min(args.cell_timeout, args.notebook_timeout, args.learner_timeout, args.idle_timeout) <= 0 \
+    if min(args.cell_timeout, args.notebook_timeout, args.learner_timeout or 1, args.idle_timeout) <= 0 \
             or (args.wall_timeout is not None and args.wall_timeout <= 0) or args.jobs < 1 or args.memory < 64:
         print("error: time limits must be positive numbers of seconds, --jobs at least 1 and --memory at least 64 (MB)",
               file=sys.stderr)
@@ -401,7 +409,7 @@ def main(argv: list[str]) -> int:
     print(CPU.summary())
     costliest = sorted(learners, key=lambda l: -l.cpu)[:3]
     print("  costliest learners' runs: " + ", ".join(f"{l.name} {l.cpu:.0f} s" for l in costliest)
-          + f" (each learner at most {args.learner_timeout:g} s: --learner-timeout)")
+          + f" (each learner at most {args.learner_timeout or max(LIMITS['learner_seconds'], CHAPTERS_AT_ONCE * args.notebook_timeout):g} s: --learner-timeout)")
     print(f"gradebook: {folder / GRADEBOOK}; each learner's feedback: {folder / FEEDBACK}/LEARNER.md")
     return 0
 

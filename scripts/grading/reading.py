@@ -492,6 +492,8 @@ def reader_main() -> int:
     """The reader process: one request per line on its input ({path, spec, out}), one answer per line
     on its output. Its memory is limited once (READER_MEMORY_MB beyond what it holds at start), its
     CPU for each notebook (READER_CPU_SECONDS); a notebook past either gets a note, not a crash."""
+    import IPython.core.inputtransformer2  # noqa: F401  deferred: the reader's alone, loaded before its limits
+
     vm = next((int(line.split()[1]) * 1024 for line in Path("/proc/self/status").read_text().splitlines()
                if line.startswith("VmSize:")), 0)
     try:
@@ -500,7 +502,6 @@ def reader_main() -> int:
         pass
     signal.signal(signal.SIGXCPU, _out_of_time)
     hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-    import IPython.core.inputtransformer2  # noqa: F401  deferred: the reader's alone, loaded before any notebook
 
     for line in sys.stdin:
         request = json.loads(line)
