@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.nodes import process_only_nodes
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -77,6 +79,16 @@ class RemoveSolutions(SphinxTransform):
         for kind in (solution_node, solution_start_node, solution_end_node):
             for node in list(self.document.findall(kind)):
                 node.parent.remove(node)
+
+
+class OnlyBeforeReferences(SphinxPostTransform):
+    """Sphinx's own `{only}` processing (its OnlyNodeTransform), run before MyST resolves links (its
+    resolver's priority is 9): a link in a `{only} not class_site` block to a page the class site leaves
+    out is then gone before anything looks for that page."""
+    default_priority = 5
+
+    def run(self, **kwargs):
+        process_only_nodes(self.document, self.app.builder.tags)
 
 
 def _buttons(context):
@@ -144,6 +156,7 @@ def setup(app):
     # After sphinx-external-toc has read the table of contents (its handler's priority is 900).
     app.connect("config-inited", _leave_out_instructors_pages, priority=950)
     app.add_transform(RemoveSolutions)
+    app.add_post_transform(OnlyBeforeReferences)
     # After sphinx-book-theme has made its buttons (priority 501).
     app.connect("html-page-context", _point_at_reader_notebooks, priority=800)
     app.connect("build-finished", _write_downloads)

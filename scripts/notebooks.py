@@ -234,8 +234,11 @@ def reader_notebook(doc: str, nb, bookinfo: Book, *, solutions: str = "fold", ou
     """
     assert solutions in ("fold", "absent")
     cited: list[str] = []
+    # A notebook without solutions is the class's (a handout, the class site's download): its pages'
+    # text for the class site (`{only} class_site`), as that site shows it.
     page = Page(doc, titles=bookinfo.titles, labels=bookinfo.labels,
-                bibliography=lambda: bookinfo.bibliography.listing())
+                bibliography=lambda: bookinfo.bibliography.listing(),
+                tags=frozenset({"class_site"}) if solutions == "absent" else frozenset())
     page.cite = bookinfo.bibliography.citer(page.link(REFERENCES_DOC), cited)
     for cell in nb.cells:
         if cell.cell_type == "code":
