@@ -144,6 +144,12 @@ def learner_child(shell, learner: dict, job: dict) -> None:
     they depart from the chapter, and write the answers straight to the grader (a pipe of the
     grader's own: this process never holds another learner's answers, or their code)."""
     signal.signal(signal.SIGALRM, signal.SIG_DFL)     # the chapter's watch is not this process's
+    try:    # it ends with the chapter's process, from its first line (a fork does not inherit that)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+    if os.getppid() != learner["parent"]:            # the chapter's process ended before that
+        os._exit(1)
     cgroups = learner.pop("cgroups", None)
     try:
         if cgroups is not None:
@@ -381,18 +387,18 @@ def main() -> int:
                 emit({"learner": entry["learner"]["name"], "problem": problem, "stopped": entry.get("killed"),
                       "cpu": round(used, 3)})
                 del running[pid]
-        # Every learner started and every run left waiting: the grader may start another chapter
-        # beside this one (these runs use no CPU; the watch ends them at the idle limit).
-        if not told_idle and index >= len(learners) and running and all(map(Watch.waiting, running.values())):
+        # Every learner started and every run left waiting or long: the grader may start another
+        # chapter beside this one (these runs go on within their limits; the watch ends them there).
+        if not told_idle and index >= len(learners) and running and not busy():
             told_idle = True
             emit({"idle": True})
 
     def busy() -> int:
-        return sum(not Watch.waiting(entry) for entry in running.values())
+        return sum(map(Watch.at_work, running.values()))
 
     def start(learner):
-        # `jobs` runs at work at once; a run that waits (no CPU for a second) leaves its place to
-        # another, up to `most` runs in all (each holds memory).
+        # `jobs` runs at work at once; a run that waits (no CPU for a second) or has run long leaves
+        # its place to another, up to `most` runs in all (each holds memory).
         while busy() >= job["jobs"] or len(running) >= job.get("most", job["jobs"]):
             reap()
             time.sleep(0.02)
@@ -400,6 +406,7 @@ def main() -> int:
         learner["cgroups"] = Cgroups(f"grading-{os.getpid()}-{learner['start']}-{len(running)}-{time.monotonic_ns()}", limits)
         watch_read, learner["watch_fd"] = os.pipe()
         os.set_blocking(watch_read, False)
+        learner["parent"] = os.getpid()
         pid = os.fork()
         if pid == 0:
             try:

@@ -224,9 +224,10 @@ class CpuTime:
     def summary(self) -> str:
         s = self.seconds
         chapters = s["chapter start"] + s["chapter claims"] + s["chapter cells"]
-        return (f"CPU time: the chapters' own processes {chapters:.0f} s (start-up {s['chapter start']:.0f} s, "
-                f"claims {s['chapter claims']:.0f} s, cells {s['chapter cells']:.0f} s), the learners' runs "
-                f"{s['runs']:.0f} s ({self.runs} runs, {s['runs'] / max(self.runs, 1):.1f} s each), the checkers "
+        return (f"CPU time: {chapters + s['runs'] + s['checkers']:.0f} s in all: the chapters' own processes "
+                f"{chapters:.0f} s (start-up {s['chapter start']:.0f} s, claims {s['chapter claims']:.0f} s, cells "
+                f"{s['chapter cells']:.0f} s), the learners' runs {s['runs']:.0f} s ({self.runs} runs, "
+                f"{s['runs'] / max(self.runs, 1):.1f} s each, every process of each counted), the checkers "
                 f"{s['checkers']:.0f} s")
 
 

@@ -23,6 +23,10 @@ PROGRESS_CPU = 0.05
 # place among the runs at work (the chapter's process starts another beside it), though it is still
 # watched.
 WAITING_AFTER = 1.0
+# A run that has used this much CPU is a long one: it goes on within its limits, at its share of the
+# processor, but holds no place among the runs at work either, so that one learner's long run (a
+# heavy notebook, or 100 spinning processes) never holds up the learners after it.
+LONG_CPU = 10.0
 # At most this many processes of a run read from /proc where no control group counts them.
 MAX_TREE = 4096
 
@@ -141,6 +145,11 @@ class Watch:
     def waiting(entry: dict) -> bool:
         """The run has used no CPU for a while: it waits, and holds no place among the runs at work."""
         return time.monotonic() - entry.get("progress_at", time.monotonic()) > WAITING_AFTER
+
+    @staticmethod
+    def at_work(entry: dict) -> bool:
+        """The run holds a place among the runs at work: it neither waits nor has run long."""
+        return not Watch.waiting(entry) and (entry.get("cpu") or 0.0) < LONG_CPU
 
     def stopped(self, entry: dict, limits: dict) -> str | None:
         """What a run the watch killed was stopped by, in the grader's words."""
