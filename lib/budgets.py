@@ -32,6 +32,13 @@ BUDGETS: dict[str, float] = {
     "smollm2_site_decoding": 75.0,  # the site's build: the real-model chapter's 24 open prompts decoded five ways (about
                                     # 5,800 row-steps of a batch at about 9 ms each; measured 54 s on one thread with the
                                     # machine idle, 67 s under a load of 2; kept on disk, paid once per change of settings)
+    # SmolLM2 in the page (lib/explorers/js/smollm2/: Node for the kernels, chromium for the page)
+    "smollm2_page_token_ms": 30.0,     # one new token with the KV cache at 32 positions, CPU of one thread, p95
+    "smollm2_page_prompt": 1.0,        # a 32-token text from nothing
+    "smollm2_page_lens_ms": 150.0,     # the logit lens of all 30 layers at one position
+    "smollm2_page_cached": 3.0,        # second visit: the model from the browser's cache to the first result
+    "smollm2_page_memory_mb": 384.0,   # the page's WebAssembly memory
+    "main_thread_ms": 50.0,            # the page's longest task on its main thread while the model works
     # the grader (`make bench-grade`, scripts/grade_bench.py)
     "grade_class": 600.0,         # 30 learners x every chapter with exercises, `make grade` on 2 idle cores
     "grade_memory_mb": 300.0,     # the grader's own peak memory (its runs not counted), whatever a learner returns

@@ -97,9 +97,28 @@ MESSAGES: dict[str, str] = {
     "not_precomputed": "the website holds the real model's attention for the {n} sentences of this menu only; in a "
                        "kernel (this page's notebook, from the download icon at the top) the explorer runs the model on any sentence",
     # the real next-token model's explorers on the website (lib.chapters.part3.real_model; its page.js)
-    "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; in a kernel (this page's "
-                  "notebook, from the download icon at the top) the explorer runs the model on any text",
+    "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; load the real model "
+                  "(the button above) or open the page in a kernel to run it on any text",
+    "min_p": "min-p must be a number above 0 and at most 1 (the share of the best token's probability a token must "
+             "reach), got {got}",
     "decoding_method": "the decoding method must be one of {methods}; got {got}",
+    # SmolLM2's text, in the library (lib.model.smollm2, lib.model.bytebpe) and in the page (smollm2/ops.js)
+    "text_empty": "the prompt is empty: give smollm2 some text, for example 'The capital of France is'",
+    "text_unwritable": "SmolLM2's vocabulary cannot write {char} ({code}): its byte {byte} is no token of its "
+                       "vocabulary; leave that character out",
+    "rows_not_one": "SmolLM2 does not write {word} as one token after a space (it cuts it into {pieces}): choose "
+                    "another word",
+    "rows_none": "type one word or more, separated by commas (for example: king, queen, Paris)",
+    "rows_many": "at most {most} words at a time, separated by commas; got {n}",
+    "smol_induction_twice": "induction heads are found on a text read twice: switch 'read it twice' on",
+    "smol_text_long": "the text is {n} tokens long; this explorer reads at most {most} (twice, {twice}): shorten it",
+    "smol_text_short": "the text needs at least two tokens (read twice, a one-token text has no pattern to copy)",
+    "not_live": "the website holds this explorer's picture for the texts it opens with only; load the real model "
+                "(the button above) or open the page in a kernel to run it on any text",
+    # activation patching's warnings (lib.analysis.patching.patching_warnings; the page's twins)
+    "patch_same_top": "the model puts {token} first after both prompts: the corruption does not change its answer",
+    "patch_small_move": "the logit difference moves by only {moved} between the runs (less than {least}), so the "
+                        "fractions are shares of almost nothing and mean little",
     "cache_overflow": "the cache would need more bytes than a number can count (over 1.8e308); choose smaller sizes",
     # the exercises' self-checks (lib.exercises; the website's answer boxes, checks.js)
     "answer_number": "{what} should be a single finite number; got {got}.",

@@ -237,6 +237,68 @@ def patching_timings(browser, url: str, n: int = 48) -> dict:
             "drawings": best("drawn", drawn)}
 
 
+REAL_PAGE = "chapters/part3/real-model.html"
+# Every long task of the page's main thread (over 50 ms), recorded from the start of its load.
+LONG_TASKS = """window.__longTasks = [];
+new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__longTasks.push([e.startTime, e.duration])))
+  .observe({ type: "longtask", buffered: true });"""
+
+
+def real_model_timings(browser, url: str) -> dict | None:
+    """SmolLM2 loaded into the real-model page: the download from the site and the load, the worker's own
+    timings (one token with the cache at 32 positions, a 32-token text, the lens of every block), a typed text to
+    its picture, a continuation decoded in the worker, the page's longest main-thread task while the model works,
+    and, on a second visit (the browser's cache), the time from the button to the first result of a shared link's
+    text."""
+    context = browser.new_context()
+    context.add_init_script(LONG_TASKS)
+    page = context.new_page()
+    page.goto(f"{url}/{REAL_PAGE}")
+    page.wait_for_function("window.courseExplorers && window.courseExplorers.ready")
+    if not page.locator(".course-real-load").count():
+        context.close()
+        return None
+    ms = lambda: page.evaluate("performance.now()")  # noqa: E731
+    loaded_at = ms()
+    page.locator(".course-real-load").first.click()
+    page.wait_for_function("window.courseSmolLM2.state === 'ready'", timeout=600_000)
+    load_ms = ms() - loaded_at
+    info = page.evaluate("window.courseSmolLM2.info")
+    text = ("The river ran past the old mill, and the miller counted the sacks of grain one by one while his wife "
+            "watched the road")
+    inner = page.evaluate("(t) => window.courseSmolLM2.call('bench', { text: t, steps: 40 }).promise", text)
+    views = page.evaluate("window.courseExplorers.explorers.map((e) => e.spec.view)")
+    timed = {}
+    for view in ("real_page", "real_decode"):
+        i = views.index(view)
+        box = page.locator(".course-explorer").nth(i).get_by_role("textbox", name="Your text")
+        before = page.evaluate(f"window.courseExplorers.explorers[{i}].settled")
+        t = ms()
+        box.fill(text)
+        page.wait_for_function(f"window.courseExplorers.explorers[{i}].settled > {before}", timeout=600_000)
+        timed[view] = ms() - t
+    tasks = page.evaluate(f"window.__longTasks.filter(([start]) => start >= {loaded_at})")
+    page.wait_for_timeout(400)                     # the address follows the picture once the moves pause
+    shared = page.url
+    again = context.new_page()
+    again.goto(shared)
+    again.wait_for_function("window.courseExplorers && window.courseExplorers.ready")
+    i = views.index("real_page")
+    t0 = again.evaluate("performance.now()")
+    again.locator(".course-real-load").first.click()
+    again.wait_for_function(f"(() => {{ const e = window.courseExplorers.explorers[{i}]; return e.drawn && "
+                            f"e.drawn.view.tokens.join('').startsWith({text[:20]!r}); }})()", timeout=600_000)
+    cached_ms = again.evaluate("performance.now()") - t0
+    from_cache = again.evaluate("window.courseSmolLM2.info.fromCache === window.courseSmolLM2.info.bytes")
+    context.close()
+    steps = sorted(inner["steps"])
+    return {"load_ms": load_ms, "bytes": info["bytes"], "memory_mb": info["memory"] / 2**20,
+            "token_p95_ms": steps[max(0, round(0.95 * len(steps)) - 1)], "prefill_ms": inner["prefill"],
+            "lens_ms": sorted(inner["lens"])[len(inner["lens"]) // 2], "page_ms": timed["real_page"],
+            "decode_ms": timed["real_decode"], "longest_task_ms": max([d for _, d in tasks] or [0.0]),
+            "long_tasks": len(tasks), "cached_ms": cached_ms, "from_cache": from_cache}
+
+
 def serve(site: Path):
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -290,6 +352,7 @@ def main(argv=None) -> int:
                   + ("  OVER budget" if over else ""))
         patching = None if opts.only else patching_timings(browser, url)
         induction = induction_timings(browser, url) if opts.only in (None, INDUCTION_PAGE) else None
+        real = real_model_timings(browser, url) if opts.only in (None, REAL_PAGE) else None
         browser.close()
     server.shutdown()
     if patching:
@@ -311,6 +374,24 @@ def main(argv=None) -> int:
               f"median {induction['median_ms']:.2f} "
               f"(compute {induction['compute_p95_ms']:.2f}, max {induction['max_ms']:.2f}; budget {FRAME_MS:g})"
               + ("  OVER budget" if induction["p95_ms"] > FRAME_MS or induction["ready_ms"] > READY_MS else ""))
+    if real:
+        def over(x, name):
+            return "within" if x <= BUDGETS[name] else "OVER"
+        print(f"SmolLM2 in the page: {real['bytes'] / 1e6:.1f} MB downloaded from the site and loaded in "
+              f"{real['load_ms'] / 1e3:.1f} s; WebAssembly memory {real['memory_mb']:.0f} MiB "
+              f"({over(real['memory_mb'], 'smollm2_page_memory_mb')} budget {BUDGETS['smollm2_page_memory_mb']:g})")
+        print(f"  in the page's worker: one token with the cache at 32 positions p95 {real['token_p95_ms']:.1f} ms "
+              f"({over(real['token_p95_ms'], 'smollm2_page_token_ms')} budget {BUDGETS['smollm2_page_token_ms']:g}); "
+              f"a 32-token text {real['prefill_ms']:.0f} ms ({over(real['prefill_ms'] / 1e3, 'smollm2_page_prompt')} budget "
+              f"{BUDGETS['smollm2_page_prompt'] * 1e3:g}); the lens of 30 layers {real['lens_ms']:.0f} ms "
+              f"({over(real['lens_ms'], 'smollm2_page_lens_ms')} budget {BUDGETS['smollm2_page_lens_ms']:g})")
+        print(f"  a typed text to its next-token picture {real['page_ms']:.0f} ms; a greedy continuation {real['decode_ms']:.0f} ms; "
+              f"the main thread's longest task while the model loaded and worked {real['longest_task_ms']:.0f} ms over "
+              f"{real['long_tasks']} long tasks ({over(real['longest_task_ms'], 'main_thread_ms')} budget "
+              f"{BUDGETS['main_thread_ms']:g})")
+        print(f"  second visit, from the browser's cache ({'yes' if real['from_cache'] else 'NO'}) to the first result: "
+              f"{real['cached_ms'] / 1e3:.1f} s ({over(real['cached_ms'] / 1e3, 'smollm2_page_cached')} budget "
+              f"{BUDGETS['smollm2_page_cached']:g})")
     for kind, chosen in (("with explorers", [r for r in rows if r["explorer"]]),
                          ("without explorers", [r for r in rows if not r["explorer"]])):
         if chosen:

@@ -39,12 +39,21 @@ def random_text(rng: random.Random, name: str, n_tokens: int, vocab_size: int) -
     if name == "seed":
         return rng.choice(["-1", "1e3", "seven", str(2**63)]) if bad else str(rng.choice([rng.randint(0, 50),
                                                                                          rng.randint(0, 2**63 - 1)]))
+    if name == "min_p":
+        return rng.choice(["1.5", "0", "x", "nan", "-0.2"]) if bad else rng.choice(["", "off", f"{rng.uniform(0.001, 1):.3f}", "1"])
     if name == "position":
         return rng.choice(["x", str(n_tokens), "-1"]) if bad else rng.choice(["", str(rng.randrange(max(n_tokens, 1)))])
     raise KeyError(name)
 
 
-SHARED_BOXES = ("top_k", "top_p", "seed", "position")
+SHARED_BOXES = ("top_k", "top_p", "min_p", "seed", "position")
+
+
+def opening_only(explorer) -> bool:
+    """An explorer the website runs only with the real model loaded (lib.explorers.smollm2.live_args): without it the
+    page shows the picture of its opening values and says to load the model for any other. Its page twin is held
+    to the library, on any values, by tests/explorers/test_smollm2_page.py (the model run in Node)."""
+    return bool(explorer.args.get("real", {}).get("opening"))
 
 
 def random_number(rng: random.Random, c):
@@ -63,6 +72,8 @@ def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = N
     explorer's own boxes are filled by its registration's `random_text`)."""
     tokens = lm.vocab.tokens if lm is not None else []
     n_ctx = lm.model.cfg.n_ctx if lm is not None else 0
+    if opening_only(explorer):
+        return explorer.defaults()
     values = {}
     for c in explorer.controls:
         if c.kind == "prompt" and c.precomputed:

@@ -153,29 +153,37 @@ def patching_warnings(lm, clean: list[str], corrupted: list[str], clean_diff: fl
     if getattr(lm, "meta", None) and lm.meta.get("corpus") == "calling-game":
         out += corruption_problems(clean, corrupted)
     if tops is not None and tops[0] == tops[1]:
-        out.append(f"the model puts {tops[0]} first after both prompts: the corruption does not change its answer")
+        out.append(say("patch_same_top", token=tops[0]))
     moved = clean_diff - corrupted_diff
     if abs(moved) < SMALL_MOVE:
-        out.append(f"the logit difference moves by only {moved:+.3f} between the runs (less than {SMALL_MOVE:g}), so "
-                   "the fractions are shares of almost nothing and mean little")
+        out.append(say("patch_small_move", moved=f"{moved:+.3f}", least=f"{SMALL_MOVE:g}"))
     return tuple(out)
 
 
-def patch(lm, clean: str, corrupted: str, target: str | None = None, against: str | None = None,
-          direction: str = "denoise") -> Patching:
-    """Every head's write, every MLP's output and the residual stream, at every position, patched one
-    at a time between the two runs, and the fraction of the logit difference (target minus against, at
-    the last position) each moves: `denoise` patches the clean run's activation into the corrupted run
-    (the fraction brought back), `noise` the corrupted run's into the clean run (the fraction lost). By
-    default the target is the clean run's top token and the rival the corrupted run's."""
+@dataclass(frozen=True)
+class _Runs:
+    """The two runs a patching compares, and the number it measures on them."""
+    model: object
+    clean: list[int]
+    corrupted: list[int]
+    clean_cache: dict
+    corrupted_cache: dict
+    target: int
+    against: int
+    clean_diff: float
+    corrupted_diff: float
+    tops: tuple[int, int]          # each run's top token
+
+
+def _runs(lm, clean: str, corrupted: str, target: str | None, against: str | None, direction: str) -> _Runs:
+    """Both prompts run once with their caches, the target and the rival chosen (by default the clean run's top
+    token and the corrupted run's), and the logit difference after each, checked."""
     require(direction in DIRECTIONS, f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
     model = double_model(lm.model)
-    cfg = model.cfg
     a, b = lm.encode(clean), lm.encode(corrupted)
     require(len(a) == len(b), say("patch_lengths", clean=len(a), corrupted=len(b)))
     clean_logits, cache = model.run_with_cache(a)
-    with torch.no_grad():
-        corrupted_logits = model(b)
+    corrupted_logits, corrupted_cache = model.run_with_cache(b)
     t = lm.vocab.id(target) if target else int(clean_logits[-1].argmax())
     u = lm.vocab.id(against) if against else int(corrupted_logits[-1].argmax())
     if t == u:
@@ -185,20 +193,42 @@ def patch(lm, clean: str, corrupted: str, target: str | None = None, against: st
     clean_diff, corrupted_diff = float(_diff(clean_logits, t, u)), float(_diff(corrupted_logits, t, u))
     require(abs(clean_diff - corrupted_diff) > MIN_CHANGE,
             say("patch_no_change", target=lm.vocab.tokens[t], against=lm.vocab.tokens[u], diff=f"{clean_diff:.6g}"))
+    return _Runs(model, a, b, cache, corrupted_cache, t, u, clean_diff, corrupted_diff,
+                 (int(clean_logits[-1].argmax()), int(corrupted_logits[-1].argmax())))
 
-    T, L, H = len(a), cfg.n_layers, cfg.n_heads
+
+def _fraction(r: _Runs, direction: str):
+    def fraction(last_logits):
+        d = last_logits[:, r.target] - last_logits[:, r.against]
+        if direction == "denoise":
+            return ((d - r.corrupted_diff) / (r.clean_diff - r.corrupted_diff)).numpy()
+        return ((r.clean_diff - d) / (r.clean_diff - r.corrupted_diff)).numpy()
+    return fraction
+
+
+def _patching(lm, r: _Runs, heads, mlps, resid, stages, direction) -> Patching:
+    clean_tokens, corrupted_tokens = lm.vocab.decode(r.clean), lm.vocab.decode(r.corrupted)
+    return Patching(clean_tokens, corrupted_tokens, lm.vocab.tokens[r.target], lm.vocab.tokens[r.against], r.clean_diff,
+                    r.corrupted_diff, heads, mlps, resid, stages, direction,
+                    patching_warnings(lm, clean_tokens, corrupted_tokens, r.clean_diff, r.corrupted_diff,
+                                      (lm.vocab.tokens[r.tops[0]], lm.vocab.tokens[r.tops[1]])))
+
+
+def patch(lm, clean: str, corrupted: str, target: str | None = None, against: str | None = None,
+          direction: str = "denoise") -> Patching:
+    """Every head's write, every MLP's output and the residual stream, at every position, patched one
+    at a time between the two runs, and the fraction of the logit difference (target minus against, at
+    the last position) each moves: `denoise` patches the clean run's activation into the corrupted run
+    (the fraction brought back), `noise` the corrupted run's into the clean run (the fraction lost). By
+    default the target is the clean run's top token and the rival the corrupted run's."""
+    r = _runs(lm, clean, corrupted, target, against, direction)
+    model, cfg = r.model, r.model.cfg
+    T, L, H = len(r.clean), cfg.n_layers, cfg.n_heads
     stages = resid_stages(cfg)
-    _, corrupted_cache = model.run_with_cache(b)
     heads, mlps, resid = np.zeros((L, H, T)), np.zeros((L if cfg.has_mlp else 0, T)), np.zeros((len(stages), T))
     # Denoising runs the corrupted prompt with clean activations; noising the clean one with corrupted ones.
-    base, source = (corrupted_cache, cache) if direction == "denoise" else (cache, corrupted_cache)
-
-    def fraction(last_logits):
-        d = last_logits[:, t] - last_logits[:, u]
-        if direction == "denoise":
-            return ((d - corrupted_diff) / (clean_diff - corrupted_diff)).numpy()
-        return ((clean_diff - d) / (clean_diff - corrupted_diff)).numpy()
-
+    base, source = (r.corrupted_cache, r.clean_cache) if direction == "denoise" else (r.clean_cache, r.corrupted_cache)
+    fraction = _fraction(r, direction)
     # A patch in block L leaves blocks 0 to L-1 as they were in the base run: start there.
     for layer in range(L):
         runs = [(f"blocks.{layer}.attn.head_out", h, p) for h in range(H) for p in range(T)]
@@ -210,12 +240,31 @@ def patch(lm, clean: str, corrupted: str, target: str | None = None, against: st
             mlps[layer] = got[H * T:(H + 1) * T]
         resid[layer] = got[-T:]
     resid[L] = fraction(run_patches(model, base, source, [("resid_final", None, p) for p in range(T)], L))
-    clean_tokens, corrupted_tokens = lm.vocab.decode(a), lm.vocab.decode(b)
-    return Patching(clean_tokens, corrupted_tokens, lm.vocab.tokens[t], lm.vocab.tokens[u], clean_diff,
-                    corrupted_diff, heads, mlps, resid, stages, direction,
-                    patching_warnings(lm, clean_tokens, corrupted_tokens, clean_diff, corrupted_diff,
-                                      (lm.vocab.tokens[int(clean_logits[-1].argmax())],
-                                       lm.vocab.tokens[int(corrupted_logits[-1].argmax())])))
+    return _patching(lm, r, heads, mlps, resid, stages, direction)
+
+
+def patch_stream(lm, clean: str, corrupted: str, target: str | None = None, against: str | None = None,
+                 direction: str = "denoise") -> Patching:
+    """The residual stream alone, patched at every stage (before each block, and after the last) and every
+    position, as `patch` patches it (its `heads` and `mlps` left empty): what a large model can afford, one
+    pass per cell instead of one per head and MLP as well. The page's twin (lib/explorers/js/smollm2/ops.js,
+    `patchStream`) computes the same grid."""
+    r = _runs(lm, clean, corrupted, target, against, direction)
+    model, cfg = r.model, r.model.cfg
+    T, L = len(r.clean), cfg.n_layers
+    stages = resid_stages(cfg)
+    fraction = _fraction(r, direction)
+    base, source = (r.corrupted_cache, r.clean_cache) if direction == "denoise" else (r.clean_cache, r.corrupted_cache)
+    # Before the first position where the prompts differ, both runs hold the same stream (attention reads only
+    # what comes before): a patch there changes nothing, and its cell is 0 in either direction.
+    first = next((p for p in range(T) if r.clean[p] != r.corrupted[p]), T)
+    resid = np.zeros((len(stages), T))
+    if first < T:
+        for layer in range(L):
+            runs = [(f"blocks.{layer}.resid_pre", None, p) for p in range(first, T)]
+            resid[layer, first:] = fraction(run_patches(model, base, source, runs, layer))
+        resid[L, first:] = fraction(run_patches(model, base, source, [("resid_final", None, p) for p in range(first, T)], L))
+    return _patching(lm, r, np.zeros((L, cfg.n_heads, 0)), np.zeros((0, T)), resid, stages, direction)
 
 
 def patch_hooks(runs: list[tuple[str, int | None, int]], source, single: bool = False) -> list:

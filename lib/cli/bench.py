@@ -30,6 +30,8 @@ from lib.budgets import BUDGETS
 from lib.content.point_sets import POINT_SETS, point_set
 from lib import chapters
 from lib.explorers.definition import TEMPERATURES
+from lib.explorers import smollm2 as page_model
+from lib.explorers import web
 from lib.explorers.registry import entry
 from lib.model import minilm, smollm2
 from lib.model.store import WEIGHTS, load, load_checkpoints, model_folder, read_model, shipped_names
@@ -347,6 +349,36 @@ def real_model_costs() -> list[tuple]:
     return rows
 
 
+def page_model_costs(repeat: int = 40) -> list[tuple]:
+    """SmolLM2 as the page runs it (lib/explorers/js/smollm2/), in Node on one thread: the site's modules and the
+    model's file written as the build writes them, CPU milliseconds of the page's own operations
+    (scripts/smollm2_node.mjs); the browser's figures are scripts/site_bench.py's."""
+    node = shutil.which("node")
+    if node is None or smollm2.package_file() is None:
+        return [("SmolLM2 in the page: Node.js or the model is missing, not measured", 0.0, None)]
+
+    lm = smollm2.load()
+    text = "The river ran past the old mill, and the miller counted the sacks of grain one by one while his"
+    ids = lm.encode(text * 2)[:32]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        web.install(folder)
+        page_model.export(folder)
+        runner = Path(__file__).resolve().parents[2] / "scripts" / "smollm2_node.mjs"
+        done = subprocess.run([node, str(runner), str(folder), str(folder / page_model.FOLDER)], capture_output=True,
+                              text=True, input=json.dumps([{"op": "bench", "ids": ids, "steps": repeat}]), check=True)
+    out = json.loads(done.stdout)
+    b = out["answers"][0]["result"]
+    return [("SmolLM2 in the page (Node, one thread): loading the model from its parts", out["load_ms"] / 1e3, None),
+            (f"SmolLM2 in the page: one new token with the cache at 32 positions, p95 of {repeat}",
+             _p95(b["steps"]), BUDGETS["smollm2_page_token_ms"], "ms"),
+            ("SmolLM2 in the page: a 32-token text from nothing", b["prefill"] / 1e3, BUDGETS["smollm2_page_prompt"]),
+            ("SmolLM2 in the page: the logit lens of 30 layers at one position, p95 of 5", _p95(b["lens"]),
+             BUDGETS["smollm2_page_lens_ms"], "ms"),
+            ("SmolLM2 in the page: a 32-token text's whole run (page, lens, every pattern)", b["run"] / 1e3, None),
+            ("SmolLM2 in the page: WebAssembly memory", b["memory"] / 2**20, BUDGETS["smollm2_page_memory_mb"], "MB")]
+
+
 def main(train_models: bool = True) -> int:
     print(f"python {sys.version.split()[0]}")
     code = "import time; t=time.perf_counter(); import lib, lib.model.transformer, lib.model.store; print(time.perf_counter()-t)"
@@ -388,6 +420,8 @@ def main(train_models: bool = True) -> int:
     for row in induction_costs():
         print(_row(*row))
     for row in real_model_costs():
+        print(_row(*row))
+    for row in page_model_costs():
         print(_row(*row))
 
     t = time.perf_counter()

@@ -66,6 +66,10 @@ class SiteCheck:
     # function returning it, for inputs the library works out, such as a prompt drawn from a set)
     model: str | tuple[str, ...] | None = None   # the shipped model (or models, in the check's order) it reads
     reads: str | None = None                 # an open check's reading of the box: number, text or tuple
+    own: str = ""      # the label of a second box for the learner's own text: the check is of their text (its
+    # `values(text)` runs SmolLM2 on it; on the page, the real model the reader loads runs it: `COMPUTE(args with
+    # the text, null, real)`), so no value can be shipped and the class site's box works once the model is loaded
+    own_example: str = ""   # a text of the learner's kind, the one the tests (and `computed()`) check with
     # An open check ("open") decides by itself, as the library's function is written: its sentences
     # are `texts`, said through `say`, and the page's computation decides the same way. Its `values`
     # are examples for the tests only (a right answer, and a wrong one per text key), never shipped.
@@ -88,10 +92,19 @@ class SiteCheck:
 
     def computed(self, *lms) -> Values:
         """The library's values, worked out once per model however often a learner checks."""
+        if self.own:
+            return self.values_of(self.own_example)
         lms = tuple(lm for lm in lms if lm is not None)
         key = (self.name,) + tuple((getattr(lm, "name", None), id(getattr(lm, "model", lm))) for lm in lms)
         if key not in _COMPUTED:
             _COMPUTED[key] = self.values(*lms)
+        return _COMPUTED[key]
+
+    def values_of(self, text: str) -> Values:
+        """An own-text check's values on `text`, worked out once per text."""
+        key = (self.name, "text", str(text))
+        if key not in _COMPUTED:
+            _COMPUTED[key] = self.values(str(text))
         return _COMPUTED[key]
 
     def say(self, key: str, ok: bool = False, **fields) -> Feedback:
@@ -104,7 +117,17 @@ class SiteCheck:
             raise TypeError(f"{self.name} is an open check: it decides by itself and says its texts with `say`")
         if unanswered(answer):
             return Feedback(False, NOT_ANSWERED, answered=False)
-        v = self.computed(*lms)
+        return self._judged(answer, self.computed(*lms))
+
+    def judge_text(self, text, answer) -> Feedback:
+        """An own-text check (`own`): `answer` against the values the library computes on the learner's `text`."""
+        if unanswered(text):
+            return Feedback(False, NOT_ANSWERED, answered=False)
+        if unanswered(answer):
+            return Feedback(False, NOT_ANSWERED, answered=False)
+        return self._judged(answer, self.values_of(text))
+
+    def _judged(self, answer, v: Values) -> Feedback:
         fill = lambda key, **more: self.texts[key].format(**v.fields, **more)   # noqa: E731
         if self.rule == "number":
             tol = self.tol if self.tol is not None else self.rel_tol * v.expected
@@ -127,7 +150,7 @@ class SiteCheck:
         is only marked live."""
         out = {"check": self.name, "rule": self.rule, "reads": self.reading, "compute": self.compute, "what": self.what,
                "tol": self.tol, "rel_tol": self.rel_tol, "texts": dict(self.texts), "model": self.model,
-               "args": dict(self.args() if callable(self.args) else self.args)}
+               "args": dict(self.args() if callable(self.args) else self.args), "own": self.own}
         if not self.shipped:
             return out
         if mode == "hide":
@@ -150,6 +173,9 @@ def site_check(module: str, check: str, *, rule: str, compute: str | None, value
     twin = SiteCheck(module, check, rule, compute, values, **kw)
     if rule == "choice" and not {"right", "wrong"} <= set(twin.texts):
         raise ValueError(f"{twin.name}: a choice declares its right and wrong texts")
+    if twin.own and (compute is None or rule == "open" or not twin.own_example):
+        raise ValueError(f"{twin.name}: an own-text check is computed in the page (its values are of the learner's "
+                         "text) and declares an example of such a text for the tests")
     if rule == "open" and (twin.reads not in READINGS or compute is None):
         raise ValueError(f"{twin.name}: an open check reads its box as one of {', '.join(READINGS)} "
                          "and the page computes its decision (it has no values to ship)")

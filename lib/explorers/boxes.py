@@ -12,6 +12,7 @@ from typing import Sequence
 
 from lib.errors import CourseError, require
 from lib.messages import say
+from lib.model.decoding import check_min_p
 from lib.model.readout import MAX_SEED, check_seed, check_top_k, check_top_p
 
 
@@ -33,6 +34,14 @@ def parse_top_p(text) -> float | None:
     if text.lower() in ("", "all", "none"):
         return None
     return check_top_p(text)
+
+
+def parse_min_p(text) -> float | None:
+    """A min-p typed in a box: blank means off, otherwise a number above 0 and at most 1."""
+    text = str(text).strip()
+    if text.lower() in ("", "off", "none"):
+        return None
+    return check_min_p(text)
 
 
 def parse_seed(text) -> int:

@@ -182,6 +182,15 @@ def prompt_control(prompts: Sequence[str], name: str = "prompt", label: str = "p
                    prompts[0], options=tuple(prompts))
 
 
+def text_menu(default: str, options, name: str = "prompt", label: str = "prompt") -> Control:
+    """A real-model explorer's text control: on the website a menu of the texts the build ran, until the reader
+    loads the model into the page (lib.explorers.smollm2; then a box for any text); in a kernel any text."""
+    offered = tuple(options) if default in options else (default, *options)
+    return Control(name, label, "the text the model reads: in a kernel, or once the real model is loaded into the "
+                   "page, type any; until then choose one of those run when the site was built", "prompt", default,
+                   options=offered, precomputed=True)
+
+
 def temperature_control(default: float = 1.0) -> Control:
     """A slider over 0.1 to 10 and a box that takes any temperature the read-out accepts."""
     from lib.model.readout import MIN_TEMPERATURE  # deferred: the read-out imports torch, a definition need not

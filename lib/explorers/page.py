@@ -10,8 +10,9 @@ builds the controls from the declaration, runs the model in the page and redraws
 shipped model (its weights as shipped, its config and vocabulary, and the reference set of mean and
 resample ablation with its means, computed here by the library), the files an explorer's
 registration names for its page twin (`site_files`: the real model's attention on the sentences its
-explorer offers, lib/chapters/part1/ablation/explorers.py) and the point sets of the maps that the
-page computes with (concept planes), as the book's build asks (`_ext/course_explorers.py`).
+explorer offers, lib/chapters/part1/ablation/explorers.py), SmolLM2's file in parts for the page that
+loads it on request (`lib.explorers.smollm2`), and the point sets of the maps that the page computes with
+(concept planes), as the book's build asks (`_ext/course_explorers.py`).
 """
 from __future__ import annotations
 
@@ -93,6 +94,9 @@ def export_site(folder: Path) -> list[Path]:
     for entry in entries():         # what an explorer's page twin reads (the real model's patterns on its sentences)
         if entry.site_files:
             written += entry.site_files(folder)
+    # SmolLM2's file, in parts, for the page that loads it when a reader asks (lib.explorers.smollm2)
+    from lib.explorers import smollm2  # deferred: as above (it finds the model's file through lib.model.smollm2)
+    written += smollm2.export(folder)
     points = folder / "points"
     points.mkdir(parents=True, exist_ok=True)
     for name in WORD_SETS:          # the sets the page computes with (the t-SNE layouts come in its grid)

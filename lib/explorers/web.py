@@ -27,8 +27,9 @@ import shutil
 from pathlib import Path
 
 from lib import chapters
+from lib.explorers import smollm2
 from lib.analysis.inventory import MAX_COUNT
-from lib.analysis.patching import MIN_CHANGE
+from lib.analysis.patching import MIN_CHANGE, SMALL_MOVE
 from lib.content.corpora.calling_game import page_constants as game
 from lib.messages import MESSAGES
 from lib.model.readout import MAX_SEED, MIN_TEMPERATURE, TOP_P_FLOOR
@@ -62,7 +63,7 @@ def constants() -> dict:
             "BLUE_LOW": list(colours.BLUE_LOW), "BLUE_HIGH": list(colours.BLUE_HIGH),
             "BLUE_SHADES": colours.BLUE_SHADES, "BLUE_INKS": colours.blue_inks(), "MASKED": list(colours.MASKED),
             "MIN_TEMPERATURE": MIN_TEMPERATURE, "MAX_SEED": MAX_SEED, "TOP_P_FLOOR": TOP_P_FLOOR,
-            "MAX_COUNT": MAX_COUNT, "PATCH_MIN_CHANGE": MIN_CHANGE, "MESSAGES": MESSAGES,
+            "MAX_COUNT": MAX_COUNT, "PATCH_MIN_CHANGE": MIN_CHANGE, "PATCH_SMALL_MOVE": SMALL_MOVE, "MESSAGES": MESSAGES,
             "GAME": game()}
 
 
@@ -89,8 +90,10 @@ def unit_files() -> list[tuple[str, Path]]:
 
 
 def sources() -> list[tuple[str, Path]]:
-    """Every source file of the page's modules: the core's, then the units'."""
-    return [(p.name, p) for p in sorted(JS.glob("*.js"))] + unit_files()
+    """Every source file of the page's modules: the core's (SmolLM2's folder included), then the units'."""
+    core = [(p.name, p) for p in sorted(JS.glob("*.js"))]
+    real = [(f"smollm2/{p.name}", p) for p in sorted((JS / "smollm2").glob("*.*")) if p.suffix in (".js", ".wat")]
+    return core + real + unit_files()
 
 
 def _core_name(source: Path, spec: str) -> str:
@@ -252,6 +255,7 @@ def install(folder: Path) -> list[Path]:
     for name, text in ((CONSTANTS, constants_module()), (UNITS, units_module()), (UNIT_PICTURES, unit_pictures_module())):
         (folder / name).write_text(text)
         written.append(folder / name)
+    written += smollm2.install_code(folder)     # the real model's modules, run in a Web Worker once a reader loads it
     _check_acyclic(folder)
     return written
 

@@ -19,16 +19,19 @@ is ever unknown: at worst a character becomes its bytes, one token each. Four st
    merge list is joined, again and again, until no listed pair is left. The pieces are the tokens.
 
 Tokens are shown to a reader as the text their bytes spell (" Paris", with its leading space); a token
-that holds part of a character's bytes shows the replacement character "\ufffd".
+that holds part of a character's bytes shows those bytes, each as `<0xHH>` (`show_bytes`: " \xe6\x97" is
+" <0xE6><0x97>"), so that three fragments of three characters do not all read "\ufffd".
 """
 from __future__ import annotations
 
+import codecs
 import functools
 from typing import Iterable, Sequence
 
 import regex
 
 from lib.errors import CourseError, require
+from lib.messages import say
 
 # GPT-2's pre-tokenizer pattern (tokenizers' ByteLevel), as SmolLM2 uses it after isolating numbers.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -48,6 +51,21 @@ def byte_alphabet() -> dict[int, str]:
             out[b] = chr(256 + extra)
             extra += 1
     return out
+
+
+def _as_bytes(error: UnicodeDecodeError):
+    """A codecs error handler: each byte of an undecodable stretch written as <0xHH>."""
+    return "".join(f"<0x{b:02X}>" for b in error.object[error.start:error.end]), error.end
+
+
+codecs.register_error("course-bytes", _as_bytes)
+
+
+def show_bytes(data: bytes) -> str:
+    """Bytes as a reader sees them: the UTF-8 they spell, each byte of a stretch that is no character as <0xHH>
+    (the stretches are those of Python's strict decoder, Unicode's "maximal subparts"; the page's twin,
+    lib/explorers/js/smollm2/tokenizer.js `showBytes`, cuts the same)."""
+    return bytes(data).decode("utf-8", errors="course-bytes")
 
 
 class ByteBPE:
@@ -93,7 +111,7 @@ class ByteBPE:
     def _show(self, t: str) -> str:
         if t in self.special or any(c not in self._byte_of for c in t):
             return t
-        return bytes(self._byte_of[c] for c in t).decode("utf-8", errors="replace")
+        return show_bytes(bytes(self._byte_of[c] for c in t))
 
     def id(self, token: str) -> int:
         """The id of a token given as the text it shows (" Paris", with its space)."""
@@ -112,7 +130,7 @@ class ByteBPE:
     def to_text(self, ids) -> str:
         """The text a run of ids spells (bytes joined before decoding, so a character cut across
         tokens is whole again)."""
-        return b"".join(self.token_bytes(int(i)) for i in ids).decode("utf-8", errors="replace")
+        return show_bytes(b"".join(self.token_bytes(int(i)) for i in ids))
 
     # --------------------------------------------------------------------------- cutting text
     def chunks(self, text: str) -> list[str]:
@@ -165,7 +183,16 @@ class ByteBPE:
         ids = []
         for piece in self.tokenize(text):
             i = self.index.get(piece)
-            require(i is not None, f"the piece {piece!r} is not in the vocabulary: the merges and the vocabulary "
-                                   "do not fit together")
+            if i is None:
+                raise CourseError(self.unwritable(text, piece))
             ids.append(i)
         return ids
+
+    def unwritable(self, text: str, piece: str) -> str:
+        """What to tell a reader whose text holds a character the vocabulary cannot write: the first character
+        of `text` one of whose bytes is no token (the page's twin says the same, smollm2/ops.js `check`)."""
+        for ch in text:
+            for b in ch.encode("utf-8"):
+                if self._spell[b] not in self.index:
+                    return say("text_unwritable", char=repr(ch), code=f"U+{ord(ch):04X}", byte=f"0x{b:02X}")
+        return f"the piece {piece!r} is not in the vocabulary: the merges and the vocabulary do not fit together"

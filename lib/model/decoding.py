@@ -28,6 +28,7 @@ from typing import Callable, Iterable, Sequence
 import torch
 
 from lib.errors import CourseError, require
+from lib.messages import say
 from lib.model.readout import Rolls, check_seed, check_temperature, greedy, sample
 from lib.model.transformer import KVCache
 
@@ -62,10 +63,14 @@ def check_min_p(p) -> float | None:
     """min-p is None (off) or a number in (0, 1]: the share of the best token's probability a token needs."""
     if p is None:
         return None
-    allowed = "a number above 0 and at most 1 (the share of the best token's probability a token must reach)"
-    p = _number(p, "min-p", allowed)
-    require(0 < p <= 1, f"min-p must be {allowed}, got {p:g}")
-    return p
+    if isinstance(p, bool):
+        raise CourseError(say("min_p", got=repr(p)))
+    try:
+        value = float(p)
+    except (TypeError, ValueError):
+        raise CourseError(say("min_p", got=repr(p))) from None
+    require(math.isfinite(value) and 0 < value <= 1, say("min_p", got=f"{value:g}"))
+    return value
 
 
 def check_repetition_penalty(x) -> float | None:

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from lib.errors import CourseError, require
+from lib.messages import say
 from lib.model.bytebpe import ByteBPE
 from lib.model.llama import Llama, LlamaConfig
 
@@ -77,7 +78,7 @@ class SmolLM2:
         """The ids of a text (no token added before it: SmolLM2 was trained without one). Empty text,
         or more than `max_tokens` tokens, is refused."""
         require(isinstance(text, str), f"a prompt for {NAME} is text, got {type(text).__name__}")
-        require(text != "", f"the prompt is empty: give {NAME} some text, for example 'The capital of France is'")
+        require(text != "", say("text_empty"))
         ids = self.vocab.encode(text)
         require(len(ids) <= max_tokens, f"the prompt is {len(ids):,} tokens long, but {NAME} is run here on at most "
                                         f"{max_tokens:,}: shorten it")

@@ -46,7 +46,7 @@ OTHER_TEXT = {"prompt": "<BOS> Pietro chiama 4 <SEP> 4 chiama Paolo Tarso <SEP> 
               "d_head": "64", "bytes": "1", "clean": "<BOS> Pietro chiama 4 <SEP> 4 chiama Pietro",
               "corrupted": "<BOS> Pietro chiama 5 <SEP> 5 chiama Paolo", "target": "capo",
               "embed_the": "1 0 0 0 0", "embed_cat": "0 2 0 1 0", "embed_sat": "0.5 0.5 0.5 0.5 0.5", "query": "2",
-              "sequence": "a b c d e a b c d e"}
+              "sequence": "a b c d e a b c d e", "min_p": "0.1"}
 
 
 def _stops():
@@ -132,6 +132,8 @@ def test_every_control_changes_the_picture_and_goes_back(visit, site_url, path):
         for c in [c for row in spec["rows"] for c in row]:
             el = control(explorer, c)
             assert el.count() == 1, f"{path}: no control labelled {c['label']!r}"
+            if c.get("precomputed") and len(c["options"]) < 2:
+                continue        # a menu of one text (the real model's, until a reader loads it): nothing to move to
             assert el.get_attribute("aria-description") == c["description"]
             before = seen(explorer)
             back = move(explorer, c)

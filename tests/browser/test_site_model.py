@@ -146,7 +146,10 @@ JS_VIEWS = """async (cases) => {
     const out = [];
     for (const c of cases) {
         try {
-            const view = await window.mods.views.VIEWS[c.view]({model: c.model ? window.models[c.model] : null, points},
+            // An explorer that runs the real model only once it is loaded shows its opening picture: the page's
+            // spec carries it (its `default`), as the library computes it.
+            const view = await window.mods.views.VIEWS[c.view]({model: c.model ? window.models[c.model] : null, points,
+                                                                defaults: c.defaults, defaultView: c.opening},
                                                                c.values, c.args);
             window.mods.render.picture(c.view, view);       // every view can be drawn
             out.push({view: JSON.parse(JSON.stringify(view))});
@@ -164,7 +167,10 @@ def add_case(ex, values, cases, expected):
         expected.append({"view": json.loads(json.dumps(ex.compute(values)))})
     except CourseError as e:
         expected.append({"error": str(e)})
-    cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args})
+    opening = ex.args.get("real", {}).get("opening")
+    cases.append({"view": ex.view, "model": ex.model, "values": values, "args": ex.args,
+                  "defaults": ex.defaults() if opening else None,
+                  "opening": json.loads(json.dumps(ex.compute(ex.defaults()))) if opening else None})
 
 
 def test_every_explorer_computes_the_librarys_view_and_messages(page):

@@ -87,10 +87,12 @@ def test_the_page_computes_the_kernels_views_on_every_prompt_of_the_menu(page):
 
 
 def test_a_prompt_off_the_menu_gets_the_sentence_saying_where_it_runs(page):
-    """The kernel runs any text; the page holds the menu only, and says so, for each of the three views."""
+    """The kernel runs any text; the page, until the reader loads the real model, holds the menu only, and says so
+    (and how to run any text), for each of the three views."""
+    from lib.messages import say
+
     text = "The tallest mountain in the world is Mount"
-    sentence = (f"the website holds SmolLM2's runs on the {len(MENU)} prompts of this menu only; in a kernel (this page's "
-                "notebook, from the download icon at the top) the explorer runs the model on any text")
+    sentence = say("not_stored", n=len(MENU))
     made = [real_page_explorer(), real_lens_explorer(), real_heads_explorer()]
     cases = [{"view": ex.view, "model": None, "values": dict(ex.defaults(), prompt=p), "args": ex.args}
              for ex in made for p in (text, " " + MENU[0])]
@@ -106,7 +108,7 @@ def test_a_reader_moves_the_temperature_and_picks_a_prompt(visit, site_url):
     v = visit(f"{site_url}/{REAL_PAGE}")
     explorers = explorers_of(v.page)
     views = [spec_of(explorers.nth(i))["view"] for i in range(explorers.count())]
-    assert views == ["real_page", "real_lens", "real_heads", "real_decode"]
+    assert views == ["real_page", "real_lens", "real_heads", "real_decode", "real_patch"]
     explorer = explorers.nth(0)
     spec = spec_of(explorer)
     ex = real_page_explorer(prompt=spec["rows"][0][0]["default"])

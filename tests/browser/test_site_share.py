@@ -59,8 +59,11 @@ def test_a_link_reopens_the_same_pictures(visit, site_url, path):
         assert moved[e][1] == "", f"{path}: {moved[e][1]}"
         v.page.wait_for_function(WRITTEN, arg=explorer.element_handle(), timeout=5000)
     ids = v.page.evaluate("() => window.courseExplorers.explorers.map((e) => e.id)")
+    # An explorer that runs the real model only once a reader loads it holds its opening picture: every move
+    # refused and put back, nothing to share (tests/browser/test_site_smollm2.py shares a reader's own text).
+    opening = v.page.evaluate("() => window.courseExplorers.explorers.map((e) => !!(e.spec.args.real && e.spec.args.real.opening))")
     state = shared(v.page)
-    assert set(state) == set(ids), (state, ids)
+    assert set(state) == {i for i, o in zip(ids, opening) if not o}, (state, ids)
     again = visit(v.page.url)
     reopened = explorers_of(again.page)
     assert reopened.count() == explorers.count()
@@ -68,7 +71,7 @@ def test_a_link_reopens_the_same_pictures(visit, site_url, path):
         assert seen(reopened.nth(e)) == moved[e], f"{path}: explorer {e} reopened another picture"
         values = reopened.nth(e).evaluate("(root) => { const ex = window.courseExplorers.explorers.find((x) => x.root === root);"
                                           " return Object.fromEntries(Object.entries(ex.controls).map(([k, c]) => [k, c.read()])); }")
-        for name, value in state[ids[e]].items():
+        for name, value in state.get(ids[e], {}).items():
             assert values[name] == value, (path, ids[e], name)
     for visited in (v, again):
         assert (visited.console_errors, visited.outside, visited.failed) == ([], [], [])

@@ -36,7 +36,7 @@ def _said(template: str, message: str) -> bool:
 def test_every_twin_is_the_check_an_exercise_calls_and_its_computation_is_in_the_page():
     listed = {(e.module, c): e for e in catalogue() for c in e.checks}
     js = page_checks_js()
-    computes = set(re.findall(r"^  (?:async )?(\w+)\(a(?:, models?)?\) \{", js, re.M))
+    computes = set(re.findall(r"^  (?:async )?(\w+)\(a(?:, \w+)*\) \{", js, re.M))
     for name, twin in registry().items():
         e = listed.get((twin.module, twin.check))
         assert e is not None, f"{name}: no exercise calls this check"
@@ -67,7 +67,8 @@ def test_each_twin_judges_the_right_answer_right_and_a_known_wrong_one_with_its_
         lms = twin.load_models()
         v = twin.computed(*lms)
         check = getattr(chapters.checks(twin.module), twin.check)
-        say = lambda a: check(*lms, a)     # noqa: E731
+        # An own-text check (the learner's text, then the answer) is judged on its declared example text.
+        say = (lambda a: check(twin.own_example, a)) if twin.own else (lambda a: check(*lms, a))     # noqa: E731
         assert say(v.expected), name
         assert not say(...).answered, name
         for key, wrong in v.hints.items():

@@ -330,6 +330,14 @@ def _answer_checks():
 
 
 ANSWER_CHECKS = dict(_answer_checks())
+
+
+def _own_examples() -> dict[str, str]:
+    from lib.exercises.site import registry
+    return {f"{t.module}.{t.check}": t.own_example for t in registry().values() if t.own}
+
+
+OWN_EXAMPLES = _own_examples()
 GARBAGE_VALUES = [np.array([0.5, 0.25]), np.array(0.3), np.float64("nan"), 10 ** 400, 1e308, -1e308,
                   float("inf"), "abc", "", torch.tensor([1.0, 2.0]), [1, 2], {"a": 1}, True, object(),
                   lambda *a: 1 / 0]
@@ -343,8 +351,10 @@ def test_every_value_check_survives_garbage(name):
     models = {"lm": load("hand-wired" if name.startswith("hand_wired.") else "calling-game"),
               "zl": load("zero-layer")}
     params = [p for p in __import__("inspect").signature(fn).parameters]
+    # A check of the learner's own text (or word) takes it first: garbage answers about its declared example.
+    own = OWN_EXAMPLES.get(name)
     for garbage in GARBAGE_VALUES:
-        args = [models[p] for p in params if p in models]
+        args = [own] if own is not None else [models[p] for p in params if p in models]
         fb = fn(*args, garbage)
         assert isinstance(fb, Feedback), (garbage, fb)
         assert not fb.ok and fb.answered, (garbage, fb)

@@ -17,6 +17,7 @@ import { loadModel } from "./model.js";
 import { CourseError } from "./readout.js";
 import { judge } from "./rules.js";
 import { COMPUTE } from "./units.js";
+import * as smol from "./smollm2/client.js";
 
 export { judge, pyFormat, typedAnswer } from "./rules.js";
 
@@ -41,6 +42,16 @@ export function compute(decl) {
   return COMPUTED.get(decl.check);
 }
 
+/** An own-text check (the learner's text, run by the real model the reader loads into the page): what its check
+ *  compares with, computed afresh for each text. */
+async function computeOwn(decl, text) {
+  if (smol.real.state !== "ready") throw new CourseError(OWN_LOAD);
+  const real = { run: (op, args) => smol.call(op, args).promise.catch((e) => { throw e.reader ? new CourseError(e.message) : e; }) };
+  return COMPUTE[decl.compute]({ ...decl.args, texts: decl.texts, text }, null, real);
+}
+
+const OWN_LOAD = "this check runs SmolLM2 on your text: load the real model first (the button above), or run it in the notebook";
+
 // ----------------------------------------------------------------------------- the page
 
 const LIVE = SOLUTIONS === "hide"
@@ -59,10 +70,19 @@ function answerBox(exercise, label, decl) {
     autocapitalize: "off", size: 16, "data-exercise": label });
   const button = el("button", { type: "button", class: "course-check-button", text: "Check" });
   const out = el("p", { class: "course-verdict", role: "status", "aria-live": "polite", "data-verdict": "" });
+  // An own-text check: a box for the learner's text above the answer, and the button that loads the real model.
+  let own = null;
+  if (decl.own) {
+    own = el("input", { type: "text", id: `${id}-text`, class: "course-answer course-own-text", spellcheck: "false",
+      autocomplete: "off", autocapitalize: "off", size: 40, "data-exercise-text": label });
+  }
   const run = async () => {
     try {
-      if (!decl.values && !COMPUTED.has(decl.check)) { out.dataset.verdict = ""; out.textContent = "Checking in the page…"; }
-      const v = await compute(decl);
+      if (own) {
+        if (own.value.trim() === "") throw new CourseError(`type your text in the box “${decl.own}” first`);
+        out.dataset.verdict = ""; out.textContent = "Checking in the page…";
+      } else if (!decl.values && !COMPUTED.has(decl.check)) { out.dataset.verdict = ""; out.textContent = "Checking in the page…"; }
+      const v = own ? await computeOwn(decl, own.value) : await compute(decl);
       const result = judge(decl, input.value, v);
       out.dataset.verdict = result.verdict;
       out.textContent = "";
@@ -71,13 +91,28 @@ function answerBox(exercise, label, decl) {
     } catch (e) {
       if (!(e instanceof CourseError)) console.error(e);
       out.dataset.verdict = "failed";
-      out.textContent = `The check failed in this page: ${e.message}. ${LIVE}`;
+      // A reader's own text the model refuses (empty, too long, a character it cannot write): its sentence alone.
+      const said = own && e instanceof CourseError;
+      out.textContent = said ? `${e.message[0].toUpperCase()}${e.message.slice(1)}.` : `The check failed in this page: ${e.message}. ${LIVE}`;
     }
   };
   button.addEventListener("click", run);
   input.addEventListener("keydown", (e) => { if (e.key === "Enter") run(); });
-  const box = el("div", { class: "course-check", "data-exercise": label }, [
-    el("label", { for: id, text: "Your answer " }), input, button, out]);
+  const parts = [el("label", { for: id, text: "Your answer " }), input, button, out];
+  if (own) {
+    const load = el("button", { type: "button", class: "course-real-load",
+      text: "Load the real model (about 98 MB, kept by your browser) to check your own text" });
+    load.addEventListener("click", () => smol.load(new URL("smollm2/", BASE).href));
+    const status = el("span", { class: "course-note", role: "status" });
+    smol.watch((r) => {
+      load.hidden = r.state === "ready";
+      load.disabled = r.state === "loading";
+      status.textContent = r.state === "loading" && r.total ? ` ${smol.mb(r.loaded)} of ${smol.mb(r.total)}` : r.state === "failed" ? ` ${r.message}` : "";
+    });
+    own.addEventListener("keydown", (e) => { if (e.key === "Enter") run(); });
+    parts.unshift(el("div", { class: "course-own" }, [el("label", { for: own.id, text: `${decl.own} ` }), own, load, status]));
+  }
+  const box = el("div", { class: "course-check", "data-exercise": label }, parts);
   exercise.after(box);
   return box;
 }

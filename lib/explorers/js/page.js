@@ -16,6 +16,7 @@ import { VIEWS } from "./views.js";
 import { el } from "./dom.js";
 import { pyFloat, pyParseFloat } from "./python.js";
 import { explorerIds, readState, shareBar, writeState } from "./share.js";
+import * as smol from "./smollm2/client.js";
 
 const BASE = new URL("./", import.meta.url);
 let counter = 0;
@@ -190,6 +191,51 @@ function buildControl(c, uid, model, onChange) {
   return { node, read: () => input.value, set, mark };
 }
 
+// ----------------------------------------------------------------------------- the real model, on request
+
+/** One request to the real model (worker.js's operations): its answer; null if the reader moved on meanwhile
+ *  (the request is then cancelled at its next step); a reader's mistake (an empty text, one too long) as the
+ *  CourseError the message line shows. */
+function runLive(stale, op, args, onPartial) {
+  const job = smol.call(op, args, onPartial && ((r) => { if (!stale()) onPartial(r); }));
+  const timer = setInterval(() => { if (stale()) job.cancel(); }, 50);
+  return job.promise.then((r) => (stale() ? null : r), (e) => {
+    if (e.cancelled) return null;
+    throw e.reader ? new CourseError(e.message) : e;
+  }).finally(() => clearInterval(timer));
+}
+
+/** The bar over a real-model explorer: a button that loads SmolLM2 into the page (its size said), the
+ *  download's progress in bytes, then what the page runs; one sentence if it cannot. `loaded` is called once
+ *  the model is ready (whichever explorer's button loaded it). */
+function liveBar(live, ownText, loaded) {
+  const size = live.bytes ? smol.mb(live.bytes) : "about 98 MB";
+  const button = el("button", { type: "button", class: "course-real-load",
+    text: `Load the real model (${size}, kept by your browser) to run SmolLM2 on your own text` });
+  const status = el("p", { class: "course-note course-real-status", role: "status", "aria-live": "polite" });
+  if (ownText) status.textContent = "This link holds a text of its own: load the real model to run it.";
+  const bar = el("div", { class: "course-real" }, [button, status]);
+  let done = false;
+  button.addEventListener("click", () => smol.load(new URL("smollm2/", BASE).href));
+  smol.watch((r) => {
+    if (r.state === "loading") {
+      button.disabled = true;
+      const verb = r.cached && r.cached === r.loaded ? "Reading SmolLM2 from your browser's cache" : "Downloading SmolLM2";
+      status.textContent = r.total ? `${verb}: ${smol.mb(r.loaded)} of ${smol.mb(r.total)}` : `${verb}…`;
+    } else if (r.state === "ready") {
+      button.hidden = true;
+      const from = r.info.fromCache === r.info.bytes ? "from your browser's cache" : "downloaded";
+      status.textContent = `SmolLM2 runs in this page (${smol.mb(r.info.bytes)} ${from} in ${r.info.seconds.toFixed(1)} s): ` +
+        `type any text of up to ${r.info.maxTokens} tokens.`;
+      if (!done) { done = true; setTimeout(loaded); }
+    } else if (r.state === "failed") {
+      button.disabled = false;
+      status.textContent = r.message;
+    }
+  });
+  return bar;
+}
+
 // ----------------------------------------------------------------------------- one explorer
 
 async function start(root, id) {
@@ -226,6 +272,13 @@ async function start(root, id) {
 
   // The values of the picture on show: a box the view refuses falls back to its value here.
   let good = null;
+  // The real model (SmolLM2), for an explorer that can run it once the reader loads it (args.real): until then
+  // its text controls are the menu of stored prompts; once it is loaded, boxes that take any text.
+  const live = spec.args && spec.args.real ? spec.args.real : null;
+  let realBar = null, ownText = null;
+  const declaredDefaults = Object.fromEntries(spec.rows.flat().map((c) => [c.name, c.default]));
+  const liveModel = (stale = () => false) => (live && smol.real.state === "ready"
+    ? { info: smol.real.info, run: (op, args, onPartial = null) => runLive(stale, op, args, onPartial) } : null);
   const labelOf = (name) => (spec.rows.flat().find((c) => c.name === name) || { label: name }).label;
   async function withoutOneBox(context, values, error) {
     if (!good) return [null, null, values];
@@ -262,7 +315,8 @@ async function start(root, id) {
         message.textContent = "";
         if (explorer.firstDrawn === null) explorer.firstDrawn = performance.now();
       };
-      const context = { model, points, progress, stale: () => generation !== mine };
+      const stale = () => generation !== mine;
+      const context = { model, points, progress, stale, real: liveModel(stale), defaultView: spec.default, defaults: declaredDefaults };
       let view, wrong = null, drawnValues = values;
       try {
         view = await VIEWS[spec.view](context, values, spec.args);
@@ -330,16 +384,40 @@ async function start(root, id) {
   // Settings the page's address holds for this explorer (a shared link) replace the defaults.
   const restored = readState(id, declared);
   for (const [name, value] of Object.entries(restored)) controls[name].set(value);
+  // A shared link may hold a reader's own text, which only the real model can run: kept until it is loaded.
+  if (live) {
+    const own = Object.entries(restored).filter(([name, value]) => live.texts.includes(name) &&
+      !(declared.find((c) => c.name === name).options || []).includes(String(value)));
+    if (own.length) ownText = Object.fromEntries(own);
+  }
   const defaults = Object.fromEntries(declared.map((c) => [c.name, c.default]));
   try {
     // `starting`: a view whose data only a move needs (the induction explorer's checkpoints) may answer
     // null here and ask for that data `later`, once every explorer of the page is ready.
-    await VIEWS[spec.view]({ model, points, starting: true, later }, defaults, spec.args);
+    await VIEWS[spec.view]({ model, points, starting: true, later, real: null, defaultView: spec.default }, defaults, spec.args);
     good = defaults;
   } catch (e) {
     // A starting value the page refuses shows its message at the first move, as in a kernel.
   }
   const panel = el("div", { class: "course-panel" }, [...rows]);
+  if (live) {
+    realBar = liveBar(live, ownText, () => {
+      // Loaded: each text control becomes a box that takes any text ("Your text"), holding the text on show.
+      live.texts.forEach((name, i) => {
+        const c = declared.find((d) => d.name === name), old = controls[name];
+        const value = ownText && name in ownText ? ownText[name] : old.read();
+        const box = buildControl({ ...c, kind: "text", precomputed: false, options: [],
+          label: (live.labels || [])[i] || `Your ${c.label}`, width: 48 }, uid, null, update);
+        box.set(value);
+        old.node.replaceWith(box.node);
+        controls[name] = box;
+      });
+      // The picture on show stays (the model computes the same numbers for a prompt of the menu): only a text
+      // of the reader's own, from a shared link, is run now.
+      if (ownText) { ownText = null; update(); }
+    });
+    panel.prepend(realBar);
+  }
   if (spec.note) panel.append(el("p", { class: "course-note", text: spec.note }));
   if (spec.where) {
     where = el("p", { class: "course-where" }, [

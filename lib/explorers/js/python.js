@@ -17,6 +17,10 @@ export function pyStrip(text) {
   return String(text).replace(new RegExp(`^${PY_SPACE.source}|${PY_SPACE.source}$`, "g"), "");
 }
 
+// What Python's str.isprintable() calls unprintable: controls, formats, surrogates, private use, unassigned, and
+// separators other than the space (the browser's Unicode tables, which may be a version apart from Python's).
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
 /** repr() of a str: single quotes unless the text holds one and no double quote. */
 export function pyRepr(text) {
   const s = String(text);
@@ -31,7 +35,11 @@ export function pyRepr(text) {
     else if (ch === "\t") out += "\\t";
     else if (code < 0x20 || code === 0x7f) out += "\\x" + code.toString(16).padStart(2, "0");
     else if (code >= 0x80 && code <= 0xa0) out += "\\x" + code.toString(16).padStart(2, "0");
-    else out += ch;
+    else if (code !== 0x20 && UNPRINTABLE.test(ch)) {
+      // str.isprintable() is false: Python writes the code point (\xhh, \uhhhh or \Uhhhhhhhh)
+      out += code <= 0xff ? "\\x" + code.toString(16).padStart(2, "0") : code <= 0xffff
+        ? "\\u" + code.toString(16).padStart(4, "0") : "\\U" + code.toString(16).padStart(8, "0");
+    } else out += ch;
   }
   return out + quote;
 }

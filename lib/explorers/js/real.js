@@ -10,7 +10,19 @@
  * them, each weight within 1/510 of the library's.
  */
 
+import { CourseError, say } from "./readout.js";
+
 const DATA = new Map();
+
+/** An explorer that runs SmolLM2 in the page (lib/explorers/js/smollm2/), before the reader loads the model: the
+ *  picture the build drew for its opening values, and for those only (`context.defaults`); any other value
+ *  gets the sentence that says to load the model. */
+export function openingView(context, values) {
+  const d = context.defaults || {};
+  const same = Object.keys(values).every((k) => JSON.stringify(values[k]) === JSON.stringify(d[k]));
+  if (context.defaultView && same) return context.defaultView;
+  throw new CourseError(say("not_live"));
+}
 
 /** The site's index of stored patterns `name` (a path under the explorers' folder, without ".json"):
  *  {meta, bySentence, bytes(s)}, where bytes(s) fetches one sentence's file once. */

@@ -6,8 +6,10 @@ import torch
 
 from lib.analysis import induction
 from lib.analysis.ablation import head_name
+from lib.chapters.part1.induction.smol import MAX_TEXT
 from lib.exercises import Feedback
 from lib.exercises.site import Values, site_check
+from lib.chapters.part1.induction import smol
 from lib.exercises.writing import Case, Mistake, WriteCheck
 from lib.model.store import load, read_model, run_label, shipped_runs
 
@@ -148,3 +150,31 @@ def k_reader(lm, answer) -> Feedback:
     """On the run seed 3, the layer-1 head with the largest K-composition score with the previous-token head."""
     refused = _other_model(lm)
     return refused if refused is not None else K_READER.judge(answer, lm)
+
+
+# ------------------------------------------------------------------ predict on your own text: copying without the heads
+def _without_heads_values(text: str) -> Values:
+    """On the learner's text read twice: with the induction heads found on it switched off (zero), does SmolLM2's top
+    choice still get more than half of the second copy right (its first token left out)?"""
+    from lib.model import smollm2  # deferred: the model is read only when a learner checks
+
+    v = smol.run(smollm2.load(), text, True, "induction", "zero")
+    after = v["copy_off"] if v["copy_off"] is not None else v["copy"]
+    expected = "yes" if after["accuracy"] > 0.5 else "no"
+    return Values(expected, options=("yes", "no"), fields={
+        "n": len(v["off"]), "before": f"{v['copy']['accuracy']:.0%}", "after": f"{after['accuracy']:.0%}",
+        "expected": expected})
+
+
+WITHOUT_HEADS = site_check(__name__, "copies_without_heads", rule="choice", compute="smolCopiesWithout",
+                           values=_without_heads_values, own="Your text", args={"most": MAX_TEXT},
+                           own_example="Zork plinth umber quasar, Mavis Oduya and Teodor Brnčić", texts={
+    "right": "{expected}: on your text SmolLM2 gets {before} of the second copy with every head, and {after} with the "
+             "{n} induction heads found switched off.",
+    "wrong": "not on your text: compare the second copy with and without the heads in the explorer above."})
+
+
+def copies_without_heads(text, answer) -> Feedback:
+    """Predict, on a text of your own read twice: with its induction heads switched off, does SmolLM2 still predict
+    more than half of the second copy? ("yes" or "no")"""
+    return WITHOUT_HEADS.judge_text(text, answer)

@@ -21,7 +21,9 @@ import torch
 from lib.analysis import induction
 from lib.content.corpora import repeats
 from lib.errors import CourseError, require
-from lib.explorers.definition import Control, Explorer, registered
+from lib.explorers import smollm2 as live
+from lib.explorers.definition import Control, Explorer, registered, text_menu
+from lib.chapters.part1.induction import smol
 from lib.model.store import CHECKPOINTS, load, load_checkpoints, model_folder
 from lib.model.vocab import BOS
 
@@ -165,3 +167,42 @@ def training_explorer(name: str = MODEL, step: int | None = None, sequence: str 
     return Explorer("training", rows, compute, name, args=args,
                     note="Each checkpoint is the model after that many training steps; the page runs it on the "
                          "sequence. The copying score is the weights' own, the same on any sequence.")
+
+
+# ----------------------------------------------------------------------------- the real model (SmolLM2), on any text
+SMOL_TEXT = "The quick brown fox jumps over the lazy dog."
+SMOL_NOTE = ("On the website this explorer shows the text it opens with, run when the site was built, until you load "
+             "the real model into the page: then it reads any text you type, as a kernel does.")
+
+
+@registered("smol_induction", lambda: [smol_induction_explorer()],
+            where="not on this map: a real pretrained model's induction heads (SmolLM2-135M, 30 layers of 9 heads), "
+                  "found on a text read twice.")
+def smol_induction_explorer(text: str = SMOL_TEXT, repeat: bool = True, group: str = "induction", kind: str = "zero",
+                            layer: int = 4, head: int = 0) -> Explorer:
+    """SmolLM2 on a text read twice: every head's previous-token and induction score, the chosen head's pattern, and
+    how much of the second copy the model predicts with a group of heads (found by role) switched off."""
+    rows = [[text_menu(text, (text,), "text", "text")],
+            [Control("repeat", "read it twice", "the model reads the text, then the same tokens again: the second copy "
+                     "can be predicted only by copying", "toggle", repeat),
+             Control("group", "switch off", "which heads to switch off, found by their role on this text (or, for "
+                     "comparison, as many drawn at random)", "choice", group, options=smol.GROUPS,
+                     shown=smol.GROUP_SHOWN),
+             Control("kind", "by", "zero: the head writes nothing; mean: its mean write over this text's positions",
+                     "choice", kind, options=smol.KINDS)],
+            [Control("layer", "layer", "the head whose pattern to show (and to switch off alone)", "choice", layer,
+                     options=tuple(range(30))),
+             Control("head", "head", "which of the layer's 9 query heads", "choice", head, options=tuple(range(9)))]]
+
+    opening = {"text": text, "repeat": repeat, "group": group, "kind": kind, "layer": layer, "head": head}
+
+    def compute(v):
+        def view():
+            from lib.model import smollm2  # deferred: loading the model reads a 98 MB file, only when a text needs it
+
+            return smol.run(smollm2.load(), v["text"], v["repeat"], v["group"], v["kind"], v["layer"], v["head"])
+        return live.opening_view("smol_induction", opening, view) if v == opening else view()
+
+    args = {**live.live_args(("text",), opening=True), "most": smol.MAX_TEXT, "formed": induction.FORMED,
+            "formed_previous": induction.FORMED_PREVIOUS}
+    return Explorer("smol_induction", rows, compute, None, args, SMOL_NOTE)

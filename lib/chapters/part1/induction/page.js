@@ -2,10 +2,15 @@
  * checkpoints, each run in the page on a repeated sequence). The checkpoints are one float16 file the
  * site serves (`models/induction.checkpoints.safetensors`), fetched once, after the page is ready
  * (the page's start asks for it `later`): the page is ready without it.
+ *
+ * SmolLM2's induction heads (`smol_induction`, lib/chapters/part1/induction/smol.py): before the reader loads the
+ * real model, the picture the build drew; then the model runs the reader's text in the page's worker
+ * (lib/explorers/js/smollm2/ops.js `induction`), and the view is assembled here as `smol.run` assembles it.
  */
 import { Model, readSafetensors } from "../../../explorers/js/model.js";
 import { pyRepr, pyStrip } from "../../../explorers/js/python.js";
-import { CourseError, require } from "../../../explorers/js/readout.js";
+import { CourseError, require, say } from "../../../explorers/js/readout.js";
+import { openingView } from "../../../explorers/js/real.js";
 
 /** lib.chapters.part1.induction.explorers.mulberry32: floats in [0, 1) from a seed. */
 export function mulberry32(seed) {
@@ -120,4 +125,34 @@ export const VIEWS = {
       copying: a.copying[index],
       loss: { first: repeated ? mean(nll.slice(1, half)) : null, second: repeated ? mean(nll.slice(half + 1)) : null } };
   },
+};
+
+/** checks.copies_without_heads: on the learner's text read twice, with the induction heads found switched off. */
+function percent(x) {
+  // Python's f"{x:.0%}": the nearest whole percent, a tie to the even one
+  const v = 100 * x, f = Math.floor(v), r = v - f;
+  return `${r > 0.5 ? f + 1 : r < 0.5 ? f : f % 2 === 0 ? f : f + 1}%`;
+}
+
+export const COMPUTE = {
+  async smolCopiesWithout(a, _, real) {
+    const r = await real.run("induction", { text: a.text, repeat: true, group: "induction", kind: "zero", layer: 0, head: 0,
+      most: a.most });
+    if (r.error) throw new CourseError(say(r.error, r.fields || {}));
+    const after = r.copyOff || r.copy, expected = after.accuracy > 0.5 ? "yes" : "no";
+    return { expected, options: ["yes", "no"], hints: [],
+      fields: { n: r.off.length, before: percent(r.copy.accuracy), after: percent(after.accuracy), expected } };
+  },
+};
+
+VIEWS.smol_induction = async (context, v, a) => {
+  if (!context.real) return openingView(context, v);
+  const layer = Number(v.layer), head = Number(v.head);
+  const r = await context.real.run("induction", { text: String(v.text), repeat: v.repeat === true, group: String(v.group),
+    kind: String(v.kind), layer, head, most: a.most });
+  if (r === null) return null;
+  if (r.error) throw new CourseError(say(r.error, r.fields || {}));
+  return { tokens: r.tokens, period: r.period, layer, head, pattern: r.pattern, prev: r.prev, ind: r.ind,
+    formed: a.formed, formed_previous: a.formed_previous, group: String(v.group), kind: String(v.kind), off: r.off,
+    clean: r.clean, ablated: r.ablated, copy: r.copy, copy_off: r.copyOff };
 };

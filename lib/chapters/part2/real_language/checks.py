@@ -12,6 +12,8 @@ from lib.content import real_words
 from lib.exercises import Feedback, check_choice, check_number, same_option
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
+from lib.errors import require
+from lib.messages import say
 
 
 @functools.cache
@@ -234,3 +236,28 @@ def smallest_gender_gap(answer) -> Feedback:
     """Investigate: of the held-out gender pairs on the concept plane, the pair (named by its second word)
     whose second word's across coordinate exceeds the first's by the least."""
     return GENDER_GAP.judge(answer)
+
+
+# ------------------------------------------------------------------ predict on your own word: its nearest token
+def _nearest_values(word: str) -> Values:
+    """The learner's word, read as SmolLM2 reads it after a space: is its nearest token over the whole vocabulary the
+    same word written another way (another case, or without its space: `smol_map.same_word`)?"""
+    from lib.chapters.part2.real_language import smol_map  # deferred: reads the model's file when a learner checks
+
+    [entry] = smol_map.rows_view(word, 1)["words"]
+    require(entry["one"], say("rows_not_one", word=repr(entry["word"]), pieces=" + ".join(repr(p) for p in entry["pieces"])))
+    token, cos = entry["neighbours"][0]
+    expected = "yes" if smol_map.same_word(token, entry["word"]) else "no"
+    return Values(expected, options=("yes", "no"), fields={"token": repr(token), "cos": f"{cos:.2f}", "expected": expected})
+
+
+NEAREST_SAME = site_check(__name__, "nearest_is_same_word", rule="choice", compute="smolNearestSame",
+                          values=_nearest_values, own="Your word", own_example="Tokyo", texts={
+    "right": "{expected}: its nearest token is {token} (cosine {cos}).",
+    "wrong": "not for your word: look up its nearest tokens in the explorer above."})
+
+
+def nearest_is_same_word(word, answer) -> Feedback:
+    """Predict, for a word of your own that SmolLM2 writes as one token after a space: is its nearest token the same
+    word written another way (another case, or without its space)? ("yes" or "no")"""
+    return NEAREST_SAME.judge_text(word, answer)

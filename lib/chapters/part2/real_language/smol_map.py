@@ -23,6 +23,7 @@ from lib.content import smollm2_words
 from lib.content.point_sets import point_set
 from lib.content.smollm2_words import FORMS
 from lib.errors import require
+from lib.messages import say
 from lib.model import smollm2
 
 K = 5                      # neighbours per word, as in the chapter's same-group counts
@@ -312,3 +313,39 @@ def pair_gaps() -> list[tuple[str, float]]:
     n = len(GENDER_PAIRS)
     return [(f"{a.strip()}/{b.strip()}", float(coords[2 * i + 1, 0] - coords[2 * i, 0]))
             for i, (a, b) in enumerate(GENDER_PAIRS[:n])]
+
+
+# ----------------------------------------------------------------------------- the reader's words (the chapter's explorer)
+MAX_WORDS = 8
+
+
+def read_words(text: str) -> list[str]:
+    """The words of a box, separated by commas (each read as SmolLM2 reads a word inside a sentence: after a space)."""
+    words = [w.strip() for w in str(text).split(",") if w.strip()]
+    require(words, say("rows_none"))
+    require(len(words) <= MAX_WORDS, say("rows_many", most=MAX_WORDS, n=len(words)))
+    return words
+
+
+def rows_view(text: str, k: int = K) -> dict:
+    """The rows explorer's view: each word as the token ' word' (with its space), the pieces a word SmolLM2 has no
+    token for is cut into, each one-token word's `k` nearest tokens over the whole vocabulary by cosine (itself
+    left out), and the cosines between the one-token words. The page computes the same from the model it runs
+    (lib/explorers/js/smollm2/ops.js `rows`)."""
+    words = read_words(text)
+    vocab = table().vocab
+    out, rows, names = [], [], []
+    for w in words:
+        ids = vocab.encode(" " + w)
+        entry = {"word": w, "pieces": vocab.decode(ids), "one": len(ids) == 1, "neighbours": []}
+        if len(ids) == 1:
+            entry["neighbours"] = [[t, c] for t, c in top_k(cosines(table().W_E[ids[0]])[0], k, exclude=(ids[0],))]
+            rows.append(table().W_E[ids[0]])
+            names.append(vocab.tokens[ids[0]])
+        out.append(entry)
+    cos = []
+    if rows:
+        r = np.asarray(rows, dtype=np.float32)
+        n = np.linalg.norm(r, axis=1)
+        cos = ((r @ r.T) / (n[:, None] * n[None, :])).astype(float).tolist()
+    return {"words": out, "tokens": names, "cos": cos, "k": k}

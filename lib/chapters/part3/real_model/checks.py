@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from lib.chapters.part3.real_model import stored
-from lib.chapters.part3.real_model.explorers import DATA
+from lib.chapters.part3.real_model.explorers import DATA, lens_view
 from lib.exercises import Feedback
 from lib.exercises.site import Values, site_check
 
@@ -100,3 +100,25 @@ def sequence_logprob(answer) -> Feedback:
     """Predict: the natural log-probability of the first SEQUENCE_TOKENS tokens of greedy's continuation of
     COOL_PROMPT as a whole (the sum of the logarithms of the per-token probabilities the page prints)."""
     return SEQUENCE_LOGPROB.judge(answer)
+
+
+# ------------------------------------------------------------------ predict on your own text: where the lens finds the answer
+def _lens_values(text: str) -> Values:
+    """On the learner's text: the block after which the logit lens keeps SmolLM2's final answer on top to the end
+    (-1: from the embedding on), as the lens explorer marks it (`explorers.lens_view`)."""
+    from lib.model import smollm2  # deferred: the model is read only when a learner checks
+
+    view = lens_view(stored.run(smollm2.load(), text))
+    return Values(view["first"] - 1, fields={"answer": repr(view["answer"]), "first": view["first"] - 1})
+
+
+LENS_FROM = site_check(__name__, "lens_from", rule="number", compute="realLensFrom", values=_lens_values,
+                       what="The block after which the lens keeps the answer on top", tol=3,
+                       own="Your text", own_example="Anna and Tom went to the market. At the market, Anna gave an apple to",
+                       texts={})
+
+
+def lens_from(text, answer) -> Feedback:
+    """Predict, on a text of your own: after which block does the logit lens put SmolLM2's final answer on top
+    and keep it there (within 3 blocks counts)?"""
+    return LENS_FROM.judge_text(text, answer)

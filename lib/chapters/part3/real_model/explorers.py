@@ -1,12 +1,14 @@
-"""The real-model chapter's explorers: SmolLM2's results page (temperature, top-k, top-p, a seeded roll),
-its logit lens, its attention by layer and head, and its open prompts continued five ways (`decoding`).
+"""The real-model chapter's explorers: SmolLM2's results page (temperature, top-k, top-p, min-p, a seeded roll),
+its logit lens, its attention by layer and head, its continuation of a text five ways (`decoding`), and activation
+patching of its residual stream between two texts.
 
 In a kernel each runs SmolLM2 (`lib.model.smollm2`) on any text (a prompt of the menu is read from the
-build's runs, `stored.menu_runs()`: the same numbers). The website cannot run the model, so its build
-writes what each view needs for the prompts of the menu (`stored.export`, this chapter's `site_files`),
-and the page twins (this unit's page.js) compute the same views from those files: the results page
-from the stored summary (the same function as here, `stored.page_view`), the lens and the patterns as
-stored. Any other prompt gets a sentence saying the notebook runs it.
+build's runs, `stored.menu_runs()`: the same numbers). On the website each opens on a menu: the build writes
+what each view needs for the prompts of the menu (`stored.export`, this chapter's `site_files`), and the page
+twins (this unit's page.js) compute the same views from those files. A reader who loads the real model into the
+page (`lib.explorers.smollm2`: about 98 MB, kept by the browser) types any text instead: the page runs SmolLM2
+itself, in a Web Worker, and the same twins compute the views from its run (`stored.run`'s twin, `runText` in
+lib/explorers/js/smollm2/ops.js).
 """
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ import numpy as np
 from lib.chapters.part3.real_model import decoding, stored
 from lib.chapters.part3.real_model.prompts import MENU
 from lib.errors import CourseError
-from lib.explorers.boxes import parse_seed, parse_top_k, parse_top_p
-from lib.explorers.definition import Control, Explorer, registered, temperature_control
+from lib.explorers import smollm2 as live
+from lib.explorers.boxes import parse_min_p, parse_seed, parse_top_k, parse_top_p
+from lib.explorers.definition import Control, Explorer, registered, temperature_control, text_menu
 from lib.messages import say
 from lib.model.readout import check_temperature
 
@@ -29,13 +32,18 @@ DATA = f"{stored.FOLDER}/{stored.NAME}"
 PAGE_TOLERANCE = 1e-6
 
 NOTE = (f"On the website this explorer offers the {len(MENU)} prompts of its menu, run through SmolLM2 when the "
-        "site was built; in a kernel (this page's notebook, from the download icon at the top) it runs the model on any text you type.")
+        "site was built, until you load the real model into the page: then it runs SmolLM2 on any text you type, as a "
+        "kernel does.")
 
 
-def prompt_menu(default: str = MENU[0], options: Sequence[str] = MENU) -> Control:
-    offered = tuple(options) if default in options else (default, *options)
-    return Control("prompt", "prompt", "the text the model reads; in a kernel type any, on the website choose one "
-                   "of those run when the site was built", "prompt", default, options=offered, precomputed=True)
+def prompt_menu(default: str = MENU[0], options: Sequence[str] = MENU, name: str = "prompt",
+                label: str = "prompt") -> Control:
+    return text_menu(default, options, name, label)
+
+
+def page_args(data: str, tolerance: float, texts=("prompt",), labels=("Your text",), opening: bool = False) -> dict:
+    """The page twin's fixed settings: the stored files it reads, and the real model it can run instead."""
+    return {"data": data, "tolerance": tolerance, **live.live_args(texts, labels, opening)}
 
 
 @functools.lru_cache(maxsize=8)
@@ -62,24 +70,27 @@ def _examples_page():
             where="not on this map: a real pretrained model's last step (SmolLM2-135M, 49,152 tokens), the same "
                   "read-out as the map's.")
 def real_page_explorer(prompt: str = MENU[0], temperature: float = 1.0, top_k: str = "", top_p: str = "",
-                       seed: str = "0") -> Explorer:
-    """SmolLM2's results page for a prompt: temperature, top-k, top-p and a seeded roll, computed from
+                       seed: str = "0", min_p: str = "") -> Explorer:
+    """SmolLM2's results page for a prompt: temperature, top-k, top-p, min-p and a seeded roll, computed from
     its best 100 logits and a histogram of the rest (`stored`), in a kernel and in the page alike."""
     rows = [[prompt_menu(prompt)], [temperature_control(temperature)],
             [Control("top_k", "top-k", "keep only the k most probable tokens; blank keeps all", "text", top_k,
                      placeholder="all", width=6),
              Control("top_p", "top-p", "keep the fewest best tokens whose probability reaches p; blank keeps all",
                      "text", top_p, placeholder="1 (off)", width=7),
+             Control("min_p", "min-p", "keep the tokens whose probability is at least this share of the best one's "
+                     "(judged at the temperature); blank keeps all", "text", min_p, placeholder="off", width=6),
              Control("seed", "seed", "which roll of the die: the same seed always picks the same token", "text",
                      seed, width=8)]]
 
     def compute(v):
         top_k, top_p, seed = parse_top_k(v["top_k"]), parse_top_p(v["top_p"]), parse_seed(v["seed"])
+        min_p = parse_min_p(v["min_p"])
         t = check_temperature(v["temperature"])
         r = runs_of(v["prompt"])
-        return stored.page_view(r.summary, r.tokens, t, top_k, top_p, seed)
+        return stored.page_view(r.summary, r.tokens, t, top_k, top_p, seed, min_p=min_p)
 
-    return Explorer("real_page", rows, compute, None, {"data": DATA, "tolerance": PAGE_TOLERANCE}, NOTE)
+    return Explorer("real_page", rows, compute, None, page_args(DATA, PAGE_TOLERANCE), NOTE)
 
 
 def lens_view(r: stored.Stored) -> dict:
@@ -99,7 +110,7 @@ def real_lens_explorer(prompt: str = MENU[0]) -> Explorer:
     """SmolLM2's logit lens: its own final step applied to the stream after the embedding and after each
     of its 30 blocks, at the last position: the best tokens there, and the final answer's probability."""
     return Explorer("real_lens", [[prompt_menu(prompt)]], lambda v: lens_view(runs_of(v["prompt"])), None,
-                    {"data": DATA, "tolerance": PAGE_TOLERANCE}, NOTE)
+                    page_args(DATA, PAGE_TOLERANCE), NOTE)
 
 
 def heads_view(r: stored.Stored, layer: int) -> dict:
@@ -115,7 +126,7 @@ def real_heads_explorer(prompt: str = "Mary and John went to the shop. John gave
     rows = [[prompt_menu(prompt)],
             [Control("layer", "layer", "which layer's 9 heads to show", "choice", layer, options=tuple(range(30)))]]
     return Explorer("real_heads", rows, lambda v: heads_view(runs_of(v["prompt"]), int(v["layer"])), None,
-                    {"data": DATA, "tolerance": stored.PATTERN_TOLERANCE}, NOTE)
+                    page_args(DATA, stored.PATTERN_TOLERANCE), NOTE)
 
 
 @functools.lru_cache(maxsize=16)
@@ -140,8 +151,8 @@ def decoded_view(text: str, method: str) -> dict:
 
 
 DECODE_NOTE = (f"On the website this explorer offers the {len(decoding.PROMPTS)} open prompts of the menu, each "
-               "continued five ways when the site was built; in a kernel (this page's notebook, from the download icon at the top) it "
-               "continues any text you type (about 5 s for greedy, longer for beam search).")
+               "continued five ways when the site was built, until you load the real model into the page: then it "
+               "continues any text you type, as a kernel does (a few seconds for greedy, longer for beam search).")
 
 
 @registered("real_decode", lambda: [real_decode_explorer(), real_decode_explorer(method="beam")],
@@ -154,5 +165,75 @@ def real_decode_explorer(prompt: str = decoding.PROMPTS[0], method: str = "greed
     rows = [[prompt_menu(prompt, decoding.PROMPTS)],
             [Control("method", "method", "how each next token is chosen", "choice", method,
                      options=decoding.METHODS, shown=tuple(decoding.SHOWN[m] for m in decoding.METHODS))]]
-    return Explorer("real_decode", rows, lambda v: decoded_view(v["prompt"], v["method"]), None,
-                    {"data": f"{stored.FOLDER}/{decoding.FILE}", "tolerance": PAGE_TOLERANCE}, DECODE_NOTE)
+    args = dict(page_args(f"{stored.FOLDER}/{decoding.FILE}", PAGE_TOLERANCE),
+                settings=decoding.SETTINGS, long=decoding.LONG, new=decoding.NEW, beams=decoding.BEAMS,
+                shown=decoding.SHOWN, stop=decoding.STOP)
+    return Explorer("real_decode", rows, lambda v: decoded_view(v["prompt"], v["method"]), None, args, DECODE_NOTE)
+
+
+# ----------------------------------------------------------------------------- activation patching, two texts
+# A fact recalled from a subject: SmolLM2 says " Italy" after the first (p = 0.82) and " Germany" after the second
+# (0.89); the two texts differ in one token, the city.
+PATCH_CLEAN = "Paris is in France. Rome is in"
+PATCH_CORRUPTED = "Paris is in France. Berlin is in"
+DIRECTIONS = ("denoise", "noise")
+DIRECTION_SHOWN = ("denoise: the clean stream into the corrupted run", "noise: the corrupted stream into the clean run")
+PATCH_NOTE = ("On the website this explorer shows the pair above, patched when the site was built, until you load the "
+              "real model into the page: then it patches any two texts of one length in tokens, as a kernel does. The "
+              "page fills the grid from the last block back; each cell is one pass of SmolLM2 from that block on.")
+
+
+@functools.lru_cache(maxsize=8)
+def patch_view(clean: str, corrupted: str, direction: str = "denoise") -> dict:
+    """The patching explorer's view: the residual stream before each block (and after the last) patched at each
+    position (`lib.analysis.patching.patch_stream`), the fraction of logit(target) - logit(rival) each brings
+    back (denoise) or takes away (noise); the target is the clean run's answer and the rival the corrupted
+    run's. Cells before the first position where the texts differ are 0 (the streams there are the same)."""
+    from lib.analysis.patching import patch_stream  # deferred: imports torch
+    from lib.model import smollm2                    # deferred: as in _live
+
+    direction = str(direction)
+    if direction not in DIRECTIONS:
+        raise CourseError(f"the direction must be one of {', '.join(DIRECTIONS)}; got {direction}")
+    lm = smollm2.load()
+    a, b = lm.encode(str(clean)), lm.encode(str(corrupted))
+    r = patch_stream(lm, str(clean), str(corrupted), direction=direction)
+    first = next((p for p in range(len(a)) if a[p] != b[p]), len(a))
+    return {"clean": r.clean, "corrupted": r.corrupted, "target": r.target, "against": r.against,
+            "clean_diff": r.clean_diff, "corrupted_diff": r.corrupted_diff, "direction": direction, "first": first,
+            "stages": [f"before block {i}" for i in range(len(r.stages) - 1)] + [f"after block {len(r.stages) - 2}"],
+            "grid": [[float(x) for x in row] for row in r.resid], "warnings": list(r.warnings)}
+
+
+def handover(view: dict) -> tuple[int, int]:
+    """Where the patching view's difference moves from the position where the texts differ to the last: the last
+    block before which the first differing position alone brings back more than half, and the first from which
+    the last position does (stage indices: stage i is the stream before block i)."""
+    g, p, last = view["grid"], view["first"], len(view["clean"]) - 1
+    at_token = max(i for i, row in enumerate(g) if row[p] > 0.5)
+    at_last = min(i for i, row in enumerate(g) if row[last] > 0.5)
+    return at_token, at_last
+
+
+@registered("real_patch", lambda: [real_patch_explorer()],
+            where="not on this map: activation patching in a real pretrained model (SmolLM2-135M): the residual "
+                  "stream of one text run into another's.")
+def real_patch_explorer(clean: str = PATCH_CLEAN, corrupted: str = PATCH_CORRUPTED, direction: str = "denoise") -> Explorer:
+    """Activation patching of SmolLM2's residual stream between two texts of one length in tokens: which position,
+    before which block, carries what makes the two answers differ."""
+    rows = [[prompt_menu(clean, (clean,), "clean", "clean text")],
+            [prompt_menu(corrupted, (corrupted,), "corrupted", "corrupted text")],
+            [Control("direction", "direction", "denoise: does the clean stream bring the clean answer back? noise: "
+                     "does the corrupted stream take it away?", "choice", direction, options=DIRECTIONS,
+                     shown=DIRECTION_SHOWN)]]
+    opening = {"clean": clean, "corrupted": corrupted, "direction": direction}
+
+    def compute(v):
+        view = lambda: patch_view(str(v["clean"]), str(v["corrupted"]), str(v["direction"]))   # noqa: E731
+        return live.opening_view("real_patch", opening, view) if v == opening else view()
+
+    return Explorer("real_patch", rows, compute, None,
+                    page_args("", FRACTION_TOLERANCE, ("clean", "corrupted"), ("Your text", "Your corrupted text"), opening=True), PATCH_NOTE)
+
+
+FRACTION_TOLERANCE = 1e-3

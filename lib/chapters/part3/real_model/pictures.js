@@ -50,7 +50,18 @@ export function pictures(k) {
       const pick = h("p", { class: "course-pick", role: "status" }, `The roll with seed ${v.seed} `,
         v.chosen === null ? ["falls among ", h("b", {}, `the tokens below the best ${v.stored}`)] : ["picks ", h("b", {}, seen(v.chosen))],
         ` (p = ${fix(v.chosen_prob)})`);
-      return figure(chart, alt, pick);
+      // The same page as a table: one row a token, its probability as the model gives it, after temperature,
+      // and rolled on (after truncation).
+      const cut = [v.top_k !== null ? `top-k ${v.top_k}` : "", v.top_p !== null && v.top_p < 1 ? `top-p ${v.top_p}` : "",
+        v.min_p !== null && v.min_p !== undefined ? `min-p ${v.min_p}` : ""].filter(Boolean).join(", ");
+      const table = h("table", { class: "course-table course-next-tokens" },
+        h("caption", {}, `SmolLM2's next token after ${said(v.tokens)}: the best ${v.rows.length} of ${commas(v.rest.count + v.stored)}` +
+          ` at temperature ${shownT(v.temperature)}${cut ? `, ${cut}` : ""}`),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "token"), h("th", { scope: "col" }, "probability"),
+          h("th", { scope: "col" }, "after temperature"), h("th", { scope: "col" }, "rolled on"))),
+        h("tbody", {}, v.rows.map((r) => h("tr", {}, h("th", { scope: "row" }, seen(r.token)), h("td", {}, fix(r.base)),
+          h("td", {}, fix(r.heated)), h("td", {}, fix(r.final))))));
+      return figure([chart, table], alt, pick);
     },
 
     real_lens(v, o) {
@@ -103,6 +114,46 @@ export function pictures(k) {
       const alt = `SmolLM2 continues ${said(v.tokens)} by ${v.settings}: ${said(v.pieces)}. ${numbers} ` +
         `Each new token's probability: ${v.pieces.map((t, i) => `${seen(t)} ${fix(v.probs[i], 2)}`).join(", ")}.`;
       return figure(svg(width, top0 + plotH + 26, alt, body), alt, [text0, h("p", { class: "course-decoded-numbers" }, numbers)]);
+    },
+
+    real_patch(v, o) {
+      // Rows: the residual stream before each block and after the last; columns: positions. A row the page has not
+      // finished yet is null, drawn as an empty frame.
+      const T = v.clean.length, n = v.grid.length;
+      const what = v.direction === "denoise" ? "brings back" : "takes away";
+      const whatMany = v.direction === "denoise" ? "bring back" : "take away";
+      const done = v.grid.map((r, i) => i).filter((i) => v.grid[i] !== null);
+      const cells = done.flatMap((i) => v.grid[i].map((x, p) => [i, p, x])).filter(([, p]) => p >= v.first);
+      const best = cells.sort((x, y) => y[2] - x[2]).slice(0, 3)
+        .map(([i, p, x]) => `${v.stages[i]} at ${seen(v.clean[p])} (position ${p}) ${fix(x, 2)}`).join(", ");
+      const alt = `Activation patching of SmolLM2's residual stream (${v.direction}): clean ${said(v.clean)}, corrupted ` +
+        `${said(v.corrupted)}. logit(${seen(v.target)}) - logit(${seen(v.against)}) is ${fix(v.clean_diff, 2)} clean and ` +
+        `${fix(v.corrupted_diff, 2)} corrupted. ${done.length < n ? `Computing: ${done.length} of ${n} rows done. ` : ""}` +
+        `The patches that ${whatMany} most${done.length < n ? " so far" : ""}: ${best || "none yet"}.` +
+        (v.first > 0 ? ` The texts are the same before position ${v.first}: patching there changes nothing.` : "") +
+        (v.warnings.length ? ` ${v.warnings.join(". ")}.` : "");
+      const labelW = 96, cell = Math.max(10, Math.min(44, Math.floor((room(o) - labelW - 12) / T))), rowH = 14;
+      const named = cell >= 32;
+      const titled = titleLines(`fraction of logit(${seen(v.target)}) - logit(${seen(v.against)}) each patch ${what}`, labelW + T * cell + 4, 12);
+      const notes = v.warnings.flatMap((w) => titleLines(w, labelW + T * cell + 4, 11));
+      const g0 = 4 + 16 * titled.length + 14 * notes.length;
+      const body = titled.map((t, k) => text(4, 12 + 16 * k, t, { size: 12 }));
+      notes.forEach((t, k) => body.push(text(4, 12 + 16 * titled.length + 14 * k, t, { size: 11, fill: PALETTE.accent })));
+      v.grid.forEach((row, i) => {
+        body.push(text(labelW - 6, g0 + i * rowH + rowH / 2, v.stages[i], { anchor: "end", size: 10 }));
+        if (row === null) {
+          body.push(rect(labelW, g0 + i * rowH, T * cell - 1, rowH - 1, "none", { style: "stroke:#999;stroke-dasharray:3 3" }));
+          return;
+        }
+        row.forEach((x, p) => {
+          body.push(h("g", {}, h("title", {}, `${v.stages[i]}, position ${p} (${v.clean[p]} / ${v.corrupted[p]}): ${fix(x, 2)}`),
+            rect(labelW + p * cell, g0 + i * rowH, cell - 1, rowH - 1, x < 0 ? "#f4c7cc" : blue(Math.min(1, x))),
+            named ? text(labelW + p * cell + cell / 2, g0 + i * rowH + rowH / 2, fix(x, 2), { anchor: "middle", size: 9, fill: inkOn(Math.min(1, Math.max(0, x))) }) : null));
+        });
+      });
+      body.push(h("g", { transform: `translate(0,${g0 + 4 + n * rowH})` }, v.clean.map((t, p) =>
+        text(labelW + p * cell + cell / 2, 6, v.corrupted[p] === t ? seen(t) : `${seen(t)}/${seen(v.corrupted[p])}`, { anchor: "end", size: 10, rotate: -45 }))));
+      return figure(svg(labelW + T * cell + 12, g0 + 10 + n * rowH + 110, alt, body), alt);
     },
 
     real_heads(v, o) {

@@ -42,6 +42,7 @@ import numpy as np
 
 from lib.chapters.part3.real_model.prompts import GROUP_OF, MENU
 from lib.errors import CourseError
+from lib.model.decoding import check_min_p
 from lib.model.readout import TOP_P_FLOOR, Rolls, check_temperature, check_top_k, check_top_p
 
 TOP = 100              # logits kept exactly, best first
@@ -113,16 +114,21 @@ def probabilities(s: Summary, temperature: float = 1.0) -> tuple[np.ndarray, flo
 
 
 def reshaped(s: Summary, temperature: float = 1.0, top_k: int | None = None,
-             top_p: float | None = None) -> tuple[np.ndarray, float, int]:
-    """Temperature, then top-k, then top-p on the shared-out survivors, then shared out again, as
-    `lib.model.readout.reshape` does on the whole page: each kept token's final probability, the rest's
-    final total and how many tokens survive. The rest's tokens are taken as their bin's mean: a bin cut
-    by top-k or top-p keeps its first tokens."""
+             top_p: float | None = None, min_p: float | None = None) -> tuple[np.ndarray, float, int]:
+    """Min-p, then temperature, top-k and top-p on the shared-out survivors, then shared out again, as
+    sampling does on the whole page (`lib.model.decoding`: min-p is a processor, judged at the temperature,
+    before `lib.model.readout.reshape`): each kept token's final probability, the rest's final total and how
+    many tokens survive. The rest's tokens are taken as their bin's mean: a bin cut by top-k or top-p keeps
+    its first tokens, and min-p keeps or drops a bin whole."""
     top_k = check_top_k(top_k, s.vocab_size)
     top_p = check_top_p(top_p)
+    min_p = check_min_p(min_p)
     w, r = weights(s, temperature)
     z = float(w.sum()) + float(np.dot(r, s.counts))
     items = [(float(x) / z, 1) for x in w] + [(float(x) / z, c) for x, c in zip(r, s.counts)]
+    if min_p is not None:
+        # w[0] is the best token's weight (1): a token stays if its weight is at least min_p of it.
+        items = [(p, n if x >= min_p * float(w[0]) else 0) for (p, n), x in zip(items, [*w, *r])]
     kept = []                                          # (per-token probability, how many kept)
     left = s.vocab_size if top_k is None else top_k
     for p, n in items:
@@ -163,14 +169,17 @@ def roll(final: np.ndarray, rest: float, seed: int) -> int | None:
     return None
 
 
-def page_view(s: Summary, prompt_tokens, temperature, top_k, top_p, seed: int, rows: int = ROWS) -> dict:
-    """The real results page explorer's view, from a summary (the page computes the same from its file)."""
+def page_view(s: Summary, prompt_tokens, temperature, top_k, top_p, seed: int, rows: int = ROWS,
+              min_p: float | None = None) -> dict:
+    """The real results page explorer's view, from a summary (the page computes the same from its file, or
+    from the model it runs)."""
     base, base_rest = probabilities(s)
     heated, heated_rest = probabilities(s, temperature)
-    final, final_rest, survivors = reshaped(s, temperature, top_k, top_p)
+    final, final_rest, survivors = reshaped(s, temperature, top_k, top_p, min_p)
     pick = roll(final, final_rest, seed)
     return {"tokens": list(prompt_tokens), "temperature": float(temperature),
-            "top_k": None if top_k is None else min(top_k, s.vocab_size), "top_p": top_p, "seed": str(seed),
+            "top_k": None if top_k is None else min(top_k, s.vocab_size), "top_p": top_p, "min_p": min_p,
+            "seed": str(seed),
             "rows": [{"token": s.tokens[i], "base": float(base[i]), "heated": float(heated[i]), "final": float(final[i])}
                      for i in range(min(rows, len(s.tokens)))],
             "rest": {"base": base_rest, "heated": heated_rest, "final": final_rest, "count": s.vocab_size - len(s.tokens)},

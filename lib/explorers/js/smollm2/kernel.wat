@@ -1,0 +1,269 @@
+;; The matrix work of SmolLM2 in the page: matrix times vectors, on the weights as the GGUF file stores them.
+;;
+;; The file keeps each matrix [out, in] as rows of blocks of 32 numbers along `in`:
+;;   Q4_1, 20 bytes a block: a half-precision scale d, a half-precision minimum m, then 16 bytes of 4-bit
+;;         codes q (the low nibbles are numbers 0-15 of the block, the high nibbles 16-31); a number is d*q + m.
+;;   Q8_0, 34 bytes a block: a half-precision scale d, then 32 signed bytes q; a number is d*q.
+;; The codes are read here as they are stored and multiplied with the float32 activations in float32:
+;; nothing is rounded to fewer bits than the library keeps (its float32 copy of the weights is d*q + m
+;; computed in float32, as gguf's NumPy code does), only summed in another order. Half-precision numbers are read
+;; through a table of all 65,536 of them (`lut`, 256 KB, filled by the page's JavaScript), since
+;; WebAssembly has no half-precision instruction.
+;;
+;; Both exported functions take:
+;;   w     the address of the matrix's first block     rows  how many rows (outputs)
+;;   nb    blocks in a row (inputs / 32)                 x     n input vectors, each nb*32 float32, one after another
+;;   sx    each block's sum of x (one vector only)       n     how many vectors
+;;   out   n output vectors, each rows float32: out[j*rows + r]
+;;   lut   the half-precision table                      acc   scratch of 16 bytes a vector (n > 1 only)
+;; One vector (a new token): a block's 32 products are summed with the codes as they are, then scaled,
+;; sum(d*q*x) + m*sum(x) = d*sum(q*x) + m*sum(x), the row's sum in a register: the same numbers in
+;; another order, half the work of widening every code. Several vectors (the prompt's positions, the 31
+;; stages of the logit lens): each block is widened once, d*q + m, and used for every vector, their sums
+;; kept in `acc`. Within a block the eight products are added as a tree; the blocks of a row in order.
+;; Codes become floats by signed conversion (they are small, so it is exact, and x86 has no unsigned one).
+(module
+  (import "env" "memory" (memory 1 6144))
+
+  (func $hsum (param $s v128) (result f32)
+    (f32.add
+      (f32.add (f32x4.extract_lane 0 (local.get $s)) (f32x4.extract_lane 1 (local.get $s)))
+      (f32.add (f32x4.extract_lane 2 (local.get $s)) (f32x4.extract_lane 3 (local.get $s)))))
+
+  ;; the sums of n vectors for one row, kept in acc, written to out[j*rows + r]
+  (func $zero (param $acc i32) (param $n i32)
+    (local $j i32)
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
+      (v128.store (i32.add (local.get $acc) (i32.shl (local.get $j) (i32.const 4))) (v128.const i32x4 0 0 0 0))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br $l))))
+
+  (func $write (param $acc i32) (param $n i32) (param $out i32) (param $rows i32) (param $r i32)
+    (local $j i32) (local $op i32)
+    (local.set $op (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))))
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
+      (f32.store (local.get $op) (call $hsum (v128.load (i32.add (local.get $acc) (i32.shl (local.get $j) (i32.const 4))))))
+      (local.set $op (i32.add (local.get $op) (i32.shl (local.get $rows) (i32.const 2))))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br $l))))
+
+  ;; acc[j] += the block's eight lanes times vector j's numbers at x + 128 b, for every j
+  (func $many (param $acc i32) (param $n i32) (param $xp i32) (param $xstride i32)
+      (param $w0 v128) (param $w1 v128) (param $w2 v128) (param $w3 v128)
+      (param $w4 v128) (param $w5 v128) (param $w6 v128) (param $w7 v128)
+    (local $j i32) (local $ap i32)
+    (local.set $ap (local.get $acc))
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
+      (v128.store (local.get $ap) (f32x4.add (v128.load (local.get $ap)) (f32x4.add
+        (f32x4.add
+          (f32x4.add (f32x4.mul (local.get $w0) (v128.load offset=0 align=4 (local.get $xp)))
+                     (f32x4.mul (local.get $w1) (v128.load offset=16 align=4 (local.get $xp))))
+          (f32x4.add (f32x4.mul (local.get $w2) (v128.load offset=32 align=4 (local.get $xp)))
+                     (f32x4.mul (local.get $w3) (v128.load offset=48 align=4 (local.get $xp)))))
+        (f32x4.add
+          (f32x4.add (f32x4.mul (local.get $w4) (v128.load offset=64 align=4 (local.get $xp)))
+                     (f32x4.mul (local.get $w5) (v128.load offset=80 align=4 (local.get $xp))))
+          (f32x4.add (f32x4.mul (local.get $w6) (v128.load offset=96 align=4 (local.get $xp)))
+                     (f32x4.mul (local.get $w7) (v128.load offset=112 align=4 (local.get $xp))))))))
+      (local.set $xp (i32.add (local.get $xp) (local.get $xstride)))
+      (local.set $ap (i32.add (local.get $ap) (i32.const 16)))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br $l))))
+
+  
+  ;; one vector, Q4_1: each block's codes meet the vector's 32 numbers as they are converted, d*sum(q x) + m*sum(x)
+  (func $q4_1_one (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $sx i32) (param $out i32)
+      (param $lut i32)
+    (local $r i32) (local $b i32) (local $blk i32) (local $xp i32)
+    (local $v v128) (local $lo v128) (local $hi v128) (local $t v128) (local $s v128) (local $p v128) (local $mt f32)
+    (local.set $blk (local.get $w))
+    (block $rows_done (loop $row
+      (br_if $rows_done (i32.ge_u (local.get $r) (local.get $rows)))
+      (local.set $s (v128.const i32x4 0 0 0 0))
+      (local.set $mt (f32.const 0))
+      (local.set $b (i32.const 0))
+      (local.set $xp (local.get $x))
+      (block $blocks_done (loop $block
+        (br_if $blocks_done (i32.ge_u (local.get $b) (local.get $nb)))
+        (local.set $v (v128.load offset=4 align=1 (local.get $blk)))
+        (local.set $lo (v128.and (local.get $v) (i8x16.splat (i32.const 15))))
+        (local.set $hi (i8x16.shr_u (local.get $v) (i32.const 4)))
+        (local.set $t (i16x8.extend_low_i8x16_u (local.get $lo)))
+        (local.set $p (f32x4.add
+          (f32x4.add
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.get $t))) (v128.load offset=0 align=4 (local.get $xp)))
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))) (v128.load offset=16 align=4 (local.get $xp))))
+          (f32x4.add
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.tee $t (i16x8.extend_high_i8x16_u (local.get $lo)))))
+                       (v128.load offset=32 align=4 (local.get $xp)))
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))) (v128.load offset=48 align=4 (local.get $xp))))))
+        (local.set $t (i16x8.extend_low_i8x16_u (local.get $hi)))
+        (local.set $p (f32x4.add (local.get $p) (f32x4.add
+          (f32x4.add
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.get $t))) (v128.load offset=64 align=4 (local.get $xp)))
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))) (v128.load offset=80 align=4 (local.get $xp))))
+          (f32x4.add
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.tee $t (i16x8.extend_high_i8x16_u (local.get $hi)))))
+                       (v128.load offset=96 align=4 (local.get $xp)))
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))) (v128.load offset=112 align=4 (local.get $xp)))))))
+        (local.set $s (f32x4.add (local.get $s) (f32x4.mul (local.get $p) (f32x4.splat (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))))))
+        (local.set $mt (f32.add (local.get $mt) (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u offset=2 align=1 (local.get $blk)) (i32.const 2))))
+                                                         (f32.load (i32.add (local.get $sx) (i32.shl (local.get $b) (i32.const 2)))))))
+        (local.set $blk (i32.add (local.get $blk) (i32.const 20)))
+        (local.set $xp (i32.add (local.get $xp) (i32.const 128)))
+        (local.set $b (i32.add (local.get $b) (i32.const 1)))
+        (br $block)))
+      (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))) (f32.add (call $hsum (local.get $s)) (local.get $mt)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $row))))
+
+  ;; one vector, Q8_0: d*sum(q x)
+  (func $q8_0_one (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $out i32) (param $lut i32)
+    (local $r i32) (local $b i32) (local $blk i32) (local $xp i32)
+    (local $v v128) (local $t v128) (local $s v128) (local $p v128)
+    (local.set $blk (local.get $w))
+    (block $rows_done (loop $row
+      (br_if $rows_done (i32.ge_u (local.get $r) (local.get $rows)))
+      (local.set $s (v128.const i32x4 0 0 0 0))
+      (local.set $b (i32.const 0))
+      (local.set $xp (local.get $x))
+      (block $blocks_done (loop $block
+        (br_if $blocks_done (i32.ge_u (local.get $b) (local.get $nb)))
+        (local.set $v (v128.load offset=2 align=1 (local.get $blk)))
+        (local.set $t (i16x8.extend_low_i8x16_s (local.get $v)))
+        (local.set $p (f32x4.add
+          (f32x4.add
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $t))) (v128.load offset=0 align=4 (local.get $xp)))
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))) (v128.load offset=16 align=4 (local.get $xp))))
+          (f32x4.add
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.tee $t (i16x8.extend_high_i8x16_s (local.get $v)))))
+                       (v128.load offset=32 align=4 (local.get $xp)))
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))) (v128.load offset=48 align=4 (local.get $xp))))))
+        (local.set $v (v128.load offset=18 align=1 (local.get $blk)))
+        (local.set $t (i16x8.extend_low_i8x16_s (local.get $v)))
+        (local.set $p (f32x4.add (local.get $p) (f32x4.add
+          (f32x4.add
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $t))) (v128.load offset=64 align=4 (local.get $xp)))
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))) (v128.load offset=80 align=4 (local.get $xp))))
+          (f32x4.add
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.tee $t (i16x8.extend_high_i8x16_s (local.get $v)))))
+                       (v128.load offset=96 align=4 (local.get $xp)))
+            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))) (v128.load offset=112 align=4 (local.get $xp)))))))
+        (local.set $s (f32x4.add (local.get $s) (f32x4.mul (local.get $p) (f32x4.splat (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))))))
+        (local.set $blk (i32.add (local.get $blk) (i32.const 34)))
+        (local.set $xp (i32.add (local.get $xp) (i32.const 128)))
+        (local.set $b (i32.add (local.get $b) (i32.const 1)))
+        (br $block)))
+      (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))) (call $hsum (local.get $s)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $row))))
+
+  ;; ------------------------------------------------------------------------------------------------ Q4_1
+  (func (export "q4_1") (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $sx i32) (param $n i32)
+      (param $out i32) (param $lut i32) (param $acc i32)
+    (local $r i32) (local $b i32) (local $blk i32) (local $xp i32) (local $xstride i32)
+    (local $d v128) (local $m v128) (local $v v128) (local $lo v128) (local $hi v128) (local $t v128)
+    (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128)
+    (local $w4 v128) (local $w5 v128) (local $w6 v128) (local $w7 v128)
+    (if (i32.eq (local.get $n) (i32.const 1))
+      (then
+        (call $q4_1_one (local.get $w) (local.get $rows) (local.get $nb) (local.get $x) (local.get $sx) (local.get $out) (local.get $lut))
+        (return)))
+    (local.set $xstride (i32.mul (local.get $nb) (i32.const 128)))
+    (local.set $blk (local.get $w))
+    (block $rows_done (loop $row
+      (br_if $rows_done (i32.ge_u (local.get $r) (local.get $rows)))
+      (call $zero (local.get $acc) (local.get $n))
+      (local.set $b (i32.const 0))
+      (local.set $xp (local.get $x))
+      (block $blocks_done (loop $block
+        (br_if $blocks_done (i32.ge_u (local.get $b) (local.get $nb)))
+        ;; the codes as floats, in eight lanes of four: low nibbles are numbers 0-15, high ones 16-31
+        (local.set $v (v128.load offset=4 align=1 (local.get $blk)))
+        (local.set $lo (v128.and (local.get $v) (i8x16.splat (i32.const 15))))
+        (local.set $hi (i8x16.shr_u (local.get $v) (i32.const 4)))
+        (local.set $t (i16x8.extend_low_i8x16_u (local.get $lo)))
+        (local.set $w0 (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.get $t))))
+        (local.set $w1 (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))))
+        (local.set $t (i16x8.extend_high_i8x16_u (local.get $lo)))
+        (local.set $w2 (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.get $t))))
+        (local.set $w3 (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))))
+        (local.set $t (i16x8.extend_low_i8x16_u (local.get $hi)))
+        (local.set $w4 (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.get $t))))
+        (local.set $w5 (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))))
+        (local.set $t (i16x8.extend_high_i8x16_u (local.get $hi)))
+        (local.set $w6 (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.get $t))))
+        (local.set $w7 (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))))
+        ;; widened once, d*q + m, for every vector
+            (local.set $d (f32x4.splat (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))))
+            (local.set $m (f32x4.splat (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u offset=2 align=1 (local.get $blk)) (i32.const 2))))))
+            (call $many (local.get $acc) (local.get $n) (local.get $xp) (local.get $xstride)
+              (f32x4.add (f32x4.mul (local.get $d) (local.get $w0)) (local.get $m))
+              (f32x4.add (f32x4.mul (local.get $d) (local.get $w1)) (local.get $m))
+              (f32x4.add (f32x4.mul (local.get $d) (local.get $w2)) (local.get $m))
+              (f32x4.add (f32x4.mul (local.get $d) (local.get $w3)) (local.get $m))
+              (f32x4.add (f32x4.mul (local.get $d) (local.get $w4)) (local.get $m))
+              (f32x4.add (f32x4.mul (local.get $d) (local.get $w5)) (local.get $m))
+              (f32x4.add (f32x4.mul (local.get $d) (local.get $w6)) (local.get $m))
+              (f32x4.add (f32x4.mul (local.get $d) (local.get $w7)) (local.get $m)))
+        (local.set $blk (i32.add (local.get $blk) (i32.const 20)))
+        (local.set $xp (i32.add (local.get $xp) (i32.const 128)))
+        (local.set $b (i32.add (local.get $b) (i32.const 1)))
+        (br $block)))
+      (call $write (local.get $acc) (local.get $n) (local.get $out) (local.get $rows) (local.get $r))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $row))))
+
+  ;; ------------------------------------------------------------------------------------------------ Q8_0
+  (func (export "q8_0") (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $sx i32) (param $n i32)
+      (param $out i32) (param $lut i32) (param $acc i32)
+    (local $r i32) (local $b i32) (local $blk i32) (local $xp i32) (local $xstride i32)
+    (local $d v128) (local $v v128) (local $t v128)
+    (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128)
+    (local $w4 v128) (local $w5 v128) (local $w6 v128) (local $w7 v128)
+    (if (i32.eq (local.get $n) (i32.const 1))
+      (then
+        (call $q8_0_one (local.get $w) (local.get $rows) (local.get $nb) (local.get $x) (local.get $out) (local.get $lut))
+        (return)))
+    (local.set $xstride (i32.mul (local.get $nb) (i32.const 128)))
+    (local.set $blk (local.get $w))
+    (block $rows_done (loop $row
+      (br_if $rows_done (i32.ge_u (local.get $r) (local.get $rows)))
+      (call $zero (local.get $acc) (local.get $n))
+      (local.set $b (i32.const 0))
+      (local.set $xp (local.get $x))
+      (block $blocks_done (loop $block
+        (br_if $blocks_done (i32.ge_u (local.get $b) (local.get $nb)))
+        ;; the 32 signed codes as floats, in eight lanes of four
+        (local.set $v (v128.load offset=2 align=1 (local.get $blk)))
+        (local.set $t (i16x8.extend_low_i8x16_s (local.get $v)))
+        (local.set $w0 (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $t))))
+        (local.set $w1 (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))))
+        (local.set $t (i16x8.extend_high_i8x16_s (local.get $v)))
+        (local.set $w2 (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $t))))
+        (local.set $w3 (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))))
+        (local.set $v (v128.load offset=18 align=1 (local.get $blk)))
+        (local.set $t (i16x8.extend_low_i8x16_s (local.get $v)))
+        (local.set $w4 (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $t))))
+        (local.set $w5 (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))))
+        (local.set $t (i16x8.extend_high_i8x16_s (local.get $v)))
+        (local.set $w6 (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $t))))
+        (local.set $w7 (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))))
+        (local.set $d (f32x4.splat (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))))
+        ;; widened once, q*d, for every vector
+            (call $many (local.get $acc) (local.get $n) (local.get $xp) (local.get $xstride)
+              (f32x4.mul (local.get $w0) (local.get $d)) (f32x4.mul (local.get $w1) (local.get $d))
+              (f32x4.mul (local.get $w2) (local.get $d)) (f32x4.mul (local.get $w3) (local.get $d))
+              (f32x4.mul (local.get $w4) (local.get $d)) (f32x4.mul (local.get $w5) (local.get $d))
+              (f32x4.mul (local.get $w6) (local.get $d)) (f32x4.mul (local.get $w7) (local.get $d)))
+        (local.set $blk (i32.add (local.get $blk) (i32.const 34)))
+        (local.set $xp (i32.add (local.get $xp) (i32.const 128)))
+        (local.set $b (i32.add (local.get $b) (i32.const 1)))
+        (br $block)))
+      (call $write (local.get $acc) (local.get $n) (local.get $out) (local.get $rows) (local.get $r))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $row))))
+)
