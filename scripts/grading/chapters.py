@@ -1,6 +1,6 @@
 """The chapters as the grader runs them, read from the instructor's sources (never from a returned
 notebook): each chapter's code cells as `make student` hands them out (solutions left out, answer cells
-labelled), and each exercise's check call (the module, the function, the answer's name, the models).
+labelled), and each exercise's check call (the module, the function, the answers' names, the models).
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def chapters() -> dict[str, dict]:
 
 def chapter_spec(doc: str, exercises: list) -> dict:
     """The chapter's code cells (answer cells labelled) and, per exercise, the check its stub calls:
-    the module, the function and its arguments (the answer's name, or a model the chapter loads)."""
+    the module, the function and its arguments (the answers' names, and the models the chapter loads)."""
     nb = notebooks.read_source(ROOT / (doc + ".md"))
     modules = {e.label: e.module for e in exercises}
     models = dict(LOADED.findall("\n".join(c.source for c in nb.cells if c.cell_type == "code")))
@@ -72,8 +72,9 @@ def chapter_spec(doc: str, exercises: list) -> dict:
 
 
 def stub_call(doc: str, label: str, source: str, module: str | None, models: dict) -> dict:
-    """The stub's `check.NAME(args)`: which argument is the answer (a name the stub binds) and which
-    are models the chapter loads with lib.load."""
+    """The stub's `check.NAME(args)`: which arguments are answers (names the stub binds: one, or
+    several, as an own-text exercise's text and prediction) and which are models the chapter loads
+    with lib.load."""
     tree = ast.parse(source)
     bound = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets
              if isinstance(t, ast.Name)} | {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
@@ -91,8 +92,10 @@ def stub_call(doc: str, label: str, source: str, module: str | None, models: dic
         else:
             raise SystemExit(f"{doc}, {label}: the check's argument {ast.unparse(arg)} is neither the answer "
                              "(a name the answer cell binds) nor a model the chapter loads with lib.load")
-    if [a["role"] for a in args].count("answer") != 1:
-        raise SystemExit(f"{doc}, {label}: the check call should take exactly one answer")
+    names = [a["name"] for a in args if a["role"] == "answer"]
+    if not names or len(set(names)) != len(names):
+        raise SystemExit(f"{doc}, {label}: the check call should take one answer or more, each a different name "
+                         "the answer cell binds")
     return {"module": module, "check": calls[0].func.attr, "args": args, "call": ast.dump(calls[0])}
 
 

@@ -24,7 +24,10 @@ if __package__ in (None, ""):     # run as a script: the package's folder first 
 
 import lib  # noqa: E402
 from grading import wire  # noqa: E402
+from grading.answers import answer_names, check_name, named, warm_own_text_checks  # noqa: E402
+from grading.reading import cpu_limit, limit_memory  # noqa: E402
 from lib import chapters  # noqa: E402
+from lib.errors import CourseError  # noqa: E402
 from lib.exercises import Feedback, writing  # noqa: E402
 from lib.exercises.writing import TimeUp  # noqa: E402
 
@@ -81,56 +84,90 @@ TIMED_OUT = "timed out"     # a time limit stopped it: not wrong (grading/gradeb
 
 
 def check_value(spec: dict, record: dict, models: dict) -> dict:
-    """{verdict, message, note, cases} for one recorded answer. An answer cell that raised after it bound
-    the answer's name anew leaves that value in the learner's kernel: it counts if it is right."""
+    """{verdict, message, note, cases} for one recorded answer (the values of every name the check call
+    takes). An answer cell that raised after it bound the answers anew leaves those values in the
+    learner's kernel: they count if they are right."""
+    parts = record.get("answers") if isinstance(record.get("answers"), dict) else {}
+    names = answer_names(spec)
+    absent = [n for n in names if not isinstance(parts.get(n), dict) or "absent" in parts[n]]
     if record.get("problem"):
         problem = plain_problem(record["problem"])
         if problem in PROBLEMS:
             return {"verdict": TIMED_OUT, "note": problem}
         failed = {"verdict": "error", "note": problem}
-        if record.get("rebound") is not True or "absent" in record:
+        if absent:
+            failed["note"] += f"; no {named(spec, absent)} after it"
+        if record.get("rebound") is not True or absent:
             return failed
         bound = check_value(spec, {k: v for k, v in record.items() if k != "problem"}, models)
         if bound["verdict"] != "correct":
+            if bound.get("message"):   # what the check says of the values the cell bound (an empty text, say)
+                return {**failed, "message": bound["message"], "note": f"{problem}: the check's message says why"}
             return failed
-        note = f"{problem} after it bound `{answer_name(spec)}`: the value it bound counts"
+        note = f"{problem} after it bound {named(spec)}: the value{'s' if len(names) > 1 else ''} it bound count{'' if len(names) > 1 else 's'}"
         return {**bound, "note": "; ".join(filter(None, [bound.get("note"), note]))}
-    if "absent" in record:
-        return {"verdict": "not answered", "note": f"no `{answer_name(spec)}` after the answer cell"}
+    if absent:
+        return {"verdict": "not answered", "note": f"no {named(spec, absent)} after the answer cell"}
+    if check_name(spec) in UNAVAILABLE:
+        return {"verdict": "error", "note": "the check cannot run in this grader: " + UNAVAILABLE[check_name(spec)]}
     check = getattr(chapters.checks(spec['module']), spec["check"])
-    replay = None
-    if record.get("function"):
-        answer = Ellipsis if record.get("empty") is True else Replay(record.get("calls") if isinstance(
-            record.get("calls"), list) else [], models)
-        replay = answer if isinstance(answer, Replay) else None
-    else:
-        answer = wire.decode(record.get("value"), models)
-    args = [answer if a["role"] == "answer" else models[a["model"]] for a in spec["args"]]
+    given, replays = {}, []
+    for name in names:
+        part = parts[name]
+        if part.get("function"):
+            given[name] = Ellipsis if part.get("empty") is True else Replay(
+                part.get("calls") if isinstance(part.get("calls"), list) else [], models)
+            if isinstance(given[name], Replay):
+                replays.append(given[name])
+        else:
+            given[name] = wire.decode(part.get("value"), models)
+    args = [given[a["name"]] if a["role"] == "answer" else models[a["model"]] for a in spec["args"]]
     cases = None
     try:
-        if isinstance(check, writing.WriteCheck) and replay is not None and len(args) == 1:
-            # Every case judged, for partial credit: the verdict is the one the check gives (its first
-            # wrong case), the share the cases the function gets right.
-            feedback, right = writing.case_results(replay, check)
-            cases = [sum(right), len(right)]
-        else:
-            feedback = check(*args)
+        with cpu_limit(CHECK_CPU_SECONDS, CheckTooLong):
+            if isinstance(check, writing.WriteCheck) and len(args) == 1 and replays:
+                # Every case judged, for partial credit: the verdict is the one the check gives (its first
+                # wrong case), the share the cases the function gets right.
+                feedback, right = writing.case_results(replays[0], check)
+                cases = [sum(right), len(right)]
+            else:
+                feedback = check(*args)
+    except CourseError as e:   # the check refused an answer (an empty text, one the model cannot read): it says why
+        return {"verdict": "not yet", "message": str(e)[:400],
+                "note": f"the check refused {named(spec)} (the message says why)"}
+    except CheckTooLong:
+        return {"verdict": "error", "note": f"the check ran past the {CHECK_CPU_SECONDS} s of CPU the checker gives "
+                                            "one answer (the model's work grows with the length of a learner's text)"}
     except Exception as e:   # a check that fails on an answer is the course's bug: say so, count nothing
+        if isinstance(e, MemoryError) or "allocate" in str(e):     # past the checker's memory limit (torch's allocator says so)
+            return {"verdict": "error", "note": f"the check needed more memory than the checker gives one answer "
+                                                f"({CHECKER_MEMORY_MB} MB; the model's work grows with the length of a "
+                                                "learner's text)"}
         return {"verdict": "error", "note": f"the check failed on this answer ({type(e).__name__})"}
     if not isinstance(feedback, Feedback):
         return {"verdict": "error", "note": "the check gave no verdict"}
     out = {"verdict": feedback.verdict(), "message": feedback.message}
     if cases is not None:
         out["cases"] = cases
-    if replay is not None and replay.missed:
+    if any(r.missed for r in replays):
         out["note"] = "the function was not run on every input the check gives it"
-    if replay is not None and replay.timed_out and out["verdict"] != "correct":
+    if any(r.timed_out for r in replays) and out["verdict"] != "correct":
         out = {**out, "verdict": TIMED_OUT, "note": "the check stopped the function at its time limit in the run"}
     return out
 
 
-def answer_name(spec: dict) -> str:
-    return next(a["name"] for a in spec["args"] if a["role"] == "answer")
+# What the checker gives the check of one answer: an own-text check runs SmolLM2 on the learner's text
+# (the lens on a sentence takes about 1 s of CPU and 600 MB above the model's 750 MB; on 1,000 tokens it
+# took 18 s and 10 GB), so a text past these is noted, not checked, and costs no other learner anything.
+CHECK_CPU_SECONDS = 60
+CHECKER_MEMORY_MB = 3072
+
+
+UNAVAILABLE: dict[str, str] = {}     # own-text checks whose model could not be loaded here, and why
+
+
+class CheckTooLong(BaseException):
+    """The check of one answer ran past its CPU (a BaseException: no check's `except Exception` keeps it)."""
 
 
 def check_one(spec: dict, record: dict | None, models: dict, final: dict | None = None,
@@ -155,7 +192,7 @@ def check_one(spec: dict, record: dict | None, models: dict, final: dict | None 
             continue
         later = check_value(spec, later_record, models)
         if later["verdict"] == "correct":
-            note = f"graded the value `{answer_name(spec)}` holds {where} (the answer cell left {left})"
+            note = f"graded the value{'s' if len(answer_names(spec)) > 1 else ''} {named(spec)} hold{'' if len(answer_names(spec)) > 1 else 's'} {where} (the answer cell left {left})"
             return {**later, "note": "; ".join(filter(None, [later.get("note"), note]))}
     return first
 
@@ -201,6 +238,8 @@ def main() -> int:
 
     names = {a["model"] for spec in job["answers"].values() for a in spec["args"] if a["role"] == "model"}
     models = {name: lib.load(name) for name in sorted(names)}
+    UNAVAILABLE.update(warm_own_text_checks(job["answers"]))
+    limit_memory(CHECKER_MEMORY_MB)
     for learner in job["learners"]:
         try:
             cell, copy, final = records_of(learner["records"], set(job["answers"]))

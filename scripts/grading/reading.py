@@ -369,11 +369,10 @@ def find_by_content(cells: list[dict], facts: list[dict], spec: dict, chapter_so
     """Answer cells found by their content where the label is missing (an answer typed into a fresh
     cell, the stub deleted): for each exercise with no labelled cell, the first cell of the learner's
     own between the neighbouring exercises' answer cells that makes the stub's check call, or calls
-    the same check, or (for an answer name no other exercise of the chapter uses) binds the answer's
-    name. The cell is labelled with the exercise; the notes say so (and it is listed to review)."""
+    the same check, or binds one of its answers' names that no other exercise of the chapter uses. The cell is labelled with the exercise; the notes say so (and it is listed to review)."""
     notes = []
-    names = {label: answer_name(stub) for label, stub in spec["answers"].items()}
-    shared = Counter(names.values())
+    names = {label: answer_names(stub) for label, stub in spec["answers"].items()}
+    shared = Counter(n for label_names in names.values() for n in label_names)
     for position, label in enumerate(spec["order"]):
         if any(c["label"] == label for c in cells):
             continue
@@ -384,8 +383,9 @@ def find_by_content(cells: list[dict], facts: list[dict], spec: dict, chapter_so
         stub = spec["answers"][label]
         tests = [("it makes the stub's check call", lambda f: stub["call"] in f["stub_calls"]),
                  (f"it calls check.{stub['check']}", lambda f: stub["check"] in f["check_fns"])]
-        if shared[names[label]] == 1:
-            tests.append((f"it binds `{names[label]}`", lambda f: names[label] in f["binds"]))
+        own = [n for n in names[label] if shared[n] == 1]
+        if own:
+            tests.append((f"it binds {' or '.join(f'`{n}`' for n in own)}", lambda f: bool(set(own) & f["binds"])))
         for why, test in tests:
             found = next((i for i in range(low + 1, high) if cells[i]["label"] is None and facts[i]["read"]
                           and cells[i]["source"].strip() not in chapter_sources and test(facts[i])), None)
@@ -399,11 +399,11 @@ def find_by_content(cells: list[dict], facts: list[dict], spec: dict, chapter_so
 
 def copies(cells: list[dict], facts: list[dict], spec: dict, chapter_sources: set) -> dict[str, int]:
     """For each exercise, the cell of the learner's own below its answer cell, within its span (up to
-    the next answer cell that binds the same name), after which the run takes the answer's value again
+    the next answer cell that binds one of its names), after which the run takes the answers' values again
     (the checker counts it if the answer cell's is not right): a copy of the answer cell, an answer put
-    right below a wrong draft. The last such cell that binds the answer's name and is a copy of the
-    answer cell (its label with it) or calls the exercise's check; else the last that binds the name."""
-    names = {label: answer_name(stub) for label, stub in spec["answers"].items()}
+    right below a wrong draft. The last such cell that binds one of the answers' names and is a copy of
+    the answer cell (its label with it) or calls the exercise's check; else the last that binds one."""
+    names = {label: set(answer_names(stub)) for label, stub in spec["answers"].items()}
     found = {}
     for i, cell in enumerate(cells):
         label = cell["label"]
@@ -411,9 +411,9 @@ def copies(cells: list[dict], facts: list[dict], spec: dict, chapter_sources: se
             continue
         name, last, last_like = names[label], None, None
         for j in range(i + 1, len(cells)):
-            if cells[j]["label"] in names and names[cells[j]["label"]] == name:
+            if cells[j]["label"] in names and names[cells[j]["label"]] & name:
                 break
-            if cells[j]["label"] is None and name in facts[j]["binds"] \
+            if cells[j]["label"] is None and name & facts[j]["binds"] \
                     and cells[j]["source"].strip() not in chapter_sources:
                 last = j
                 if cells[j].get("copy_of") == label or spec["answers"][label]["check"] in facts[j]["check_fns"]:
@@ -424,8 +424,9 @@ def copies(cells: list[dict], facts: list[dict], spec: dict, chapter_sources: se
     return found
 
 
-def answer_name(stub: dict) -> str:
-    return next(a["name"] for a in stub["args"] if a["role"] == "answer")
+def answer_names(stub: dict) -> list[str]:
+    """The names the check call takes as answers (grading/answers.py's, which the reader does not import)."""
+    return [a["name"] for a in stub["args"] if a["role"] == "answer"]
 
 
 def _dotted(node) -> str | None:
@@ -464,11 +465,11 @@ def read_for_grading(path: Path, spec: dict, out: Path) -> dict:
     cells, notes = code_cells(data, spec)
     del data
     transform = TransformerManager().transform_cell
-    answer_names = {answer_name(stub) for stub in spec["answers"].values()}
+    names = {n for stub in spec["answers"].values() for n in answer_names(stub)}
     stub_calls = {stub["call"] for stub in spec["answers"].values()}
     facts = []
     for cell in cells:          # one syntax tree at a time
-        f = cell_facts(cell["source"], transform, answer_names, stub_calls)
+        f = cell_facts(cell["source"], transform, names, stub_calls)
         f["where"] = cell["label"] or "a cell"
         facts.append(f)
     chapter_sources = {c["source"].strip() for c in spec["cells"] if not c["label"]}
@@ -484,8 +485,46 @@ class OutOfTime(Exception):
     """The reader's CPU for one notebook ran out."""
 
 
-def _out_of_time(signum, frame):
-    raise OutOfTime()
+def limit_memory(megabytes: int) -> None:
+    """This process's address space: what it holds now and `megabytes` more (the reader's, the checker's)."""
+    vm = next((int(line.split()[1]) * 1024 for line in Path("/proc/self/status").read_text().splitlines()
+               if line.startswith("VmSize:")), 0)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (vm + megabytes * 2 ** 20, vm + megabytes * 2 ** 20))
+    except (ValueError, OSError):
+        pass
+
+
+class cpu_limit:
+    """Its block within `seconds` more of this process's CPU (RLIMIT_CPU's soft limit, moved on for each
+    notebook the reader reads, each answer the checker checks): past it, SIGXCPU raises `error`. A
+    write check's own timer (ITIMER_PROF) stays the learner function's."""
+
+    def __init__(self, seconds: float, error: type[BaseException]):
+        self.seconds, self.error = seconds, error
+
+    def _raise(self, signum, frame):
+        raise self.error()
+
+    def __enter__(self):
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        self.hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        soft = int(used.ru_utime + used.ru_stime + self.seconds) + 1
+        if self.hard != resource.RLIM_INFINITY:
+            soft = min(soft, self.hard)
+        try:
+            signal.signal(signal.SIGXCPU, self._raise)
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, self.hard))
+        except (ValueError, OSError):
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            resource.setrlimit(resource.RLIMIT_CPU, (self.hard, self.hard))
+        except (ValueError, OSError):
+            pass
+        return False
 
 
 def reader_main() -> int:
@@ -494,35 +533,18 @@ def reader_main() -> int:
     CPU for each notebook (READER_CPU_SECONDS); a notebook past either gets a note, not a crash."""
     import IPython.core.inputtransformer2  # noqa: F401  deferred: the reader's alone, loaded before its limits
 
-    vm = next((int(line.split()[1]) * 1024 for line in Path("/proc/self/status").read_text().splitlines()
-               if line.startswith("VmSize:")), 0)
-    try:
-        resource.setrlimit(resource.RLIMIT_AS, (vm + READER_MEMORY_MB * 2 ** 20, vm + READER_MEMORY_MB * 2 ** 20))
-    except (ValueError, OSError):
-        pass
-    signal.signal(signal.SIGXCPU, _out_of_time)
-    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-
+    limit_memory(READER_MEMORY_MB)
     for line in sys.stdin:
         request = json.loads(line)
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        now = int(used.ru_utime + used.ru_stime) + 1
         try:
-            resource.setrlimit(resource.RLIMIT_CPU, (now + READER_CPU_SECONDS, hard))
-        except (ValueError, OSError):
-            pass
-        try:
-            answer = read_for_grading(Path(request["path"]), request["spec"], Path(request["out"]))
+            with cpu_limit(READER_CPU_SECONDS, OutOfTime):
+                answer = read_for_grading(Path(request["path"]), request["spec"], Path(request["out"]))
         except OutOfTime:
             answer = {"refused": f"{Path(request['path']).name} took longer than the grader reads a notebook "
                                  f"({READER_CPU_SECONDS} s of CPU): not graded"}
         except MemoryError:
             answer = {"refused": f"{Path(request['path']).name} needs more memory than the grader reads a notebook "
                                  f"with ({READER_MEMORY_MB} MB): not graded"}
-        try:
-            resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
-        except (ValueError, OSError):
-            pass
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
     return 0

@@ -28,6 +28,7 @@ if __package__ in (None, ""):     # run as a script: the package's folder first 
 
 import lib  # noqa: E402
 from grading import wire  # noqa: E402
+from grading.answers import answer_names, warm_own_text_checks  # noqa: E402
 from grading.walls import PR_SET_DUMPABLE, PR_SET_PDEATHSIG, Cgroups, contain, prctl  # noqa: E402
 from grading.watch import Watch  # noqa: E402
 from lib import chapters  # noqa: E402
@@ -104,35 +105,41 @@ class Recorder:
 
 
 def capture(shell, label: str, spec: dict, cell_problem: str | None) -> dict:
-    """The learner's answer to one exercise, as plain data. A function is driven by the chapter's
-    check; a write check's every case is given to it (not only those up to the first it gets wrong),
-    so that the checker can count the cases it gets right (partial credit)."""
-    record = {"label": label, "problem": cell_problem}
-    name = next(a["name"] for a in spec["args"] if a["role"] == "answer")
-    value = shell.user_ns.get(name, _MISSING)
-    if value is _MISSING:
-        record["absent"] = name
-        return record
-    if callable(value) and not isinstance(value, type):
-        record["function"] = True
-        record["empty"] = bool(is_empty_stub(value))
-        if not record["empty"]:
-            recorder = Recorder(value)
+    """The learner's answers to one exercise, as plain data: each name the check call takes, its
+    value (or that it is absent). A function is driven by the chapter's check, with the exercise's
+    other answers as the learner's kernel holds them; a write check's every case is given to it (not
+    only those up to the first it gets wrong), so that the checker can count the cases it gets right
+    (partial credit)."""
+    record = {"label": label, "problem": cell_problem, "answers": {}}
+    values = {name: shell.user_ns.get(name, _MISSING) for name in answer_names(spec)}
+    recorders = {}
+    for name, value in values.items():
+        part = record["answers"][name] = {}
+        if value is _MISSING:
+            part["absent"] = True
+        elif callable(value) and not isinstance(value, type):
+            part["function"] = True
+            part["empty"] = bool(is_empty_stub(value))
+            if not part["empty"]:
+                recorders[name] = Recorder(value)
+        else:
             try:
-                check = getattr(chapters.checks(spec['module']), spec["check"])
-                args = [recorder if a["role"] == "answer" else lib.load(a["model"]) for a in spec["args"]]
-                if isinstance(check, writing.WriteCheck) and len(args) == 1:
-                    writing.case_results(recorder, check)
-                else:
-                    check(*args)
-            except BaseException:   # the learner's function may do anything; only the record counts
-                pass
-            record["calls"] = recorder.calls
-        return record
-    try:
-        record["value"] = wire.encode(value)
-    except ValueError:
-        record["value"] = {"__opaque__": "answer too large"}
+                part["value"] = wire.encode(value)
+            except ValueError:
+                part["value"] = {"__opaque__": "answer too large"}
+    if recorders and _MISSING not in values.values():
+        try:
+            check = getattr(chapters.checks(spec['module']), spec["check"])
+            args = [recorders.get(a["name"], values.get(a["name"])) if a["role"] == "answer" else lib.load(a["model"])
+                    for a in spec["args"]]
+            if isinstance(check, writing.WriteCheck) and len(args) == 1:
+                writing.case_results(args[0], check)
+            else:
+                check(*args)
+        except BaseException:   # the learner's function may do anything; only the record counts
+            pass
+    for name, recorder in recorders.items():
+        record["answers"][name]["calls"] = recorder.calls
     return record
 
 
@@ -221,10 +228,6 @@ def limit_processes_by_user(processes: int, missing: list[str]) -> None:
                           f"and {processes} more: RLIMIT_NPROC), no control group of its own")
 
 
-def answer_name(spec: dict) -> str:
-    return next(a["name"] for a in spec["args"] if a["role"] == "answer")
-
-
 def bind_check(shell, spec: dict) -> None:
     """The chapter's checks as `check`, as the stub's first line binds them: a learner who replaced a
     whole answer cell (that line with it) still has them, so no check call fails for want of it."""
@@ -245,39 +248,43 @@ def _run_learner(shell, cells, learner, job, send, beat, walls_missing):
     # the cell; the run needs only the error's type, which run_cell reads from the result.
     shell.showtraceback = shell.showsyntaxerror = shell.showindentationerror = lambda *args, **kwargs: None
     answers = job["answers"]
-    names = {label: answer_name(spec) for label, spec in answers.items()}
+    names = {label: answer_names(spec) for label, spec in answers.items()}
     # Cells after which an answer's value is taken again: the last cell of the learner's own below its
     # answer cell that binds the answer's name (a copy of the answer cell, an answer put right below a
     # wrong draft), found by reading the notebook (grading/reading.py).
     copies = {int(i): label for label, i in (learner.get("copies") or {}).items() if label in answers}
-    after: dict[str, object] = {}     # label -> the object its name held right after its answer cell
+    after: dict[str, tuple] = {}      # label -> the objects its names held right after its answer cell
     pending: list[str] = []           # labels whose value at the end of their span is still to be taken
 
+    def held(label) -> tuple:
+        return tuple(shell.user_ns.get(name, _MISSING) for name in names[label])
+
     def take_final(label):
-        """The answer's value where its span ends (the notebook's end, or the next answer cell that
-        binds the same name): as the learner's kernel holds it once the cells below the stub ran."""
-        value = shell.user_ns.get(names[label], _MISSING)
-        if value is not _MISSING and value is not after[label]:
+        """The answers' values where the exercise's span ends (the notebook's end, or the next answer
+        cell that binds one of its names): as the learner's kernel holds them once the cells below the
+        stub ran."""
+        now = held(label)
+        if any(v is not _MISSING for v in now) and any(v is not a for v, a in zip(now, after[label])):
             send({**capture(shell, label, answers[label], None), "taken": "final"})
 
     start = learner["start"]
     for i, cell in enumerate(cells[start:], start):
         label = cell.get("label")
         if label in answers:
-            for other in [o for o in pending if names[o] == names[label]]:
+            for other in [o for o in pending if set(names[o]) & set(names[label])]:
                 take_final(other)
                 pending.remove(other)
             bind_check(shell, answers[label])
-        before = shell.user_ns.get(names[label], _MISSING) if label in answers else None
+        before = held(label) if label in answers else None
         beat(b"s")
         problem = run_cell(shell, cell["source"], job["limits"]["cell_cpu_seconds"])
         if isinstance(sys.stdout, io.StringIO):
             sys.stdout.seek(0), sys.stdout.truncate()
         if label in answers:
-            after[label] = shell.user_ns.get(names[label], _MISSING)
-            # "rebound": the cell bound the answer's name anew (before it raised, if it did).
+            after[label] = held(label)
+            # "rebound": the cell bound one of the answers' names anew (before it raised, if it did).
             send({**capture(shell, label, answers[label], problem), "taken": "cell",
-                  "rebound": after[label] is not before})
+                  "rebound": any(a is not b for a, b in zip(after[label], before))})
             pending.append(label)
         elif copies.get(i) in pending:
             send({**capture(shell, copies[i], answers[copies[i]], problem), "taken": "copy"})
@@ -421,6 +428,9 @@ def main() -> int:
     Cgroups.sweep()
     if learners:   # the cells no chapter's cell runs before the first learner's run is forked
         measure_claims_once(job["cells"][learners[0]["start"]:])
+        # The model an own-text check runs on the learner's text (SmolLM2), loaded here once: every
+        # learner's answer cell calls the check, and each run inherits it instead of loading it again.
+        warm_own_text_checks(job["answers"])
     timing["claims"] = cpu_seconds() - timing["start"]
     signal.signal(signal.SIGALRM, watch.check)
     signal.setitimer(signal.ITIMER_REAL, 0.5, 0.5)

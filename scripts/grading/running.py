@@ -225,7 +225,7 @@ class CpuTime:
         s = self.seconds
         chapters = s["chapter start"] + s["chapter claims"] + s["chapter cells"]
         return (f"CPU time: {chapters + s['runs'] + s['checkers']:.0f} s in all: the chapters' own processes "
-                f"{chapters:.0f} s (start-up {s['chapter start']:.0f} s, claims {s['chapter claims']:.0f} s, cells "
+                f"{chapters:.0f} s (start-up {s['chapter start']:.0f} s, claims and own-text checks' model loaded once {s['chapter claims']:.0f} s, cells "
                 f"{s['chapter cells']:.0f} s), the learners' runs {s['runs']:.0f} s ({self.runs} runs, "
                 f"{s['runs'] / max(self.runs, 1):.1f} s each, every process of each counted), the checkers "
                 f"{s['checkers']:.0f} s")

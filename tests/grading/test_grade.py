@@ -333,7 +333,7 @@ def test_make_grade_passes_chapters_on():
 
 def test_every_worked_solution_answers_as_its_stub_does():
     """Each exercise's worked solution (the answer key's, and the honest learners' of `make bench-grade`)
-    binds the stub's answer name and makes the stub's check call: a solution that passed its answer to
+    binds the stub's answer names (an own-text exercise's two) and makes the stub's check call: a solution that passed its answer to
     the check as a literal was graded "not answered" with "check call rewritten" for every honest
     learner of the bench (ex-induction-ablate, the bench's unexplained "not answered")."""
     import ast
@@ -345,8 +345,8 @@ def test_every_worked_solution_answers_as_its_stub_does():
             tree = ast.parse(worked.get(label, ""))
             bound = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
                      if isinstance(t, ast.Name)} | {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
-            answer = next(a["name"] for a in stub["args"] if a["role"] == "answer")
-            if answer not in bound or stub["call"] not in [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.Call)]:
+            answers = {a["name"] for a in stub["args"] if a["role"] == "answer"}
+            if not answers <= bound or stub["call"] not in [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.Call)]:
                 wrong.append(label)
     assert wrong == []
 

@@ -77,18 +77,26 @@ def scores(tmp_path_factory):
         for cell in answer_cells(nb).values():
             cell.source = cell.source.replace("= ...", "= -1").replace("    ...", "    return -1")
 
-    # The five `otter run`s side by side (each starts a kernel and runs the chapter in it; one after
-    # another they took most of this file's time, a kernel's start-up mostly waiting).
-    running = {}
+    returned = {}
     for learner, change in (("ada", right), ("bob", wrong), ("hal", forge), ("any", any_equal),
                             ("rel", reload_patched)):
         nb = student_notebook()
         change(nb)
+        returned[learner] = nb
+    return {**otter_scores(zip_path, returned, out, NAME), "zip": zip_path}
+
+
+def otter_scores(zip_path: Path, returned: dict, out: Path, name: str) -> dict:
+    """Each learner's notebook (`returned`: learner -> notebook) graded by `otter run` with the zip, the
+    runs side by side (each starts a kernel and runs the notebook in it; one after another they took
+    most of this file's time, a kernel's start-up mostly waiting): learner -> {test: score}."""
+    running = {}
+    for learner, nb in returned.items():
         folder = out / learner
         folder.mkdir()
-        nbformat.write(nb, folder / NAME)
+        nbformat.write(nb, folder / name)
         running[learner] = subprocess.Popen([sys.executable, "-m", "otter", "run", "-a", str(zip_path), "-o", str(folder),
-                                             "--no-logo", str(folder / NAME)], stdout=subprocess.PIPE,
+                                             "--no-logo", str(folder / name)], stdout=subprocess.PIPE,
                                             stderr=subprocess.PIPE, text=True, cwd=folder)
     found = {}
     try:
@@ -103,7 +111,7 @@ def scores(tmp_path_factory):
             if process.poll() is None:
                 process.kill()
                 process.wait()
-    return {**found, "zip": zip_path}
+    return found
 
 
 def test_otter_grades_the_export_with_the_course_checks(scores):
