@@ -1,7 +1,8 @@
 """Where the shipped data lives: `data/` next to the package, or the folder $COURSE_DATA names.
 
-The models (`lib.model.store`), the real-language rows (`lib.content.real_words`) and the stored
-t-SNE runs (`lib.analysis.maps.tsne_store`) are all read from here.
+The models (`lib.model.store`), the real-language rows (`lib.content.real_words`), the stored
+t-SNE runs (`lib.analysis.maps.tsne_store`) and SmolLM2's stored continuations
+(`lib.chapters.part3.real_model.decoding`) are all read from here.
 """
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ MESSAGES: dict[str, str] = {
     "prefix_callee": "not a prefix of a valid round: position {position}, {got}, is not a callee",
     "prefix_ending": "not a prefix of a valid round: after a wrong call it ends {ending}",
     "game_valid_wrong": "valid (ends with a wrong call)",
-    # the explorers' boxes (lib.explorers.boxes, lib.analysis.maps.views, inventory; the page's views.js)
+    # the explorers' boxes (lib.explorers.boxes, lib.chapters.part2.three_ways.views, inventory; their twins in the page)
     "position": "position must be a whole number from 0 to {last} (the prompt has {n} tokens), or blank for the "
                 "last; got {got}",
     "not_a_label": "{piece} is not a token here; the tokens are: {labels}",
@@ -128,8 +128,6 @@ MESSAGES: dict[str, str] = {
     "answer_one_of": "the answer should be one of {listed}; got {got}.",
     # the website's answer boxes only (a notebook's unanswered cell holds `...` instead)
     "answer_empty": "type your answer in the box, then press Check.",
-    "check_live": "this site is a class's copy and ships no answers: check it live, in this page's notebook "
-                  "(the download icon at the top of the page), where the library computes the answer.",
 }
 
 

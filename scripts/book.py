@@ -10,6 +10,7 @@ The Makefile calls these; they can be run by hand inside the environment.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -19,7 +20,8 @@ from pathlib import Path
 
 import notebooks
 from chapter_cache import (BUILD, CACHE, KEY_FILE, MYST_EXTENSIONS, PARALLEL_JOBS, ROOT,  # noqa: F401  (the tasks' own)
-                           RUN_ALONE, chapters, installed_versions, library_key, pre_execute, read_chapter)
+                           RUN_ALONE, SINGLE_THREAD, chapters, installed_versions, library_key, pre_execute,
+                           read_chapter)
 from lib.budgets import BUDGETS
 
 # Not under _static: Jupyter Book adds every script found there to every page.
@@ -99,11 +101,15 @@ def build(clean: bool = False) -> float:
     if not (VENDOR / "mathjax" / "tex-chtml.js").exists():
         vendor()
     start = time.perf_counter()
-    ran, seconds = pre_execute()
+    ran, seconds = pre_execute(include_alone=True)
     if ran:
         print(f"executed {ran} chapters, {PARALLEL_JOBS} at a time, in {seconds:.1f} s")
     cmd = JUPYTER_BOOK + ["build", str(ROOT), "-W", "-n", "--keep-going"]
-    result = subprocess.run(cmd, cwd=ROOT)
+    # Every chapter is executed by now (the one that times the machine too, alone, last), so Sphinx
+    # starts no kernel, and its own arithmetic (the site's shipped check values, the site files) runs on
+    # one thread: torch's second thread on the course's tiny models cost ten times the processor time
+    # (46.8 against 4.2 s for the shipped checks' values on a busy machine).
+    result = subprocess.run(cmd, cwd=ROOT, env=dict(os.environ, **SINGLE_THREAD))
     seconds = time.perf_counter() - start
     if result.returncode != 0:
         sys.exit(f"the book did not build (exit {result.returncode}); see the messages above")

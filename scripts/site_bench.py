@@ -157,7 +157,7 @@ JS_PATCHING_BENCH = """async (n) => {
         const [t, u] = readout.order(m.promptLogits(a)).slice(0, 2);      // the clean run's two best tokens
         const start = performance.now();
         let first = null;
-        const grid = views.patchingGrid(m, a, b, t, u, () => { if (first === null) first = performance.now() - start; });
+        const grid = views.UNITS['part1/ablation'].patchingGrid(m, a, b, t, u, () => { if (first === null) first = performance.now() - start; });
         const whole = performance.now() - start;
         const t0 = performance.now();
         views.VIEWS.patching({model: m}, {clean: a.map((i) => m.vocab.tokens[i]).join(' '), swap: false,

@@ -1,7 +1,7 @@
 /* The page's SmolLM2 run in Node: the modules as the site serves them (a folder lib.explorers.web.install wrote),
  * the GGUF file as the build splits it (lib.explorers.smollm2.export), one JSON request on stdin (a list of
  * operations), one JSON answer on stdout (a result or {"error"} per operation, each with its CPU milliseconds).
- * tests/explorers/test_smollm2_page.py holds the page's model to the library with it; `make bench` times it
+ * tests/explorers/test_smollm2.py holds the page's model to the library with it; `make bench` times it
  * (lib/cli/bench.py, `page_model_costs`).
  *
  *   node scripts/smollm2_node.mjs EXPLORERS_FOLDER MODEL_FOLDER < requests.json

@@ -19,7 +19,8 @@ if TESTS not in sys.path:
 FOLDER_MARKERS = {"site": "site", "browser": "browser", "grading": "slow"}
 # Tests elsewhere that belong to a tier for the same reasons: a Jupyter kernel started, the built site read.
 BY_NAME = {"exercises/test_writing.py::test_the_write_check_runs_in_a_real_kernel": "slow",
-           "exercises/test_site.py::test_the_class_site_ships_no_answer": "site"}
+           "exercises/test_site.py::test_the_class_site_ships_no_answer": "site",
+           "chapters/part3/scale/test_checks.py::test_the_machines_timings_are_printed_as_whole_numbers": "site"}
 
 
 # The longest test files, longest first (seconds of wall-clock time in a full run from a clean clone on

@@ -52,8 +52,22 @@ SHARED_BOXES = ("top_k", "top_p", "min_p", "seed", "position")
 def opening_only(explorer) -> bool:
     """An explorer the website runs only with the real model loaded (lib.explorers.smollm2.live_args): without it the
     page shows the picture of its opening values and says to load the model for any other. Its page twin is held
-    to the library, on any values, by tests/explorers/test_smollm2_page.py (the model run in Node)."""
+    to the library, on any values, by tests/explorers/test_smollm2.py (the model run in Node)."""
     return bool(explorer.args.get("real", {}).get("opening"))
+
+
+def random_roll(rng: random.Random, lm, i: int, longest: int | None = None) -> dict:
+    """A prompt for the read-out of `lm`: any tokens, of any length up to the context (or `longest`), any
+    heads and MLPs switched off, any temperature and seed (up to 2**63 - 1), and top-k, top-p, both or
+    neither by turns (`i`: the case's number), so that any four cases in a row take every path."""
+    cfg = lm.model.cfg
+    words = [rng.choice(lm.vocab.tokens) for _ in range(rng.randint(1, min(cfg.n_ctx, longest or cfg.n_ctx)))]
+    heads = [[layer, h] for layer in range(cfg.n_layers) for h in range(cfg.n_heads) if rng.random() < 0.3]
+    mlps = [layer for layer in range(cfg.n_layers) if cfg.has_mlp and rng.random() < 0.3]
+    return {"prompt": " ".join(words), "heads": heads, "mlps": mlps, "temperature": round(10 ** rng.uniform(-1, 1), 3),
+            "top_k": rng.randint(1, len(lm.vocab)) if i % 4 in (1, 3) else None,
+            "top_p": round(rng.uniform(0.05, 1), 3) if i % 4 in (2, 3) else None,
+            "seed": rng.choice([rng.randint(0, 1000), rng.randint(0, 2**63 - 1)])}
 
 
 def random_number(rng: random.Random, c):
@@ -101,25 +115,26 @@ def random_values(explorer, rng: random.Random, lm=None, labels: dict | None = N
     return values
 
 
-def differences(a, b, path: str = "view", tol: float = TOL) -> list[str]:
-    """Where two views disagree: numbers beyond `tol` (relative for large ones), anything else unequal.
-    Two rows of a ranked list may trade places when their probabilities tie to TOL."""
+def differences(a, b, path: str = "view", tol: float = TOL, floor: float = 1.0) -> list[str]:
+    """Where two views disagree: numbers beyond `tol` (relative to the larger of the two, or to `floor` if
+    that is larger: absolute below 1 by default), anything else unequal. Two rows of a ranked list may
+    trade places when their probabilities tie to TOL."""
     if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None or isinstance(a, str) or isinstance(b, str):
         return [] if a == b else [f"{path}: {a!r} != {b!r}"]
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         if math.isinf(a) or math.isinf(b):
             return [] if a == b else [f"{path}: {a!r} != {b!r}"]
-        return [] if abs(a - b) <= tol * max(1.0, abs(a), abs(b)) else [f"{path}: {a!r} != {b!r}"]
+        return [] if abs(a - b) <= tol * max(floor, abs(a), abs(b)) else [f"{path}: {a!r} != {b!r}"]
     if isinstance(a, dict) and isinstance(b, dict):
         if set(a) != set(b):
             return [f"{path}: keys {sorted(a)} != {sorted(b)}"]
-        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}", tol)]
+        return [d for k in a for d in differences(a[k], b[k], f"{path}.{k}", tol, floor)]
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return [f"{path}: {len(a)} items != {len(b)}"]
         out = []
         for i, (x, y) in enumerate(zip(a, b)):
-            found = differences(x, y, f"{path}[{i}]", tol)
+            found = differences(x, y, f"{path}[{i}]", tol, floor)
             if found and _tied_rows(x, y):
                 continue
             out += found
@@ -129,8 +144,39 @@ def differences(a, b, path: str = "view", tol: float = TOL) -> list[str]:
 
 def _tied_rows(x, y) -> bool:
     """Two rows of a ranked page ([token, p] or {"token", ...}) whose probabilities agree to TOL."""
+    close = lambda a, b: _number(a) and _number(b) and abs(a - b) <= TOL   # noqa: E731
     if isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) and isinstance(y, list) and len(y) == 2:
-        return abs(x[1] - y[1]) <= TOL
+        return close(x[1], y[1])
     if isinstance(x, dict) and "token" in x and isinstance(y, dict) and "token" in y:
-        return all(abs(x[k] - y[k]) <= TOL for k in x if k != "token")
+        return set(x) == set(y) and all(close(x[k], y[k]) for k in x if k != "token")
     return False
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def every_control_redraws(ex):
+    """Each control of an explorer moved in a kernel: a new picture and no message; a bad prompt (or a bad
+    embedding): a message, the picture kept."""
+    box = ex.widget()
+    for c in ex.controls:
+        before = box.figure.data
+        w = box.controls[c.name]
+        if c.kind == "toggle":
+            w.value = not w.value
+        elif c.kind == "choice":
+            w.value = c.options[(c.options.index(c.default) + 1) % len(c.options)]
+        elif c.kind == "prompt":
+            w.value = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama"
+        elif c.name == "position":
+            w.value = "1"
+        else:
+            w.value = "0.5 -1 2 0 1"
+        assert box.message.value == "" and box.figure.data != before, (ex.view, c.name)
+    if any(c.name == "prompt" for c in ex.controls):
+        kept = box.figure.data
+        box.controls["prompt"].value = "<BOS> Pietro chiamma"
+        assert "unknown token 'chiamma'" in box.message.value and box.figure.data == kept
+    return box
+

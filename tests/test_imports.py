@@ -9,7 +9,7 @@
    until it is needed) or carries a comment on its line or the line above saying why it is deferred
    (`# deferred: ...`).
 3. The chapters' units (`lib/chapters/PART/UNIT/`) are found by walking lib/chapters (the walker in
-   `lib.chapters`, by importlib): no shared module imports a unit by name.
+   `lib.units`, by importlib): no shared module imports a unit by name.
 
 Each test is parametrized by module, so a failure names the module and what it imports.
 """
@@ -53,7 +53,7 @@ REASON = re.compile(r"#.*\bdeferred\b\W*\w", re.IGNORECASE)
 UNIT = re.compile(r"^lib\.chapters\.part\d+(\.|$)")
 # The shared library (lib outside lib/chapters: lib.model, lib.analysis, lib.content, lib.pictures,
 # lib.explorers, lib.exercises, lib.claims, lib.shipped, lib.cli...) names no chapter's unit: it
-# reaches them through the walker `lib.chapters` (by importlib). The units themselves may import
+# reaches them through the walker `lib.units` (by importlib). The units themselves may import
 # one another (real_language shows three_ways' t-SNE explorer).
 CHAPTERS = "lib.chapters"
 
@@ -245,7 +245,7 @@ def test_shared_library_names_no_chapter_unit(name):
     bad = [f"  {_where(name, node)}: {ast.unparse(node)}" for node, _, _ in _imports(name)
            if any(UNIT.match(t) for t in targets(name, node))]
     assert not bad, (f"{name} is shared library but imports a chapter's unit (reach the units through "
-                     "lib.chapters: units(), load(kind), checks(name)):\n" + "\n".join(bad))
+                     "lib.units: units(), unit(name).module(kind), load(kind), checks(name)):\n" + "\n".join(bad))
 
 
 def test_the_graph_sees_the_imports():
@@ -253,5 +253,5 @@ def test_the_graph_sees_the_imports():
     named in `from lib import ...`, an import inside a function."""
     g = graph()
     assert "scripts.grading.wire" in g["scripts.grading.run"] and "scripts.notebooks" in g["scripts.grading.chapters"]
-    assert "lib.chapters" in g["lib.exercises"] or any(t.startswith("lib.chapters") for t in g["lib.exercises"])
+    assert "lib.units" in g["lib.exercises"]
     assert "lib.model.store" in g["lib.cli.commands"]

@@ -21,7 +21,7 @@ the statement gives its range ("from 3 to 5"), never one seed's value. `python -
 measures every claim again on any seeds, and says on which it holds.
 
 Nothing lists the claims by hand: the first time they are asked for, the registry imports the
-`claims` module of every chapter unit (`lib.chapters.load`), and lists them in the order of the
+`claims` module of every chapter unit (`lib.units.load`), and lists them in the order of the
 book's table of contents (`_toc.yml`), each chapter's in the order its module registers them.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ import string
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from lib import chapters as units
+from lib import units
 from lib import kept
 from lib.errors import CourseError, require
 

@@ -27,7 +27,10 @@ from lib.claims import registry
 from lib.errors import CourseError, require
 
 SHIPPED = "shipped"          # the name of the pages' own run in tables and JSON
-RUN_SEEDS = 1                # how many of the page's seeds the other shipped runs are measured on
+# How many of the page's seeds the other shipped runs are measured on (the first): a lesson is tested on
+# every run and, on the pages' run, on every seed; four runs on three seeds each would triple the book's
+# build for little (the tests measure the lessons again on a fresh run and a fresh seed).
+RUN_SEEDS = 1
 
 
 # ----------------------------------------------------------------------------- runs
@@ -93,6 +96,15 @@ def _plain(value):
     return str(value)
 
 
+def _kept(run: dict[str, str], ids: list[str], seeds: list[int]) -> tuple[Path | None, dict, list[str]]:
+    """(where `run`'s numbers are kept, what is kept there, the claims of `ids` it lacks on `seeds`)."""
+    folder = cache_dir()
+    path = folder / f"{_run_key(run)}.json" if folder is not None else None
+    stored = (kept.read(path.stem) or {}) if path is not None else {}
+    missing = [i for i in ids if not all(str(s) in stored.get(i, {}) for s in (seeds if registry.get(i).seeded else [0]))]
+    return path, stored, missing
+
+
 # ----------------------------------------------------------------------------- measuring
 def _measure_here(run: dict[str, str], ids: list[str], seeds: list[int]) -> dict:
     """In this process: every claim of `ids` on every seed, with `run`'s folders in place."""
@@ -124,12 +136,8 @@ def measure_runs(runs: dict[str, dict[str, str]], ids: list[str], seeds: list[in
     each measured in a process of its own, `jobs` at a time, and kept in the disk cache."""
     seeds = [int(s) for s in seeds]
     results, todo = {}, {}
-    folder = cache_dir()
     for label, run in runs.items():
-        path = folder / f"{_run_key(run)}.json" if folder is not None else None
-        stored = (kept.read(path.stem) or {}) if path is not None else {}
-        missing = [i for i in ids if not all(str(s) in stored.get(i, {}) for s in
-                                             (seeds if registry.get(i).seeded else [0]))]
+        path, stored, missing = _kept(run, ids, seeds)
         results[label] = stored
         if missing:
             todo[label] = (run, missing, path)
@@ -184,9 +192,6 @@ def over_runs(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> list[tuple
     ids = [i for i in every_run_ids(c.chapter) if set(registry.get(i).models) == set(c.models)
            and not registry.get(i).covers_runs]
     runs = {label: run for label, run in shipped_runs_of([id]).items()}
-    # The other runs on the first of the page's seeds: a lesson is tested on every run and, on the
-    # pages' run, on every seed; four runs on three seeds each would triple the book's build for
-    # little (the tests measure the lessons again on a fresh run and a fresh seed).
     other_seeds = seeds[:RUN_SEEDS]
     measured = measure_runs(runs, ids, other_seeds)
     for label in runs:
@@ -194,3 +199,34 @@ def over_runs(id: str, seeds: Iterable[int] = registry.PAGE_SEEDS) -> list[tuple
             got = measured[label][id][str(s if c.seeded else 0)]
             rows.append((label, s, got["numbers"], got["holds"]))
     return rows
+
+
+# ----------------------------------------------------------------------------- the pages' runs, before the pages
+def page_runs(seeds: Iterable[int] = registry.PAGE_SEEDS) -> list[tuple[dict[str, str], list[str], list[int]]]:
+    """What the pages' every-run claims measure on the other shipped runs (`over_runs`), as (run, claim ids,
+    seeds) with one entry per run of each set of models the claims read: every chapter's claims on that
+    set together, so the book's build measures each run once, in one process (`measure_in_this_process`),
+    before the chapters run, instead of each chapter starting a process a run for its own claims."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for c in registry.claims():
+        if c.scope == registry.EVERY_RUN and not c.covers_runs:
+            groups.setdefault(tuple(sorted(c.models)), []).append(c.id)
+    return [(run, ids, list(seeds)[:RUN_SEEDS]) for ids in groups.values() for run in shipped_runs_of(ids).values()]
+
+
+def missing(run: dict[str, str], ids: list[str], seeds: list[int]) -> list[str]:
+    """The claims of `ids` whose numbers on `run` and `seeds` are not kept on disk yet."""
+    return _kept(run, ids, [int(s) for s in seeds])[2]
+
+
+def measure_in_this_process(run: dict[str, str], ids: list[str], seeds: list[int]) -> None:
+    """`measure_runs` for one run, in this process (a process started for this run alone, which it must
+    not measure another run in afterwards): the missing numbers measured and kept on disk."""
+    seeds = [int(s) for s in seeds]
+    path, stored, todo = _kept(run, ids, seeds)
+    if not todo:
+        return
+    for id, by_seed in _measure_here(run, todo, seeds).items():
+        stored.setdefault(id, {}).update(by_seed)
+    if path is not None:
+        kept.write(path.stem, stored)

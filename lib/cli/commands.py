@@ -14,10 +14,10 @@ import sys
 
 import torch
 
-from lib import claims as registry
+from lib import claims as registry, units
 from lib.claims import runs as claim_runs
 from lib.analysis.lens import logit_lens
-from lib.analysis.maps import tsne_store, views as maps
+from lib.analysis.maps import tsne_store
 from lib.analysis.patching import patch
 from lib.cli.bench import main as bench_main
 from lib.content import real_words
@@ -592,6 +592,7 @@ def cmd_words(args) -> int:
 
 
 def cmd_tsne(args) -> int:
+    maps = units.unit("three_ways").module("views")     # the runs the chapters show, where they are defined
     if args.rebuild:
         path, n, full, converged = maps.rebuild()
         print(f"wrote {n} runs to {path}: {full} run until they converge ({converged} converged), "

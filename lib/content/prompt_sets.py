@@ -116,6 +116,14 @@ def prompt_set(kind: str, n: int = 40, seed: int = 0, max_tokens: int | None = N
             f"unknown prompt set {kind!r}; the sets are: {', '.join(KINDS + OPEN_KINDS)}")
     require(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n must be a whole number of at least 1, got {n!r}")
     targets = None if target is None else ((target,) if isinstance(target, str) else tuple(target))
+    return list(_drawn(kind, n, seed, max_tokens, targets))
+
+
+@functools.lru_cache(maxsize=256)
+def _drawn(kind: str, n: int, seed: int, max_tokens: int | None, targets: tuple[str, ...] | None) -> tuple:
+    """`prompt_set`'s prompts, drawn once per process for each set of arguments: the chapters and their
+    claims ask for the same sets many times (the ablation chapter for one set of prompts seven times), and
+    a rare kind draws thousands of rounds. The prompts are frozen; each caller gets a list of its own."""
     rng = random.Random(seed)
     found: dict[str, LabelledPrompt] = {}
     for _ in range(MAX_ROUNDS):
@@ -129,10 +137,10 @@ def prompt_set(kind: str, n: int = 40, seed: int = 0, max_tokens: int | None = N
                 continue
             found[text] = LabelledPrompt(text, kind, fixed, turn, caller)
             if len(found) == n:
-                return list(found.values())
+                return tuple(found.values())
         if kind == "epithet-first-turn" and found:
             break   # only one such prompt exists
-    return list(found.values())
+    return tuple(found.values())
 
 
 def epithet_sets(n: int = 40, seed: int = 0, max_tokens: int | None = None) -> dict[str, list[LabelledPrompt]]:

@@ -15,7 +15,7 @@ import html
 import math
 from dataclasses import dataclass
 
-from lib import chapters
+from lib import units
 from lib.messages import say
 from lib.errors import CourseError
 
@@ -230,6 +230,6 @@ def __getattr__(name: str):
     folder each, still gives that chapter's checks (lib/chapters/part3/results_page/checks.py), so a
     notebook handed out earlier runs and grades as before."""
     try:
-        return chapters.checks(name)
+        return units.checks(name)
     except LookupError:
         raise AttributeError(f"module 'lib.exercises' has no attribute {name!r}") from None

@@ -31,7 +31,7 @@ class Exercise:
     kind: str | None  # write, predict or investigate; None for an exercise not yet given a kind
     task: str         # the task, on one line
     checks: tuple[str, ...]   # the self-check functions its answer cell calls
-    module: str | None = None  # the chapter unit whose checks they are (lib.chapters.checks(module))
+    module: str | None = None  # the chapter unit whose checks they are (lib.units.checks(module))
 
     @property
     def kind_label(self) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib.errors import CourseError
-from lib import chapters
+from lib import units
 from lib.exercises.catalogue import KINDS, ROOT, Exercise, catalogue
 from lib.exercises.site import SiteCheck
 from lib.exercises.writing import WriteCheck
@@ -53,7 +53,7 @@ def check_style(module: str, name: str) -> str:
     function the learner wrote against the library's), "value" (it compares one number or choice
     with the library's) or "open" (it tests the properties of something the learner built)."""
     try:
-        found = getattr(chapters.checks(module), name)
+        found = getattr(units.checks(module), name)
     except (ImportError, LookupError, AttributeError):
         raise CourseError(f"the self-check {name} is not in the checks of chapter {module}") from None
     if isinstance(found, WriteCheck):

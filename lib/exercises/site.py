@@ -4,8 +4,9 @@ A check that the page can run declares its twin once, beside the check, with `si
 it applies (a number within a tolerance, a whole number, one of a list of options, or "open": the
 check's own decision, written out in the page's computation as in the check), the sentences it
 says (templates with named fields), the inputs the page's computation reads (`args`: a prompt, the
-sizes of a model; never the answer), and the name of that computation in the page's `checks.js`
-(`compute`). The Python check calls `twin.judge(answer, lm)`, which gets the expected value, the
+sizes of a model; never the answer), and the name of that computation in its chapter's `page.js`
+(`COMPUTE[compute]`, lib/chapters/PART/UNIT/page.js, which the build gathers into `units.js` for the page's
+`checks.js`). The Python check calls `twin.judge(answer, lm)`, which gets the expected value, the
 known wrong values and the fields from `values` (the library's computation) and applies the rule;
 the page runs its own computation (the shipped models run in the page) and applies the same rule
 with the same sentences. So the expected value is computed where the check runs, never shipped:
@@ -28,7 +29,7 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from lib.exercises import Feedback, NOT_ANSWERED, check_choice, check_number, check_whole_number, shown, unanswered
-from lib import chapters
+from lib import units
 from lib.exercises.catalogue import ROOT, catalogue
 from lib.model.store import load
 
@@ -51,10 +52,10 @@ class Values:
 
 @dataclass(frozen=True)
 class SiteCheck:
-    module: str        # the chapter unit whose checks module declares it (lib.chapters.checks(module))
+    module: str        # the chapter unit whose checks module declares it (lib.units.checks(module))
     check: str         # the check function's name in it
     rule: str          # number, whole or choice
-    compute: str | None  # the page's computation of the same Values, in checks.js's COMPUTE; None where
+    compute: str | None  # the page's computation of the same Values, in its unit's page.js COMPUTE; None where
     # the page does not compute them (t-SNE runs the library stores; sampled rounds): the default site
     # ships the values, the class site says to check it live
     values: Callable   # the library's: values(lm) -> Values (or values() for a check without a model)
@@ -187,7 +188,7 @@ def site_check(module: str, check: str, *, rule: str, compute: str | None, value
 
 def registry() -> dict[str, SiteCheck]:
     """Every declared twin: the check modules imported, each declares its own."""
-    chapters.load("checks")
+    units.load("checks")
     return SITE_CHECKS
 
 

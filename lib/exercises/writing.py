@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from lib.exercises import Feedback, NOT_ANSWERED, unanswered
-from lib import chapters
+from lib import units
 
 # CPU seconds one call of the learner's function may use at least. Every input is small, so a right
 # answer takes milliseconds of CPU. The limit counts CPU, not the clock, so a busy machine (a threaded
@@ -370,7 +370,7 @@ _REGISTERED: dict[str, WriteCheck] = {}
 def write_checks() -> dict[str, WriteCheck]:
     """Every write check of the course, by the name of the function the learner writes (each
     chapter's check module is imported, so each registers the checks it defines)."""
-    chapters.load("checks")
+    units.load("checks")
     return dict(sorted(_REGISTERED.items()))
 
 

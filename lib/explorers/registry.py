@@ -3,7 +3,7 @@
 A chapter's explorers are defined in its unit, `lib/chapters/PART/UNIT/explorers.py`, each
 registered there with `@registered(view, examples, where=...)`: the view it draws, the settings
 the tests make it with, and where it sits on the machine of Part 1's map (the line under its
-controls). The registry finds them by walking the units (`lib.chapters.load("explorers")`), so
+controls). The registry finds them by walking the units (`lib.units.load("explorers")`), so
 adding an explorer touches its chapter's folder and its page, never a list here or in the tests.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-import lib.chapters
+from lib import units
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def registered(view: str, examples: Callable[[], Sequence[Any]], *, where: str,
 def entries() -> list[Registered]:
     """Every registered explorer, every unit's loaded first, in the book's units' order (part, then
     unit name; within a unit, as defined), whatever order they were imported in."""
-    modules = [m.__name__ for m in lib.chapters.load("explorers")]
+    modules = [m.__name__ for m in units.load("explorers")]
     rank = {name: i for i, name in enumerate(modules)}
     return sorted(REGISTRY.values(), key=lambda e: rank.get(e.make.__module__, len(rank)))
 

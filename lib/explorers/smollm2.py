@@ -62,6 +62,12 @@ def live_args(texts=("prompt",), labels=("Your text",), opening: bool = False) -
                      "max_tokens": MAX_TOKENS, "opening": opening}}
 
 
+def opening_note(what: str, how: str) -> str:
+    """The note of an explorer that shows `what` it opens with (`how` it was made) until the reader loads the model."""
+    return (f"On the website this explorer shows the {what} it opens with, {how} when the site was built, until you "
+            f"load the real model into the page: then it reads any {what} you type, as a kernel does.")
+
+
 def opening_view(view: str, values: dict, compute):
     """An explorer's view of SmolLM2 at its opening values, measured once between the book's build, the tests and
     the command line (kept on disk by `lib.kept`, keyed by the library, the data and the packages' versions,

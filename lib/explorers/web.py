@@ -7,10 +7,12 @@ checks' computations) and pictures (`pictures.js`). They are package data: the k
 the website serve the same installed files.
 
 When the site is built (`install`), two modules are generated that gather the units by walking them
-(`lib.chapters.units()`, no list by hand): `units.js` (every unit's page.js, each in a function of
+(`lib.units.units()`, no list by hand): `units.js` (every unit's page.js, each in a function of
 its own, its imports of the core read from the installed core; their VIEWS and COMPUTE merged with
-the core's; views.js and checks.js read it) and `unit-pictures.js` (every `pictures(kit)` the same
-way; render.js reads it). A page thus fetches two modules for all the chapters, not two per chapter.
+the core's, and each unit's exports under its part/name in UNITS; views.js and checks.js read it) and
+`unit-pictures.js` (every `pictures(kit)` the same way; render.js reads it). A page thus fetches two
+modules for all the chapters, not two per chapter. The tests run the same installed files in Node
+(tests/explorers/test_twins.py: every twin held to the library).
 
 What the page and the library must agree on (colours and the heatmaps' ramp, the read-out's limits,
 the sentences a reader's mistake gets) is written once in Python, in its own home, and generated into
@@ -26,7 +28,7 @@ import re
 import shutil
 from pathlib import Path
 
-from lib import chapters
+from lib import units
 from lib.explorers import smollm2
 from lib.analysis.inventory import MAX_COUNT
 from lib.analysis.patching import MIN_CHANGE, SMALL_MOVE
@@ -51,6 +53,9 @@ _IMPORT_CONSTANTS = re.compile(r'^import \{[^}]*\} from "(?:\./|(?:\.\./)+explor
 # lines or not) or `import * as m from "...";`.
 _UNIT_IMPORT = re.compile(r'^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<ns>\w+))\s+from\s+"(?P<spec>[^"]+)";[ \t]*\n', re.M)
 _IMPORT_UNIT_PICTURES = re.compile(r'^import \{ UNIT_PICTURES \} from "\./unit-pictures\.js";\n', re.M)
+# What a unit's file exports: `export const NAME`, `export function NAME` (or function*, async function) ...
+_UNIT_EXPORT = re.compile(r"^export\s+(?:const|let|class|(?:async\s+)?function\s*\*?)\s*(\w+)", re.M)
+_UNIT_EXPORT_KEYWORD = re.compile(r"^export\s+(?=(?:const|let|class|function|async\s+function)\b)", re.M)
 # Every module a file names: `from "..."`, `import "..."` and `import("...")`.
 _IMPORTED = re.compile(r'(\bfrom\s*|\bimport\s*\(?\s*)"(\.{1,2}/[^"]+)"')
 # Beyond this a JavaScript Number is no longer exact: such a whole number is written as a BigInt.
@@ -86,7 +91,7 @@ def constants_module() -> str:
 def unit_files() -> list[tuple[str, Path]]:
     """Every unit's page files, as (the unit's part/name/file, its source)."""
     return [(f"{u.part}/{u.name}/{name}", u.folder / name)
-            for u in chapters.units() for name in UNIT_FILES if u.has(name)]
+            for u in units.units() for name in UNIT_FILES if u.has(name)]
 
 
 def sources() -> list[tuple[str, Path]]:
@@ -112,9 +117,9 @@ def _namespace(core: str) -> str:
 
 
 def _unit_body(source: Path, exported: tuple[str, ...]) -> tuple[str, set[str]]:
-    """A unit's file as the body of a function that returns what it exports (`exported`): its imports
-    become constants read from the core's namespaces, its `export` keywords go. Returns the body and
-    the core modules it reads."""
+    """A unit's file as the body of a function that returns what it exports (`exported`, undefined where
+    the file lacks it, and every other name it exports): its imports become constants read from the
+    core's namespaces, its `export` keywords go. Returns the body and the core modules it reads."""
     text, cores, reads = source.read_text(), set(), []
 
     def take(m):
@@ -132,18 +137,19 @@ def _unit_body(source: Path, exported: tuple[str, ...]) -> tuple[str, set[str]]:
         return ""
 
     body = _UNIT_IMPORT.sub(take, text)
-    body = re.sub(r"^export (const|let|function|class|async function) ", r"\1 ", body, flags=re.M)
+    others = [name for name in _UNIT_EXPORT.findall(body) if name not in exported]
+    body = _UNIT_EXPORT_KEYWORD.sub("", body)
     if re.search(r"^\s*(import|export)\b|\bimport\s*\(", body, re.M):
         raise RuntimeError(f"{source}: a chapter's file imports the core with `import {{ ... }} from \"...\";` "
                            "at its top, and exports with `export const` or `export function`, nothing else")
-    returned = ", ".join(f'{name}: typeof {name} === "undefined" ? undefined : {name}' for name in exported)
+    returned = ", ".join([f'{name}: typeof {name} === "undefined" ? undefined : {name}' for name in exported] + others)
     return "\n".join(reads) + "\n" + body + f"\nreturn {{ {returned} }};", cores
 
 
 def _bundle(kind: str, exported: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """(the import lines, one `["part/name", (() => {...})()]` entry per unit that has the file `kind`)."""
     entries, cores = [], set()
-    for u in chapters.units():
+    for u in units.units():
         if u.has(kind):
             body, used = _unit_body(u.folder / kind, exported)
             cores |= used
@@ -154,7 +160,8 @@ def _bundle(kind: str, exported: tuple[str, ...]) -> tuple[list[str], list[str]]
 
 def units_module() -> str:
     """units.js: the core's check computations (twins.js) and every unit's VIEWS and COMPUTE, merged
-    into one table each (a name defined twice is an error when the page loads it)."""
+    into one table each (a name defined twice is an error when the page loads it), and `UNITS`: each
+    unit's exports by its part/name (what a unit's tests and the benchmark call beyond its views)."""
     imports, entries = _bundle("page.js", ("VIEWS", "COMPUTE"))
     lines = ["// Generated from lib/chapters when the site is built (lib/explorers/web.py): every chapter's page",
              "// twins, from its unit's page.js. Edit them there, never here.",
@@ -173,12 +180,13 @@ def units_module() -> str:
              "const __UNITS = [", ",\n".join(entries), "];", "",
              'const __VIEWS = __merged("the view", __UNITS.map(([where, u]) => [where, u.VIEWS]));',
              'const __COMPUTE = __merged("the computation", [["twins.js", __CORE_COMPUTE], ...__UNITS.map(([where, u]) => [where, u.COMPUTE])]);',
-             "export { __VIEWS as VIEWS, __COMPUTE as COMPUTE };"]
+             "const __BY_UNIT = Object.fromEntries(__UNITS);",
+             "export { __VIEWS as VIEWS, __COMPUTE as COMPUTE, __BY_UNIT as UNITS };"]
     return "\n".join(lines) + "\n"
 
 
 def _picture_units():
-    return [u for u in chapters.units() if u.has("pictures.js")]
+    return [u for u in units.units() if u.has("pictures.js")]
 
 
 def unit_pictures_module() -> str:
@@ -208,8 +216,8 @@ def kernel_renderer() -> str:
         if n != 1 or re.search(r"^export\b", text, re.M):
             raise RuntimeError(f"{u.folder / 'pictures.js'} must export one thing, `function pictures(k)`")
         pictures.append(f"// {u.part}/{u.name}/pictures.js\n(() => {{\n{text}\nreturn pictures;\n}})()")
-    units = "const UNIT_PICTURES = [\n" + ",\n".join(pictures) + "];\n"
-    return constants_module().replace("export const", "const") + units + body
+    gathered = "const UNIT_PICTURES = [\n" + ",\n".join(pictures) + "];\n"
+    return constants_module().replace("export const", "const") + gathered + body
 
 
 def _imports(text: str) -> list[str]:

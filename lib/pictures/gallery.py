@@ -1,6 +1,6 @@
 """The registry of the library's figure functions, each drawn with the arguments a chapter gives it.
 
-`tests/test_figure_legibility.py` draws every entry (Agg) and holds it to lib.pictures.legibility:
+`tests/pictures/test_legibility.py` draws every entry (Agg) and holds it to lib.pictures.legibility:
 nothing outside the canvas, no text too small on the page, no tick labels or titles over each other,
 text on a coloured ground at WCAG contrast. (The chapters' own figures meet the same rules when the
 book is built: figures.show, figures.with_alt and figures.check warn, and a warning fails the build.)

@@ -22,12 +22,12 @@ def named(spec: dict, names: list[str] | None = None) -> str:
 def own_text_checks(answers: dict) -> list:
     """The page twins of the chapter's own-text checks (a check of the learner's own text, which runs
     SmolLM2 on it: lib.exercises.site's `own`)."""
-    from lib import chapters  # deferred: the checker's and the run's, not the reader's
-    from lib.exercises import site
+    from lib.exercises import site  # deferred: the checker's and the run's, not the reader's
+    from lib.units import checks
 
     found = []
     for spec in answers.values():
-        chapters.checks(spec["module"])     # its twins declared as it is imported
+        checks(spec["module"])     # its twins declared as it is imported
         twin = site.SITE_CHECKS.get(check_name(spec))
         if twin is not None and twin.own and twin not in found:
             found.append(twin)

@@ -2,12 +2,14 @@
 import pytest
 import torch
 
-from lib.analysis.ablation import KINDS, ablated_logits, ablation_hooks, reference_set
+from lib.analysis.ablation import (KINDS, ablated_logits, ablation_hooks, ablation_view, context_blindness, head_effects,
+                                   head_name, reference_set, without_attention, zero_W_O)
 from lib.analysis.head_survey import Switch, ablation_survey
 from lib.content.prompt_sets import prompt_set
 from lib.errors import CourseError
 from lib.model.readout import last_logits
 
+CEFA = "<BOS> Pietro chiama Paolo Tarso <SEP> Paolo chiama Pietro"
 UNSHOWN_SEED = 8807
 
 
@@ -174,3 +176,30 @@ def test_bad_ablation_input_gets_one_clear_message(lm, kwargs, message):
     kwargs = {"prompts": ["<BOS> Pietro chiama Paolo"], "heads": [(0, 0)], **kwargs}
     with pytest.raises(CourseError, match=message):
         ablated_logits(lm, **kwargs)
+
+
+# ------------------------------------------------------------------ zeroing: heads, attention, the view
+def test_switching_attention_off_two_ways_gives_one_per_position_model(lm):
+    r = without_attention(lm, "<BOS> Pietro chiama Paolo", "<BOS> 4 chiama")
+    assert r["ablate_vs_zero_W_O"] == 0.0 and r["prefix_effect_off"] == 0.0 and r["prefix_effect_on"] > 1
+    assert float(zero_W_O(lm.model).blocks[0].attn.W_O.abs().max()) == 0.0
+    assert float(lm.model.blocks[0].attn.W_O.abs().max()) > 0, "the original is untouched"
+
+def test_one_head_carries_cefa_and_no_head_or_pair_zeroed_loses_the_opening_tarso(lm):
+    cefa = head_effects(lm, CEFA, "Cefa")
+    worst = min((g for g in cefa if g), key=cefa.get)
+    assert head_name(worst[0]) == "L0H3" and cefa[worst] < 0.5 < cefa[()]
+    tarso = head_effects(lm, "<BOS> Pietro chiama Paolo", "Tarso", pairs=True)
+    assert min(tarso.values()) > 0.95 and len(tarso) == 1 + 8 + 28
+
+def test_ablation_view_reports_patterns_and_the_followed_token(lm):
+    v = ablation_view(lm, CEFA, [(0, 3)], "Cefa")
+    assert v.off == ((0, 3),) and v.track == "Cefa" and v.track_prob < v.track_prob_intact
+    assert len(v.patterns) == 8 and all(abs(sum(row) - 1) < 1e-5 for p in v.patterns.values() for row in p)
+    with pytest.raises(CourseError, match="does not exist"):
+        ablation_view(lm, CEFA, [(2, 0)])
+
+def test_context_reaches_a_position_only_through_attention(lm):
+    r = context_blindness(lm, prompt_set("epithet-later-turn", 10, max_tokens=48))
+    assert r["prompts"] == 10 and r["ablate_vs_zero_W_O"] == 0.0 and r["prefix_effect_off"] == 0.0
+    assert r["prefix_effect_on"] > 1

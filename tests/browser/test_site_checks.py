@@ -7,62 +7,20 @@ about the same typed text (read as lib.exercises.site.typed_answer reads it).
 """
 from __future__ import annotations
 
-import math
+import sys
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
-from lib import chapters
 from lib.exercises.catalogue import ROOT, catalogue
-from lib.exercises.site import twins_by_label, typed_answer
-from lib.messages import MESSAGES
+from lib.exercises.site import twins_by_label
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from answer_cases import answers, library_says  # noqa: E402
 
 
 SITE = ROOT / "_build" / "html"
-
-
-def _typed(value) -> str:
-    return repr(value) if isinstance(value, (float, tuple)) else str(value)
-
-
-def answers(twin, values) -> list[str]:
-    """The texts to type: the right answer, each known wrong one, a plain wrong one and garbage (an open
-    check: its examples, and garbage for its reading)."""
-    out = [_typed(values.expected)]
-    out += [_typed(v) for v in values.hints.values()]
-    if twin.rule == "open":
-        garbage = {"number": ["banana", "1e400", "nan", "-3", "3.5", "12345678901234567890123"],
-                   "text": ["banana", "<BOS> Pietro chiama", "x" * 80],
-                   "tuple": ["banana", "(1, 2", "[1, 2, 3, 4]", "1 2 3", "'L1H2', 'x'", "()", "L0H3 and 2",
-                             "l0h3, 2"]}[twin.reads]
-        return out + garbage + [""]
-    if twin.rule == "choice":
-        options = list(values.options)
-        right = str(values.expected)
-        # As a person writes the right answer: other case, in quotes, with or without a space (MLP0, MLP 0).
-        spaced = right.replace(" ", "") if " " in right else right[:-1] + " " + right[-1] if len(right) > 1 else right
-        out += [next(o for o in options if o != values.expected), "banana", " " + right + " ", "<BOS> Pietro",
-                right.upper(), right.lower(), f"'{right}'", spaced, right[:-1] + "x"]
-    else:
-        e = values.expected
-        out += [_typed(e * 1.5 + 1), _typed(-abs(e) - 7), "banana", "1e400", "nan", "3.5", "1_000",
-                "12345678901234567890123", "x" * 80, f"{e:,}", "1,2", "12,34"]
-        if twin.rule == "number" and e != 0:
-            tol = twin.tol if twin.tol is not None else twin.rel_tol * e
-            # inside the tolerance but not the exact value, and well outside it
-            out += [_typed(e + 0.5 * tol), _typed(e - 3 * tol)]
-    return out + [""]
-
-
-def library_says(twin, text: str, lm) -> tuple[str, str]:
-    check = getattr(chapters.checks(twin.module), twin.check)
-    answer = typed_answer(text, twin.reading)
-    # An own-text check is of the learner's text: the page's box holds the twin's example, as here.
-    fb = check(twin.own_example, answer) if twin.own else check(*lm, answer)
-    if answer is ...:
-        # The notebook's `...` has no page equivalent: an empty box says to type an answer.
-        return fb.verdict(), MESSAGES["answer_empty"]
-    return fb.verdict(), fb.message
 
 
 # In the page: for each text, put it in the box, press Check, wait for the verdict (30 s at most) and

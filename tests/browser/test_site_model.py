@@ -29,7 +29,7 @@ from lib.content.prompt_sets import prompt_set
 from lib.model.readout import Rolls, prompt_logits, reshape, sample, splitmix64
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from explorer_cases import TOL, differences, random_prompt, random_values  # noqa: E402
+from explorer_cases import TOL, differences, random_roll, random_values  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = tuple(sorted(PRESETS))   # every shipped model (the presets are their registry)
@@ -71,20 +71,6 @@ def page(browser, tmp_path_factory):
     server.shutdown()
 
 
-def random_roll(rng, lm):
-    """A prompt of any length, any heads and MLPs off, any temperature, top-k, top-p and seed."""
-    cfg = lm.model.cfg
-    n = rng.randint(1, cfg.n_ctx)
-    words = [rng.choice(lm.vocab.tokens) for _ in range(n)]
-    heads = [[layer, h] for layer in range(cfg.n_layers) for h in range(cfg.n_heads) if rng.random() < 0.3]
-    mlps = [layer for layer in range(cfg.n_layers) if cfg.has_mlp and rng.random() < 0.3]
-    return {"prompt": " ".join(words), "heads": heads, "mlps": mlps,
-            "temperature": round(10 ** rng.uniform(-1, 1), 3),
-            "top_k": rng.choice([None, None, rng.randint(1, len(lm.vocab))]),
-            "top_p": rng.choice([None, None, round(rng.uniform(0.05, 1), 3)]),
-            "seed": rng.choice([rng.randint(0, 1000), rng.randint(0, 2**63 - 1)])}
-
-
 JS_ROLLS = """async ([name, cases]) => {
     const m = window.models[name], r = window.mods.readout;
     return cases.map((c) => {
@@ -101,7 +87,7 @@ def test_the_page_gives_the_librarys_probabilities_and_picks(page, name, count):
     probability equal to 1e-5, every seeded pick the same token."""
     lm = lib.load(name)
     rng = random.Random(name)
-    cases = [random_roll(rng, lm) for _ in range(count)]
+    cases = [random_roll(rng, lm, i) for i in range(count)]
     # Seeds travel as text: a JavaScript number holds whole numbers exactly only up to 2**53.
     got = page.evaluate(JS_ROLLS, [name, [dict(c, seed=str(c["seed"])) for c in cases]])
     worst, picks = 0.0, 0
@@ -136,21 +122,15 @@ def explorers():
 
 
 JS_VIEWS = """async (cases) => {
-    const points = async (name) => {
-        const p = await (await fetch(`./explorers/points/${name}.json`)).json();
-        const bytes = Uint8Array.from(atob(p.vectors.float32), (c) => c.charCodeAt(0));
-        const dv = new DataView(bytes.buffer), [n, d] = p.vectors.shape;
-        return {labels: p.labels, groups: p.groups,
-                vectors: Array.from({length: n}, (_, i) => Array.from({length: d}, (_, j) => dv.getFloat32(4 * (i * d + j), true)))};
-    };
     const out = [];
     for (const c of cases) {
         try {
-            // An explorer that runs the real model only once it is loaded shows its opening picture: the page's
-            // spec carries it (its `default`), as the library computes it.
-            const view = await window.mods.views.VIEWS[c.view]({model: c.model ? window.models[c.model] : null, points,
-                                                                defaults: c.defaults, defaultView: c.opening},
-                                                               c.values, c.args);
+            // The context the page gives a view (views.js viewContext: its model, the site's one point-set loader;
+            // an explorer that runs the real model only once it is loaded shows its opening picture, which the
+            // page's spec carries, its `default`, as the library computes it).
+            const context = {...(await window.mods.views.viewContext({model: c.model, default: c.opening})),
+                             defaults: c.defaults || {}};
+            const view = await window.mods.views.VIEWS[c.view](context, c.values, c.args);
             window.mods.render.picture(c.view, view);       // every view can be drawn
             out.push({view: JSON.parse(JSON.stringify(view))});
         } catch (e) {
@@ -215,12 +195,13 @@ def test_an_unknown_word_gets_the_command_lines_suggestions(page):
 
 
 JS_ABLATIONS = """async ([name, cases]) => {
-    const m = window.models[name], views = window.mods.views;
+    // The ablation chapter's hooks (its unit's page.js, reached through the site's units.js).
+    const m = window.models[name], ablation = window.mods.views.UNITS['part1/ablation'];
     return cases.map((c) => {
         const ids = m.encode(c.prompt);
         try {
-            return Array.from(m.promptLogits(ids, {hooks: views.ablationHooks(m, c.heads, c.mlps, c.kind, ids, 0, 0,
-                                                                                c.match)}));
+            return Array.from(m.promptLogits(ids, {hooks: ablation.ablationHooks(m, c.heads, c.mlps, c.kind, ids, 0, 0,
+                                                                                   c.match)}));
         } catch (e) { return {error: e.message}; }
     });
 }"""
@@ -241,7 +222,7 @@ def test_the_page_ablates_as_the_library_does(page, kind, match):
     rng = random.Random(f"ablation {kind} {match}")
     cases = []
     for i in range(60):
-        c = random_roll(rng, lm)
+        c = random_roll(rng, lm, i)
         n = rng.randint(1, longest) if i < 55 else rng.randint(longest + 1, lm.model.cfg.n_ctx)
         words = c["prompt"].split() if i % 2 else sample_round(rng)     # random tokens, or a round of the game
         words = words[:n] + ["Pietro"] * (n - len(words))

@@ -3,7 +3,7 @@ the explorers then run the reader's own text, a shared link reopens it, a second
 browser's cache, and a download that fails leaves the menu of stored prompts working.
 
 The numbers are held to the library's here on one text made from a fresh seed (the Node tests,
-tests/explorers/test_smollm2_page.py, hold every operation of the page's model to the library on many).
+tests/explorers/test_smollm2.py, hold every operation of the page's model to the library on many).
 """
 from __future__ import annotations
 

@@ -149,3 +149,17 @@ def test_no_claim_is_kept_under_another_run():
     assert kept.shipped_key("claim-x-0") is not None
     with store.use_run("zero-layer", store.shipped_runs("zero-layer")[1]):
         assert kept.shipped_key("claim-x-0") is None
+
+
+def test_part1_states_its_conclusions_as_registered_claims_and_picks_no_head_by_name():
+    import re
+    from pathlib import Path
+    from lib import claims
+    chapters = {"why-attention", "bigrams", "one-head", "many-heads", "circuits", "ablation"}
+    found = [c for c in claims.claims() if c.chapter in chapters]
+    assert len(found) >= 18 and {c.chapter for c in found} == chapters
+    # No ranking leaves a head out by name (`n != "L0H0"`): the evidence is every head.
+    by_name = re.compile(r"""(!=|not in|==)\s*\(?\s*["']L\d+H\d+["']""")
+    for path in sorted((Path(__file__).resolve().parents[2] / "chapters" / "part1").glob("*.md")):
+        code = "\n".join(re.findall(r"```\{code-cell\}.*?```", path.read_text(encoding="utf-8"), re.S))
+        assert not by_name.search(code), (path.name, by_name.search(code).group(0))

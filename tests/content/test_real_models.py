@@ -2,7 +2,6 @@
 (`lib.analysis.inventory.real_model_rows`): every parameter count within 1% of its published total."""
 import pytest
 
-import lib
 from lib.analysis.inventory import from_config, model_facts, parameter_count, published_architecture, real_model_rows
 from lib.content.real_models import REAL_MODELS, by_name
 from lib.errors import CourseError
@@ -22,8 +21,7 @@ def test_exact_counts_that_hugging_face_reports():
         assert parameter_count(published_architecture(by_name(name))) == n
 
 
-def test_the_toy_is_counted_like_torch_counts_it():
-    lm = lib.load("calling-game")
+def test_the_toy_is_counted_like_torch_counts_it(lm):
     facts = model_facts(from_config("calling game", lm.model.cfg))
     assert facts.parameters == sum(p.numel() for p in lm.model.parameters())
 

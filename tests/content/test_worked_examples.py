@@ -1,8 +1,10 @@
+import math
+
 import numpy as np
 import torch
 
 from lib.content import worked_examples as wx
-from lib.content.convolution import ocr_pass
+from lib.content.worked_examples import ABC_D_K, ABC_KEYS, ABC_QUERY, ABC_VALUES, attend_one, cat_sat, echo_count
 
 
 def test_cat_sat_runs_the_notes_matrices_through_the_model():
@@ -41,16 +43,6 @@ def test_two_heads_per_head_view_equals_the_concatenated_view():
     assert (cache["blocks.0.mlp.post"] >= 0).all()
 
 
-def test_the_convolution_by_hand():
-    out = ocr_pass(wx.stroke_image(), wx.FILTERS)
-    assert out["conv"]["vertical"].tolist() == [[-3, 6, -3]] * 3
-    assert out["pool"]["vertical"].tolist() == [[6, 6], [6, 6]]
-    assert not out["conv"]["horizontal"].any()
-    assert out["features"].tolist() == [6, 6, 6, 6, 0, 0, 0, 0]
-    assert out["scores"].tolist() == [24, 0]
-    assert out["probs"][0] > 0.999999
-
-
 def test_reading_numbers_off_the_examples_raises_no_warning():
     # The many-heads chapter recomputes one MLP row from the weights and prints the gap as a float;
     # a weight that still asked for gradients made torch warn on that page.
@@ -65,3 +57,12 @@ def test_reading_numbers_off_the_examples_raises_no_warning():
         alone = torch.relu(cache["blocks.0.resid_mid"][2:3] @ mlp.W_in + mlp.b_in)
         assert float((alone[0] - cache["blocks.0.mlp.post"][2]).abs().max()) < 1e-6
         ex.model.blocks[0].attn.W_O.numpy()
+
+
+def test_abc_reproduces_the_sources_weights():
+    w = attend_one(ABC_QUERY, ABC_KEYS, ABC_VALUES, ABC_D_K)["weights"]
+    assert np.allclose(w, (0.25, 0.25, 0.5), atol=0.01) and math.isclose(w.sum(), 1)
+
+def test_a_tied_toy_prefers_the_word_it_just_read():
+    hits, tried = echo_count(cat_sat())
+    assert tried == 20 and hits > 5, "far above the one word a blind guess would get"

@@ -16,28 +16,29 @@ from lib.chapters.part1.one_head import checks as one_head
 from lib.chapters.part3.results_page import checks as results_page
 from lib.chapters.part1.shapes_and_cache import checks as shapes_and_cache
 # Two right functions the tests below hand in too.
-from tests.chapters.part1.test_one_head import causal_mask
-from tests.chapters.part1.test_shapes_and_cache import kv_cache_size
+from tests.chapters.part1.one_head.test_checks import causal_mask
+from tests.chapters.part1.shapes_and_cache.test_checks import kv_cache_size
 
 
 # ------------------------------------------------------------------ every chapter's write checks
-# Each chapter's test file, tests/chapters/PART/test_UNIT.py, holds its write checks in WRITE_CHECKS:
-# name -> (the check, a right function written as a learner would, [(a typical wrong function, words its
-# diagnosis must contain), ...]). They are gathered here by importing each file as the module pytest
-# collects (tests.chapters.PART.test_UNIT), so no test runs twice.
+# The test file of each chapter's checks, tests/chapters/PART/UNIT/test_checks.py, holds its write checks in
+# WRITE_CHECKS: name -> (the check, a right function written as a learner would, [(a typical wrong function,
+# words its diagnosis must contain), ...]). They are gathered here by importing each file as the module
+# pytest collects (tests.chapters.PART.UNIT.test_checks), so no test runs twice.
 CHAPTER_TESTS = Path(__file__).resolve().parent.parent / "chapters"
 
 
 def _chapters_write_checks():
     merged, found_in = {}, {}
-    for path in sorted(CHAPTER_TESTS.glob("part*/test_*.py")):
-        module = importlib.import_module(f"tests.chapters.{path.parent.name}.{path.stem}")
+    for path in sorted(CHAPTER_TESTS.glob("part*/*/test_checks.py")):
+        part, unit_name = path.parent.parent.name, path.parent.name
+        module = importlib.import_module(f"tests.chapters.{part}.{unit_name}.{path.stem}")
         for name, row in getattr(module, "WRITE_CHECKS", {}).items():
             if name in merged:
                 raise AssertionError(f"the write check {name!r} is in the WRITE_CHECKS of both "
                                      f"{found_in[name]} and {module.__name__}: keep it in one")
             # A chapter's file holds its own unit's checks (lib/chapters/PART/UNIT/checks.py).
-            unit = f"lib.chapters.{path.parent.name}.{path.stem.removeprefix('test_')}.checks"
+            unit = f"lib.chapters.{part}.{unit_name}.checks"
             if getattr(sys.modules.get(unit), name, None) is not row[0]:
                 raise AssertionError(f"{module.__name__}'s WRITE_CHECKS holds {name!r}, which {unit} does not "
                                      f"define: it belongs in its own chapter's test file")
@@ -55,7 +56,7 @@ REGISTERED = sorted(writing.write_checks())
 
 def solutions(name):
     assert name in CHECKS, (f"the write check {name!r} has no right solution and typical mistakes in the WRITE_CHECKS "
-                             f"of its chapter's test file (tests/chapters/PART/test_UNIT.py)")
+                             f"of its chapter's test file (tests/chapters/PART/UNIT/test_checks.py)")
     check, right, wrongs = CHECKS[name]
     assert check is writing.write_checks()[name]
     return check, right, wrongs

@@ -7,17 +7,9 @@ import subprocess
 import pytest
 
 from lib.explorers import web
-from lib.messages import MESSAGES, say
 from lib.pictures import colours
 
 NODE = shutil.which("node")
-
-
-def test_every_template_has_plain_named_fields_only():
-    """The page fills `{name}` fields with a regular expression: no other braces, no format specs."""
-    for name, text in MESSAGES.items():
-        assert re.sub(r"\{\w+\}", "", text).count("{") == 0 and "}" not in re.sub(r"\{\w+\}", "", text), name
-    assert say("top_k", got="0") == "top-k must be a whole number of at least 1, got 0"
 
 
 def test_no_shared_value_is_typed_in_the_page():
@@ -121,3 +113,35 @@ def test_a_unit_that_imports_another_units_file_is_refused(tmp_path):
     bad.write_text('import { VIEWS as OTHER } from "../../part2/three_ways/page.js";\nexport const VIEWS = OTHER;\n')
     with pytest.raises(RuntimeError, match="imports the core"):
         web._unit_body(bad, ("VIEWS",))
+
+def test_a_units_other_exports_are_returned_beside_its_tables(tmp_path):
+    """A unit's page.js may export more than VIEWS and COMPUTE (a helper its tests call, a generator): the
+    build returns those too, its `export` keywords gone and what it does not export kept inside."""
+    page = tmp_path / "page.js"
+    page.write_text("export const VIEWS = {};\nexport function* steps() { yield 1; }\nexport async function later() {}\n"
+                    "export class Thing {}\nconst hidden = 1;\n")
+    body, cores = web._unit_body(page, ("VIEWS", "COMPUTE"))
+    assert cores == set() and "export" not in body and "hidden" in body
+    assert body.rstrip().endswith('return { VIEWS: typeof VIEWS === "undefined" ? undefined : VIEWS, '
+                                  'COMPUTE: typeof COMPUTE === "undefined" ? undefined : COMPUTE, steps, later, Thing };')
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js draws the book's pictures; install it (README)")
+def test_the_page_reaches_each_units_exports_by_its_name(tmp_path):
+    """units.js's UNITS: every unit with a page.js, by part/name, with what it exports (the ablation chapter's
+    hooks and patching grid, which its tests and the benchmark call)."""
+    web.install(tmp_path)
+    script = (f"import('{(tmp_path / 'views.js').as_uri()}').then((v) => console.log(JSON.stringify("
+              "Object.fromEntries(Object.entries(v.UNITS).map(([k, u]) => [k, Object.keys(u)])))))")
+    units = json.loads(subprocess.run([NODE, "-e", script], capture_output=True, text=True, check=True).stdout)
+    assert set(units) == {t.rsplit("/", 1)[0] for t, _ in web.unit_files() if t.endswith("/page.js")}
+    assert {"VIEWS", "COMPUTE", "ablationHooks", "patchingGrid", "patchingSteps"} <= set(units["part1/ablation"])
+
+
+def test_the_point_sets_have_one_loader_and_one_cache():
+    """The site's point sets are fetched in one place (twins.js `points`, one cache), which the views' context,
+    the page's preload and the checks all read: a second loader would keep a cache the others never warm."""
+    fetching = [name for name, path in web.sources() if path.suffix == ".js" and "points/${" in path.read_text()]
+    assert fetching == ["twins.js"], fetching
+    page, views = (web.JS / "page.js").read_text(), (web.JS / "views.js").read_text()
+    assert 'import { points } from "./twins.js";' in page and 'import { points } from "./twins.js";' in views

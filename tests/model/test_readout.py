@@ -4,7 +4,9 @@ import pytest
 import torch
 
 from lib.errors import CourseError
-from lib.model.readout import entropy_bits, reshape, results_page, sample, softmax, top1_margin, truncation_mask
+from lib.content.prompt_sets import prompt_set
+from lib.model.readout import (entropy_bits, last_logits, prompt_logits, reshape, results_page, sample, softmax, top1_margin,
+                               truncation_mask)
 
 LOGITS = torch.tensor([2.0, 1.0, 0.5, -1.0])
 
@@ -110,3 +112,14 @@ def test_bad_seeds_are_refused(bad):
 def test_bad_top_p_values_are_refused(bad):
     with pytest.raises(CourseError, match="top-p"):
         reshape(LOGITS, top_p=bad)
+
+
+def test_batched_logits_equal_one_prompt_at_a_time(lm):
+    prompts = [p.text for p in prompt_set("next-caller", 12, max_tokens=48)] + ["<BOS> Pietro chiama Paolo"]
+    batch = last_logits(lm, prompts, ablate=[(0, 3)], ablate_mlps=[1])
+    for row, prompt in zip(batch, prompts):
+        assert float((row - prompt_logits(lm, prompt, ablate=[(0, 3)], ablate_mlps=[1])).abs().max()) < 1e-4
+    with pytest.raises(CourseError, match="at least one prompt"):
+        last_logits(lm, [])
+    with pytest.raises(CourseError, match="unknown token"):
+        last_logits(lm, ["<BOS> Pietro chiama Pablo"])

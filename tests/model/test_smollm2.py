@@ -24,6 +24,7 @@ without: the same tokens, step logits within 1e-3 (measured 5.7e-5).
 """
 import os
 
+import numpy as np
 import pytest
 import torch
 
@@ -222,3 +223,20 @@ def test_a_damaged_file_is_one_line(tmp_path):
     with pytest.raises(CourseError, match="cannot be read as smollm2's GGUF file") as e:
         smollm2.load(bad)
     assert "\n" not in str(e.value)
+
+
+def test_the_table_read_alone_is_the_models_own(smollm2_model):
+    """The chapter reads only the embedding table from the file; it must be the whole model's W_E, with the
+    same tokenizer and shapes (both are dequantized from the same bytes, so within float32's rounding)."""
+    table = smollm2.read_table(smollm2_model.path)
+    np.testing.assert_allclose(table.W_E, smollm2_model.model.W_E.detach().numpy(), rtol=0, atol=1e-7)
+    assert table.cfg == smollm2_model.cfg
+    assert table.vocab.tokens == smollm2_model.vocab.tokens
+
+@pytest.mark.parametrize("reader", ["read_table", "file_facts"])
+def test_a_damaged_file_is_one_line_to_the_table_readers(reader, tmp_path):
+    bad = tmp_path / smollm2.FILE
+    bad.write_bytes(b"GGUF" + bytes(20))
+    with pytest.raises(CourseError) as e:
+        getattr(smollm2, reader)(bad)
+    assert "cannot be read" in str(e.value) and "reinstall" in str(e.value) and "\n" not in str(e.value)

@@ -15,7 +15,6 @@ import torch
 from helpers import small_model
 from lib.analysis.lens import components, direct_logit_attribution, logit_lens
 from lib.errors import CourseError
-from lib.model.generate import generate
 from lib.model.store import load, shipped_names
 
 TOKENS = [1, 4, 2, 7, 3, 3]
@@ -254,18 +253,6 @@ def test_an_mlp_switched_off_writes_zero_and_equals_zeroed_weights():
     assert torch.allclose(logits, zeroed, atol=1e-6)
 
 
-@pytest.mark.parametrize("do_sample", [False, True])
-def test_kv_cache_generation_equals_full_recomputation(do_sample):
-    m = small_model(layer_norm=True)
-    with_cache = generate(m, [1, 2], 6, use_cache=True, do_sample=do_sample, seed=3)
-    without = generate(m, [1, 2], 6, use_cache=False, do_sample=do_sample, seed=3)
-    assert with_cache.tokens == without.tokens
-    for step, (a, b) in enumerate(zip(with_cache.step_logits, without.step_logits)):
-        assert torch.allclose(a, b, atol=1e-5), f"step {step}"
-    # layers x (keys, values) x heads x positions x d_head x 4 bytes
-    assert with_cache.kv_bytes == 2 * 2 * 3 * (len(with_cache.tokens) - 1) * 4 * 4
-
-
 def test_the_kv_cache_continues_a_prefix_without_changing_it():
     m = small_model(layer_norm=True)
     _, prefix = m.forward_with_kv(TOKENS[:3], ablate=[(0, 0)])
@@ -305,3 +292,14 @@ def test_bad_input_is_refused_with_one_clear_line(call, message):
     for entry in (m, m.run_with_cache, m.forward_with_kv):
         with pytest.raises(CourseError, match=message):
             entry(**call)
+
+
+def test_switching_an_mlp_off_zeroes_its_write_and_changes_the_answer(lm):
+    ids = lm.encode("<BOS> Pietro chiama Paolo")
+    logits, cache = lm.model.run_with_cache(ids, ablate_mlps=[0])
+    assert float(cache["blocks.0.mlp_out"].abs().max()) == 0.0
+    assert float(cache["blocks.1.mlp_out"].abs().max()) > 0
+    intact, _ = lm.model.run_with_cache(ids)
+    assert int(intact[-1].argmax()) == lm.vocab.id("Tarso") != int(logits[-1].argmax())
+    with pytest.raises(CourseError, match="layer 5 does not exist"):
+        lm.model.run_with_cache(ids, ablate_mlps=[5])

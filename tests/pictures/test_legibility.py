@@ -15,7 +15,6 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lib.pictures import figures  # noqa: E402
-from lib.pictures.colours import GROUP_COLOURS, PALETTE, contrast, ink_on, text_shade  # noqa: E402
 from lib.pictures.gallery import FIGURES  # noqa: E402
 from lib.pictures.legibility import problems  # noqa: E402
 
@@ -71,14 +70,6 @@ def test_text_too_small_on_the_page_is_found():
     found = problems(fig)
     plt.close(fig)
     assert any("'ten points' is 7.2 px on the page" in p for p in found), found
-
-
-def test_the_inks_reach_wcag_contrast():
-    grounds = [figures.PALETTE[k] for k in PALETTE] + list(GROUP_COLOURS) + ["#08306b", "#6b8ea6", "#f7fbff"]
-    ramp = [tuple(int(255 * c) for c in matplotlib.colormaps["Blues"](x)[:3]) for x in np.linspace(0, 1, 41)]
-    assert min(contrast(ink_on(g), g) for g in grounds + ramp) >= 4.5
-    assert min(contrast(text_shade(c), (255, 255, 255)) for c in GROUP_COLOURS) >= 4.5
-    assert abs(contrast((0, 0, 0), (255, 255, 255)) - 21.0) < 1e-9
 
 
 # ---------------------------------------------------------------- every chapter figure is checked

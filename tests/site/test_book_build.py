@@ -75,6 +75,87 @@ def test_the_key_reads_this_environment_by_default(fake_root):
     assert book.library_key(fake_root) == book.library_key(fake_root, versions=versions)
 
 
+# ----------------------------------------------------------------------------- the order chapters run in
+def test_tasks_start_in_order_once_what_they_wait_for_is_done():
+    import threading
+
+    from chapter_cache import Task, _run_tasks
+
+    started, lock = [], threading.Lock()
+
+    def task(name, waits=(), fail=False):
+        def call():
+            with lock:
+                started.append(name)
+            if fail:
+                raise RuntimeError(name)
+        return Task(name, call, waits=set(waits))
+    # Two runs first; the first chapter waits for both (one of which fails), the second for none.
+    tasks = [task("run a"), task("run b", fail=True), task("chapter 1", ["run a", "run b"]), task("chapter 2")]
+    with pytest.raises(RuntimeError, match="run b"):    # a failing task is reported once all have ended
+        _run_tasks(tasks, jobs=1)
+    assert started == ["run a", "run b", "chapter 1", "chapter 2"]
+    started.clear()
+    _run_tasks([task("waits", ["first"]), task("first"), task("alone", ["not a task"])], jobs=2)
+    assert started.index("first") < started.index("waits") and "alone" in started
+
+
+def test_the_longest_path_to_the_end_goes_first():
+    from chapter_cache import Task, critical_first
+
+    def t(name, seconds, waits=()):
+        return Task(name, lambda: None, seconds, set(waits))
+    # A short run that a long chapter waits for starts before a chapter longer than either alone.
+    tasks = [t("long chapter", 30), t("run", 5), t("waits for the run", 40, ["run"]), t("short", 1)]
+    assert [x.name for x in critical_first(tasks)] == ["run", "waits for the run", "long chapter", "short"]
+
+
+def test_a_fresh_checkout_knows_its_longest_chapters():
+    import chapter_cache
+
+    pages = {str(p.relative_to(ROOT)) for p in chapter_cache.chapters()}
+    assert set(chapter_cache.FIRST_SECONDS) <= pages, "FIRST_SECONDS names a page that is not in _toc.yml"
+    assert min(chapter_cache.FIRST_SECONDS.values()) > chapter_cache.DEFAULT_SECONDS
+
+
+# ----------------------------------------------------------------------------- kernels forked from a warm process
+def test_a_warm_fork_runs_as_a_fresh_process_would(tmp_path):
+    """A kernel forked from the warm process (scripts/warm_python.py) prints what a fresh kernel prints in the
+    same folder and environment, draws the same figure and glues the same way; `python -c` through it keeps
+    its arguments, working directory, output and exit status."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    import warm_python
+
+    cells = ["import sys\nprint('torch' in sys.modules)",       # imported already in the fork, and only there
+             "import os\nprint(os.getcwd(), sys.argv[0].rsplit('/', 1)[-1], sys.path[0] != '', os.environ['COURSE_MARK'])",
+             "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(); ax.plot([1, 2]); plt.show()",
+             "from myst_nb import glue\nglue('n', 3)",
+             "import random, numpy as np\nprint(random.random() != 0.5, np.random.rand() < 1)"]
+
+    def outputs(kernel):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+        NotebookClient(nb, kernel_name=kernel, timeout=120, resources={"metadata": {"path": str(tmp_path)}}).execute()
+        return [[o.get("text") or sorted(o.get("data", {})) for o in c.outputs] for c in nb.cells]
+
+    env = dict(os.environ, COURSE_MARK="warm", OMP_NUM_THREADS="1")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("COURSE_MARK", "warm")
+        with warm_python.started(env) as warm:
+            assert warm is not None
+            forked = outputs(warm.kernel_name)
+            (tmp_path / "here").mkdir()
+            r = subprocess.run(warm.python("-c", "import os, sys; print(os.getcwd(), sys.argv[1:]); sys.exit(3)", "a"),
+                               cwd=tmp_path / "here", capture_output=True, text=True, timeout=120)
+        fresh = outputs("python3")
+    assert forked[0] == ["True\n"] and fresh[0] == ["False\n"]
+    assert forked[1:] == fresh[1:]
+    assert forked[1] == [f"{tmp_path} ipykernel_launcher.py True warm\n"]
+    assert r.returncode == 3 and r.stdout == f"{tmp_path / 'here'} ['a']\n", r.stderr
+
+
 # ----------------------------------------------------------------------------- the warning check
 def notebook(*outputs_per_cell):
     nb = nbformat.v4.new_notebook()

@@ -3,7 +3,7 @@
  * The same walk through a round, token by token, the same verdict (valid, unfinished or broken; where;
  * which rule; the tokens the rules allow there) and the same sentences, which come from the library
  * (lib/messages.py, through constants.js), as do the players, the absurd words, the epithets and the
- * rules themselves (calling_game.page_constants). tests/test_game_checker.py holds the two equal on
+ * rules themselves (calling_game.page_constants). tests/content/corpora/test_game_checker.py holds the two equal on
  * thousands of rounds, valid, broken and random.
  */
 import { GAME } from "./constants.js";

@@ -384,7 +384,7 @@ export class Model {
 }
 
 /** A float32 matrix shipped as base64 of its little-endian bytes (lib.explorers.page._float32), as doubles. */
-function float32Of({ shape, float32 }) {
+export function float32Of({ shape, float32 }) {
   const bytes = Uint8Array.from(atob(float32), (c) => c.charCodeAt(0));
   const dv = new DataView(bytes.buffer), out = new Float64Array(bytes.length / 4);
   for (let i = 0; i < out.length; i++) out[i] = dv.getFloat32(4 * i, true);

@@ -8,11 +8,11 @@
  * A value the library would refuse gets the library's sentence in the message line, and the last
  * good picture stays. Nothing is fetched from outside the site.
  */
-import { loadModel } from "./model.js";
 import { CourseError } from "./readout.js";
 import { realPatterns } from "./real.js";
 import { draw, picture } from "./render.js";
-import { VIEWS } from "./views.js";
+import { VIEWS, pageModel, viewContext } from "./views.js";
+import { points } from "./twins.js";
 import { el } from "./dom.js";
 import { pyFloat, pyParseFloat } from "./python.js";
 import { explorerIds, readState, shareBar, writeState } from "./share.js";
@@ -21,37 +21,18 @@ import * as smol from "./smollm2/client.js";
 const BASE = new URL("./", import.meta.url);
 let counter = 0;
 
-// ----------------------------------------------------------------------------- point sets (Part 2's maps)
-const POINTS = new Map();
-
-function decodeFloat32({ shape, float32 }) {
-  const text = atob(float32), bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  const view = new DataView(bytes.buffer);
-  const [n, d] = shape;
-  return Array.from({ length: n }, (_, i) => Array.from({ length: d }, (_, j) => view.getFloat32(4 * (i * d + j), true)));
-}
-
-function points(name) {
-  if (!POINTS.has(name)) {
-    POINTS.set(name, fetch(new URL(`points/${name}.json`, BASE)).then((r) => r.json())
-      .then((p) => ({ labels: p.labels, groups: p.groups, vectors: decodeFloat32(p.vectors) })));
-  }
-  return POINTS.get(name);
-}
-
 // ----------------------------------------------------------------------------- controls
 
 /** What a "number" control's box holds, as the view reads it: the number Python's float() reads in the
  *  text (nan, inf, 0 and negatives included: the view says what is allowed), else the text itself
- *  (lib.explorers.definition.parse_number). */
+ *  (lib.explorers.boxes.parse_number). */
 export function parseNumber(text) {
   const value = pyParseFloat(String(text));
   return value === null ? String(text) : value;
 }
 
 /** The index of the stop nearest `value` in the logarithm; the end beyond it; the first stop for a value
- *  that is no positive number (lib.explorers.definition.nearest_stop). */
+ *  that is no positive number (lib.explorers.boxes.nearest_stop). */
 export function nearestStop(stops, value) {
   if (typeof value !== "number" || !(value > 0)) return 0;
   if (value >= stops[stops.length - 1]) return stops.length - 1;
@@ -241,7 +222,8 @@ function liveBar(live, ownText, loaded) {
 async function start(root, id) {
   const spec = JSON.parse(root.querySelector("script.course-explorer-spec").textContent);
   const uid = `cx${++counter}`;
-  const model = spec.model ? await loadModel(new URL("models/", BASE).href, spec.model) : null;
+  // What the view computes with (the declaration's model, the point sets), as the tests' Node contract gets it.
+  const base = await viewContext(spec), { model } = base;
   const figure = root.querySelector(".course-figure");
   // "Where this sits" holds for some pictures only (the game model's embedding table, not MiniLM's rows).
   let where = null;
@@ -276,7 +258,6 @@ async function start(root, id) {
   // its text controls are the menu of stored prompts; once it is loaded, boxes that take any text.
   const live = spec.args && spec.args.real ? spec.args.real : null;
   let realBar = null, ownText = null;
-  const declaredDefaults = Object.fromEntries(spec.rows.flat().map((c) => [c.name, c.default]));
   const liveModel = (stale = () => false) => (live && smol.real.state === "ready"
     ? { info: smol.real.info, run: (op, args, onPartial = null) => runLive(stale, op, args, onPartial) } : null);
   const labelOf = (name) => (spec.rows.flat().find((c) => c.name === name) || { label: name }).label;
@@ -316,7 +297,7 @@ async function start(root, id) {
         if (explorer.firstDrawn === null) explorer.firstDrawn = performance.now();
       };
       const stale = () => generation !== mine;
-      const context = { model, points, progress, stale, real: liveModel(stale), defaultView: spec.default, defaults: declaredDefaults };
+      const context = { ...base, progress, stale, real: liveModel(stale) };
       let view, wrong = null, drawnValues = values;
       try {
         view = await VIEWS[spec.view](context, values, spec.args);
@@ -394,7 +375,7 @@ async function start(root, id) {
   try {
     // `starting`: a view whose data only a move needs (the induction explorer's checkpoints) may answer
     // null here and ask for that data `later`, once every explorer of the page is ready.
-    await VIEWS[spec.view]({ model, points, starting: true, later, real: null, defaultView: spec.default }, defaults, spec.args);
+    await VIEWS[spec.view]({ ...base, starting: true, later, real: null }, defaults, spec.args);
     good = defaults;
   } catch (e) {
     // A starting value the page refuses shows its message at the first move, as in a kernel.
@@ -472,7 +453,7 @@ state.bench = async function bench(rounds = 3) {
   const times = [];
   for (const ex of state.explorers) {
     const prompt = ex.root.querySelector('[data-control="prompt"]');
-    const model = ex.spec.model ? await loadModel(new URL("models/", BASE).href, ex.spec.model) : null;
+    const model = await pageModel(ex.spec.model);
     const inputs = [...ex.root.querySelectorAll("[data-control]")];
     for (let r = 0; r < rounds; r++) {
       if (prompt && model) {
@@ -525,14 +506,15 @@ async function startAll() {
 // The weights this page preloads (course_explorers.py writes a preload link per model it runs) are
 // read into models now, while the rest of the page is still arriving: when the document is parsed,
 // the explorers start at once, before the theme's deferred scripts and MathJax take the thread.
-// The same for the point set a map starts with. A failure is met again, and shown, at the start.
+// The same for the point set a map starts with, into the one cache the views and the checks read (twins.js).
+// A failure is met again, and shown, at the start.
 const preloaded = (ext) => [...document.querySelectorAll(`link[rel="preload"][href$=".${ext}"]`)].map((link) => {
   const path = new URL(link.href).pathname;
   return [path.split("/").slice(-2, -1)[0], decodeURIComponent(path.split("/").pop().slice(0, -ext.length - 1))];
 });
-for (const [, name] of preloaded("safetensors")) loadModel(new URL("models/", BASE).href, name).catch(() => {});
+for (const [, name] of preloaded("safetensors")) pageModel(name).catch(() => {});
 for (const [folder, name] of preloaded("json")) if (folder === "points") points(name).catch(() => {});
-// The real model's stored patterns' index too (lib.explorers.real_attention).
+// The real model's stored patterns' index too (lib.chapters.part1.ablation.explorers).
 for (const [folder, name] of preloaded("json")) if (folder === "real") realPatterns(`${folder}/${name}`).catch(() => {});
 
 // Loaded async: start as soon as the document is parsed, not after the theme's deferred scripts.

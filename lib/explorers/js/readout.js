@@ -60,7 +60,7 @@ export function checkTopP(p) {
 
 const NO_LIMIT = ["", "all", "none"];
 
-/** A top-k typed in a box (lib.explorers.views.parse_top_k). */
+/** A top-k typed in a box (lib.explorers.boxes.parse_top_k). */
 export function parseTopK(text) {
   const s = pyStrip(text);
   if (NO_LIMIT.includes(s.toLowerCase())) return null;
@@ -71,14 +71,14 @@ export function parseTopK(text) {
   return Number(value > 1000000000n ? 1000000000n : value);
 }
 
-/** A top-p typed in a box (lib.explorers.views.parse_top_p). */
+/** A top-p typed in a box (lib.explorers.boxes.parse_top_p). */
 export function parseTopP(text) {
   const s = pyStrip(text);
   if (NO_LIMIT.includes(s.toLowerCase())) return null;
   return checkTopP(s);
 }
 
-/** A seed typed in a box (lib.explorers.views.parse_seed): a BigInt. */
+/** A seed typed in a box (lib.explorers.boxes.parse_seed): a BigInt. */
 export function parseSeed(text) {
   const s = pyStrip(text);
   const value = pyInt(s);

@@ -24,7 +24,7 @@ from lib.analysis.ablation import ablated_logits, all_heads, context_blindness, 
 from lib.analysis.calling_sets import OPENING, answers_held, calling_game, reference, sets, surveys
 from lib.analysis.head_survey import HOLDS_AT, Switch, ablation_survey, attention_survey, last_patterns, whole_blocks
 from lib.analysis.patching import NUMBERS, patch
-from lib.analysis.paths import copying_score, path_patch
+from lib.chapters.part1.ablation.paths import copying_score, path_patch
 from lib.content.corpora.calling_game import PLAYERS
 from lib.content.corruptions import legal_corruptions
 from lib.analysis.positions import without_positions
@@ -306,7 +306,7 @@ def _copies(seed):
 @functools.lru_cache(maxsize=None)
 def _copy_paths(seed):
     """The copier's write at `<SEP>` on the next-caller prompts after a number, replaced by its role-matched
-    mean (noising), split by path (`lib.analysis.paths.path_patch`), averaged over the prompts; and the
+    mean (noising), split by path (`lib.chapters.part1.ablation.paths.path_patch`), averaged over the prompts; and the
     copying score of every head."""
     lm = calling_game()
     copier = surveys(seed, "zero")["next: a number"].most_damaging()

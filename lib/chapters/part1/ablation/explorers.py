@@ -1,8 +1,9 @@
 """The ablation chapter's explorers: heads and MLPs switched off, activation patching, and the real
 model's attention (all-MiniLM-L6-v2: every layer and head, any token as the query).
 
-The page twins of the first two are `ablation` and `patching` in lib/explorers/js/views.js; of the
-third, lib/explorers/js/real.js; their pictures are drawn by render.js.
+The page twins are `ablation`, `patching` and `real_attention` in this unit's page.js (the last reads
+the stored patterns through lib/explorers/js/real.js); their pictures, in this unit's pictures.js, are drawn
+with the renderer's kit (lib/explorers/js/render.js).
 
 The real model's attention. In a kernel the explorer runs the model (`lib.model.minilm`) on any
 sentence the reader types. The website cannot run a 90 MB encoder in the page, so the site's build
@@ -12,7 +13,7 @@ where the whole site shares them (`_static/explorers/real/`, beside the shipped 
 one file per sentence, so a page loads the sentences it shows; the explorer's registration names it
 as its `site_files`, which `lib.explorers.page.export_site` writes): each attention weight p stored as
 the byte round(255 p), so a stored weight is off by at most 1/510 (`TOLERANCE`, held to the library
-by tests/test_real_attention.py). The page's twin reads those bytes; a sentence it does not hold gets
+by tests/chapters/part1/ablation/test_explorers.py). The page's twin reads those bytes; a sentence it does not hold gets
 a sentence saying so.
 
 The view, in both: the sentence's WordPiece tokens (with `[CLS]` and `[SEP]`), which of them are

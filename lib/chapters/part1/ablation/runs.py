@@ -11,7 +11,7 @@ Every job's head is found by its measured role on each run, never by its name:
 - the reader switched off (mean-ablated, role-matched reference) over the Cefa and capo/vice sets, and
   the head whose mean ablation loses the most Cefa answers;
 - the copy's route: the copier's write at `<SEP>` replaced by its role-matched mean, one path at a
-  time (`lib.analysis.paths.path_patch`);
+  time (`lib.chapters.part1.ablation.paths.path_patch`);
 - the layer-1 heads' copying scores (copy suppression below zero).
 
 The prompt sets are drawn with one prompt-set seed (`SEED`), the same on every run, so that the runs
@@ -27,7 +27,7 @@ from lib.analysis.ablation import all_heads, head_name, reference_seed, referenc
 from lib.analysis.head_survey import Switch, ablation_survey
 from lib.analysis.over_runs import each_run
 from lib.analysis.patching import patch
-from lib.analysis.paths import copying_score, path_patch
+from lib.chapters.part1.ablation.paths import copying_score, path_patch
 from lib.content.corpora.calling_game import PLAYERS
 from lib.content.corruptions import legal_corruptions
 from lib.content.prompt_sets import epithet_sets, places, prompt_set

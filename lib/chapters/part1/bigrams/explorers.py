@@ -1,6 +1,6 @@
 """The bigrams chapter's explorer: the counted bigram table's row beside the zero-layer model's guess.
 
-Its page twin is `bigram` in lib/explorers/js/views_hand.js; its picture is drawn by render.js.
+Its page twin is `bigram` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

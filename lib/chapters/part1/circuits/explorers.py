@@ -1,6 +1,6 @@
 """The circuits chapter's explorer: any head's attention pattern on any prompt.
 
-Its page twin is `pattern` in lib/explorers/js/views.js; its picture is drawn by render.js.
+Its page twin is `pattern` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

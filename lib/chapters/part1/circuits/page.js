@@ -32,7 +32,7 @@ export const COMPUTE = {
   },
 
   selfAttention(a, model) {
-    // lib.exercises.circuits: each head's mean attention from the last position to itself over the
+    // lib.chapters.part1.circuits.checks: each head's mean attention from the last position to itself over the
     // prompts (lib.chapters.part1.circuits.circuits.head_habits, "the callee itself"); the first head with the most.
     const heads = allHeads(model), share = heads.map(() => 0);
     for (const text of a.prompts) {

@@ -4,8 +4,8 @@
 each head and MLP writing into the residual stream, the read-out and the results page), each part's
 direct write toward the model's answer, one part's values in detail (a head's pattern, its write at
 every position, the logit lens after it) and any part switched off through the model's hook points
-(zero ablation, `ablate=` and `ablate_mlps=`). Its page twin is in lib/explorers/js/machine.js, its
-picture in lib/explorers/js/machine-render.js.
+(zero ablation, `ablate=` and `ablate_mlps=`). Its page twin is `machine` in this unit's page.js, its
+picture in this unit's pictures.js.
 
 The map's own data is here (`machine_parts`: the parts of the machine, in the order the residual
 stream meets them). Every other explorer says where it sits on the map in its own registration

@@ -171,8 +171,7 @@ def training_explorer(name: str = MODEL, step: int | None = None, sequence: str 
 
 # ----------------------------------------------------------------------------- the real model (SmolLM2), on any text
 SMOL_TEXT = "The quick brown fox jumps over the lazy dog."
-SMOL_NOTE = ("On the website this explorer shows the text it opens with, run when the site was built, until you load "
-             "the real model into the page: then it reads any text you type, as a kernel does.")
+SMOL_NOTE = live.opening_note("text", "run")
 
 
 @registered("smol_induction", lambda: [smol_induction_explorer()],

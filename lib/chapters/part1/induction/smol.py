@@ -18,7 +18,7 @@ Switching off is zero or mean ablation of each head's output (its `z`, before W_
 so the two are the same): zero sets it to 0 at every position; mean sets it, at every position but the first,
 to its mean over this sequence's positions but the first (the first position is where every head writes its
 own token's value, far from its usual write, and is left as it is). The page runs the same
-(lib/explorers/js/smollm2/ops.js `induction`), held to this by tests/explorers/test_smollm2_page.py.
+(lib/explorers/js/smollm2/ops.js `induction`), held to this by tests/explorers/test_smollm2.py.
 """
 from __future__ import annotations
 

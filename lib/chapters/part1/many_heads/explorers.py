@@ -1,6 +1,6 @@
 """The many-heads chapter's explorer: every head of one layer side by side, positions on or off.
 
-Its page twin is `heads` in lib/explorers/js/views_hand.js; its picture is drawn by render.js.
+Its page twin is `heads` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The one-head chapter's explorer: the chapter's head on *the cat sat*, its embeddings in boxes.
 
-Its page twin is `cat_sat` in lib/explorers/js/views_hand.js; its picture is drawn by render.js.
+Its page twin is `cat_sat` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 import { formatG, pyParseFloat, pyRepr, pySplit, pyStrip } from "../../../explorers/js/python.js";
 import { require, say, softmax } from "../../../explorers/js/readout.js";
 
-/** lib.explorers.hand_worked.parse_vector */
+/** lib.chapters.part1.one_head.explorers.parse_vector */
 export function parseVector(text, name, n, limit) {
   const s = pyStrip(text);
   const problem = say("vector_numbers", { name, n, limit: formatG(limit), got: pyRepr(s) });

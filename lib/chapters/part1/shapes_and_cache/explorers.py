@@ -1,6 +1,6 @@
 """The shapes-and-cache chapter's explorer: the memory of a KV cache, from the sizes typed.
 
-Its page twin is `kv_cache` in lib/explorers/js/views.js; its picture is drawn by render.js.
+Its page twin is `kv_cache` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

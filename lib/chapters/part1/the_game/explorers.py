@@ -2,7 +2,8 @@
 
 `rules_explorer`: a round typed or built from the vocabulary, read by the library's rules checker
 (`calling_game.read_round`): where it breaks a rule, which rule, and what the rules allow there. Its
-page twin is in lib/explorers/js/machine.js (with game.js), its picture in lib/explorers/js/machine-render.js.
+page twin is `rules` in this unit's page.js (reading the round with lib/explorers/js/game.js), its picture in
+this unit's pictures.js.
 """
 from __future__ import annotations
 

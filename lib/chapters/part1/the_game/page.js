@@ -18,7 +18,7 @@ export const VIEWS = {
 
 export const COMPUTE = {
   async restOfRound(a) {
-    // lib.exercises.the_game.rest_of_round: the rules' one way on from the prefix (round_ending), then
+    // lib.chapters.part1.the_game.checks.rest_of_round: the rules' one way on from the prefix (round_ending), then
     // the check's diagnosis, in its order.
     const prefix = pySplit(a.prefix), ending = [];
     for (;;) {

@@ -1,6 +1,6 @@
 """The why-attention chapter's explorer: a filter's fixed window beside a trained head's pattern.
 
-Its page twin is `window` in lib/explorers/js/views_hand.js; its picture is drawn by render.js.
+Its page twin is `window` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

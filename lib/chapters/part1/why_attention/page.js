@@ -4,7 +4,7 @@
 import { greedy, softmax } from "../../../explorers/js/readout.js";
 import { argmax, tokensOf } from "../../../explorers/js/twins.js";
 
-/** lib.explorers.hand_worked.box_filter */
+/** lib.chapters.part1.why_attention.explorers.box_filter */
 export function boxFilter(n, width) {
   return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (__, j) => (i - width < j && j <= i ? 1 / width : 0)));
 }

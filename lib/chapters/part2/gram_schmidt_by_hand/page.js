@@ -5,7 +5,7 @@ import { dot, norm } from "../../../explorers/js/twins.js";
 
 const sub = (x, y) => x.map((v, i) => v - y[i]);
 
-/** The chapter's axes (lib.exercises.gram_schmidt_by_hand._axes): e1 from king - queen, e2 from king - man
+/** The chapter's axes (lib.chapters.part2.gram_schmidt_by_hand.checks._axes): e1 from king - queen, e2 from king - man
  *  (`raw`) made orthogonal to e1, both of length 1. */
 function gsAxes(w) {
   const unit = (x) => x.map((v) => v / norm(x));
@@ -21,7 +21,7 @@ export const COMPUTE = {
   },
 
   overlapBefore(a) {
-    // lib.exercises.gram_schmidt_by_hand.overlap_before: a whole number, then the known wrong values' texts.
+    // lib.chapters.part2.gram_schmidt_by_hand.checks.overlap_before: a whole number, then the known wrong values' texts.
     const w = a.words, { e1, e2, raw } = gsAxes(w), other = sub(w.king, w.woman);
     const expected = dot(other, e1), wrong = [["man", dot(raw, e1)], ["e2", dot(other, e2)]];
     return { decide(answer) {

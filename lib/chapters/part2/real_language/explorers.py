@@ -14,8 +14,7 @@ from lib.explorers import smollm2 as live
 from lib.explorers.definition import Explorer, registered, text_menu
 
 WORDS = "king, queen, man, woman, Paris, London, banana"
-NOTE = ("On the website this explorer shows the words it opens with, read from the model when the site was built, "
-        "until you load the real model into the page: then it reads any words you type, as a kernel does.")
+NOTE = live.opening_note("words", "read from the model")
 
 
 @registered("smol_rows", lambda: [smol_rows_explorer()],

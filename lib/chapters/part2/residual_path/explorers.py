@@ -1,7 +1,7 @@
 """The residual-path chapter's explorer: the residual stream's path on a concept plane, heads and MLPs
 switched off.
 
-Its page twin is `path` in lib/explorers/js/views.js; its picture is drawn by render.js.
+Its page twin is `path` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

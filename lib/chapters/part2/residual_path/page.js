@@ -54,7 +54,7 @@ export const COMPUTE = {
   },
 
   blockOff(a, model) {
-    // P(target) averaged over the prompts (lib.exercises.residual_path.mean_target).
+    // P(target) averaged over the prompts (lib.chapters.part2.residual_path.checks.mean_target).
     const target = model.vocab.id(a.target), all = a.prompts.map((q) => model.encode(q));
     const p = (off, ids = all) => ids.reduce((s, x) => s + softmax(model.promptLogits(x, off))[target], 0) / ids.length;
     const heads = blockHeads(model, a.block), mlps = [a.block];

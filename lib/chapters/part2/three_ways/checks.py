@@ -4,15 +4,14 @@ from __future__ import annotations
 from functools import partial
 import numpy as np
 
-from lib.analysis.maps.views import SEEDS, layouts, plane_view, run
-from lib.content.point_sets import point_set
 from lib.analysis.maps import gram_schmidt, nearest_indices, pca, spread_captured
 from lib.exercises import Feedback, check_choice, check_number
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck, read_like
 from lib.analysis.maps.tsne import tsne_run
 from lib.content import real_words
-from lib.content.clusters import centre_distance
+from lib.chapters.part2.three_ways.clusters import centre_distance
+from lib.chapters.part2.three_ways.views import SEEDS, layouts, plane_view, point_set, run
 from lib.content.corpora import hand_wired as hw
 from lib.model.store import load
 

@@ -12,12 +12,11 @@ import lib
 from lib.analysis import nulls
 from lib.analysis.maps import concept_plane, direction, nearest_indices, pca, random_plane_spread
 from lib.chapters.part2.what_an_embedding_is.claims import embedding_runs
-from lib.analysis.maps.views import SEEDS, neighbours_kept, run
 from lib.claims.registry import EVERY_RUN, NO_RUN, THIS_RUN, claim, listed
 from lib.chapters.part2.three_ways.runs import EPITHETS, epithet_corners
-from lib.content import clusters
+from lib.chapters.part2.three_ways import clusters
+from lib.chapters.part2.three_ways.views import SEEDS, neighbours_kept, point_set, run
 from lib.content.corpora import calling_game as cg
-from lib.content.point_sets import point_set
 
 FREQ_ROUNDS = 2000
 

@@ -1,15 +1,15 @@
 """The three-ways chapter's explorers: a concept plane from two typed axes, and t-SNE layouts side by side.
 
 `tsne_explorer` is also the real-language chapter's (its page imports it from here, its first
-chapter in the book). The page twins are `plane` and `tsne` in lib/explorers/js/views.js; their
-pictures are drawn by render.js.
+chapter in the book). The page twins are `plane` and `tsne` in this unit's page.js; their
+pictures, in this unit's pictures.js, are drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 
 import random
 
-from lib.analysis.maps.views import SEEDS, grid_key, plane_view, step_stops, tsne_grid, valid_perplexities
-from lib.content.point_sets import POINT_SETS, WORD_SETS, point_set
+from lib.chapters.part2.three_ways.views import (POINT_SETS, SEEDS, WORD_SETS, grid_key, plane_view, point_set, step_stops,
+                                                 tsne_grid, valid_perplexities)
 from lib.errors import require
 from lib.explorers.definition import Control, Explorer, registered
 from lib.messages import say

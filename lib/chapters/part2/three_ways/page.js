@@ -6,7 +6,7 @@ import { pyRepr } from "../../../explorers/js/python.js";
 import { CourseError, require, say } from "../../../explorers/js/readout.js";
 import { conceptPlane, gramSchmidt, norm, points } from "../../../explorers/js/twins.js";
 
-/** lib.analysis.maps.views.parse_axis: "Paolo - Pietro" -> [plus words, minus words]. */
+/** lib.chapters.part2.three_ways.views.parse_axis: "Paolo - Pietro" -> [plus words, minus words]. */
 function parseAxis(text, labels) {
   const pieces = String(text || "").match(/[+-]|[^\s+-]+/g) || [];
   const plus = [], minus = [];
@@ -39,7 +39,7 @@ function axisVector(points, text) {
 
 export const VIEWS = {
   tsne(_, v, a) {
-    // Every layout was computed in advance (lib.explorers.map_views.tsne_grid): a step looks one up.
+    // Every layout was computed in advance (lib.chapters.part2.three_ways.views.tsne_grid): a step looks one up.
     const stops = a.stops, steps = v.steps === undefined ? stops[stops.length - 1] : v.steps;
     require(stops.includes(steps), say("not_a_stop", { name: "iterations", value: steps, stops: stops.join(", ") }));
     const cells = ["left", "right"].map((side) => a.grid[`${v.perplexity}|${v[side]}|${steps}`]);
@@ -67,8 +67,8 @@ export const VIEWS = {
 
 export const COMPUTE = {
   async widestPlane(a) {
-    // lib.exercises.three_ways: each plane's share by the concept-plane explorer's view
-    // (lib.analysis.maps.views.plane_view); the first of the widest, as max() picks it.
+    // lib.chapters.part2.three_ways.checks: each plane's share by the concept-plane explorer's view
+    // (lib.chapters.part2.three_ways.views.plane_view); the first of the widest, as max() picks it.
     let best = null, share = -Infinity;
     for (const name of a.planes) {
       const [axis_1, axis_2] = name.split(" and ");

@@ -19,7 +19,7 @@ export const COMPUTE = {
   },
 
   async confidentImpossible(a, model) {
-    // lib.exercises.hallucination.confident_impossible
+    // lib.chapters.part3.hallucination.checks.confident_impossible
     return { decide(answer) {
       const signs = promptSigns(model, answer.value, whyNotAPrefix);
       if (signs.key) return signs;

@@ -1,6 +1,6 @@
 """The lever chapter's explorer: the logit lens on any prompt, at any position.
 
-Its page twin is `lens` in lib/explorers/js/views.js; its picture is drawn by render.js.
+Its page twin is `lens` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ export const COMPUTE = {
   },
 
   pushShare(a, model) {
-    // lib.exercises.lever: lib.analysis.trajectory.residual_trajectory's push of a block (its write at
+    // lib.chapters.part3.lever.checks: lib.analysis.trajectory.residual_trajectory's push of a block (its write at
     // the last position along the first axis, the toward word's unit row) over where the path ends.
     const along = (prompt, toward) => {
       const ids = model.encode(prompt), run = model.run(ids, {}, true), names = model.stageNames();

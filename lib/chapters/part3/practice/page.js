@@ -14,7 +14,7 @@ export const COMPUTE = {
   },
 
   async steerTo(a, model) {
-    // lib.exercises.practice.steer_to
+    // lib.chapters.part3.practice.checks.steer_to
     return { decide(answer) {
       const signs = promptSigns(model, answer.value, whyNotAPrefix);
       if (signs.key) return signs;

@@ -10,8 +10,11 @@ with no generation. The site's decoding explorer shows these continuations as th
 
 SmolLM2 costs about 0.1 s a token on the 2-core machine (about 9 ms a row in a batch of a hundred), so the
 prompts run side by side as one batch (`lib.model.decoding.decode`, whose rows leave the batch when they are
-done), and the result is computed once per build and kept on disk beside the menu's runs (`stored.cache_dir()`),
-keyed by the model's file and by what is computed here (`VERSION` and the sizes above).
+done). The whole is about 50 s of processor time, a quarter of the book's build: the course ships the result
+(`data/real-model/decoding.json`, written by `python -m lib.chapters.part3.real_model.decoding`), keyed by the
+model's file and by what is computed here (`VERSION` and the sizes above), and the tests run a sample of it
+again. Under another key (another model file, a setting changed) the build computes it, once, and keeps it on
+disk beside the menu's runs (`stored.cache_dir()`).
 """
 from __future__ import annotations
 
@@ -20,10 +23,13 @@ import hashlib
 import json
 import time
 
+from pathlib import Path
+
 import numpy as np
 
 from lib.chapters.part3.real_model import stored
 from lib.chapters.part3.real_model.prompts import GROUPS
+from lib.data import data_dir
 
 VERSION = 2
 NEW = 24            # new tokens per sample at temperature 1 and per beam search
@@ -38,14 +44,51 @@ METHODS = ("greedy", "greedy, penalty", "sampled", "sampled, min-p", "beam")
 PROMPTS = GROUPS["open"]
 
 
+def key() -> str:
+    """What decides the runs: the model's file and what is computed here."""
+    text = json.dumps([stored.model_key(stored.model_file()), VERSION, NEW, LONG, PENALTY, MIN_P, HOT, BEAMS, SEED, STOP,
+                       PROMPTS])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def _file():
-    """Where the runs are kept: beside the menu's, keyed by the model's file and what is computed here."""
+    """Where the runs are kept when computed by a build: beside the menu's."""
     folder = stored.cache_dir()
-    if folder is None:
+    return None if folder is None else folder / f"decoding-{key()}.json"
+
+
+def shipped_path() -> Path:
+    """The runs as the course ships them (`write_shipped`): read instead of computed while their key is
+    this one (another model file or another setting computes them again, as a build without them would)."""
+    return data_dir() / "real-model" / "decoding.json"
+
+
+def _shipped() -> dict | None:
+    try:
+        data = json.loads(shipped_path().read_text())
+    except (OSError, ValueError):
         return None
-    key = json.dumps([stored.model_key(stored.model_file()), VERSION, NEW, LONG, PENALTY, MIN_P, HOT, BEAMS, SEED, STOP,
-                      PROMPTS])
-    return folder / f"decoding-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+    if not isinstance(data, dict) or data.get("key") != key() or not isinstance(data.get("runs"), dict):
+        return None
+    for rows in data["runs"].values():
+        for r in rows:
+            r["text"] = "".join(r["pieces"])
+    return data["runs"]
+
+
+def write_shipped() -> Path:
+    """Compute the runs on SmolLM2 and write them where the course ships them (about 50 s of processor
+    time): `python -m lib.chapters.part3.real_model.decoding`. The tests hold a sample of them to the
+    model run again (tests/chapters/part3/real_model/test_stored.py)."""
+    from lib.model import smollm2  # deferred: reading the GGUF file imports gguf and torch
+
+    out = run(smollm2.load())
+    rows = {m: [{k: v for k, v in r.items() if k != "text"} for r in found] for m, found in out.items()}
+    path = shipped_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"key": key(), "runs": rows}, ensure_ascii=False, separators=(",", ":")) + "\n")
+    runs.cache_clear()
+    return path
 
 
 SETTINGS = {"greedy": {}, "greedy, penalty": {"repetition_penalty": PENALTY},
@@ -84,14 +127,18 @@ def run(lm, texts=PROMPTS, methods=METHODS) -> dict:
 
 
 def on_disk() -> bool:
-    """Whether the build's runs are on disk (reading them then costs a fraction of a second)."""
+    """Whether the runs are on disk, shipped or kept by a build (reading them costs a fraction of a second)."""
     file = _file()
-    return file is not None and file.is_file()
+    return _shipped() is not None or (file is not None and file.is_file())
 
 
 @functools.lru_cache(maxsize=1)
 def runs() -> dict:
-    """`run` on SmolLM2, once per build (read from the disk cache when it holds it)."""
+    """`run` on SmolLM2: as shipped (`shipped_path`) when its key is this one, else once per build (read from
+    the disk cache when it holds it)."""
+    got = _shipped()
+    if got is not None:
+        return got
     file = _file()
     if file is not None and file.is_file():
         return json.loads(file.read_text())["runs"]
@@ -205,3 +252,7 @@ def export(folder) -> list:
     path = out / f"{FILE}.json"
     path.write_text(json.dumps({"methods": list(METHODS), "prompts": prompts}, separators=(",", ":")))
     return [path]
+
+
+if __name__ == "__main__":
+    print(write_shipped())

@@ -1,6 +1,6 @@
 """The results-page chapter's explorer: temperature, top-k, top-p, greedy and a seed over one prompt.
 
-Its page twin is `sampling` in lib/explorers/js/views.js; its picture is drawn by render.js.
+Its page twin is `sampling` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

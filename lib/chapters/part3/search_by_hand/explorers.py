@@ -1,6 +1,6 @@
 """The search-by-hand chapter's explorer: a temperature over the model's results page.
 
-Its page twin is `temperature` in lib/explorers/js/views.js; its picture is drawn by render.js.
+Its page twin is `temperature` in this unit's page.js; its picture, in this unit's pictures.js, is drawn with the renderer's kit (lib/explorers/js/render.js).
 """
 from __future__ import annotations
 

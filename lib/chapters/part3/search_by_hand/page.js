@@ -29,7 +29,7 @@ export const COMPUTE = {
   },
 
   smallestScale(a) {
-    // lib.exercises.search_by_hand.smallest_scale: the chapter's query times k, searched as by search().
+    // lib.chapters.part3.search_by_hand.checks.smallest_scale: the chapter's query times k, searched as by search().
     const words = Object.keys(a.dictionary), t = words.indexOf(a.word);
     const p = (k) => softmax(words.map((w) => dot(a.chapter_query.map((x) => x * k), a.dictionary[w])))[t];
     return { decide(answer) {
@@ -43,7 +43,7 @@ export const COMPUTE = {
   },
 
   temperatureForHalf(a, model) {
-    // lib.exercises.search_by_hand.temperature_for_half: the model's page after the prompt at the
+    // lib.chapters.part3.search_by_hand.checks.temperature_for_half: the model's page after the prompt at the
     // temperature (model_search's scores are the logits).
     const logits = model.promptLogits(model.encode(a.prompt));
     return { decide(answer) {

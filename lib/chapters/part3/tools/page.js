@@ -4,7 +4,7 @@ import { CourseError, greedy } from "../../../explorers/js/readout.js";
 
 export const COMPUTE = {
   wordAfterTool(a, model) {
-    // lib.exercises.tools: lib.content.conveyor.run_belt from <BOS>, greedy, a tool stuck on one word: after
+    // lib.chapters.part3.tools.checks: lib.content.conveyor.run_belt from <BOS>, greedy, a tool stuck on one word: after
     // the model's first trigger the tool writes its word, and the model's next word is the answer.
     const ids = model.encode("<BOS>"), trigger = model.vocab.id(a.trigger), eos = model.vocab.id("<EOS>");
     let expected = null;

@@ -1,6 +1,6 @@
 /* What the page asks of SmolLM2 once it is loaded: each operation a twin of the library's, on the model in
  * the page (model.js). They run in the page's Web Worker (worker.js), and in Node for the tests, which hold
- * each one to the library (tests/explorers/test_smollm2_page.py):
+ * each one to the library (tests/explorers/test_smollm2.py):
  *
  *   runText     lib/chapters/part3/real_model/stored.py `run`: the next-token page in short (the best 100
  *               logits and a histogram of the rest), the logit lens after every block, every head's pattern

@@ -1,5 +1,5 @@
 /* SmolLM2's tokenizer in the page: lib/model/bytebpe.py written again, step for step, so that a text is
- * cut into the same tokens here as in the library (tests/explorers/test_smollm2_page.py holds the two
+ * cut into the same tokens here as in the library (tests/explorers/test_smollm2.py holds the two
  * together on held-out texts).
  *
  * 1. Special tokens written in the text are kept whole.
