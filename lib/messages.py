@@ -95,7 +95,7 @@ MESSAGES: dict[str, str] = {
     # the real model's attention explorer (lib.chapters.part1.ablation.explorers; the page's real.js)
     "query": "the query must be a position from 0 to {last} or one of the sentence's tokens ({tokens}); got {got}",
     "not_precomputed": "the website holds the real model's attention for the {n} sentences of this menu only; in a "
-                       "kernel (launch or download this page) the explorer runs the model on any sentence",
+                       "kernel (this page's notebook, from the download icon at the top) the explorer runs the model on any sentence",
     # the real next-token model's explorers on the website (lib.chapters.part3.real_model; its page.js)
     "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; load the real model "
                   "(the button above) or open the page in a kernel to run it on any text",

@@ -55,7 +55,7 @@ const OWN_LOAD = "this check runs SmolLM2 on your text: load the real model firs
 // ----------------------------------------------------------------------------- the page
 
 const LIVE = SOLUTIONS === "hide"
-  ? "Run it live: open this page's notebook in JupyterLab or on Binder (the rocket icon at the top of the page); its check runs there."
+  ? "Run it live: download this page's notebook (the download icon at the top of the page) and open it where you run notebooks (JupyterLab, your class's hub); its check runs there."
   : "Run it live: download this page's notebook (the download icon at the top of the page) and open it in JupyterLab, or open it on Binder (the rocket icon); its check runs there.";
 
 // Why a write exercise is done in the notebook: what the learner writes is a Python function, and its
