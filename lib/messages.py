@@ -113,6 +113,8 @@ MESSAGES: dict[str, str] = {
     "rows_none": "type one word or more, separated by commas (for example: king, queen, Paris)",
     "rows_many": "at most {most} words at a time, separated by commas; got {n}",
     "smol_induction_twice": "induction heads are found on a text read twice: switch 'read it twice' on",
+    "page_text_long": "{what} is {n} tokens long; the course's explorers run SmolLM2 on at most {most} (every position's "
+                      "pass and pattern grows with the length, and an answer must come in a few seconds): shorten it",
     "smol_text_long": "the text is {n} tokens long; this explorer reads at most {most} (twice, {twice}): shorten it",
     "smol_text_short": "the text needs at least two tokens (read twice, a one-token text has no pattern to copy)",
     "not_live": "the website holds this explorer's picture for the texts it opens with only; load the real model "

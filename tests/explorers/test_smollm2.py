@@ -224,3 +224,8 @@ def test_a_text_the_page_cannot_run_gets_the_librarys_sentence(node, lm):
             lm.encode(text)
         [a] = node([{"op": "check_text", "text": text}])
         assert a.get("error") == str(said.value), (text, a)
+    long = "the river ran on " * 40                    # over the page's 128 tokens, within the library's 1,024
+    with pytest.raises(CourseError) as said:
+        page_model.page_ids(lm, long)
+    [a] = node([{"op": "check_text", "text": long}])
+    assert a.get("error") == str(said.value), a

@@ -42,6 +42,7 @@ import numpy as np
 
 from lib.chapters.part3.real_model.prompts import GROUP_OF, MENU
 from lib.errors import CourseError
+from lib.explorers import smollm2 as live
 from lib.model.decoding import check_min_p
 from lib.model.readout import TOP_P_FLOOR, Rolls, check_temperature, check_top_k, check_top_p
 
@@ -220,7 +221,7 @@ def run_many(lm, texts, group: int = GROUP) -> list[Stored]:
     arithmetic on a short prompt, so one pass per group instead of per text is most of the menu's time."""
     import torch  # deferred: the page's files and the tests of the summary's math need no torch
 
-    ids = [lm.encode(t) for t in texts]
+    ids = [live.page_ids(lm, t) for t in texts]
     order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
     out: list[Stored | None] = [None] * len(texts)
     for start in range(0, len(order), group):

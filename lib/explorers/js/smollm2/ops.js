@@ -39,8 +39,7 @@ export function check(model, text, maxTokens, what = "the text") {
     throw new TextError(say("text_unwritable", { char: pyRepr(bad.char), code: `U+${hex(bad.char.codePointAt(0), 4)}`, byte: `0x${hex(bad.byte, 2)}` }));
   }
   if (ids.length > maxTokens) {
-    throw new TextError(`${what} is ${ids.length} tokens long; the page runs SmolLM2 on at most ${maxTokens} ` +
-      "(every position's pass and pattern grows with the length, and the page must answer in a few seconds): shorten it");
+    throw new TextError(say("page_text_long", { what, n: ids.length, most: maxTokens }));
   }
   return ids;
 }
