@@ -276,11 +276,6 @@ def patching_timings(browser, url: str, n: int = 48) -> dict:
 
 REAL_PAGE = "chapters/part3/real-model.html"
 # Every long task of the page's main thread (over 50 ms), recorded from the start of its load.
-LONG_TASKS = """window.__longTasks = [];
-new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__longTasks.push([e.startTime, e.duration])))
-  .observe({ type: "longtask", buffered: true });"""
-
-
 def real_model_timings(browser, url: str) -> dict | None:
     """SmolLM2 loaded into the real-model page: the download from the site and the load, the worker's own
     timings (one token with the cache at 32 positions, a 32-token text, the lens of every block), a typed text to
@@ -314,7 +309,7 @@ def real_model_timings(browser, url: str) -> dict | None:
         box.fill(text)
         page.wait_for_function(f"window.courseExplorers.explorers[{i}].settled > {before}", timeout=600_000)
         timed[view] = ms() - t
-    tasks = page.evaluate(f"window.__longTasks.filter(([start]) => start >= {loaded_at})")
+    tasks = page.evaluate(f"window.__courseLongTasks.filter(([start]) => start >= {loaded_at})")
     page.wait_for_timeout(400)                     # the address follows the picture once the moves pause
     shared = page.url
     again = context.new_page()
