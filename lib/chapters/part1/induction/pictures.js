@@ -66,7 +66,8 @@ export function pictures(k) {
     }
     body.push(h("g", { role: "grid", "aria-label": `${what} of every head: ${L} layers by ${H} heads; arrow keys move ` +
       "between heads, Enter shows a head's pattern", "aria-rowcount": L, "aria-colcount": H }, rows));
-    return svg(labelW + H * cw + 8, top0 + L * ch + 6, `${what} of every head`, body);
+    // A group, not an image: an image may not hold the cells a reader presses (axe-core's nested-interactive).
+    return svg(labelW + H * cw + 8, top0 + L * ch + 6, `${what} of every head`, body, { role: "group" });
   }
 
   /** The probability of each next token, with the heads on (ink) and off (accent), the second copy shaded. */
