@@ -4,13 +4,15 @@
 #   make test-fast  the library's and the checks' tests only: no book, no browser, no grading (a few minutes)
 #   make serve   the built site on http://127.0.0.1:8000/
 #   make lab     JupyterLab on the reader-ready notebooks (written to notebooks/ from the chapters)
-#   make student student notebooks (no solutions, no outputs) in student/
-#   make grade SUBMISSIONS=DIR [CHAPTERS=a,b] [DUE=2026-12-01T23:59]
+#   make student student notebooks (no solutions, no outputs) in student/, executing nothing (after make book)
+#   make grade SUBMISSIONS=DIR [CHAPTERS=a,b] [DUE=2026-12-01T23:59] [POINTS=FILE]
 #                                run every returned notebook contained, check apart, write DIR/gradebook.csv
-#                                and DIR/feedback/LEARNER.md (only CHAPTERS, if given; late after DUE)
+#                                and DIR/feedback/LEARNER.md (only CHAPTERS, if given; late after DUE; the
+#                                points of POINTS, else of DIR/points.csv, else one each)
+#   make points [OUT=FILE]       a points file to edit: every exercise, one point each (default points.csv)
 #   make answer-key [OUT=DIR]    every exercise's worked solution, for the instructor (default answer-key/)
-#   make export-otter [OUT=DIR]  the exercises as Otter-Grader autograders (default otter/)
-#   make bench-grade             time grading 30 learners x every chapter
+#   make export-otter [OUT=DIR] [POINTS=FILE]  the exercises as Otter-Grader autograders (default otter/)
+#   make bench-grade             time grading 30 learners x every chapter, three hostile learners among them
 #   make book SOLUTIONS=hide     the class site: every solution left out
 #   make bench   timings and memory against the budgets in lib/budgets.py
 PYTHON ?= python3
@@ -34,7 +36,7 @@ SOLUTIONS ?= fold
 # JupyterLab's settings for a reader (no news prompt, no update check), as binder/postBuild installs them.
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
-.PHONY: install book test test-fast serve lab student grade bench bench-grade export-otter answer-key chromium clean
+.PHONY: install book test test-fast serve lab student grade points bench bench-grade export-otter answer-key chromium clean
 
 $(STAMP): requirements.txt requirements-dev.txt requirements-nodeps.txt pyproject.toml binder/jupyterlab-overrides.json
 	$(PYTHON) -m venv $(VENV)
@@ -96,7 +98,10 @@ student: install
 
 grade: install
 	@test -n "$(SUBMISSIONS)" || { echo "make grade SUBMISSIONS=DIR: DIR holds one folder per learner with the notebooks they returned"; exit 2; }
-	$(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(CHAPTERS),--chapters "$(CHAPTERS)") $(if $(DUE),--due "$(DUE)")
+	$(PY) scripts/grade.py "$(SUBMISSIONS)" $(if $(CHAPTERS),--chapters "$(CHAPTERS)") $(if $(DUE),--due "$(DUE)") $(if $(POINTS),--points "$(POINTS)")
+
+points: install
+	$(PY) scripts/grade.py points $(or $(OUT),points.csv)
 
 bench: install $(TEST_STAMP) chromium
 	$(PY) -m lib bench
@@ -106,8 +111,10 @@ bench: install $(TEST_STAMP) chromium
 bench-grade: install
 	$(PY) scripts/grade_bench.py
 
+# Otter-Grader makes the files Gradescope runs: the version the course's tests grade with (requirements-test.txt).
 export-otter: install
-	$(PY) scripts/grade.py export --otter $(or $(OUT),otter)
+	@$(PY) -c "import otter" 2>/dev/null || $(PY) -m pip install --quiet --disable-pip-version-check "$$(grep '^otter-grader==' requirements-test.txt)"
+	$(PY) scripts/grade.py export --otter $(or $(OUT),otter) $(if $(POINTS),--points "$(POINTS)")
 
 answer-key: install
 	$(PY) scripts/grade.py key $(or $(OUT),answer-key) $(if $(CHAPTERS),--chapters "$(CHAPTERS)")

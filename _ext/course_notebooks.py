@@ -7,7 +7,10 @@
 - With COURSE_SOLUTIONS=hide (`make book SOLUTIONS=hide`) every solution is left out of the
   pages, the search index and the downloads, for a class that should not see them. The switch is
   a Sphinx config value that rebuilds every page when it changes, so a site built one way is
-  never half the other.
+  never half the other. The class site also leaves out the instructors' page (the grader's limits
+  are for the instructor, not the class: `FOR_INSTRUCTORS`), and the text of a page that names what
+  the class site removed is written for the class site in a `{only} class_site` block (the tag is set
+  here) beside its `{only} not class_site` one.
 """
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ import sys
 from pathlib import Path
 
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.nodes import process_only_nodes
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -30,11 +35,36 @@ CLASS_SITE_WITHOUT = {"download-source-button", "launch-buttons", "source-button
 READER_FOLDER = "notebooks"   # where binder/postBuild and `make lab` write the reader notebooks
 
 
+# Pages for the instructor alone, left out of the class site (the table of contents and the build).
+FOR_INSTRUCTORS = ("instructors",)
+CLASS_SITE_TAG = "class_site"
+
+
 def _mode_from_environment(app, config):
     mode = os.environ.get("COURSE_SOLUTIONS", "").strip() or "fold"
     if mode not in MODES:
         raise ValueError(f"COURSE_SOLUTIONS={mode!r}: allowed are {', '.join(MODES)}")
     config.course_solutions = mode
+    if mode == "hide":
+        app.tags.add(CLASS_SITE_TAG)
+
+
+def _leave_out_instructors_pages(app, config):
+    """On the class site, the instructors' pages are not built and not in the table of contents (after
+    sphinx-external-toc has read _toc.yml into `external_site_map`)."""
+    if config.course_solutions != "hide":
+        return
+    site_map = getattr(config, "external_site_map", None)
+    if site_map is None:
+        return
+    for doc in site_map.values():
+        for tree in doc.subtrees:
+            tree.items = [item for item in tree.items if str(item) not in FOR_INSTRUCTORS]
+        doc.subtrees = [tree for tree in doc.subtrees if tree.items]
+    for name in FOR_INSTRUCTORS:
+        if name in site_map:
+            del site_map[name]
+    config["exclude_patterns"] = config["exclude_patterns"] + [f"{name}.md" for name in FOR_INSTRUCTORS]
 
 
 class RemoveSolutions(SphinxTransform):
@@ -49,6 +79,16 @@ class RemoveSolutions(SphinxTransform):
         for kind in (solution_node, solution_start_node, solution_end_node):
             for node in list(self.document.findall(kind)):
                 node.parent.remove(node)
+
+
+class OnlyBeforeReferences(SphinxPostTransform):
+    """Sphinx's own `{only}` processing (its OnlyNodeTransform), run before MyST resolves links (its
+    resolver's priority is 9): a link in a `{only} not class_site` block to a page the class site leaves
+    out is then gone before anything looks for that page."""
+    default_priority = 5
+
+    def run(self, **kwargs):
+        process_only_nodes(self.document, self.app.builder.tags)
 
 
 def _buttons(context):
@@ -113,7 +153,10 @@ def _write_downloads(app, exception):
 def setup(app):
     app.add_config_value("course_solutions", "fold", "env")
     app.connect("config-inited", _mode_from_environment)
+    # After sphinx-external-toc has read the table of contents (its handler's priority is 900).
+    app.connect("config-inited", _leave_out_instructors_pages, priority=950)
     app.add_transform(RemoveSolutions)
+    app.add_post_transform(OnlyBeforeReferences)
     # After sphinx-book-theme has made its buttons (priority 501).
     app.connect("html-page-context", _point_at_reader_notebooks, priority=800)
     app.connect("build-finished", _write_downloads)

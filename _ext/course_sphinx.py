@@ -8,6 +8,10 @@ The theme loads fontawesome.js (1.49 MB, every icon of Font Awesome as SVG drawn
 page, for about fifteen icons; its own stylesheet already draws the same icons from Font Awesome's web
 fonts (the <i class="fa-solid fa-sun"> the theme writes). The script is dropped from every page and
 from the site: the icons come from the fonts, fetched only by a page that shows one of their glyphs.
+Those fonts hold every icon too (the solid and brands fonts a page fetches: 274 KB): they are cut to the
+glyphs the site shows (`_subset_icon_fonts`: the icons named by a class in a page or a script, and those
+the stylesheets draw themselves, an admonition's or a link's), written as WOFF, and the stylesheet's
+@font-face rules point at the cut fonts.
 
 sphinx-exercise gives every exercise's body id="exercise-content" (and every solution's
 id="solution-content"): an id must be unique in a page, so they are numbered.
@@ -77,10 +81,65 @@ def _drop_fontawesome_js(app, exception):
         (out / "_static" / "scripts" / name).unlink(missing_ok=True)
 
 
+# A rule of Font Awesome's table of icons: `.fa-sun:before{content:"\f185"}` (several selectors may share one).
+_ICON_RULE = re.compile(r'((?:\.fa-[a-z0-9-]+::?before,?)+)\{content:"\\([0-9a-f]{4,5})"\}')
+_ICON_CLASS = re.compile(r"\bfa-[a-z0-9]+(?:-[a-z0-9]+)*\b")
+# An icon a stylesheet draws itself: an escaped or a literal private-use character in a content or a variable.
+_PRIVATE = re.compile(r'\\([ef][0-9a-f]{3})\b|([\ue000-\uf8ff])')
+_FACE = re.compile(r'@font-face\{([^}]*?)src:url\(\.\./vendor/fontawesome/webfonts/(fa-[a-z]+-\d+)\.woff2\) format\("woff2"\),'
+                   r'url\(\.\./vendor/fontawesome/webfonts/\2\.ttf\) format\("truetype"\)\}')
+
+
+def icons_shown(out: Path) -> set[int]:
+    """The code points of every icon the built site can show: each icon class a page or a script names
+    (looked up in the theme's table), and each glyph a stylesheet draws outside that table."""
+    table, drawn = {}, set()
+    for css in (out / "_static").rglob("*.css"):
+        text = css.read_text(encoding="utf-8", errors="replace")
+        for selectors, code in _ICON_RULE.findall(text):
+            for name in re.findall(r"\.(fa-[a-z0-9-]+)::?before", selectors):
+                table[name] = int(code, 16)
+        rest = _ICON_RULE.sub("", text)
+        drawn |= {int(esc, 16) if esc else ord(lit) for esc, lit in _PRIVATE.findall(rest)}
+    named = set()
+    for path in list(out.rglob("*.html")) + list((out / "_static").rglob("*.js")):
+        named |= set(_ICON_CLASS.findall(path.read_text(encoding="utf-8", errors="replace")))
+    return drawn | {table[n] for n in named if n in table}
+
+
+def _subset_icon_fonts(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    try:
+        from fontTools import subset   # deferred: only the HTML build cuts the fonts (fontTools comes with matplotlib)
+    except ImportError:
+        return
+    out = Path(app.outdir)
+    fonts = out / "_static" / "vendor" / "fontawesome" / "webfonts"
+    css = out / "_static" / "styles" / "pydata-sphinx-theme.css"
+    if not fonts.is_dir() or not css.is_file():
+        return
+    codes = icons_shown(out)
+    for woff2 in fonts.glob("fa-*.woff2"):
+        options = subset.Options()
+        options.flavor, options.layout_features, options.name_IDs = "woff", ["*"], ["*"]
+        font = subset.load_font(str(fonts / (woff2.stem + ".ttf")), options)
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=codes)
+        subsetter.subset(font)
+        subset.save_font(font, str(fonts / (woff2.stem + ".woff")), options)
+        woff2.unlink()
+        (fonts / (woff2.stem + ".ttf")).unlink(missing_ok=True)
+    text = css.read_text(encoding="utf-8")
+    css.write_text(_FACE.sub(lambda m: f'@font-face{{{m[1]}src:url(../vendor/fontawesome/webfonts/{m[2]}.woff) format("woff")}}',
+                             text), encoding="utf-8")
+
+
 def setup(app):
     app.connect("html-page-context", _current_roles)
     app.connect("html-page-context", _unique_ids)
     # Late, after the extensions that add page scripts; in place, as they share the list.
     app.connect("html-page-context", _dedupe_scripts, priority=999)
     app.connect("build-finished", _drop_fontawesome_js)
+    app.connect("build-finished", _subset_icon_fonts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -47,4 +47,5 @@ BUDGETS: dict[str, float] = {
     "page_gzip_bytes": 2_000_000,  # one page, gzip-compressed as a host serves it, theme included
     "frame_ms": 16.0,             # one interaction (forward pass in the page and draw), p95
     "ready_ms": 1000.0,           # explorers answering after the page loads
+    "longest_task_ms": 50.0,      # the longest task of a page's main thread once it is shown (first contentful paint)
 }

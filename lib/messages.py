@@ -95,7 +95,7 @@ MESSAGES: dict[str, str] = {
     # the real model's attention explorer (lib.chapters.part1.ablation.explorers; the page's real.js)
     "query": "the query must be a position from 0 to {last} or one of the sentence's tokens ({tokens}); got {got}",
     "not_precomputed": "the website holds the real model's attention for the {n} sentences of this menu only; in a "
-                       "kernel (launch or download this page) the explorer runs the model on any sentence",
+                       "kernel (this page's notebook, from the download icon at the top) the explorer runs the model on any sentence",
     # the real next-token model's explorers on the website (lib.chapters.part3.real_model; its page.js)
     "not_stored": "the website holds SmolLM2's runs on the {n} prompts of this menu only; load the real model "
                   "(the button above) or open the page in a kernel to run it on any text",
@@ -104,6 +104,8 @@ MESSAGES: dict[str, str] = {
     "decoding_method": "the decoding method must be one of {methods}; got {got}",
     # SmolLM2's text, in the library (lib.model.smollm2, lib.model.bytebpe) and in the page (smollm2/ops.js)
     "text_empty": "the prompt is empty: give smollm2 some text, for example 'The capital of France is'",
+    "text_surrogate": "the text holds {code}, half of a surrogate pair, which is not a character UTF-8 can write: "
+                      "give the text as ordinary Unicode",
     "text_unwritable": "SmolLM2's vocabulary cannot write {char} ({code}): its byte {byte} is no token of its "
                        "vocabulary; leave that character out",
     "rows_not_one": "SmolLM2 does not write {word} as one token after a space (it cuts it into {pieces}): choose "
@@ -111,6 +113,8 @@ MESSAGES: dict[str, str] = {
     "rows_none": "type one word or more, separated by commas (for example: king, queen, Paris)",
     "rows_many": "at most {most} words at a time, separated by commas; got {n}",
     "smol_induction_twice": "induction heads are found on a text read twice: switch 'read it twice' on",
+    "page_text_long": "{what} is {n} tokens long; the course's explorers run SmolLM2 on at most {most} (every position's "
+                      "pass and pattern grows with the length, and an answer must come in a few seconds): shorten it",
     "smol_text_long": "the text is {n} tokens long; this explorer reads at most {most} (twice, {twice}): shorten it",
     "smol_text_short": "the text needs at least two tokens (read twice, a one-token text has no pattern to copy)",
     "not_live": "the website holds this explorer's picture for the texts it opens with only; load the real model "
@@ -126,8 +130,20 @@ MESSAGES: dict[str, str] = {
     "answer_is": "{what} is {value}.",
     "answer_off": "{what} of {value} is {direction}.",
     "answer_one_of": "the answer should be one of {listed}; got {got}.",
+    # a number written with one comma before three digits (lib.exercises.reading; the page's rules.js)
+    "answer_comma": "{got} could be read two ways: as {thousands} (a comma between thousands) or as {decimal} (a "
+                    "decimal comma); write {thousands} or {decimal}.",
     # the website's answer boxes only (a notebook's unanswered cell holds `...` instead)
     "answer_empty": "type your answer in the box, then press Check.",
+    # the line under an answer box: how the box reads what is typed (lib.exercises.reading)
+    "hint_number": "A number as you would write it: 0.482, 0,482, 48.2% and about 0.482 all read as 0.482, and 1/4 "
+                   "as 0.25{units}. Only a comma before three digits is unclear (1,234: 1234 or 1.234?), so write "
+                   "1234 or 1.234.",
+    "hint_whole": "A whole number: 27126, 27,126 and 27 126 all read as 27126{units}.",
+    "hint_choice": "One of the options; case, spaces and quotes do not matter.",
+    "hint_text": "The tokens, separated by spaces; case, extra spaces and quotes do not matter.",
+    "hint_tuple": "The items separated by commas (or spaces), in the order asked, for example: L0H3, 2.",
+    "hint_units": "; the unit ({units}) may follow the number",
 }
 
 

@@ -4,6 +4,7 @@ that says when the cache is stale.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -124,6 +125,21 @@ def measure_claim_run(run: dict, ids: list[str], seeds: list[int], python: list[
     return None if result.returncode == 0 else (result.stderr.strip().splitlines() or ["no message"])[-1]
 
 
+@contextlib.contextmanager
+def environ(values: dict):
+    """These environment variables set (the kernels started inside inherit them), the old values back after."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = True) -> tuple[int, float]:
     """Execute the chapters missing from the execution cache, `jobs` at a time, and store them in
     the cache exactly as myst-nb would (its reader, its hash, the chapter's folder as working
@@ -198,21 +214,13 @@ def pre_execute(jobs: int = PARALLEL_JOBS, include_alone: bool = True) -> tuple[
                 reader.waits.add(name)
     # One thread of arithmetic per kernel: two kernels that each start a thread per core fight
     # over the two cores and both run several times slower than alone.
-    saved = {k: os.environ.get(k) for k in SINGLE_THREAD}
-    os.environ.update(SINGLE_THREAD)
-    try:
+    with environ(SINGLE_THREAD):
         # Every kernel and measuring process a fork of one process that has imported torch and the rest
         # (warm_python: 2.5 s of processor time saved a process), started under the same environment.
         with warm_python.started(dict(os.environ)) as warm:
             for task in tasks:
                 task.call = functools.partial(task.call, warm=warm)
             _run_tasks(critical_first(tasks), jobs)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     for path, nb in alone:          # alone and with every thread, as the build runs them
         execute(path, nb)
     BUILD.mkdir(exist_ok=True)

@@ -70,6 +70,7 @@ class Page:
     labels: dict = field(default_factory=dict)         # label -> (docname, text) for {ref} and {numref}
     cite: Callable[[str, list[str]], str] | None = None  # (role, keys) -> text; records what was cited
     bibliography: Callable[[], str] | None = None      # the whole reference list, as Markdown
+    tags: frozenset = frozenset()                      # the build's tags an {only} reads (class_site)
 
     def link(self, target_doc: str, anchor: str = "") -> str:
         """The relative path from this page's notebook to another page's notebook."""
@@ -230,6 +231,10 @@ def directive(page: Page, name: str, argument: str, content: str) -> list:
         return [f"$$\n{body}\n$$"]
     if name in ("code-block", "code", "sourcecode"):
         return [f"```{argument}\n{body}\n```"]
+    if name == "only":        # the text of one site (the class site, or the default one), as Sphinx decides it
+        from sphinx.util.tags import Tags  # deferred: Sphinx's own reading of the condition, for this directive alone
+
+        return convert(page, content) if Tags(list(page.tags)).eval_condition(argument) else []
     raise Unrenderable(f"{page.docname}: the directive {{{name}}} has no notebook rendering")
 
 

@@ -16,9 +16,12 @@ from the build's executed copies of them (the jupyter-cache in _build/.jupyter_c
     python scripts/notebooks.py reader [OUT]    reader notebooks, solutions folded, outputs kept (default notebooks/)
     python scripts/notebooks.py student [OUT]   handouts: no solutions, no outputs (default student/)
 
-Both execute first whatever chapter the cache lacks. A reader notebook that the learner has
-changed since it was written is kept, not overwritten (the manifest in OUT remembers what was
-written). The website's download button serves the same reader notebooks (`_ext/course_notebooks.py`).
+`reader` executes first whatever chapter the cache lacks. `student` executes nothing: a handout has no
+outputs, and the numbers its prose shows are those of the book's last build (its execution cache),
+so it is written in seconds; a chapter the cache lacks (the book never built here, or the chapter's
+code changed since) stops it with one line that says to run `make book`. A reader notebook that the
+learner has changed since it was written is kept, not overwritten (the manifest in OUT remembers what
+was written). The website's download button serves the same reader notebooks (`_ext/course_notebooks.py`).
 """
 from __future__ import annotations
 
@@ -231,8 +234,11 @@ def reader_notebook(doc: str, nb, bookinfo: Book, *, solutions: str = "fold", ou
     """
     assert solutions in ("fold", "absent")
     cited: list[str] = []
+    # A notebook without solutions is the class's (a handout, the class site's download): its pages'
+    # text for the class site (`{only} class_site`), as that site shows it.
     page = Page(doc, titles=bookinfo.titles, labels=bookinfo.labels,
-                bibliography=lambda: bookinfo.bibliography.listing())
+                bibliography=lambda: bookinfo.bibliography.listing(),
+                tags=frozenset({"class_site"}) if solutions == "absent" else frozenset())
     page.cite = bookinfo.bibliography.citer(page.link(REFERENCES_DOC), cited)
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -385,9 +391,32 @@ def reader(out: Path = READER_DIR) -> list[Path]:
 
 
 def student(out: Path = STUDENT_DIR) -> list[Path]:
-    """Handouts: every page, solutions and outputs left out (the answer cells stay, labelled)."""
-    ensure_executed()
+    """Handouts: every page, solutions and outputs left out (the answer cells stay, labelled). Nothing
+    is executed: the prose's numbers come from the book's last build, and a chapter it lacks stops
+    this with one line (`make book` executes it)."""
+    missing = not_executed()
+    if missing:
+        raise Unrenderable(f"{len(missing)} chapters have no executed copy from a build of the book here (never built, "
+                           f"or changed since): run `make book`, then `make student` again: {', '.join(missing[:5])}"
+                           + (", ..." if len(missing) > 5 else ""))
+    if not chapter_cache.KEY_FILE.exists() or chapter_cache.KEY_FILE.read_text() != chapter_cache.library_key():
+        print("note: lib/, data/ or the installed packages changed since the book was last built: the handouts' "
+              "prose shows that build's numbers (`make book` brings them up to date)", file=sys.stderr)
     return write(out, "absent", outputs=False, keep_edited=False)
+
+
+def not_executed(cache_dir: Path = chapter_cache.CACHE) -> list[str]:
+    """The pages with code that the build's execution cache has no copy of (as they are now)."""
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(cache_dir))
+    missing = []
+    for path in chapter_cache.chapters():
+        try:
+            cache.match_cache_notebook(read_source(path))
+        except KeyError:
+            missing.append(str(path.relative_to(ROOT)))
+    return missing
 
 
 def main(argv: list[str]) -> int:

@@ -37,6 +37,7 @@ LONGEST_FIRST = [
     "browser/test_lab.py",              # 100 s: JupyterLab live
     "site/test_book_build.py",          # 90 s: a small book built with a chapter that warns
     "grading/test_grade_otter.py",      # 80 s: five `otter run`s
+    "grading/test_grade_own_text.py",   # 70 s: a chapter graded with SmolLM2 on the learners' texts, two `otter run`s
     "exercises/test_writing.py",        # 68 s
     "site/test_notebooks.py",           # 60 s: the class site built
     "grading/test_grade.py",            # 56 s

@@ -1,7 +1,7 @@
 """The shape of the imports, read from the source with `ast` (nothing here imports lib).
 
 1. No import circles between the modules of `lib`, `scripts/` and `_ext/` (the scripts and the
-   Sphinx extensions import each other by plain name, `import grade_wire`, after a sys.path insert).
+   Sphinx extensions import each other by plain name, `import notebooks`, `from grading import wire`, after a sys.path insert).
    Every import counts, at any depth: one inside a function closes a circle as surely as one at the
    top, it only hides it until the function runs.
 2. Imports sit at the top of their module. One inside a function is either of a heavy third-party
@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Where the modules live. A file under lib is named by its dotted path (`lib.analysis.maps.tsne`,
 # a package by its folder); a file of scripts/ or _ext/ by its folder and its plain name
-# (`scripts.grade_wire`), and a plain `import grade_wire` in those folders finds it.
+# (`scripts.notebooks`, `scripts.grading.wire`), and a plain `import notebooks` or `from grading import wire`
+# in those folders finds it.
 PACKAGES = ("lib",)
 PLAIN_FOLDERS = ("scripts", "_ext")
 # Which folders a plain-name import in a folder reaches (its own, and what its sys.path insert adds).
@@ -67,7 +68,7 @@ def _name(path: Path) -> str:
 @cache
 def modules() -> dict[str, Path]:
     files = [f for p in PACKAGES for f in (ROOT / p).rglob("*.py")]
-    files += [f for d in PLAIN_FOLDERS for f in (ROOT / d).glob("*.py")]
+    files += [f for d in PLAIN_FOLDERS for f in (ROOT / d).rglob("*.py")]
     return {_name(f): f for f in sorted(files) if "__pycache__" not in f.parts}
 
 
@@ -98,7 +99,7 @@ def _known(dotted: str) -> str | None:
 
 
 def _plain(name: str, dotted: str) -> str | None:
-    """A plain-name import (`grade_wire`, `notebooks.build`) from a script or an extension."""
+    """A plain-name import (`grading.wire`, `notebooks.build`) from a script or an extension."""
     folder = name.split(".")[0]
     for where in PLAIN_PATH.get(folder, ()):
         found = _known(f"{where}.{dotted}")
@@ -251,6 +252,6 @@ def test_the_graph_sees_the_imports():
     """The reading above finds what it should: a plain-name import between scripts, a submodule
     named in `from lib import ...`, an import inside a function."""
     g = graph()
-    assert "scripts.grade_wire" in g["scripts.grade"] or "scripts.grade_wire" in g["scripts.grade_run"]
+    assert "scripts.grading.wire" in g["scripts.grading.run"] and "scripts.notebooks" in g["scripts.grading.chapters"]
     assert "lib.units" in g["lib.exercises"]
     assert "lib.model.store" in g["lib.cli.commands"]

@@ -37,6 +37,11 @@ def stage_label(stage: str) -> str:
     return f"{'MLP' if kind == 'mlp' else 'attention'} {layer}"
 
 
+def is_stage_name(name: str) -> bool:
+    """The cache names `stage_residuals` reads."""
+    return name in ("embed", "pos_embed") or name.endswith((".resid_mid", ".resid_post"))
+
+
 def stage_residuals(model: Transformer, cache: ActivationCache) -> dict[str, torch.Tensor]:
     """The residual stream [.., position, d_model] after each stage."""
     # SmolLM2 (lib.model.llama) adds no position vector: its positions enter inside attention.
@@ -64,7 +69,8 @@ class LensStage:
 
 def logit_lens(model: Transformer, tokens, position: int = -1) -> list[LensStage]:
     """For one prompt, the read-out after every stage at `position` (the last by default)."""
-    _, cache = model.run_with_cache(tokens)
+    # Only the stream after each stage is kept (a real model's every activation is tens of MB a layer).
+    _, cache = model.run_with_cache(tokens, names=is_stage_name)
     residuals = stage_residuals(model, cache)
     # Every stage read out in one product: the unembedding is read once (SmolLM2's is 113 MB).
     logits = read_out(model, torch.stack([resid[position] for resid in residuals.values()]))

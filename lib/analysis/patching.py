@@ -43,6 +43,7 @@ import torch
 from lib.messages import say
 from lib.errors import CourseError, require
 from lib.model.hooks import Hooks, Recorder
+from lib.model.transformer import one_thread
 from lib.analysis.ablation import head_name
 from lib.content.corruptions import corruption_problems
 from lib.content.prompt_sets import places
@@ -305,12 +306,14 @@ def run_patches(model, start, source, runs: list[tuple[str, int | None, int]], l
     """The last position's logits [run, vocab] of one prompt run once per patch in `runs` (see
     `patch_hooks`), every patch at or after block `layer`: the run starts from `start` (the cache of
     the prompt's own run), at the residual stream before that block, and goes through the rest with
-    the patching hooks at their hook points (`lib.model.hooks`)."""
+    the patching hooks at their hook points (`lib.model.hooks`). On one thread, as the model's own forward pass
+    runs (SmolLM2's, lib.model.llama): a second thread of the 2-core machine mostly waits, and on 5 tokens of
+    SmolLM2 the whole command took over 80 s of processor time on two threads, 13 to 20 s on one, loading included."""
     cfg = model.cfg
     name = f"blocks.{layer}.resid_pre" if layer < cfg.n_layers else "resid_final"
     resid = start[name].unsqueeze(0).expand(len(runs), -1, -1)
     keep = Recorder(hooks=Hooks(patch_hooks(runs, source), cfg))
-    with torch.no_grad():
+    with torch.no_grad(), one_thread():
         if layer == cfg.n_layers:
             resid = keep("resid_final", resid)
         for i in range(layer, cfg.n_layers):

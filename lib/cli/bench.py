@@ -10,6 +10,7 @@ import hashlib
 import http.server
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -182,25 +183,6 @@ def minilm_costs(repeat: int = 20) -> list[tuple[str, float, float | None]]:
             ("  of which CPU time (mean)", cpu, None)]
 
 
-# A chapter's work on SmolLM2, in a fresh process: load, a prompt with every activation cached, the logit
-# lens, 16 tokens generated with the KV cache, every head's pattern on 64 tokens, a patching grid of 4
-# tokens; then the process's peak resident memory (Linux reports it in KiB).
-_SMOLLM2_CHAPTER = """
-import resource
-from lib.analysis.lens import logit_lens
-from lib.analysis.patching import patch
-from lib.model import smollm2
-from lib.model.generate import generate
-lm = smollm2.load()
-ids = lm.encode("The old lighthouse keeper climbed the stairs every evening to light the lamp " * 4)[:64]
-lm.model.run_with_cache(ids)
-logit_lens(lm.model, ids[:32])
-generate(lm.model, ids[:16], 16)
-patch(lm, "The capital of France is", "The capital of Italy is")
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-"""
-
-
 def smollm2_costs(repeat: int = 10) -> list[tuple]:
     """SmolLM2-135M: loading it in a fresh process (the GGUF file read and dequantized), a prompt of 32
     tokens through the 30 layers filling the KV cache, one generated token, and a chapter's peak memory.
@@ -223,8 +205,6 @@ def smollm2_costs(repeat: int = 10) -> list[tuple]:
         return wall, (time.process_time() - cpu) / repeat
     prompt = timed(lambda: lm.model.forward_with_kv(ids))
     token = timed(lambda: lm.model.forward_with_kv(nxt, kv))
-    memory = float(subprocess.run([sys.executable, "-c", _SMOLLM2_CHAPTER], capture_output=True, text=True,
-                                  check=True).stdout.split()[-1])
     return [("SmolLM2: load in a fresh process (dequantized), median of 3", statistics.median(w for w, _ in loads),
              BUDGETS["smollm2_load"]),
             ("  of which CPU time (median)", statistics.median(c for _, c in loads), None),
@@ -232,24 +212,30 @@ def smollm2_costs(repeat: int = 10) -> list[tuple]:
              BUDGETS["smollm2_prompt"]),
             ("  of which CPU time (mean)", prompt[1], None),
             (f"SmolLM2: one generated token with the KV cache, median of {repeat}", token[0], BUDGETS["smollm2_token"]),
-            ("  of which CPU time (mean)", token[1], None),
-            ("SmolLM2: a chapter's work, peak memory", memory, BUDGETS["smollm2_memory_mb"], "MB")]
+            ("  of which CPU time (mean)", token[1], None)]
 
 
-# The induction chapter's SmolLM2 section, in a fresh process: the model loaded, every head's scores on the
-# stored recipe's repeated random tokens (one pass, the patterns kept), the stored figures read; then the
-# wall time of that pass and the process's peak resident memory (Linux reports it in KiB).
-_INDUCTION_SMOLLM2 = """
-import resource, time
-from lib import chapters
-from lib.model import smollm2
-real = chapters.unit("induction").module("real")
-lm = smollm2.load()
-real.read()
-t = time.perf_counter()
-real.live_scores(lm)
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-"""
+# The command line as a reader runs it, each call a process of its own: its processor time (user + system,
+# the process and its children), which a busy machine does not inflate as it does the clock.
+CLI_CALLS = [("models (every model's line, nothing loaded)", ["models"]),
+             ("a mistake: predict with temperature -1 (one line, nothing loaded)",
+              ["predict", "calling-game", "<BOS> Pietro", "--temperature", "-1"]),
+             ("predict calling-game --json", ["predict", "calling-game", "<BOS> Pietro chiama Paolo", "--json"]),
+             ("predict smollm2 --json (top 100 of 49,152)", ["predict", "smollm2", "The capital of France is", "--json"]),
+             ("patch smollm2 on 5 tokens", ["patch", "smollm2", "The capital of France is", "The capital of Italy is", "--json"])]
+
+
+def cli_costs() -> list[tuple]:
+    rows = []
+    for label, args in CLI_CALLS:
+        if "smollm2" in args and smollm2.package_file() is None:
+            continue
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([sys.executable, "-m", "lib", *args], capture_output=True, text=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        rows.append((f"python -m lib {label}: CPU time", after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+                     None))
+    return rows
 
 
 def real_tokens() -> int:
@@ -264,10 +250,11 @@ def induction_costs(repeat: int = 3) -> list[tuple]:
     out = [(f"induction: {len(lm.meta['checkpoints']['steps'])} checkpoints read, verified, built, median of {repeat}",
             _median_time(lambda: load_checkpoints(lm), repeat), None)]
     if smollm2.package_file() is not None:
-        seconds, memory = map(float, subprocess.run([sys.executable, "-c", _INDUCTION_SMOLLM2], capture_output=True,
-                                                    text=True, check=True).stdout.split())
-        out += [(f"induction chapter, SmolLM2: every head's scores, one pass of {real_tokens()} tokens", seconds, None),
-                ("induction chapter, SmolLM2: peak memory of the section", memory, BUDGETS["smollm2_memory_mb"], "MB")]
+        real = chapters.unit("induction").module("real")    # the chapter's own module, found by the registry
+        lm = smollm2.load()
+        real.read()
+        out.append((f"induction chapter, SmolLM2: every head's scores, one pass of {real_tokens()} tokens",
+                    _median_time(lambda: real.live_scores(lm), 1), None))
     return out
 
 
@@ -416,6 +403,9 @@ def main(train_models: bool = True) -> int:
         print(_row(label, seconds, budget))
     for row in smollm2_costs():
         print(_row(*row))
+    for row in cli_costs():
+        print(_row(*row))
+    print("(each chapter's peak memory, executed from nothing: scripts/book.py bench, the next part of make bench)")
     for row in induction_costs():
         print(_row(*row))
     for row in real_model_costs():

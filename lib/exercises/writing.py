@@ -30,13 +30,16 @@ import numpy as np
 from lib.exercises import Feedback, NOT_ANSWERED, unanswered
 from lib import units
 
-# Seconds one call of the learner's function may take at least. Every input is small, so a right
-# answer takes milliseconds on an idle machine. On a busy one a threaded numpy or torch call can
-# take a thousand times longer, and the limit must not call that a loop: it grows to SLOWER_ALLOWED
-# times what the library took for the same input, measured just before, up to LONGEST.
+# CPU seconds one call of the learner's function may use at least. Every input is small, so a right
+# answer takes milliseconds of CPU. The limit counts CPU, not the clock, so a busy machine (a threaded
+# call on a loaded core is slow on the clock, not in CPU) never turns a right answer into a loop; it
+# grows to SLOWER_ALLOWED times the CPU the library took for the same input, measured just before, up
+# to LONGEST. The clock stops only a function that waits (a sleep, a read that never ends): after
+# WALL_FACTOR times the CPU limit.
 TIME_LIMIT = 5.0
 SLOWER_ALLOWED = 20
 LONGEST = 60.0
+WALL_FACTOR = 10
 
 
 class TimeUp(BaseException):
@@ -78,8 +81,8 @@ class Mistake:
 
 
 # --------------------------------------------------------------------------- running the learner
-def _alarm_usable() -> bool:
-    """SIGALRM interrupts running Python code, but only in the main thread and not on Windows."""
+def _timers_usable() -> bool:
+    """Timer signals interrupt running Python code, but only in the main thread and not on Windows."""
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
@@ -88,19 +91,17 @@ def _raise_time_up(signum, frame):
 
 
 def call_with_limit(fn: Callable, args: tuple, kwargs: dict, seconds: float):
-    """fn(*args, **kwargs), or TimeUp after `seconds`.
+    """fn(*args, **kwargs), or TimeUp once it has used `seconds` of CPU (or waited WALL_FACTOR times as
+    long on the clock).
 
-    In the kernel's main thread a timer signal interrupts the function where it is. Elsewhere the
-    function runs in a helper thread that is abandoned when the time is up: Python cannot stop a
-    thread, so a loop that never ends keeps one core busy until the kernel restarts."""
-    if _alarm_usable():
-        previous = signal.signal(signal.SIGALRM, _raise_time_up)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+    In the kernel's main thread timer signals interrupt the function where it is: the process's CPU
+    timer (ITIMER_PROF, every thread's CPU) and a clock for a function that waits. A CPU timer already
+    running (the grader's limit on a whole cell) is kept: if it runs out first, its own handler fires,
+    and afterwards it goes on with what is left. Elsewhere the function runs in a helper thread whose
+    own CPU clock is read, and which is abandoned when the time is up: Python cannot stop a thread, so
+    a loop that never ends keeps one core busy until the kernel restarts."""
+    if _timers_usable():
+        return _with_timers(fn, args, kwargs, seconds)
     box: dict[str, Any] = {}
 
     def target():
@@ -111,12 +112,44 @@ def call_with_limit(fn: Callable, args: tuple, kwargs: dict, seconds: float):
 
     worker = threading.Thread(target=target, daemon=True, name="learner-function")
     worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        raise TimeUp()
+    started = time.monotonic()
+    clock = None
+    while worker.is_alive():
+        worker.join(0.05)
+        try:        # the thread's own CPU clock (one that ended meanwhile has none: the loop ends)
+            if clock is None:
+                clock = time.pthread_getcpuclockid(worker.ident) if hasattr(time, "pthread_getcpuclockid") else False
+            used = time.clock_gettime(clock) if clock else time.monotonic() - started
+        except OSError:
+            continue
+        if worker.is_alive() and (used > seconds or time.monotonic() - started > WALL_FACTOR * seconds):
+            raise TimeUp()
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+def _with_timers(fn: Callable, args: tuple, kwargs: dict, seconds: float):
+    outer_handler = signal.getsignal(signal.SIGPROF)
+    outer_left, outer_interval = signal.getitimer(signal.ITIMER_PROF)
+    ours = not outer_left or outer_left > seconds      # else the outer limit comes first: its handler stays
+    cpu0 = time.process_time()
+    clock_handler = signal.signal(signal.SIGALRM, _raise_time_up)
+    signal.setitimer(signal.ITIMER_REAL, WALL_FACTOR * seconds)
+    if ours:
+        signal.signal(signal.SIGPROF, _raise_time_up)
+        signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, clock_handler)
+        if ours:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, outer_handler)
+            if outer_left:     # the outer limit goes on with what is left of it
+                left = outer_left - (time.process_time() - cpu0)
+                signal.setitimer(signal.ITIMER_PROF, max(left, 1e-3), outer_interval)
 
 
 def _first_line(text: str, limit: int = 160) -> str:
@@ -343,33 +376,54 @@ def write_checks() -> dict[str, WriteCheck]:
 
 def check_function(fn, spec: WriteCheck, time_limit: float | None = None) -> Feedback:
     """Run the learner's `fn` on every case of `spec`; the first case it gets wrong decides the verdict."""
+    return _verdict(fn, spec, time_limit, every=False)[0]
+
+
+def case_results(fn, spec: WriteCheck, time_limit: float | None = None) -> tuple[Feedback, list[bool]]:
+    """The verdict `check_function` gives, and which of the cases the function gets right: every case
+    is judged, not only those up to the first wrong one (a grader's partial credit). After a case that
+    ran out of time the rest are not run (counted wrong): one loop costs one time limit."""
+    return _verdict(fn, spec, time_limit, every=True)
+
+
+def _verdict(fn, spec: WriteCheck, time_limit: float | None, every: bool) -> tuple[Feedback, list[bool]]:
     if unanswered(fn) or (callable(fn) and is_empty_stub(fn)):
         return Feedback(False, NOT_ANSWERED if not callable(fn) else
                         f"write the body of `{spec.name}` in place of the ..., then run the cell again.",
-                        answered=False)
+                        answered=False), []
     if not callable(fn):
         return Feedback(False, f"the answer should be a function (write `def {spec.name}(...):`); "
-                               f"got {_type_name(fn)}.")
+                               f"got {_type_name(fn)}."), []
     seconds = TIME_LIMIT if time_limit is None else time_limit
     cases = list(spec.cases())
+    right, first = [], None
     for case in cases:
+        if first is not None and (not every or first[1].startswith(DID_NOT_FINISH)):
+            right.append(False)
+            continue
         verdict = _judge(fn, spec, case, seconds)
-        if verdict is not None:
-            return Feedback(False, f"for {case.about}, {verdict}")
+        right.append(verdict is None)
+        if verdict is not None and first is None:
+            first = (case, verdict)
+    if first is not None:
+        return Feedback(False, f"for {first[0].about}, {first[1]}"), right
     return Feedback(True, f"`{spec.name}` agrees with the library on all {len(cases)} inputs, "
-                          f"including {cases[-1].about}.")
+                          f"including {cases[-1].about}."), right
+
+
+DID_NOT_FINISH = "your function did not finish within"
 
 
 def _judge(fn, spec: WriteCheck, case: Case, seconds: float) -> str | None:
     """None if the learner's answer for `case` is right, else the sentence that says what is wrong."""
-    started = time.perf_counter()
+    started = time.process_time()
     want = case.expected if spec.reference is None else \
         spec.reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
-    seconds = min(max(seconds, SLOWER_ALLOWED * (time.perf_counter() - started)), max(seconds, LONGEST))
+    seconds = min(max(seconds, SLOWER_ALLOWED * (time.process_time() - started)), max(seconds, LONGEST))
     try:
         raw = _quietly(fn, case.args, case.kwargs, seconds)
     except TimeUp:
-        return (f"your function did not finish within {seconds:.3g} s: look for a loop that never ends "
+        return (f"{DID_NOT_FINISH} {seconds:.3g} s of CPU: look for a loop that never ends "
                 f"(or work that grows much faster than the input).")
     except KeyboardInterrupt:
         raise

@@ -28,7 +28,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from lib.errors import CourseError
+from lib.errors import CourseError, require
+from lib.messages import say
 from lib.model.bytebpe import NUMBER
 
 JS = Path(__file__).resolve().parent / "js" / "smollm2"
@@ -60,6 +61,14 @@ def live_args(texts=("prompt",), labels=("Your text",), opening: bool = False) -
     is loaded, the page holds its opening picture only (`opening`: no menu of stored runs)."""
     return {"real": {"model": "smollm2", "texts": list(texts), "labels": list(labels), "bytes": file_bytes(),
                      "max_tokens": MAX_TOKENS, "opening": opening}}
+
+
+def page_ids(lm, text: str, what: str = "the text") -> list[int]:
+    """A reader's text as the page reads it (`ops.js` `check`): SmolLM2's ids, at most MAX_TOKENS of them, so that a
+    kernel, a check and the page run the same texts (a pass keeps every layer's patterns: 1,000 tokens cost GBs)."""
+    ids = lm.encode(text)
+    require(len(ids) <= MAX_TOKENS, say("page_text_long", what=what, n=len(ids), most=MAX_TOKENS))
+    return ids
 
 
 def opening_note(what: str, how: str) -> str:

@@ -33,6 +33,7 @@ from lib.explorers import smollm2
 from lib.analysis.inventory import MAX_COUNT
 from lib.analysis.patching import MIN_CHANGE, SMALL_MOVE
 from lib.content.corpora.calling_game import page_constants as game
+from lib.exercises import reading
 from lib.messages import MESSAGES
 from lib.model.readout import MAX_SEED, MIN_TEMPERATURE, TOP_P_FLOOR
 from lib.pictures import colours
@@ -69,6 +70,7 @@ def constants() -> dict:
             "BLUE_SHADES": colours.BLUE_SHADES, "BLUE_INKS": colours.blue_inks(), "MASKED": list(colours.MASKED),
             "MIN_TEMPERATURE": MIN_TEMPERATURE, "MAX_SEED": MAX_SEED, "TOP_P_FLOOR": TOP_P_FLOOR,
             "MAX_COUNT": MAX_COUNT, "PATCH_MIN_CHANGE": MIN_CHANGE, "PATCH_SMALL_MOVE": SMALL_MOVE, "MESSAGES": MESSAGES,
+            "READING": {**reading.READING, "patterns": reading.PATTERNS},
             "GAME": game()}
 
 

@@ -20,7 +20,11 @@ is ever unknown: at worst a character becomes its bytes, one token each. Four st
 
 Tokens are shown to a reader as the text their bytes spell (" Paris", with its leading space); a token
 that holds part of a character's bytes shows those bytes, each as `<0xHH>` (`show_bytes`: " \xe6\x97" is
-" <0xE6><0x97>"), so that three fragments of three characters do not all read "\ufffd".
+" <0xE6><0x97>"), so that three fragments of three characters do not all read "\ufffd". That is the display
+rule, used wherever a token or a text is shown (the command line, the chapters, the page's tokenizer); a run
+of tokens is shown as one text decoded from its joined bytes (`to_text`), so a character split over tokens is
+whole again. A text that holds a lone surrogate (bytes a terminal could not decode), or a character with a
+byte the vocabulary has no token for, is refused in one line naming it.
 """
 from __future__ import annotations
 
@@ -180,6 +184,10 @@ class ByteBPE:
 
     def encode(self, text: str) -> list[int]:
         """The ids of `text` (no token is added before or after it)."""
+        require(isinstance(text, str), f"a text is a string, got {type(text).__name__}")
+        for c in text:
+            if 0xD800 <= ord(c) <= 0xDFFF:
+                raise CourseError(say("text_surrogate", code=f"U+{ord(c):04X}"))
         ids = []
         for piece in self.tokenize(text):
             i = self.index.get(piece)
@@ -196,3 +204,7 @@ class ByteBPE:
                 if self._spell[b] not in self.index:
                     return say("text_unwritable", char=repr(ch), code=f"U+{ord(ch):04X}", byte=f"0x{b:02X}")
         return f"the piece {piece!r} is not in the vocabulary: the merges and the vocabulary do not fit together"
+
+    def missing_bytes(self) -> list[int]:
+        """The bytes the vocabulary has no token of their own for (a text holding one cannot be cut into tokens)."""
+        return [b for b in range(256) if self._spell[b] not in self.index]

@@ -27,17 +27,17 @@ from typing import Callable, Iterable, Sequence
 
 import torch
 
-from lib.errors import CourseError, require
-from lib.messages import say
+from lib.errors import require
+# The knobs are checked in lib.model.knobs (without torch: the command line checks them before it loads anything).
+from lib.model.knobs import (MAX_BEAMS, MAX_PENALTY, check_beams, check_length_penalty,  # noqa: F401
+                             check_max_new, check_min_p, check_repetition_penalty)
 from lib.model.readout import Rolls, check_seed, check_temperature, greedy, sample
 from lib.model.transformer import KVCache
 
 Processor = Callable[[list[int], torch.Tensor], torch.Tensor]
 
-MAX_BEAMS = 64
 # A banned token's logit as the read-out sees it: exp of it is exactly 0.
 BANNED = -1e30
-MAX_PENALTY = 100.0
 # A padded key's score: low enough that its weight is exactly 0 in float32, finite so that a padded
 # query (whose every key is padding) still gets a finite row.
 PAD_SCORE = -1e9
@@ -45,61 +45,6 @@ PAD_SCORE = -1e9
 # text, and covers at least MIN_LOOP_TOKENS tokens (three line breaks in a row are not a loop).
 MIN_REPEATS = 3
 MIN_LOOP_TOKENS = 6
-
-
-# ----------------------------------------------------------------------------- the knobs, checked once
-def _number(x, what: str, allowed: str) -> float:
-    if isinstance(x, bool):
-        raise CourseError(f"{what} must be {allowed}, got {x!r}")
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise CourseError(f"{what} must be {allowed}, got {x!r}") from None
-    require(math.isfinite(x), f"{what} must be {allowed}, got {x!r}")
-    return x
-
-
-def check_min_p(p) -> float | None:
-    """min-p is None (off) or a number in (0, 1]: the share of the best token's probability a token needs."""
-    if p is None:
-        return None
-    if isinstance(p, bool):
-        raise CourseError(say("min_p", got=repr(p)))
-    try:
-        value = float(p)
-    except (TypeError, ValueError):
-        raise CourseError(say("min_p", got=repr(p))) from None
-    require(math.isfinite(value) and 0 < value <= 1, say("min_p", got=f"{value:g}"))
-    return value
-
-
-def check_repetition_penalty(x) -> float | None:
-    """None (off) or a number from 1 (no penalty) to MAX_PENALTY."""
-    if x is None:
-        return None
-    allowed = f"a number from 1 (no penalty) to {MAX_PENALTY:g}"
-    x = _number(x, "the repetition penalty", allowed)
-    require(1 <= x <= MAX_PENALTY, f"the repetition penalty must be {allowed}, got {x:g}")
-    return x
-
-
-def check_beams(n) -> int:
-    ok = isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_BEAMS
-    require(ok, f"the number of beams must be a whole number from 1 to {MAX_BEAMS}, got {n!r}")
-    return n
-
-
-def check_length_penalty(a) -> float:
-    allowed = "a number from 0 (the plain sum of log-probabilities) to 2 (1: their mean per token)"
-    a = _number(a, "the length penalty", allowed)
-    require(0 <= a <= 2, f"the length penalty must be {allowed}, got {a:g}")
-    return a
-
-
-def check_max_new(n) -> int:
-    ok = isinstance(n, int) and not isinstance(n, bool) and n >= 0
-    require(ok, f"max_new_tokens must be a whole number, 0 or more, got {n!r}")
-    return n
 
 
 # ----------------------------------------------------------------------------- processors

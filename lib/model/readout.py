@@ -11,66 +11,16 @@ set of best survivors whose (shared-out) probabilities reach p, and share out on
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import torch
 
-from lib.errors import CourseError, require
+from lib.errors import require
 from lib.messages import say
-
-
-# Below this the logits divided by the temperature can overflow a double for any model (and the
-# page is already the greedy one to every printed digit).
-MIN_TEMPERATURE = 1e-6
-# torch's generator takes seeds up to 2**64 - 1; a reader's seed is kept to the signed range.
-MAX_SEED = 2**63 - 1
-
-
-def check_temperature(t) -> float:
-    if isinstance(t, bool):
-        raise CourseError(say("temperature_number", got=repr(t)))
-    try:
-        t = float(t)
-    except (TypeError, ValueError):
-        raise CourseError(say("temperature_number", got=repr(t))) from None
-    require(math.isfinite(t) and t >= MIN_TEMPERATURE,
-            say("temperature_range", minimum=f"{MIN_TEMPERATURE:g}", got=f"{t:g}"))
-    return t
-
-
-def check_seed(seed) -> int:
-    """A seed is a whole number from 0 to 2**63 - 1."""
-    ok = isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED
-    require(ok, say("seed", maximum=MAX_SEED, got=repr(seed)))
-    return seed
-
-
-def check_top_k(k, vocab_size: int | None = None) -> int | None:
-    if k is None:
-        return None
-    require(isinstance(k, int) and not isinstance(k, bool) and k >= 1,
-            say("top_k", got=repr(k)))
-    return k if vocab_size is None else min(k, vocab_size)
-
-
-# Top-p is compared with a running sum of probabilities, with this tolerance for its rounding: a
-# smaller p cannot be told from 0 (it would keep only the best token), so it is refused.
-TOP_P_FLOOR = 1e-12
-
-
-def check_top_p(p) -> float | None:
-    if p is None:
-        return None
-    if isinstance(p, bool):
-        raise CourseError(say("top_p_number", got=repr(p)))
-    try:
-        p = float(p)
-    except (TypeError, ValueError):
-        raise CourseError(say("top_p_number", got=repr(p))) from None
-    require(math.isfinite(p) and 0 < p <= 1, say("top_p_range", got=repr(p)))
-    require(p >= TOP_P_FLOOR, say("top_p_floor", got=repr(p), floor=f"{TOP_P_FLOOR:g}"))
-    return p
+# The read-out's knobs are checked in lib.model.knobs (no torch: the command line checks them before it loads
+# anything); named here too, where the read-out's callers have always found them.
+from lib.model.knobs import (MAX_SEED, MIN_TEMPERATURE, TOP_P_FLOOR, check_seed, check_temperature,  # noqa: F401
+                             check_top_k, check_top_p)
 
 
 def prompt_logits(lm, prompt, ablate=(), ablate_mlps=()) -> torch.Tensor:

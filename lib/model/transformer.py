@@ -182,6 +182,14 @@ class KVCache:
         return sum(t.numel() * t.element_size() for kv in self.layers if kv for t in kv)
 
 
+def _names_filter(names):
+    """run_with_cache's `names` as a predicate over names (None: every name)."""
+    if names is None or callable(names):
+        return names
+    wanted = {names} if isinstance(names, str) else set(names)
+    return wanted.__contains__
+
+
 class HookedModel(nn.Module):
     """The entry points every model of the course shares (the toy here, SmolLM2 in `lib.model.llama`):
     the subclass says how a token enters the stream (`embed`) and has `W_E`, `blocks`, `ln_final` (or
@@ -189,7 +197,7 @@ class HookedModel(nn.Module):
 
     def forward(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
                 cache: ActivationCache | None = None, kv: KVCache | None = None,
-                fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:
+                fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = (), names=None) -> torch.Tensor:
         """Logits for every position: `tokens` is [position] or [batch, position], the logits
         add a vocabulary axis. A `kv` is extended in place: `tokens` continue from `kv.length`.
 
@@ -204,7 +212,7 @@ class HookedModel(nn.Module):
         hooks = None
         if ablate or ablate_mlps or fwd_hooks:
             hooks = Hooks([*zero_hooks(self.cfg, ablate, ablate_mlps), *fwd_hooks], self.cfg)
-        keep = Recorder(cache, single=single, hooks=hooks)
+        keep = Recorder(cache, single=single, hooks=hooks, names=_names_filter(names))
 
         resid = self.embed(t, start, end, keep)
         for layer, block in enumerate(self.blocks):
@@ -220,7 +228,8 @@ class HookedModel(nn.Module):
         return logits[0] if single else logits
 
     def run_with_cache(self, tokens, ablate: Iterable[Head] = (), ablate_mlps: Iterable[int] = (),
-                       fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> tuple[torch.Tensor, ActivationCache]:
+                       fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = (),
+                       names: NameOrPredicate | Iterable[str] | None = None) -> tuple[torch.Tensor, ActivationCache]:
         """Logits and every intermediate tensor (after any hooks: what the pass used). The toy's keys
         (`lib.model.llama` lists SmolLM2's), with shapes for one prompt of T tokens (a batch adds a
         leading axis; LayerNorm and MLP keys exist only where the model has them); each key is also a
@@ -232,10 +241,14 @@ class HookedModel(nn.Module):
         `blocks.L.attn_out`, `resid_mid`, `ln2` [T, d_model]; `blocks.L.mlp.pre|post` [T, d_mlp];
         `blocks.L.mlp_out`, `resid_post`, `resid_final` (before the final LayerNorm), `ln_final`
         [T, d_model]; `logits` [T, vocab].
+
+        `names` keeps only some of them (a name, a list of names or a predicate over names, as TransformerLens's
+        names_filter): a real model's every activation over a batch is hundreds of MB (SmolLM2: about 20 MB a layer
+        for ten prompts of 30 tokens), where a chapter reads a few.
         """
         cache = ActivationCache()
         with torch.no_grad():
-            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, cache=cache, fwd_hooks=fwd_hooks)
+            logits = self(tokens, ablate=ablate, ablate_mlps=ablate_mlps, cache=cache, fwd_hooks=fwd_hooks, names=names)
         return logits, cache
 
     def run_with_hooks(self, tokens, fwd_hooks: Iterable[tuple[NameOrPredicate, HookFn]] = ()) -> torch.Tensor:

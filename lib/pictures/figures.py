@@ -10,13 +10,14 @@ import base64
 import html
 import io
 import textwrap
+import warnings
 
 import numpy as np
 
 from lib.analysis.lens import stage_label
 
 from lib.pictures.colours import GROUP_COLOURS, PALETTE, ink_on, text_shade  # noqa: F401  (the figures' palette, one home)
-from lib.pictures.legibility import PAGE_PX, check  # noqa: F401  (chapters that end with plt.show() call check)
+from lib.pictures.legibility import PAGE_PX, PHONE_PX, check, problems  # noqa: F401  (chapters that end with plt.show() call check)
 
 # The figures' resolution and the widest a figure may be drawn: the page's column at DPI, so that
 # a figure is shown at the size it was drawn and its text at the size it was set.
@@ -53,15 +54,17 @@ def cell_text(ax, image, x, y, s: str, value: float, **kw):
     return ax.text(x, y, s, ha="center", va="center", color=ink_on(ground), **kw)
 
 
-def png_bytes(fig, dpi: float) -> bytes:
+def png_bytes(fig, dpi: float, close: bool = True) -> bytes:
     """`fig` as a PNG of at most 256 colours (a palette: a chart drawn in a few colours and their
-    anti-aliased edges loses nothing visible, and the page carries a third of the bytes), then closed."""
+    anti-aliased edges loses nothing visible, and the page carries a third of the bytes), then closed
+    (unless `close` is False)."""
     import matplotlib.pyplot as plt
     from PIL import Image
 
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
+    if close:
+        plt.close(fig)
     buffer.seek(0)
     image = Image.open(buffer).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     out = io.BytesIO()
@@ -79,9 +82,46 @@ def show(fig, alt: str) -> None:
 
     alt = " ".join(alt.split())
     check(fig)
+    narrow = phone_png(fig, fig.dpi)
     png = base64.b64encode(png_bytes(fig, fig.dpi)).decode("ascii")
-    img = f'<img src="data:image/png;base64,{png}" alt="{html.escape(alt, quote=True)}" class="course-figure" />'
+    img = picture(png, narrow, alt, "course-figure")
     display({"text/html": img, "image/png": png, "text/plain": alt}, raw=True)
+
+
+def phone_png(fig, dpi: float) -> tuple[str, float] | None:
+    """`fig` laid out again at a phone's column (PHONE_PX, at the same text size) as a base64 PNG, with the width
+    in CSS px from which the page shows it (below the width the figure as drawn needs); None when the figure
+    already fits a phone, or does not read at that width (its panels too narrow for their words: it then
+    scrolls sideways in its output, as course.css lets it)."""
+    width, height = fig.get_size_inches()
+    if width * dpi <= PHONE_PX:
+        return None
+    fig.set_size_inches((PHONE_PX - 20) / dpi, height)     # the saved margins (0.1 in each side) fill the rest
+    try:
+        # A trial: a layout matplotlib cannot make that narrow (it warns that the axes collapsed) is no phone version.
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            found = problems(fig, dpi)
+            data = None if found else png_bytes(fig, dpi, close=False)
+        if found or said:
+            return None
+        return base64.b64encode(data).decode("ascii"), width * dpi + PHONE_MARGIN_PX
+    finally:
+        fig.set_size_inches(width, height)
+
+
+# A phone's page beside its column (the theme's padding); a viewport narrower than a figure plus this shows the
+# phone version.
+PHONE_MARGIN_PX = 48
+
+
+def picture(png: str, narrow: tuple[str, float] | None, alt: str, cls: str) -> str:
+    """An <img> of the PNG, inside a <picture> that gives a narrow screen the phone version when there is one."""
+    img = f'<img src="data:image/png;base64,{png}" alt="{html.escape(alt, quote=True)}" class="{cls}" />'
+    if narrow is None:
+        return img
+    return (f'<picture><source media="(max-width: {narrow[1]:.0f}px)" srcset="data:image/png;base64,{narrow[0]}" />'
+            f"{img}</picture>")
 
 
 def group_colours(groups) -> dict[str, str]:
@@ -291,6 +331,7 @@ def with_alt(fig, alt: str, dpi: int = DPI):
     from IPython.display import HTML
 
     check(fig, dpi)
+    narrow = phone_png(fig, dpi)
     data = base64.b64encode(png_bytes(fig, dpi)).decode("ascii")
-    # Shown at the size it was drawn: course.css lets a figure wider than a phone's screen scroll sideways.
-    return HTML(f'<img class="course-plot" src="data:image/png;base64,{data}" alt="{html.escape(alt)}">')
+    # Shown at the size it was drawn, a phone given its own version where the figure reads at its width.
+    return HTML(picture(data, narrow, alt, "course-plot"))

@@ -30,6 +30,9 @@ from lib.pictures.colours import CONTRAST_LARGE, CONTRAST_TEXT, luminance
 # The book theme's article column at desktop width, in CSS pixels (measured on the built site at
 # 1280 px; a wider window does not widen it). A figure is never shown wider.
 PAGE_PX = 672
+# A phone's column at 390 px (the theme's padding aside): a figure wider than this is drawn again at this width
+# for phones where its words still read there (lib.pictures.figures.phone_png).
+PHONE_PX = 342
 # The smallest text a figure may show on the page, in CSS pixels, at 1280 px and at 390 px (issue 39;
 # the page's body text is 16 px). At the figures' 100 dpi that is 7.92 points: 8-point text passes.
 MIN_TEXT_PX = 11.0

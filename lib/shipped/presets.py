@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lib.model.catalog import unknown_model
 from lib.model.config import ModelConfig, TrainConfig
 from lib.content.corpora import calling_game, hand_wired, repeats
 from lib.errors import CourseError
@@ -89,4 +90,4 @@ def get_preset(name: str) -> Preset:
     try:
         return PRESETS[name]
     except KeyError:
-        raise CourseError(f"unknown model {name!r}; shipped models: {', '.join(sorted(PRESETS))}") from None
+        raise CourseError(unknown_model(name, why=" (no recipe to train it)")) from None

@@ -10,6 +10,7 @@ import http.server
 import os
 import shutil
 import socket
+import sys
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
@@ -18,6 +19,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
+sys.path.insert(0, str(ROOT / "scripts"))
+from site_bench import LONG_TASKS, SHOWN_LONG_TASKS  # noqa: E402  (the bench's measure of long tasks, used here too)
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -60,13 +63,17 @@ def browser():
 
 
 class Visit:
-    """One page load with its console errors and the outside requests it tried."""
+    """One page load with its console errors, the outside requests it tried and its long tasks."""
 
     def __init__(self, page):
         self.page = page
         self.console_errors: list[str] = []
         self.outside: list[str] = []
         self.failed: list[str] = []
+
+    def long_tasks(self) -> list[list[float]]:
+        """The page's long tasks (over 50 ms) since it was shown: [start ms, duration ms] each."""
+        return self.page.evaluate(SHOWN_LONG_TASKS)
 
 
 def outside(url: str) -> bool:
@@ -77,6 +84,7 @@ def outside(url: str) -> bool:
 @pytest.fixture
 def visit(browser):
     context = browser.new_context()
+    context.add_init_script(LONG_TASKS)
 
     def go(url: str) -> Visit:
         page = context.new_page()

@@ -64,8 +64,12 @@ CLASS_SITE = 'SOLUTIONS = "hide"' in (
 def test_the_registry_covers_exercises():
     from lib.exercises.site import coverage
     computed, shipped, total = coverage()
-    # every predict and investigate exercise has a page twin; all but a few compute in the page
-    assert computed + shipped == len(twins_by_label()) == total and computed >= 50, (computed, shipped, total)
+    # every predict and investigate exercise has a page twin but those that say they are notebook exercises (the
+    # page gives those no box); all but a few compute in the page
+    notebook = [e.label for e in catalogue() if e.kind in ("predict", "investigate") and e.label not in twins_by_label()]
+    assert computed + shipped == len(twins_by_label()) == total - len(notebook) and computed >= 50, (computed, shipped, total)
+    for e in catalogue():
+        assert (e.label in notebook) == (e.kind in ("predict", "investigate") and "notebook exercise" in e.task), e.label
 
 
 @pytest.mark.parametrize("chapter,entries", PAGES, ids=[c.rsplit("/", 1)[-1] for c, _ in PAGES])
@@ -116,3 +120,16 @@ def test_a_write_exercise_says_how_to_run_it_live(visit, site_url):
     assert "Binder" in note.inner_text() and "JupyterLab" in note.inner_text()
     # It says why it is a notebook exercise, not only where the notebook is.
     assert "notebook exercise" in note.inner_text() and "Python function" in note.inner_text()
+
+
+def test_a_notebook_exercise_has_no_box_and_says_why(visit, site_url):
+    """A predict or investigate exercise the page cannot check (it says it is a notebook exercise) gets a note,
+    not a box that could only check a guess."""
+    notebook = [e for e in catalogue() if e.kind in ("predict", "investigate") and e.label not in twins_by_label()]
+    assert notebook
+    for e in notebook[:1]:
+        v = visit(f"{site_url}/{e.chapter}.html")
+        v.page.wait_for_function("window.courseChecks && window.courseChecks.ready", timeout=30_000)
+        assert v.page.locator(f'div.course-check[data-exercise="{e.label}"]').count() == 0
+        note = v.page.locator(f'.course-live-note[data-exercise="{e.label}"]').inner_text()
+        assert "notebook exercise" in note and "Binder" in note, note

@@ -336,7 +336,7 @@ def test_the_page_holds_the_real_models_sentences_only(page):
     for values, g in zip(cases[:2], got):
         assert not differences(ex.compute(values), g["view"], tol=TOLERANCE), values
     assert got[2] == {"error": f"the website holds the real model's attention for the {len(sentences())} sentences "
-                               "of this menu only; in a kernel (launch or download this page) the explorer runs the "
+                               "of this menu only; in a kernel (this page's notebook, from the download icon at the top) the explorer runs the "
                                "model on any sentence"}
     assert ex.compute(cases[2])["tokens"][:3] == ["[CLS]", "the", "bank"]     # the kernel reads it
 

@@ -72,7 +72,7 @@ def test_the_text_form_of_a_toy_model(run_in_process):
 
 
 @pytest.mark.parametrize("args, says", [
-    (("gpt-5", "hello"), "unknown model 'gpt-5'; known models: "),
+    (("gpt-5", "hello"), "unknown model 'gpt-5'; shipped models: "),
     (("minilm", ""), "the text is empty"),
     (("minilm", " \t "), "the text is empty"),
     (("minilm", "word " * 127), "129 WordPiece tokens long with [CLS] and [SEP], but `attention minilm` takes at most 128"),

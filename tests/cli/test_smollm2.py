@@ -109,8 +109,36 @@ def test_models_lists_it(run_in_process):
     (("predict", "smollm2", "Hi", "--seed", "-1"), "a seed must be a whole number"),
     (("patch", "smollm2", "Paris is", "Rome is", "--target", "Paris France"), "not one token"),
     (("check", "smollm2"), "read from its package, not trained or checked here"),
+    (("predict", "smollm2", "caf\udce9"), "not valid UTF-8 text: the byte 0xE9 after 'caf'"),
+    (("generate", "smollm2", "a\x04b"), "cannot write '\\x04' (U+0004): its byte 0x04 is no token"),
+    (("predict", "smollm2", "x\U00040000"), "(U+40000): its byte 0xF1 is no token"),
+    (("predict", "minilm", "Hi"), "predicts no next token"),
+    (("predict", "gpt-2", "Hi"), "real models: smollm2"),
 ])
 def test_bad_input_is_one_line(run_in_process, args, says):
     code, out, err = run_in_process(*args)
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and says in err, err
+
+
+def test_predict_json_lists_the_top_entries_unless_asked_for_all(run_in_process):
+    code, out, err = run_in_process("predict", "smollm2", "The capital of France is", "--json")
+    got = json.loads(out)
+    assert code == 0 and len(got["next"]) == 100 and got["left_out"] == 49_152 - 100, err
+    code, out, err = run_in_process("predict", "smollm2", "The capital of France is", "--json", "--all")
+    got = json.loads(out)
+    assert len(got["next"]) == 49_152 and "left_out" not in got
+    assert abs(sum(n["prob"] for n in got["next"]) - 1) < 1e-6
+
+
+def test_generated_text_is_decoded_from_the_bytes(run_in_process, smollm2_model):
+    """A character split over tokens comes out whole (the issue's "、�����" was "、アニ" and one cut character),
+    its fragments shown as bytes; a character the token limit cut shows its bytes, never a replacement mark."""
+    code, out, err = run_in_process("generate", "smollm2", "日本の首都は", "--tokens", "6", "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert "\ufffd" not in got["text"] and "\ufffd" not in "".join(got["tokens"] + got["prompt"])
+    assert got["text"].startswith("、アニ")
+    ids = [smollm2_model.vocab.id(t) for t in got["tokens"]]
+    assert got["text"] == smollm2_model.vocab.to_text(ids)
+    assert any(t.startswith("<0x") for t in got["tokens"])           # fragments of a character, as bytes

@@ -167,17 +167,54 @@ def test_a_function_that_edits_its_input_is_judged_on_its_answer():
     assert results_page.softmax_with_temperature(edits)
 
 
-def test_the_time_limit_grows_with_the_time_the_library_takes(monkeypatch):
-    # On a busy machine the library's own answer is slow too; a right function as slow as it
-    # must not be called a loop.
+def _burn(seconds):
+    """Use `seconds` of CPU."""
     import time
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+
+
+def test_the_time_limit_grows_with_the_cpu_the_library_takes(monkeypatch):
+    # On a slow machine the library's own answer takes more CPU too; a right function as slow as it
+    # must not be called a loop.
     slow = writing.WriteCheck(name="slow", cases=lambda: [writing.Case((0.2,), "a slow input")],
-                              reference=lambda s: time.sleep(s) or 1.0)
+                              reference=lambda s: _burn(s) or 1.0)
     monkeypatch.setattr(writing, "TIME_LIMIT", 0.5)
-    assert slow(lambda s: time.sleep(2 * s) or 1.0)
+    assert slow(lambda s: _burn(2 * s) or 1.0)
     fb = slow(_loops)
-    limit = re.search(r"did not finish within ([\d.]+) s", fb.message)
+    limit = re.search(r"did not finish within ([\d.]+) s of CPU", fb.message)
     assert limit and 4.0 <= float(limit[1]) < 10, fb
+
+
+@pytest.mark.parametrize("thread", ["main", "helper"])
+def test_the_time_limit_counts_cpu_not_the_clock(monkeypatch, thread):
+    """A right function that a busy machine holds back (here it waits 1.5 s, using no CPU, against a
+    limit of 0.3 s of CPU) is judged on its answer, in the kernel's main thread and in a helper thread;
+    one that waits for ever is stopped by the clock, at ten times the limit. With a clock for the limit
+    (as before), the first came back "did not finish"."""
+    import time
+    monkeypatch.setattr(writing, "TIME_LIMIT", 0.3)
+    check = writing.WriteCheck(name="double", cases=lambda: [writing.Case((2.0,), "two")], reference=lambda x: 2 * x)
+    held_back = lambda x: time.sleep(1.5) or 2 * x                          # noqa: E731
+    done = threading.Event()
+    waits = lambda x: done.wait(60) and 0.0                                 # noqa: E731
+    box = {}
+
+    def judge():
+        box["held_back"] = check(held_back)
+        start = time.monotonic()
+        box["waits"] = check(waits)
+        box["stopped_after"] = time.monotonic() - start
+
+    worker = threading.Thread(target=judge) if thread == "helper" else None
+    try:
+        judge() if worker is None else (worker.start(), worker.join(30))
+    finally:
+        done.set()
+    assert box["held_back"].ok, box["held_back"]
+    assert not box["waits"].ok and "did not finish within 0.3 s of CPU" in box["waits"].message
+    assert 2.5 <= box["stopped_after"] < 10
 
 
 def test_the_time_limit_holds_outside_the_main_thread(monkeypatch):
@@ -209,11 +246,41 @@ def test_the_time_limit_holds_outside_the_main_thread(monkeypatch):
 def test_the_time_limit_leaves_no_alarm_behind(monkeypatch):
     monkeypatch.setattr(writing, "TIME_LIMIT", 1.0)
     import signal
-    before = signal.getsignal(signal.SIGALRM)
+    before = signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGPROF)
     one_head.causal_mask(_loops)
     one_head.causal_mask(causal_mask)
-    assert signal.getsignal(signal.SIGALRM) is before
-    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert (signal.getsignal(signal.SIGALRM), signal.getsignal(signal.SIGPROF)) == before
+    assert signal.getitimer(signal.ITIMER_REAL) == signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+
+
+def test_a_cpu_limit_already_running_goes_on(monkeypatch):
+    """The grader limits a whole cell's CPU with the same timer (ITIMER_PROF); a check inside the cell
+    keeps it: the cell's limit goes on with what is left after the check, and fires first if it is
+    the shorter."""
+    import signal
+    import time
+    monkeypatch.setattr(writing, "TIME_LIMIT", 5.0)
+    fired = []
+
+    def outer(signum, frame):
+        fired.append(time.process_time())
+        raise KeyboardInterrupt
+
+    double = writing.WriteCheck(name="double", cases=lambda: [writing.Case((2.0,), "two")], reference=lambda x: 2 * x)
+    previous = signal.signal(signal.SIGPROF, outer)
+    try:
+        for cell_limit in (0.5, 30.0):      # the cell's limit shorter than the check's, then longer
+            signal.setitimer(signal.ITIMER_PROF, cell_limit)
+            assert double(lambda x: _burn(0.2) or 2 * x)
+            left = signal.getitimer(signal.ITIMER_PROF)[0]
+            assert 0 < left < cell_limit - 0.1 and signal.getsignal(signal.SIGPROF) is outer, (cell_limit, left)
+        signal.setitimer(signal.ITIMER_PROF, 0.3)
+        with pytest.raises(KeyboardInterrupt):
+            double(_loops)
+        assert fired
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def test_feedback_never_shows_the_library_answer():

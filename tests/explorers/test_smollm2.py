@@ -213,13 +213,19 @@ def test_rows_of_the_readers_words_are_the_librarys(node):
 
 
 def test_a_text_the_page_cannot_run_gets_the_librarys_sentence(node, lm):
-    """Empty text, and a character whose byte the vocabulary lacks: the same sentence as the library's."""
+    """Empty text, half of a surrogate pair alone, and characters a byte of which the vocabulary lacks (a control
+    character, a lead byte of a four-byte character): the same sentence as the library's."""
     from lib.errors import CourseError
 
-    missing = next(b for b in range(256) if lm.vocab._spell[b] not in lm.vocab.index)
-    odd = bytes([missing]).decode("latin-1") if missing < 0x80 else chr(missing)
-    for text in ("", f"a {odd} b"):
+    missing = lm.vocab.missing_bytes()
+    odd = bytes([missing[0]]).decode("latin-1") if missing[0] < 0x80 else chr(missing[0])
+    for text in ("", f"a {odd} b", "a\x04b", "x\U00040000", "caf\udce9", "\ud83d alone", "end \ude00"):
         with pytest.raises(CourseError) as said:
             lm.encode(text)
         [a] = node([{"op": "check_text", "text": text}])
         assert a.get("error") == str(said.value), (text, a)
+    long = "the river ran on " * 40                    # over the page's 128 tokens, within the library's 1,024
+    with pytest.raises(CourseError) as said:
+        page_model.page_ids(lm, long)
+    [a] = node([{"op": "check_text", "text": long}])
+    assert a.get("error") == str(said.value), a

@@ -1,7 +1,9 @@
-"""One class graded once for the session: test_grade.py's learners (every verdict, forgeries, escapes)
-and test_grade_hostile.py's (malformed and hostile returns beside an honest learner), 25 learners of
-search-by-hand in one run of the grader, as `make grade SUBMISSIONS=DIR CHAPTERS=search-by-hand
-DUE=2030-01-01T00:00+00:00` runs it. Each file reads its own learners' rows; grading them together
+"""One class graded once for the session: test_grade.py's learners (every verdict, forgeries, escapes),
+test_grade_hostile.py's (malformed and hostile returns beside an honest learner) and test_grade_fair.py's
+(runs that spin, fork or wait; honest work found by content, copied, raising; partial credit), 34
+learners of search-by-hand in one run of the grader, as `make grade SUBMISSIONS=DIR
+CHAPTERS=search-by-hand DUE=2030-01-01T00:00+00:00` runs it, with small limits (8 s of CPU a notebook,
+an idle limit of 3 s) so that the attacks cost the tests little. Each file reads its own learners' rows; grading them together
 costs one chapter's run and one checker instead of two. The test processes (xdist workers, which
 take these files apart) share it as tests/conftest.py's `fresh_runs` shares its runs: the first to
 get the lock grades, the other reads what it wrote.
@@ -15,6 +17,7 @@ import sys
 import pytest
 
 from .test_grade import CHECK_FILE, ROOT, hand_in_class
+from .test_grade_fair import IDLE, NOTEBOOK_CPU, hand_in_fair
 from .test_grade_hostile import hand_in_hostile
 
 
@@ -36,8 +39,10 @@ def grade_the_class(class_dir):
     check_before = CHECK_FILE.read_bytes()
     kept = hand_in_class(class_dir)
     hand_in_hostile(class_dir)
+    hand_in_fair(class_dir)
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "grade.py"), str(class_dir),
-                             "--chapters", "search-by-hand", "--cell-timeout", "2", "--notebook-timeout", "120",
+                             "--chapters", "search-by-hand", "--cell-timeout", "2", "--notebook-timeout",
+                             str(NOTEBOOK_CPU), "--idle-timeout", str(IDLE), "--wall-timeout", "300",
                              "--due", "2030-01-01T00:00+00:00"],
                             capture_output=True, text=True, timeout=1200,
                             env={**os.environ, "GRADER_TEST_SECRET": "s3cret"})
@@ -47,6 +52,6 @@ def grade_the_class(class_dir):
         f.seek(0)
         rows = {row["learner"]: row for row in csv.DictReader(f)}
     feedback = {path.stem: path.read_text() for path in (class_dir / "feedback").iterdir()}
-    return {"rows": rows, "text": text, "stdout": result.stdout, "feedback": feedback,
+    return {"rows": rows, "text": text, "stdout": result.stdout, "stderr": result.stderr, "feedback": feedback,
             "kept": {name: data.decode("latin-1") for name, data in kept.items()},
             "check_file_unchanged": CHECK_FILE.read_bytes() == check_before}

@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import grade  # noqa: E402
+from grading.chapters import chapters  # noqa: E402
+from grading.gradebook import as_text  # noqa: E402
 import notebooks  # noqa: E402
 
 CHAPTER = "chapters/part3/search-by-hand"
@@ -39,7 +41,7 @@ def answer_cells(nb):
 def student_notebook():
     """The code cells `make student` hands out (the grader's own reading of the chapter: solutions left
     out, answer cells labelled in their metadata), as a notebook."""
-    spec = grade.chapters()[NAME]
+    spec = chapters()[NAME]
     cells = [nbformat.v4.new_code_cell(c["source"], metadata={"course": {"exercise": c["label"], "role": "answer"}}
                                        if c["label"] else {}) for c in spec["cells"]]
     return nbformat.v4.new_notebook(cells=cells)
@@ -300,12 +302,12 @@ def test_a_run_reaches_nothing_outside_its_working_folder(graded):
 def test_a_cell_a_spreadsheet_would_run_is_written_as_text():
     for value, shown in (("=1+1", "'=1+1"), ("+A1", "'+A1"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"),
                          ("ada", "ada"), (3, "3")):
-        assert grade.as_text(value) == shown
+        assert as_text(value) == shown
 
 
 def test_every_chapter_names_its_checks():
     """Every exercise's answer cell calls one check with the answer and the chapter's models only."""
-    specs = grade.chapters()
+    specs = chapters()
     labels = [label for spec in specs.values() for label in spec["order"]]
     from lib.exercises.catalogue import catalogue
     assert sorted(labels) == sorted(e.label for e in catalogue())
@@ -315,7 +317,8 @@ def test_chapters_grades_only_the_chapters_asked_for(graded):
     """The class is graded with `--chapters search-by-hand` (`make grade ... CHAPTERS=search-by-hand`),
     and bob also returned bigrams.ipynb: no column of it, no note, `of` counts search-by-hand only."""
     rows, _, text = graded
-    assert text.splitlines()[0].split(",") == ["learner", *LABELS, "correct", "of", "to review", "late", "notes"]
+    assert text.splitlines()[0].split(",") == ["learner", *LABELS, *(f"{label} points" for label in LABELS), "correct",
+                                               "of", "points", "of points", "to review", "late", "notes"]
     assert all(row["of"] == str(len(LABELS)) for row in rows.values())
     assert "bigrams" not in rows["bob"]["notes"]
 
@@ -330,20 +333,20 @@ def test_make_grade_passes_chapters_on():
 
 def test_every_worked_solution_answers_as_its_stub_does():
     """Each exercise's worked solution (the answer key's, and the honest learners' of `make bench-grade`)
-    binds the stub's answer name and makes the stub's check call: a solution that passed its answer to
+    binds the stub's answer names (an own-text exercise's two) and makes the stub's check call: a solution that passed its answer to
     the check as a literal was graded "not answered" with "check call rewritten" for every honest
     learner of the bench (ex-induction-ablate, the bench's unexplained "not answered")."""
     import ast
     wrong = []
-    for spec in grade.chapters().values():
+    for spec in chapters().values():
         worked = notebooks.solution_code(ROOT / (spec["doc"] + ".md"))
         for label in spec["order"]:
             stub = spec["answers"][label]
             tree = ast.parse(worked.get(label, ""))
             bound = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
                      if isinstance(t, ast.Name)} | {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
-            answer = next(a["name"] for a in stub["args"] if a["role"] == "answer")
-            if answer not in bound or stub["call"] not in [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.Call)]:
+            answers = {a["name"] for a in stub["args"] if a["role"] == "answer"}
+            if not answers <= bound or stub["call"] not in [ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.Call)]:
                 wrong.append(label)
     assert wrong == []
 
@@ -371,7 +374,7 @@ def test_the_checks_import_sits_outside_every_answer_cell():
     """In every chapter's handout (the grader reads the chapter as the notebooks hand it out) the line
     that imports the checks as `check` is a cell of its own above the answer cell, never in it."""
     setups = 0
-    for name, spec in grade.chapters().items():
+    for name, spec in chapters().items():
         bound = False
         for cell in spec["cells"]:
             if cell["label"]:
@@ -379,7 +382,7 @@ def test_the_checks_import_sits_outside_every_answer_cell():
                 assert bound, f"{name}: {cell['label']} calls `check` before any cell above it imports it"
             elif notebooks.CHECK_IMPORT.search(cell["source"]):
                 bound, setups = True, setups + 1
-    assert setups >= len(grade.chapters())
+    assert setups >= len(chapters())
     stub = "from lib.chapters.part3.search_by_hand import checks as check\n\nanswer = ...   # x\ncheck.logit_of_cefa(answer)"
     setup, answer = notebooks.stub_cells(stub, "ex-search-score", "predict")
     assert setup.source == stub.splitlines()[0] and answer.source == "answer = ...   # x\ncheck.logit_of_cefa(answer)"
@@ -415,7 +418,7 @@ def test_a_learner_who_replaces_every_answer_cell_whole_keeps_the_checks():
     """In the learner's own kernel (IPython, as Jupyter runs it): every answer cell replaced whole by a
     worked solution without any import line still finds `check` and is correct. The same answers in
     the old layout, the import inside the stub, raise NameError (the test can fail)."""
-    spec = grade.chapters()[NAME]
+    spec = chapters()[NAME]
     worked = {label: "\n".join(line for line in code.splitlines() if not notebooks.CHECK_IMPORT.match(line))
               for label, code in solutions().items()}
     handout = [(worked[c["label"]] if c["label"] else c["source"], bool(c["label"])) for c in spec["cells"]]

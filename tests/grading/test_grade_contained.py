@@ -33,7 +33,7 @@ from .test_grade import (DISPLAYED_VERDICT, ESCAPES, LABELS, NAME, ROOT, answer_
 NOBODY = pwd.getpwnam("nobody").pw_uid if "nobody" in {p.pw_name for p in pwd.getpwall()} else 65534
 
 # Run as `python -c PROBE [uid]`: can this user (or `uid`, when root) make a user namespace and map
-# itself in it, as scripts/grade_run.py does? Exit 0 if so, else print why.
+# itself in it, as scripts/grading/walls.py does? Exit 0 if so, else print why.
 PROBE = r"""
 import ctypes, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
@@ -193,6 +193,13 @@ def graded_unprivileged():
         shutil.rmtree(base, ignore_errors=True)
 
 
+# What the notes say of a run that has no control group of its own (grading/walls.py, grading/run.py).
+WITHOUT_GROUPS = (r"(search-by-hand.ipynb: )?ran with no limit on the memory of all its processes together \([^)]*\); "
+                  r"its number of processes limited with every other process of your user's \([^)]*\), no control "
+                  r"group of its own; no CPU share of its own \([^)]*\); no CPU count of all its processes together "
+                  r"\([^)]*\)")
+
+
 def test_a_run_as_a_user_without_privileges_is_contained(graded_unprivileged):
     """Every way out failed (the answers of the learner who tried count only if so), an honest
     notebook is counted in full, and a forged verdict earns nothing."""
@@ -201,13 +208,12 @@ def test_a_run_as_a_user_without_privileges_is_contained(graded_unprivileged):
     for name in ("ada", "'=lee"):       # a learner's name a spreadsheet would run is written as text
         assert {label: rows[name][label] for label in LABELS} == every, rows[name]["notes"]
         # Every step of containment worked but the control groups, which a user without privileges cannot
-        # make (the notes say so: the memory limit is per process, and there is no process limit).
+        # make (the notes say so: the memory limit is per process, the process limit the user's own, no
+        # CPU share of its own, the CPU counted from /proc).
         notes = rows[name]["notes"]
         assert "ran with no limit on the memory of all its processes together" in notes, notes
-        assert "ran with" not in re.sub(r"ran with no limit on the memory of all its processes together \([^)]*\); "
-                                        r"no limit on its number of processes \([^)]*\)", "", notes), notes
-    assert re.sub(r"search-by-hand.ipynb: ran with no limit on the memory of all its processes together \([^)]*\); "
-                  r"no limit on its number of processes \([^)]*\)", "", rows["ada"]["notes"]) == ""
+        assert "ran with" not in re.sub(WITHOUT_GROUPS, "", notes), notes
+    assert re.sub(WITHOUT_GROUPS, "", rows["ada"]["notes"]).strip("; ") == "", rows["ada"]["notes"]
     assert {label: rows["jon"][label] for label in LABELS} == dict.fromkeys(LABELS, "not yet"), rows["jon"]["notes"]
     assert rows["jon"]["correct"] == "0"
     assert "patches lib.exercises" in rows["jon"]["notes"] and "writes verdict HTML" in rows["jon"]["notes"]
@@ -227,7 +233,7 @@ if mode == "drop":
         sys.exit("could not drop CAP_SYS_ADMIN")
     os.execv(sys.executable, [sys.executable, *sys.argv[:1], "run", *sys.argv[2:]])
 sys.path.insert(0, SCRIPTS)
-import grade_run
+from grading import walls
 pid = os.fork()
 if pid == 0:                                                 # can this process make a user namespace at all?
     os._exit(0 if libc.unshare(0x10000000) == 0 else 1)
@@ -237,7 +243,7 @@ if os.waitpid(pid, 0)[1] != 0:
 effective = next(l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff"))
 pid = os.fork()
 if pid == 0:
-    report = {"missing": grade_run.contain(Path(scratch), [hidden], {"memory_mb": 64, "notebook_seconds": 30,
+    report = {"missing": walls.contain(Path(scratch), [hidden], {"memory_mb": 64, "notebook_seconds": 30,
                                                                     "scratch_mb": 8}),
               "sys_admin_before": bool(int(effective, 16) & (1 << 21)),
               "uid_map": open("/proc/self/uid_map").read().split(), "reached": []}

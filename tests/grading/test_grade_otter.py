@@ -63,7 +63,9 @@ def reload_patched(nb):
 @pytest.fixture(scope="module")
 def scores(tmp_path_factory):
     out = tmp_path_factory.mktemp("otter")
-    assert grade.export_main(["--otter", str(out / "assignment"), "--chapters", "search-by-hand"]) == 0
+    (out / "points.csv").write_text("exercise,points\nex-search-page,4\n")
+    assert grade.export_main(["--otter", str(out / "assignment"), "--chapters", "search-by-hand",
+                              "--points", str(out / "points.csv")]) == 0
     zip_path = out / "assignment" / "search-by-hand" / "autograder.zip"
     worked = solutions()
 
@@ -75,18 +77,26 @@ def scores(tmp_path_factory):
         for cell in answer_cells(nb).values():
             cell.source = cell.source.replace("= ...", "= -1").replace("    ...", "    return -1")
 
-    # The five `otter run`s side by side (each starts a kernel and runs the chapter in it; one after
-    # another they took most of this file's time, a kernel's start-up mostly waiting).
-    running = {}
+    returned = {}
     for learner, change in (("ada", right), ("bob", wrong), ("hal", forge), ("any", any_equal),
                             ("rel", reload_patched)):
         nb = student_notebook()
         change(nb)
+        returned[learner] = nb
+    return {**otter_scores(zip_path, returned, out, NAME), "zip": zip_path}
+
+
+def otter_scores(zip_path: Path, returned: dict, out: Path, name: str) -> dict:
+    """Each learner's notebook (`returned`: learner -> notebook) graded by `otter run` with the zip, the
+    runs side by side (each starts a kernel and runs the notebook in it; one after another they took
+    most of this file's time, a kernel's start-up mostly waiting): learner -> {test: score}."""
+    running = {}
+    for learner, nb in returned.items():
         folder = out / learner
         folder.mkdir()
-        nbformat.write(nb, folder / NAME)
+        nbformat.write(nb, folder / name)
         running[learner] = subprocess.Popen([sys.executable, "-m", "otter", "run", "-a", str(zip_path), "-o", str(folder),
-                                             "--no-logo", str(folder / NAME)], stdout=subprocess.PIPE,
+                                             "--no-logo", str(folder / name)], stdout=subprocess.PIPE,
                                             stderr=subprocess.PIPE, text=True, cwd=folder)
     found = {}
     try:
@@ -106,7 +116,7 @@ def scores(tmp_path_factory):
 
 def test_otter_grades_the_export_with_the_course_checks(scores):
     assert set(scores["ada"]) == set(LABELS)
-    assert scores["ada"] == dict.fromkeys(LABELS, 1)
+    assert scores["ada"] == {**dict.fromkeys(LABELS, 1), "ex-search-page": 4}     # the instructor's points
     assert scores["bob"] == dict.fromkeys(LABELS, 0)
 
 
@@ -119,7 +129,42 @@ def test_no_forgery_scores_in_otter(scores):
 def test_a_patched_reload_keeps_patched_checks_in_otter(scores):
     """The hole instructors.md states, measured: Otter's tests run in the learner's kernel, so a
     learner who patches importlib.reload and the checks earns every mark (make grade gives 0)."""
-    assert scores["rel"] == dict.fromkeys(LABELS, 1)
+    assert scores["rel"] == {**dict.fromkeys(LABELS, 1), "ex-search-page": 4}
+
+
+def test_the_export_is_a_gradescope_autograder_that_installs_the_course(scores, tmp_path):
+    """The zip is Otter's own (`otter generate`: the setup.sh and run_autograder Gradescope runs, and an
+    environment.yml), its environment installs the reader's pinned packages and the course from the
+    zip, editable (`lib` then finds the shipped models in data/ beside it), and the tests carry the
+    instructor's points. The course in the zip builds as pip installs it, and its library, imported
+    from there, loads a shipped model from there."""
+    import yaml
+    import zipfile
+
+    zip_path = scores["zip"]
+    with zipfile.ZipFile(zip_path) as z:
+        names = set(z.namelist())
+        environment = yaml.safe_load(z.read("environment.yml"))
+        z.extractall(tmp_path / "unzipped")
+    assert {"setup.sh", "run_autograder", "run_otter.py", "otter_config.json"} <= names
+    assert {f"tests/{label}.py" for label in LABELS} <= names
+    assert {"files/course/pyproject.toml", "files/course/lib/__init__.py",
+            "files/course/data/models/calling-game/model.safetensors"} <= names
+    pip = next(d["pip"] for d in environment["dependencies"] if isinstance(d, dict))
+    assert "-e /autograder/source/files/course" in pip and any(r.startswith("torch==") for r in pip)
+    assert "points = 4.0" in (tmp_path / "unzipped" / "tests" / "ex-search-page.py").read_text()
+    course = tmp_path / "unzipped" / "files" / "course"
+    built = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index",
+                            "--no-build-isolation", "-q", "-e", str(course), "--report", str(tmp_path / "report.json")],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [i["metadata"]["name"] for i in report["install"]] == ["transformer-course-lib"]
+    loaded = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import lib, lib.data; "
+                             "print(lib.data.data_dir()); print(len(lib.load('calling-game').vocab))", str(course)],
+                            capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert loaded.returncode == 0, loaded.stderr[-2000:]
+    assert loaded.stdout.splitlines()[0] == str(course / "data") and int(loaded.stdout.splitlines()[1]) > 10
 
 
 def test_export_names_its_chapters(tmp_path, capsys):

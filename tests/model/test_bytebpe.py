@@ -64,3 +64,25 @@ def test_a_token_is_named_by_its_text_with_its_space():
 def test_a_bad_merge_list_is_refused():
     with pytest.raises(CourseError, match="two tokens separated by one space"):
         ByteBPE(["a", "b"], ["ab"])
+
+
+def test_the_display_rule():
+    """A token's bytes as UTF-8, each byte of a stretch the strict decoder cannot decode as <0xHH>, special
+    tokens as their names (the rule the page's tokenizer mirrors: lib.model.bytebpe)."""
+    from lib.model.bytebpe import show_bytes as shown
+    assert shown(" \xe6\x97".encode("latin-1")) == " <0xE6><0x97>"        # a valid start cut short: one stretch
+    assert shown(b"a\xff\xfeb") == "a<0xFF><0xFE>b" and shown(b"\xc3\xa9") == "é" and shown(b"") == ""
+    assert shown(b"\xe6\x97\xa5\xe6") == "日<0xE6>" and shown(b"\x80abc") == "<0x80>abc"
+    # Python's error ranges: an invalid continuation ends the stretch before it
+    assert shown(b"\xe6\x41") == "<0xE6>A" and shown(b"\xf0\x9f\x98") == "<0xF0><0x9F><0x98>"
+    bpe = tokenizer([])
+    assert bpe.decode(bpe.encode("é")) == ["<0xC3>", "<0xA9>"] and bpe.to_text(bpe.encode("é")[:1]) == "<0xC3>"
+
+
+def test_a_character_whose_byte_has_no_token_is_named():
+    bpe = ByteBPE([c for b, c in byte_alphabet().items() if b != 0x04] + ["<|x|>"], [], [255])
+    with pytest.raises(CourseError, match=r"cannot write '\\x04' \(U\+0004\): its byte 0x04 is no token") as e:
+        bpe.encode("ok \x04")
+    assert "merges" not in str(e.value)
+    with pytest.raises(CourseError, match="half of a surrogate pair"):
+        bpe.encode("caf\udce9")

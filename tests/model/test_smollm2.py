@@ -23,6 +23,7 @@ machine this was written on), attention weights within 1e-4 (measured 4.4e-6), l
 without: the same tokens, step logits within 1e-3 (measured 5.7e-5).
 """
 import os
+import re
 
 import numpy as np
 import pytest
@@ -106,6 +107,36 @@ def runs(lm, reference):
             theirs = model(torch.tensor([ids]), output_attentions=True)
         out.append((text, ids, logits, ours, theirs.logits[0], torch.stack([a[0] for a in theirs.attentions])))
     return out
+
+
+# Text in any language, held out (no chapter, page or other test uses these): CJK, emoji joined by zero-width
+# joiners and flags, combining marks, right-to-left scripts and marks, control characters the vocabulary has.
+BATTERY = [
+    "日本の首都は東京です。我喜欢学习中文，한국어도 배우고 있어요。",
+    "👩‍👩‍👧‍👦 family, 🇮🇹 flag, 🫠 melting, 1️⃣ keycap",
+    "e\u0301 a\u0308 n\u0303 — Z\u0324\u0354\u0367\u0311a\u0308\u0356 and Hangul jamo \u1112\u1161\u11ab",
+    "שלום עולם, مرحبا بالعالم، \u202eevil\u202c and \u200fRLM\u200e",
+    "bell\x07 escape\x1b[0m nul\x00 delete\x7f form\x0cfeed",
+]
+# Characters with a byte SmolLM2's vocabulary has no token for (8 of the 21 such bytes can appear in UTF-8).
+UNWRITABLE = {"\x04": "U+0004", "\x1d": "U+001D", "\U00040000": "U+40000", "\U00090000": "U+90000"}
+
+
+@pytest.mark.parametrize("text", BATTERY)
+def test_text_in_any_language_is_cut_as_hugging_face_cuts_it_and_shown_by_its_bytes(lm, reference, text):
+    from lib.model.bytebpe import show_bytes as shown
+    ids = lm.encode(text)
+    assert ids == reference[0](text).input_ids
+    assert lm.vocab.to_text(ids) == text                    # the whole text, from the joined bytes
+    for i, token in zip(ids, lm.vocab.decode(ids)):         # each token by the display rule
+        assert token == shown(lm.vocab.token_bytes(i)) and "\ufffd" not in token
+
+
+@pytest.mark.parametrize("char", sorted(UNWRITABLE))
+def test_a_character_the_model_cannot_write_is_named(lm, char):
+    with pytest.raises(CourseError, match=rf"cannot write .* \({re.escape(UNWRITABLE[char])}\): its byte 0x[0-9A-F]{{2}} is no token"):
+        lm.encode(f"before {char} after")
+    assert len(lm.vocab.missing_bytes()) == 21
 
 
 @pytest.mark.parametrize("text", UNSEEN)

@@ -37,5 +37,5 @@ def test_every_shipped_run_is_its_recipes(name):
 
 
 def test_an_unknown_model_names_the_shipped_ones():
-    with pytest.raises(CourseError, match="unknown model 'gpt-5'; shipped models: calling-game, hand-wired"):
+    with pytest.raises(CourseError, match=r"unknown model 'gpt-5' \(no recipe to train it\); shipped models: calling-game, hand-wired"):
         get_preset("gpt-5")

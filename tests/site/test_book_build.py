@@ -247,3 +247,4 @@ def test_a_chapter_that_prints_a_warning_fails_the_build(small_book):
     assert "UserWarning: a deliberate warning" in noisy.stderr
     assert "1 chapter output(s) show a warning" in noisy.stderr
     assert "chapters/quiet.md" not in noisy.stderr, "the chapter without a warning is named too"
+

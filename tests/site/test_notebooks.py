@@ -202,3 +202,24 @@ def test_the_class_site_holds_no_solution(class_site):
     assert "source-repository-button" not in chapter and "source-issues-button" not in chapter
     nb = nbformat.read(class_site / "_sources/chapters/part3/search-by-hand.ipynb", as_version=4)
     assert nb.metadata["course"]["solutions"] == "absent"
+
+
+def test_the_class_site_names_nothing_it_removed(class_site):
+    """The class site leaves out the instructors' page (what grading does not protect against is for the
+    instructor) and the launch button, and no page of it points to either: no rocket, no Binder, no
+    link to the page. The default site has all of them (the test can fail)."""
+    default_intro, intro = site_text(SITE / "intro.html"), site_text(class_site / "intro.html")
+    assert "rocket icon" in default_intro and "instructor guide" in default_intro
+    assert (SITE / "instructors.html").exists() and "does not protect against" in site_text(SITE / "instructors.html")
+    assert not (class_site / "instructors.html").exists()
+    assert "download icon" in intro
+    for path in class_site.rglob("*"):
+        if path.suffix == ".html":         # what a page shows
+            text, words = site_text(path), ("rocket", "Binder", "instructors.html", "does not protect against",
+                                            "Teaching with the course")
+        elif path.suffix in (".js", ".txt"):  # the search index among them (the pages' scripts hold both sites' texts)
+            text, words = path.read_text(errors="replace"), ("instructors.html", "does not protect against")
+        else:
+            continue
+        for word in words:
+            assert word not in text, (path.relative_to(class_site), word)

@@ -207,3 +207,16 @@ def test_the_book_shows_every_solution_as_correct():
     from lib.exercises.catalogue import catalogue
     in_chapter = [e for e in catalogue() if e.chapter == "chapters/part3/search-by-hand"]
     assert text.count("<strong>Correct</strong>") == len(in_chapter) == 5
+
+
+def test_make_student_executes_nothing(tmp_path, monkeypatch):
+    """The handouts are written from the sources and the numbers of the book's last build: no chapter is
+    executed (a chapter the build has no copy of stops it, with one line that says to run make book)."""
+    import chapter_cache
+
+    monkeypatch.setattr(chapter_cache, "pre_execute", lambda *a, **k: pytest.fail("make student executed a chapter"))
+    assert len(notebooks.student(tmp_path / "student")) >= 21
+    assert notebooks.not_executed(tmp_path / "no-build") == [str(p.relative_to(ROOT)) for p in chapter_cache.chapters()]
+    monkeypatch.setattr(notebooks, "not_executed", lambda: ["chapters/part3/lever.md"])
+    with pytest.raises(notebooks.Unrenderable, match="run `make book`, then `make student` again: chapters/part3/lever.md"):
+        notebooks.student(tmp_path / "again")

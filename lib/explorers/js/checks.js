@@ -15,11 +15,11 @@ import { el } from "./dom.js";
 import { EXERCISE_CHECKS, SOLUTIONS } from "./exercise_checks.js";
 import { loadModel } from "./model.js";
 import { CourseError } from "./readout.js";
-import { judge } from "./rules.js";
+import { boxHint, judge } from "./rules.js";
 import { COMPUTE } from "./units.js";
 import * as smol from "./smollm2/client.js";
 
-export { judge, pyFormat, typedAnswer } from "./rules.js";
+export { boxHint, judge, pyFormat, typedAnswer } from "./rules.js";
 
 const BASE = new URL("./", import.meta.url);
 
@@ -55,7 +55,7 @@ const OWN_LOAD = "this check runs SmolLM2 on your text: load the real model firs
 // ----------------------------------------------------------------------------- the page
 
 const LIVE = SOLUTIONS === "hide"
-  ? "Run it live: open this page's notebook in JupyterLab or on Binder (the rocket icon at the top of the page); its check runs there."
+  ? "Run it live: download this page's notebook (the download icon at the top of the page) and open it where you run notebooks (JupyterLab, your class's hub); its check runs there."
   : "Run it live: download this page's notebook (the download icon at the top of the page) and open it in JupyterLab, or open it on Binder (the rocket icon); its check runs there.";
 
 // Why a write exercise is done in the notebook: what the learner writes is a Python function, and its
@@ -64,10 +64,15 @@ const WRITE = "This is a notebook exercise: you write a Python function, and its
   + "many inputs, awkward ones included, which needs Python; this page runs none. Read the task and the steps "
   + "here, and write and check the function in the notebook.";
 
+// Why a predict or investigate exercise without a page twin has no box: the exercise says it is a notebook
+// exercise (tests/browser/test_site_checks.py holds every such exercise to saying so).
+const NOTEBOOK = "This is a notebook exercise: its answer comes from a computation you run in the notebook, which "
+  + "this page does not run, so the page has no box to check it.";
+
 function answerBox(exercise, label, decl) {
   const id = `course-answer-${label}`;
   const input = el("input", { type: "text", id, class: "course-answer", spellcheck: "false", autocomplete: "off",
-    autocapitalize: "off", size: 16, "data-exercise": label });
+    autocapitalize: "off", size: 16, "data-exercise": label, "aria-describedby": `${id}-hint` });
   const button = el("button", { type: "button", class: "course-check-button", text: "Check" });
   const out = el("p", { class: "course-verdict", role: "status", "aria-live": "polite", "data-verdict": "" });
   // An own-text check: a box for the learner's text above the answer, and the button that loads the real model.
@@ -98,7 +103,8 @@ function answerBox(exercise, label, decl) {
   };
   button.addEventListener("click", run);
   input.addEventListener("keydown", (e) => { if (e.key === "Enter") run(); });
-  const parts = [el("label", { for: id, text: "Your answer " }), input, button, out];
+  const parts = [el("label", { for: id, text: "Your answer " }), input, button,
+    el("p", { class: "course-answer-hint", id: `${id}-hint`, text: boxHint(decl) }), out];
   if (own) {
     const load = el("button", { type: "button", class: "course-real-load",
       text: "Load the real model (about 98 MB, kept by your browser) to check your own text" });
@@ -130,9 +136,7 @@ export function startChecks(root = document) {
     if (decl && decl.live) liveNote(exercise, label, `This site is a class's copy and ships no answer for this exercise. ${LIVE}`);
     else if (decl) boxes.push(answerBox(exercise, label, decl));
     else if (classes.contains("write")) liveNote(exercise, label, `${WRITE} ${LIVE}`);
-    else if (classes.contains("predict") || classes.contains("investigate")) {
-      liveNote(exercise, label, `This answer is checked live, not in this page yet. ${LIVE}`);
-    }
+    else if (classes.contains("predict") || classes.contains("investigate")) liveNote(exercise, label, `${NOTEBOOK} ${LIVE}`);
   }
   window.courseChecks = { ready: true, boxes, declarations: EXERCISE_CHECKS, judge, compute, solutions: SOLUTIONS };
   return boxes;

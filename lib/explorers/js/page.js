@@ -219,6 +219,20 @@ function liveBar(live, ownText, loaded) {
 
 // ----------------------------------------------------------------------------- one explorer
 
+// Pictures drawn again for the room they have, one per task: each figure's latest request, in the order asked.
+const REDRAWS = new Map();
+function redrawSoon(figure, fn) {
+  const first = REDRAWS.size === 0;
+  REDRAWS.delete(figure);
+  REDRAWS.set(figure, fn);
+  if (first) setTimeout(function next() {
+    const [[key, todo]] = REDRAWS;
+    REDRAWS.delete(key);
+    todo();
+    if (REDRAWS.size) setTimeout(next);
+  });
+}
+
 async function start(root, id) {
   const spec = JSON.parse(root.querySelector("script.course-explorer-spec").textContent);
   const uid = `cx${++counter}`;
@@ -243,13 +257,17 @@ async function start(root, id) {
   new ResizeObserver(() => {                      // laid out already: reading the width costs nothing
     width = figure.clientWidth;
     if (!width || Math.abs(width - drawnAt) < 8 || busy) return;
-    const shown = explorer && explorer.drawn ? explorer.drawn.view : spec.default;   // explorer: null until started
-    if (!shown) return;
-    try {
-      draw(figure, spec.view, shown, { width });
-      drawnAt = width;
-      if (explorer) explorer.drawn = { view: shown, width };
-    } catch (e) { console.error(e); }
+    // Drawn again in a task of its own (`redrawSoon`): the observer hears every figure of the page in one callback,
+    // and four pictures drawn there at once (the ablation page's) were one long task of the page's load.
+    redrawSoon(figure, () => {
+      const shown = explorer && explorer.drawn ? explorer.drawn.view : spec.default;   // explorer: null until started
+      if (!shown || busy || !width || Math.abs(width - drawnAt) < 8) return;
+      try {
+        draw(figure, spec.view, shown, { width });
+        drawnAt = width;
+        if (explorer) explorer.drawn = { view: shown, width };
+      } catch (e) { console.error(e); }
+    });
   }).observe(figure);
 
   // The values of the picture on show: a box the view refuses falls back to its value here.

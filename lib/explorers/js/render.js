@@ -429,6 +429,38 @@ export function picture(name, view, options = {}) {
 /** The picture of a view drawn into `el`, over the picture already there: only what changed is written. */
 export function draw(el, name, view, options = {}) {
   patchChildren(el, elements(name, view, options), false);
+  if (!el.courseGridKeys) {                 // once per figure, on the page and in a kernel alike
+    el.addEventListener("keydown", moveInGrid);
+    el.courseGridKeys = true;
+  }
+}
+
+// The keys that move through a picture's grid (role="grid", cells role="gridcell" with data-row and data-col, one
+// of them tabindex 0): the arrows to the nearest cell that way, Home and End to the row's ends, Ctrl+Home and
+// Ctrl+End to the grid's. The focus moves with the one tabindex 0 (a roving tabindex), so Tab leaves the grid in
+// one step; Enter or Space presses the focused cell (its data-choose, handled by page.js and the kernel's widget).
+const GRID_MOVES = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+export function moveInGrid(event) {
+  const cell = event.target.closest && event.target.closest('[role="gridcell"]');
+  const grid = cell && cell.closest('[role="grid"]');
+  if (!grid) return;
+  const at = (x) => [+x.getAttribute("data-row"), +x.getAttribute("data-col")];
+  const cells = [...grid.querySelectorAll('[role="gridcell"]')].map((x) => [x, ...at(x)]);
+  const [r, c] = at(cell);
+  let pool;
+  if (event.key in GRID_MOVES) {
+    const [dr, dc] = GRID_MOVES[event.key];
+    pool = cells.filter(([, i, p]) => (dr ? p === c && Math.sign(i - r) === dr : i === r && Math.sign(p - c) === dc))
+      .sort((x, y) => Math.abs(x[1] - r) + Math.abs(x[2] - c) - Math.abs(y[1] - r) - Math.abs(y[2] - c));
+  } else if (event.key === "Home" || event.key === "End") {
+    pool = cells.filter(([, i]) => event.ctrlKey || i === r);
+    if (event.key === "End") pool.reverse();
+  } else return;
+  event.preventDefault();                  // the arrows move the focus, not the page
+  if (!pool.length || pool[0][0] === cell) return;
+  for (const [x] of cells) x.setAttribute("tabindex", x === pool[0][0] ? "0" : "-1");
+  pool[0][0].focus();
 }
 
 export const VIEWS = Object.keys(PICTURES);

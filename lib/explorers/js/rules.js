@@ -4,8 +4,8 @@
  * checks.js judges every answer box with them; a chapter's open check (its page.js) decides with
  * the same rules.
  */
-import { MESSAGES } from "./constants.js";
-import { formatG, pyFloat, pyInt, pyParseFloat, pyRepr, pySplit, pyStrip } from "./python.js";
+import { MESSAGES, READING } from "./constants.js";
+import { formatG, pyFloat, pyParseFloat, pyRepr, pySplit, pyStrip } from "./python.js";
 
 // ----------------------------------------------------------------------------- Python's spelling
 
@@ -34,31 +34,152 @@ function say(name, fields) {
   return MESSAGES[name].replace(/\{(\w+)\}/g, (_, key) => String(fields[key]));
 }
 
-// lib.exercises.site.THOUSANDS and AND: 27,126 as a number; "vice and Cefa" as two items.
-const THOUSANDS = /^[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?$/;
-const AND = /,?\s+and\s+/g;
+// ----------------------------------------------------------------------------- reading what is typed
+
+// lib.exercises.reading: the one rule for a learner's answer, its lists and patterns generated from Python.
+const RE = Object.fromEntries(Object.entries(READING.patterns).map(([k, p]) => [k, new RegExp(p, k === "float_word" ? "i" : "")]));
+const AND = /,?\s+and\s+/g;          // lib.exercises.site.AND: "vice and Cefa" as two items
+
+const intOf = (s) => ({ kind: "int", value: BigInt(s.replace(/_/g, "")) });
+const floatOf = (v) => ({ kind: "float", value: v });
+const numberOf = (a) => Number(a.value);
+
+/** Python's rstrip(chars). */
+function rstripChars(s, chars) {
+  let end = s.length;
+  while (end > 0 && chars.includes(s[end - 1])) end--;
+  return s.slice(0, end);
+}
+
+/** reading._numeral: a reading ({kind: int|float}), {unread: message}, or null (no number). */
+function numeral(s, whole) {
+  if (RE.int.test(s)) return intOf(s);
+  if (RE.float.test(s) || RE.float_word.test(s)) return floatOf(pyParseFloat(s));
+  if (RE.space_groups.test(s)) {
+    for (const c of READING.group_spaces) s = s.split(c).join("");
+    return numeral(s, whole);
+  }
+  if (RE.ambiguous.test(s) && !whole) {
+    const digits = s.replace(/^[+-]+/, ""), sign = s.slice(0, s.length - digits.length);
+    return { unread: say("answer_comma", { got: s, thousands: sign + digits.replace(/,/g, ""), decimal: sign + digits.replace(/,/g, ".") }) };
+  }
+  if (RE.comma_groups.test(s)) {
+    s = s.replace(/,/g, "");
+    return RE.int.test(s) ? intOf(s) : floatOf(pyParseFloat(s));
+  }
+  if (RE.point_groups.test(s)) {
+    s = s.replace(/\./g, "").replace(/,/g, ".");
+    return RE.int.test(s) ? intOf(s) : floatOf(pyParseFloat(s));
+  }
+  if (RE.decimal_comma.test(s)) return floatOf(pyParseFloat(s.replace(/,/g, ".")));
+  return null;
+}
+
+function cutEnd(s, endings) {
+  const low = s.toLowerCase();
+  for (const e of endings) {
+    if (low.endsWith(e.toLowerCase()) && s.length > e.length) return [pyStrip(s.slice(0, s.length - e.length)), true];
+  }
+  return [s, false];
+}
+
+/** lib.exercises.reading.read_number: {kind: int|float, value}, or {kind: "str", value: the stripped text,
+ *  unread: the sentence for a comma read two ways (or undefined)}. */
+export function readNumber(text, whole = false, units = []) {
+  const original = pyStrip(text);
+  let s = pyStrip(rstripChars(original, READING.trailing));
+  const low = s.toLowerCase();
+  for (const a of READING.approx) {
+    if (low.startsWith(a) && s.length > a.length) { s = pyStrip(s.slice(a.length)); break; }
+  }
+  let percent;
+  [s, percent] = cutEnd(s, READING.percent);
+  if (!percent) [s] = cutEnd(s, [...units].sort((p, q) => q.length - p.length));
+  for (const c of READING.minus) s = s.split(c).join("-");
+  let value;
+  if (s.includes("/")) {
+    const at = s.indexOf("/");
+    const top = numeral(pyStrip(s.slice(0, at)), true), bottom = numeral(pyStrip(s.slice(at + 1)), true);
+    if (!top || !bottom || top.unread || bottom.unread || numberOf(bottom) === 0) return { kind: "str", value: original };
+    value = floatOf(numberOf(top) / numberOf(bottom));
+  } else {
+    value = numeral(s, whole);
+    if (value === null) return { kind: "str", value: original };
+    if (value.unread) return { kind: "str", value: original, unread: value.unread };
+  }
+  return percent ? floatOf(numberOf(value) / 100) : value;
+}
+
+/** lib.exercises.reading.unquoted: no outer white space or pairs of quotes. */
+export function unquoted(text) {
+  let s = pyStrip(text), changed = true;
+  while (changed && s.length >= 2) {
+    changed = false;
+    for (const [left, right] of READING.quotes) {
+      if (s.startsWith(left) && s.endsWith(right)) { s = pyStrip(s.slice(left.length, s.length - right.length)); changed = true; break; }
+    }
+  }
+  return s;
+}
+
+/** lib.exercises.reading.read_text: one space between words; with `words`, a word typed in another case
+ *  is the one token so spelled, and punctuation after the last word is left out when what remains is one. */
+export function readText(text, words = null) {
+  const parts = pySplit(unquoted(text));
+  if (!words || parts.length === 0) return parts.join(" ");
+  const known = new Set(words), folded = new Map();
+  for (const w of words) {
+    const k = w.toLowerCase();
+    if (!folded.has(k)) folded.set(k, []);
+    folded.get(k).push(w);
+  }
+  const last = parts[parts.length - 1];
+  if (!known.has(last)) {
+    const bare = rstripChars(last, READING.trailing);
+    if (bare && (known.has(bare) || (folded.get(bare.toLowerCase()) || []).length === 1)) parts[parts.length - 1] = bare;
+  }
+  return parts.map((p) => {
+    const same = folded.get(p.toLowerCase()) || [];
+    return !known.has(p) && same.length === 1 ? same[0] : p;
+  }).join(" ");
+}
+
+function tupleItem(i) {
+  const bare = unquoted(i);
+  if (bare !== i) return { kind: "str", value: bare };
+  if (i === "") return { kind: "str", value: "" };
+  const r = readNumber(i, true);
+  return r.kind === "str" ? { kind: "str", value: i } : r;
+}
 
 /** What the reader typed, as the library's check receives it (lib.exercises.site.typed_answer):
  *  {kind: "int" (a BigInt) | "float" | "str" | "tuple" (value: the items, each such a reading), value},
- *  or null for an empty box. `rule`: number, whole, choice, text or tuple. */
-export function typedAnswer(text, rule) {
+ *  or null for an empty box. `rule`: number, whole, choice, text or tuple; `decl`: the twin's units and words. */
+export function typedAnswer(text, rule, decl = {}) {
   let s = pyStrip(text);
   if (s === "") return null;
-  if (rule === "choice" || rule === "text") return { kind: "str", value: s };
+  if (rule === "choice") return { kind: "str", value: s };
+  if (rule === "text") return { kind: "str", value: readText(s, decl.words || null) };
   if (rule === "tuple") {
     if (s.length >= 2 && ((s[0] === "(" && s.endsWith(")")) || (s[0] === "[" && s.endsWith("]")))) s = pyStrip(s.slice(1, -1));
     s = s.replace(AND, ",");
     const items = s.includes(",") ? s.split(",").map(pyStrip) : pySplit(s);
     if (items.length > 1 && items[items.length - 1] === "") items.pop();
-    return { kind: "tuple", value: items.map((i) => (i.length >= 2 && i[0] === i[i.length - 1] && (i[0] === "'" || i[0] === '"')
-      ? { kind: "str", value: i.slice(1, -1) } : i === "" ? { kind: "str", value: "" } : typedAnswer(i, "number"))) };
+    return { kind: "tuple", value: items.map(tupleItem) };
   }
-  if (THOUSANDS.test(s)) s = s.replace(/,/g, "");
-  const i = pyInt(s);
-  if (i !== null) return { kind: "int", value: i };
-  const f = pyParseFloat(s);
-  if (f !== null) return { kind: "float", value: f };
-  return { kind: "str", value: s };
+  return readNumber(s, rule === "whole", decl.units || []);
+}
+
+/** The line under a box: how it reads what is typed (lib.exercises.reading's rule, in lib.messages' hint_* sentences). */
+export function boxHint(decl) {
+  const units = decl.units && decl.units.length ? say("hint_units", { units: decl.units.join(", ") }) : "";
+  switch (decl.reads || decl.rule) {
+    case "number": return say("hint_number", { units });
+    case "whole": return say("hint_whole", { units });
+    case "choice": return say("hint_choice");
+    case "text": return say("hint_text");
+    default: return say("hint_tuple");
+  }
 }
 
 function reprOf(a) {
@@ -87,6 +208,8 @@ export function asNumber(a) {
 const verdict = (ok, message) => ({ ok, verdict: ok ? "correct" : "not yet", message });
 
 export function checkNumber(a, expected, tol, what, hints) {
+  if (a.kind === "str") a = readNumber(a.value);     // as check_number reads a text (lib.exercises.reading)
+  if (a.unread) return verdict(false, a.unread);
   const value = asNumber(a);
   if (value === null) return verdict(false, say("answer_number", { what, got: shown(a) }));
   if (Math.abs(value - expected) <= tol) return verdict(true, say("answer_is", { what, value: formatG(value, 4) }));
@@ -99,6 +222,7 @@ export function wholeString(value) {
 }
 
 export function checkWhole(a, expected, what, hints) {
+  if (a.kind === "str") a = readNumber(a.value, true);   // as check_whole_number reads a text
   const value = asNumber(a);
   if (value === null || value !== Math.trunc(value)) return verdict(false, say("answer_whole", { what, got: shown(a) }));
   if (value === expected) return verdict(true, say("answer_is", { what, value: wholeString(value) }));
@@ -107,10 +231,11 @@ export function checkWhole(a, expected, what, hints) {
   return verdict(false, say("answer_off", { what, value: told, direction: value > expected ? "too high" : "too low" }));
 }
 
-/** lib.exercises.spelled: a word reduced to what identifies it (no outer quotes, case or spaces). */
+/** lib.exercises.spelled: a word reduced to what identifies it (no outer quotes, full stop, case or spaces). */
 export function spelled(text) {
-  let s = pyStrip(text);
-  while (s.length >= 2 && s[0] === s[s.length - 1] && "'\"`".includes(s[0])) s = pyStrip(s.slice(1, -1));
+  let s = unquoted(text);
+  const bare = rstripChars(s, READING.trailing);
+  if (bare) s = unquoted(bare);
   return pySplit(s).join("").toLowerCase();
 }
 
@@ -159,7 +284,7 @@ export function checkChoice(a, options, expected, right, wrong, hints) {
  *  check's computation gives `decide(a)`: {ok, key, fields} (the declared text `key`), or a rule's
  *  verdict ({ok, verdict, message}). */
 export function judge(decl, text, v) {
-  const a = typedAnswer(text, decl.reads || decl.rule);
+  const a = typedAnswer(text, decl.reads || decl.rule, decl);
   if (a === null) return { ok: false, verdict: "not answered", message: say("answer_empty", {}) };
   if (decl.rule === "open") {
     const r = v.decide(a);

@@ -212,18 +212,19 @@ def tarso_kept(lm, keep=("Pietro", "Paolo"), replace=True) -> int:
     return kept
 
 
-def _finer_values(lm) -> Values:
-    return Values(tarso_kept(lm), hints={"every": tarso_kept(lm, None), "intact": tarso_kept(lm, replace=False)})
+@per_model
+def _finer_counts(lm) -> tuple[int, int, int]:
+    """The finer reference's count, the every-callee reference's and the intact model's."""
+    return tarso_kept(lm), tarso_kept(lm, None), tarso_kept(lm, replace=False)
 
 
-FINER_REFERENCE = site_check(__name__, "finer_reference", rule="whole", compute=None, values=_finer_values,
-                             model="calling-game", what="The count", texts={
-    "every": "that is what the average over every later callee gives, numbered players included: keep only the "
-             "callees that are Pietro or Paolo.",
-    "intact": "that is the intact model's count: replace the head's write at the last position."})
-
-
+# A notebook exercise: the learner builds the average and puts it in with a hook, which no explorer of the
+# page does, so the website gives it no answer box (lib/explorers/js/checks.js says to run it live).
 def finer_reference(lm, answer) -> Feedback:
     """Investigate: how many prompts of the Tarso set of seed REFERENCE_SEED keep Tarso with L0H3's write at the
     callee replaced by its average over the reference set's later callees that are Pietro or Paolo."""
-    return FINER_REFERENCE.judge(answer, lm)
+    fine, every, intact = _finer_counts(lm)
+    return check_whole_number(answer, fine, what="The count", hints={
+        every: "that is what the average over every later callee gives, numbered players included: keep only the "
+               "callees that are Pietro or Paolo.",
+        intact: "that is the intact model's count: replace the head's write at the last position."})

@@ -264,8 +264,8 @@ def real_attention_explorer(lm=None, sentence: str = CHAPTER_SENTENCES[0], layer
         return view(tokens, patterns.numpy(), text, int(v["layer"]), int(v["head"]), v["query"])
 
     note = (f"On the website this explorer offers the {len(sentences())} sentences whose patterns were computed "
-            f"when the site was built (each weight stored to within {0.5 / SCALE:.4f}); in a kernel (launch or "
-            "download this page) it runs the model on any sentence you type.")
+            f"when the site was built (each weight stored to within {0.5 / SCALE:.4f}); in a kernel (this page's "
+            "notebook, from the download icon at the top) it runs the model on any sentence you type.")
     # `tolerance`: how far the page's view may lie from the library's (its stored bytes), for the tests.
     return Explorer("real_attention", rows, compute, None, {"data": f"{FOLDER}/{NAME}", "tolerance": TOLERANCE}, note)
 

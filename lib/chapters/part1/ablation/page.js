@@ -338,6 +338,10 @@ export const VIEWS = {
    *  (a control moved since). Without it
    *  (the tests, a pick of another cell), the whole view at once. */
   patching(context, v) {
+    // The page's start computes each explorer's starting view, not drawn (the build drew it): for the grid that
+    // is every cell at once, about 0.7 s in one task that freezes the page. It is left to the first move, which
+    // computes the grid a few cells at a time.
+    if (context.starting) return null;
     const { model } = context;
     const corruptedText = v.swap ? swapPlayers(v.corrupted) : v.corrupted;
     const a = model.encode(v.clean), b = model.encode(corruptedText);

@@ -54,7 +54,12 @@ export function pictures(k) {
       // Rows and columns named every one where there is room (a row's name needs 14 px of height; a column's,
       // at 45 degrees, 19 px between neighbours), else every second, third...: fewer where cells are small, never none.
       const everyRow = Math.ceil(14 / cell), everyCol = Math.ceil(19 / cell);
-      const body = [];
+      const body = [], gridRows = [];
+      // One cell reachable by Tab (the one picked, else the first computed), the others by the arrow keys from
+      // it (render.js: a role="grid" moves its roving tabindex; Enter or Space picks the focused cell).
+      const pickedRow = v.rows.indexOf(v.cell);
+      const computed = (i, p) => i >= 0 && Boolean(v.grid[i]) && v.grid[i][p] !== null && v.grid[i][p] !== undefined;
+      const focusable = computed(pickedRow, v.position) ? [pickedRow, v.position] : [done.length ? done[0] : -1, 0];
       // The title in as many lines as the grid's width needs (a phone), the grid under it.
       const titled = titleLines(`fraction of logit(${v.target}) - logit(${v.against}) each patch brings back`,
         labelW + T * cell + 4, 12);
@@ -67,24 +72,32 @@ export function pictures(k) {
           body.push(rect(labelW, g0 + i * cell, T * cell - 1, cell - 1, "none", { style: `stroke:${GRID};stroke-dasharray:3 3` }));
           return;
         }
+        const cells = [];
         row.forEach((x, p) => {
           if (x === null) return;
           const picked = v.rows[i] === v.cell && p === v.position;
-          // Pressing a cell picks it (page.js on the website, the kernel in JupyterLab: data-choose).
-          // The cell and its number in one group: a press on either picks it.
-          body.push(h("g", { "data-choose": `cell=${v.rows[i]}&position=${p}`, style: "cursor:pointer" },
-            h("title", {}, `${v.rows[i]} at position ${p} (${v.clean[p]}): ${fix(x, 2)}; press to show its results page`),
+          // Pressing a cell picks it (page.js on the website, the kernel in JupyterLab: data-choose), with the
+          // mouse or, focused, with Enter or Space. The cell and its number in one group: a press on either picks it.
+          // Its name starts with the number it shows (a <title> would count as shown words too: none here).
+          cells.push(h("g", { "data-choose": `cell=${v.rows[i]}&position=${p}`, "data-row": i, "data-col": p,
+            role: "gridcell", tabindex: i === focusable[0] && p === focusable[1] ? 0 : -1, "aria-selected": String(picked),
+            "aria-label": `${fix(x, 2)}: ${v.rows[i]} at position ${p} (${v.clean[p]})${picked ? ", shown below" : ""}; ` +
+              "press Enter to show its results page", class: "course-cell", style: "cursor:pointer" },
             rect(labelW + p * cell, g0 + i * cell, cell - 1, cell - 1, x < 0 ? "#f4c7cc" : blue(x),
               picked ? { stroke: PALETTE.accent, "stroke-width": 2 } : {}),
             named ? text(labelW + p * cell + cell / 2, g0 + i * cell + cell / 2, fix(x, 2),
               { anchor: "middle", size: 11, fill: inkOn(x) }) : null));
         });
+        gridRows.push(h("g", { role: "row", "aria-label": v.rows[i] }, cells));
       });
+      body.push(h("g", { role: "grid", "aria-label": `patching grid: ${n} rows (heads, MLPs and stages) by ${T} positions; ` +
+        "arrow keys move between cells, Enter shows a cell's results page", "aria-rowcount": n, "aria-colcount": T }, gridRows));
       titled.forEach((t, k) => body.push(text(4, 12 + 16 * k, t, { size: 12 })));
       runs.forEach((t, k) => body.push(text(4, 12 + 16 * titled.length + 14 * k, t, { size: 11, fill: v.legal === false ? PALETTE.accent : undefined })));
       body.push(h("g", { transform: `translate(0,${g0 + 2 + n * cell})` }, v.clean.map((t, p) => shownName(p, T, everyCol) &&
         text(labelW + p * cell + cell / 2, 6, `${t}/${v.corrupted[p]}`, { anchor: "end", size: 11, rotate: -45 }))));
-      const grid = svg(labelW + T * cell + 12, g0 + 10 + n * cell + 90, alt, body);
+      // A group, not an image: its cells are a grid a reader moves through (an image's parts are hidden).
+      const grid = svg(labelW + T * cell + 12, g0 + 10 + n * cell + 90, alt, body, { role: "group" });
       const page = barChart(v.page, alt, { highlight: v.target, width: o.width,
         title: `${v.cell} at position ${v.position} patched: recovered ${fix(v.recovered, 2)}` });
       return figure([grid, page], alt);

@@ -39,30 +39,40 @@ export function pictures(k) {
   }
 
   /** SmolLM2's 30 x 9 scores as a grid of cells: the switched-off heads framed, the chosen one in the accent; a press
-   *  on a cell picks its head (data-choose). */
+   *  on a cell picks its head (data-choose), and so does Enter or Space on the focused cell: the grid is a keyboard
+   *  grid (render.js moves its one tabindex 0 with the arrow keys), reached by Tab at the chosen head. */
   function scoreGrid(scores, v, what, o) {
     const L = scores.length, H = scores[0].length, W = Math.min(room(o), 420);
     const labelW = 30, top0 = 30, cw = Math.max(14, Math.floor((W - labelW - 8) / H)), ch = 12;
     const body = [text(2, 12, `each head's ${what} on this text (darker is higher)`, { size: 12 })];
     for (let hd = 0; hd < H; hd++) body.push(text(labelW + hd * cw + cw / 2, top0 - 5, `H${hd}`, { anchor: "middle", size: 9 }));
     const off = new Set(v.off);
+    const rows = [];
     for (let l = 0; l < L; l++) {
       if (l % 5 === 0) body.push(text(labelW - 4, top0 + l * ch + ch - 2, `L${l}`, { anchor: "end", size: 9 }));
+      const cells = [];
       for (let hd = 0; hd < H; hd++) {
         const name = `L${l}H${hd}`, x = scores[l][hd];
         const chosen = l === v.layer && hd === v.head;
         const frame = chosen ? { stroke: ACCENT, "stroke-width": 2 } : off.has(name) ? { stroke: INK, "stroke-width": 1.5, "stroke-dasharray": "2 1" } : {};
-        body.push(h("g", { "data-choose": `layer=${l}&head=${hd}`, style: "cursor:pointer" },
-          h("title", {}, `${name}: ${what} ${fix(x, 2)}${off.has(name) ? ", switched off" : ""}; press to show its pattern`),
+        // Its name starts with the number it stands for, as the patching grid's cells do (no <title>: shown words).
+        cells.push(h("g", { "data-choose": `layer=${l}&head=${hd}`, "data-row": l, "data-col": hd, role: "gridcell",
+          tabindex: chosen ? 0 : -1, "aria-selected": String(chosen), style: "cursor:pointer",
+          "aria-label": `${fix(x, 2)}: ${name}'s ${what}${off.has(name) ? ", switched off" : ""}${chosen ? ", shown" : ""}; ` +
+            "press Enter to show its pattern" },
           rect(labelW + hd * cw, top0 + l * ch, cw - 1, ch - 1, blue(Math.max(0, Math.min(1, x))), frame)));
       }
+      rows.push(h("g", { role: "row", "aria-label": `layer ${l}` }, cells));
     }
-    return svg(labelW + H * cw + 8, top0 + L * ch + 6, `${what} of every head`, body);
+    body.push(h("g", { role: "grid", "aria-label": `${what} of every head: ${L} layers by ${H} heads; arrow keys move ` +
+      "between heads, Enter shows a head's pattern", "aria-rowcount": L, "aria-colcount": H }, rows));
+    // A group, not an image: an image may not hold the cells a reader presses (axe-core's nested-interactive).
+    return svg(labelW + H * cw + 8, top0 + L * ch + 6, `${what} of every head`, body, { role: "group" });
   }
 
   /** The probability of each next token, with the heads on (ink) and off (accent), the second copy shaded. */
   function probsChart(v, o) {
-    const W = Math.min(room(o), 640), H0 = 150, left = 34, right = 8, top = 18, bottom = 24;
+    const W = Math.min(room(o), 640), H0 = 160, left = 34, right = 8, top = 28, bottom = 24;
     const n = v.clean.length, sx = (i) => left + ((W - left - right) * (i + 0.5)) / n, sy = (p) => top + (H0 - top - bottom) * (1 - p);
     const body = [text(2, 12, "probability of the next token of the text, position by position", { size: 12 }),
       line(left, sy(0), W - right, sy(0), GRID), text(left - 4, sy(1) + 4, "1", { anchor: "end", size: 10 }),

@@ -24,6 +24,7 @@ def _mlp_values() -> Values:
 
 
 MLP_WEIGHTS = site_check(__name__, "mlp_weights", rule="whole", compute="mlpWeights", values=_mlp_values,
+                         units=("weights", "weight"),
                          what="The number of MLP weights", args=_mlp_sizes(), texts={
     "one": "that is one of the two matrices; the MLP reads the stream with W_in and writes back with W_out.",
     "biases": "that counts the biases too; the question leaves them out.",

@@ -29,6 +29,7 @@ def _budget_values() -> Values:
 
 
 TOKENS_IN_BUDGET = site_check(__name__, "gpt2_tokens_in_budget", rule="whole", compute="cacheTokens",
+                              units=("tokens", "token"),
                               values=_budget_values, what="The number of tokens", args=_budget_args(), texts={
     "keys_only": "that counts only the keys (or only the values) per token; the cache holds both.",
     "float32": "that is in 32-bit numbers; the budget holds 16-bit numbers, two bytes each.",

@@ -29,6 +29,7 @@ def _components_values(lm) -> Values:
 
 COMPONENTS_FOR_SHARE = site_check(
     __name__, "components_for_share", rule="whole", compute="componentsForShare", values=_components_values,
+    units=("components", "component"),
     what=f"The number of components that hold {SHARE:.0%}", model="hand-wired",
     args=lambda: {"words": tuple(hw.WORDS), "share": SHARE, "designed": hw.designed_matrix().tolist()}, texts={
         "designed": "that is the count for the designed table, whose rows lie in its few axes; count the components "

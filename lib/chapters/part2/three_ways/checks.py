@@ -79,6 +79,7 @@ def _seed_values() -> Values:
 
 
 SEEDS_KEEPING = site_check(__name__, "seeds_keeping_neighbour", rule="whole", compute=None, values=_seed_values,
+                           units=("seeds", "seed"),
                            what="The count", texts={
     "every": "not every seed keeps that neighbour: read " + SEED_WORD + "'s nearest token on each of the five pages."})
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from lib.analysis import calibration
 from lib.analysis.signs import read_signs
+from lib.content.corpora.calling_game import TOKENS as GAME_TOKENS
 from lib.exercises import PROMPT_TEXTS, Feedback, prompt_signs
 from lib.exercises.site import Values, site_check
 from lib.exercises.writing import Case, Mistake, WriteCheck
@@ -24,6 +25,7 @@ def _entropy_values(lm) -> Values:
 # Computed, not estimated, so the tolerance is tight: a looser one would accept the round 1 (the
 # flag's threshold) that the chapter prints everywhere.
 ENTROPY_OF = site_check(__name__, "entropy_of", rule="number", compute="pageEntropy", values=_entropy_values,
+                        units=("bits", "bit"),
                         what="The entropy", tol=1e-3, model="calling-game", args={"prompt": ENTROPY_PROMPT}, texts={
                             "nats": "that is the entropy in nats (natural logarithm); the chapter uses bits (log base 2)."})
 
@@ -50,7 +52,7 @@ def _confident_examples(lm) -> Values:
 
 CONFIDENT_IMPOSSIBLE = site_check(
     __name__, "confident_impossible", rule="open", reads="text", compute="confidentImpossible",
-    values=_confident_examples, model="calling-game", args={"threshold": CONFIDENT_AT}, texts={
+    values=_confident_examples, model="calling-game", words=tuple(GAME_TOKENS), args={"threshold": CONFIDENT_AT}, texts={
         **PROMPT_TEXTS,
         "possible": "that prompt can occur in the game; find one the rules forbid.",
         "unsure": "the rules forbid it, but the model's top word has only {top_prob:.3f}; find one where it "
@@ -86,7 +88,7 @@ def _sure_values(lm) -> Values:
 
 
 ENTROPY_SURE_PAGE = site_check(
-    __name__, "entropy_sure_page", rule="number", compute="surePageEntropy", values=_sure_values,
+    __name__, "entropy_sure_page", rule="number", compute="surePageEntropy", values=_sure_values, units=("bits", "bit"),
     what="The entropy", tol=0.005, model="calling-game", args={"top": SURE_TOP}, texts={
         "nats": "that is the entropy in nats (natural logarithm); the flag counts bits (log base 2).",
         "top_only": "that counts only the top word; every other word with a share adds its own term.",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from lib.analysis.signs import read_signs
+from lib.content.corpora.calling_game import TOKENS as GAME_TOKENS
 from lib.exercises import PROMPT_TEXTS, Feedback, prompt_signs
 from lib.exercises.site import Values, site_check
 from lib.model.store import load
@@ -55,6 +56,7 @@ def _steer_examples(lm) -> Values:
 
 
 STEER_TO = site_check(__name__, "steer_to", rule="open", reads="text", compute="steerTo", values=_steer_examples,
+                      words=tuple(GAME_TOKENS),
                       model="calling-game", args={"word": STEER_WORD, "threshold": STEER_AT}, texts={
     **PROMPT_TEXTS,
     "forbidden": "the game's rules forbid that prompt ({why}); build a legal one.",

@@ -136,7 +136,7 @@ def _live_decoded(text: str, method: str) -> dict:
 
     lm = smollm2.load()
     row = decoding.run(lm, [text], [method])[method][0]
-    return decoding.view(row, lm.vocab.decode(lm.encode(text)), method)
+    return decoding.view(row, lm.vocab.decode(live.page_ids(lm, text)), method)
 
 
 def decoded_view(text: str, method: str) -> dict:
@@ -196,7 +196,7 @@ def patch_view(clean: str, corrupted: str, direction: str = "denoise") -> dict:
     if direction not in DIRECTIONS:
         raise CourseError(f"the direction must be one of {', '.join(DIRECTIONS)}; got {direction}")
     lm = smollm2.load()
-    a, b = lm.encode(str(clean)), lm.encode(str(corrupted))
+    a, b = live.page_ids(lm, str(clean), "the clean text"), live.page_ids(lm, str(corrupted), "the corrupted text")
     r = patch_stream(lm, str(clean), str(corrupted), direction=direction)
     first = next((p for p in range(len(a)) if a[p] != b[p]), len(a))
     return {"clean": r.clean, "corrupted": r.corrupted, "target": r.target, "against": r.against,

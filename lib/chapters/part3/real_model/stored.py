@@ -42,6 +42,7 @@ import numpy as np
 
 from lib.chapters.part3.real_model.prompts import GROUP_OF, MENU
 from lib.errors import CourseError
+from lib.explorers import smollm2 as live
 from lib.model.decoding import check_min_p
 from lib.model.readout import TOP_P_FLOOR, Rolls, check_temperature, check_top_k, check_top_p
 
@@ -220,15 +221,17 @@ def run_many(lm, texts, group: int = GROUP) -> list[Stored]:
     arithmetic on a short prompt, so one pass per group instead of per text is most of the menu's time."""
     import torch  # deferred: the page's files and the tests of the summary's math need no torch
 
-    ids = [lm.encode(t) for t in texts]
+    ids = [live.page_ids(lm, t) for t in texts]
     order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
     out: list[Stored | None] = [None] * len(texts)
     for start in range(0, len(order), group):
         chunk = order[start:start + group]
         width = max(len(ids[i]) for i in chunk)
         batch = torch.tensor([ids[i] + [0] * (width - len(ids[i])) for i in chunk])
+        # Only what a run keeps is cached: every activation of 30 layers over a batch is hundreds of MB.
+        kept = lambda name: name == "embed" or name.endswith((".resid_post", ".attn.pattern"))  # noqa: E731
         with torch.no_grad():
-            logits, cache = lm.model.run_with_cache(batch)
+            logits, cache = lm.model.run_with_cache(batch, names=kept)
         for row, i in enumerate(chunk):
             n = len(ids[i])
             one = {"logits": logits[row, n - 1], "embed": cache["embed"][row, n - 1],

@@ -151,6 +151,7 @@ def _survivor_values(lm) -> Values:
 
 
 SURVIVORS = site_check(__name__, "survivors_after_top_k", rule="whole", compute="survivors", values=_survivor_values,
+                       units=("tokens", "token"),
                        what=f"The number of survivors of top-k {CUT_K} and top-p {CUT_P}", model="calling-game",
                        args={"prompt": CUT_PROMPT, "top_k": CUT_K, "top_p": CUT_P}, texts={
     "whole_page": "{whole_page} is what top-p " + str(CUT_P) + " keeps on the whole page; after top-k the "
@@ -213,6 +214,7 @@ def _rounds_values(lm) -> Values:
 # checker's twin, but 40 rounds of up to n_ctx passes each (hundreds of passes; the page has no KV cache)
 # are more than a click should wait for: the default site ships the count, the class site says live.
 BROKEN_ROUNDS = site_check(__name__, "broken_rounds", rule="whole", compute=None, values=_rounds_values,
+                           units=("rounds", "round"),
                            what=f"The number of broken rounds at temperature {ROUNDS_TEMPERATURE:g}", model="calling-game",
                            texts={"t1": "that is the count at temperature 1: pass the temperature to the generator too."})
 

@@ -19,6 +19,7 @@ def _macs_values() -> Values:
 
 
 MULTIPLY_ADDS = site_check(__name__, "multiply_adds", rule="whole", compute="multiplyAdds", values=_macs_values,
+                           units=("multiply-adds",),
                            what="The number of multiply-adds", args={"shape": SHAPES[MACS_MODEL]}, texts={
     "added": "the vocabulary and the query's length were added; every word's score takes one multiply-add per "
              "number of the query.",
@@ -41,6 +42,7 @@ def _gigabytes_values() -> Values:
 
 DICTIONARY_GIGABYTES = site_check(
     __name__, "dictionary_gigabytes", rule="number", compute="dictionaryGigabytes", values=_gigabytes_values,
+    units=("GB", "gigabytes"),
     what="The size in GB", tol=0.01,
     args={"shape": (BYTES_VOCAB, SHAPES[BYTES_MODEL][1]), "bytes": BYTES_PER_NUMBER, "own_vocab": SHAPES[BYTES_MODEL][0]},
     texts={"float32": "that is the size in 32-bit floats; the exercise asks for 16-bit numbers (2 bytes).",

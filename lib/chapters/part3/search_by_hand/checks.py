@@ -88,6 +88,7 @@ def smallest_scale(answer) -> Feedback:
     """Investigate: the smallest whole multiple of the chapter's query that gives SCALE_WORD >= SCALE_TARGET."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
+    answer = SMALLEST_SCALE.read(answer)         # a number as a learner writes it (lib.exercises.reading)
     value = as_number(answer)
     if value is None or value != int(value) or value < 1:
         return SMALLEST_SCALE.say("invalid", shown=shown(answer))
@@ -131,6 +132,7 @@ def temperature_for_half(lm, answer) -> Feedback:
     one half (within HALF_TOL)."""
     if unanswered(answer):
         return Feedback(False, NOT_ANSWERED, answered=False)
+    answer = TEMPERATURE_FOR_HALF.read(answer)   # a number as a learner writes it (lib.exercises.reading)
     value = as_number(answer)
     if value is None or value < MIN_TEMPERATURE:
         return TEMPERATURE_FOR_HALF.say("invalid", minimum=f"{MIN_TEMPERATURE:g}", shown=shown(answer))

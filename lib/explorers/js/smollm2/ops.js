@@ -23,20 +23,23 @@ export const TOP = 100, BIN = 0.05, LENS_TOP = 3, SCALE = 255;
 export class TextError extends Error {}
 
 /** The ids of a text, or a TextError whose message a reader can act on, the library's (lib.model.smollm2's
- *  SmolLM2.encode, lib.model.bytebpe's `unwritable`): empty, a character the vocabulary cannot write, or (the
+ *  SmolLM2.encode, lib.model.bytebpe's `encode` and `unwritable`): empty, half of a surrogate pair alone, a
+ *  character the vocabulary cannot write, or (the
  *  page's own limit) more than `maxTokens` tokens. */
 export function check(model, text, maxTokens, what = "the text") {
   if (typeof text !== "string" || text === "") throw new TextError(say("text_empty"));
+  const hex = (n, w) => n.toString(16).toUpperCase().padStart(w, "0");
+  // half of a surrogate pair alone (a browser's TextEncoder would quietly write U+FFFD in its place)
+  const lone = text.match(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  if (lone) throw new TextError(say("text_surrogate", { code: `U+${hex(lone[0].charCodeAt(0), 4)}` }));
   const { ids, missing } = model.tokenizer.encode(text);
   if (ids === null) {
     const bad = model.tokenizer.unwritable(text);
     if (!bad) throw new TextError(`the piece ${JSON.stringify(missing)} is not in the vocabulary: the merges and the vocabulary do not fit together`);
-    const hex = (n, w) => n.toString(16).toUpperCase().padStart(w, "0");
     throw new TextError(say("text_unwritable", { char: pyRepr(bad.char), code: `U+${hex(bad.char.codePointAt(0), 4)}`, byte: `0x${hex(bad.byte, 2)}` }));
   }
   if (ids.length > maxTokens) {
-    throw new TextError(`${what} is ${ids.length} tokens long; the page runs SmolLM2 on at most ${maxTokens} ` +
-      "(every position's pass and pattern grows with the length, and the page must answer in a few seconds): shorten it");
+    throw new TextError(say("page_text_long", { what, n: ids.length, most: maxTokens }));
   }
   return ids;
 }

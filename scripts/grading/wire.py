@@ -1,9 +1,9 @@
 """What crosses from a learner's contained run to the checker: plain data, never an object.
 
-The run (scripts/grade_run.py) writes each answer with `encode`: numbers, strings, booleans, None,
+The run (grading/run.py) writes each answer with `encode`: numbers, strings, booleans, None,
 `...`, lists, tuples, dicts with string keys, numpy arrays and torch tensors (as a list of numbers
 with a dtype and a shape), a shipped model (by its name). Anything else becomes the name of its type.
-The checker (scripts/grade_check.py) reads it back with `decode`, which builds only those plain types:
+The checker (grading/checker.py) reads it back with `decode`, which builds only those plain types:
 no class of the learner's is ever rebuilt, so no answer can carry an `__eq__` that says yes to
 everything, or code that runs in the checker.
 """
