@@ -176,8 +176,9 @@ def _write(args, chapter) -> int:
     models = [m.strip() for m in args.models.split(",")] if args.models else None
     if models:
         unknown = [m for m in models if m not in panel.panel_models()]
-        require(not unknown, f"--models: {unknown[0]!r} is no model the claims about a recipe read; they read "
-                             f"{', '.join(panel.panel_models())}")
+        if unknown:
+            raise CourseError(f"--models: {unknown[0]!r} is no model the claims about a recipe read; they read "
+                              f"{', '.join(panel.panel_models())}")
     panel.train_missing(models, retrain=args.retrain, progress=not args.quiet)
     ids = panel.every_run_ids(chapter)
     measured = panel.measure(None, ids, jobs=args.jobs)
@@ -201,8 +202,9 @@ def _check(args, chapter) -> int:
                                                  f"got {args.seeds!r}")
         seeds = [int(x) for x in parts]
         unknown = [s for s in seeds if s not in shipped]
-        require(not unknown, f"--seeds: {unknown[0]} is no run of the panel (shipped training seeds: "
-                             f"{registry.listed(shipped)})")
+        if unknown:
+            raise CourseError(f"--seeds: {unknown[0]} is no run of the panel (shipped training seeds: "
+                              f"{registry.listed(shipped)})")
     else:
         require(1 <= args.count <= len(shipped), f"--count must be from 1 to {len(shipped)}, got {args.count}")
         seeds = sorted(random.SystemRandom().sample(shipped, args.count))

@@ -150,12 +150,46 @@ def test_decoding_is_the_librarys(node, lm):
     for (method, knobs), a in zip(chapter.SETTINGS.items(), answers):
         knobs = {k: v for k, v in knobs.items() if k != "max_new_tokens"}
         [want] = decoding.decode(lm.model, [ids], n, stop=stop, **knobs)
-        assert a["result"]["tokens"] == want.new_tokens, (method, text)
-        assert np.allclose(a["result"]["logprobs"], want.logprobs, atol=LOGPROB), method
+        got = a["result"]["tokens"]
+        same = next((i for i, (x, y) in enumerate(zip(got, want.new_tokens)) if x != y), None)
+        if same is not None:       # the two may part only where the library's own choice is a tie
+            assert _tied(lm, ids + want.new_tokens[:same], got[same], want.new_tokens[same], same, knobs), \
+                (method, text, same)
+            got, want_tokens, want_lp = got[:same], want.new_tokens[:same], want.logprobs[:same]
+        else:
+            want_tokens, want_lp = want.new_tokens, want.logprobs
+        assert got == want_tokens, (method, text)
+        assert np.allclose(a["result"]["logprobs"][:len(got)], want_lp, atol=LOGPROB), method
     [beams] = decoding.beam_search(lm.model, [ids], 5, chapter.BEAMS, stop=stop)
     got = answers[-1]["result"]
     assert [b["seq"] for b in got] == [list(b.new_tokens) for b in beams], text
     assert np.allclose([b["score"] for b in got], [b.logprob for b in beams], atol=LOGPROB)
+
+
+def _tied(lm, prefix, page, library, step, knobs) -> bool:
+    """Whether the library's choice between `page` and `library` after `prefix` is within the page's
+    tolerance: greedy, their processed logits within LOGPROB; seeded sampling, the seed's draw at this step
+    within LOGPROB of the boundary between the two tokens' slices (adjacent in vocabulary order)."""
+    from lib.model import decoding
+    from lib.model.readout import Rolls, reshape
+
+    with torch.no_grad():
+        logits = lm.model(torch.tensor([prefix]))[0, -1].double()
+    process = decoding.processors_for(knobs.get("temperature", 1.0), knobs.get("min_p"),
+                                      knobs.get("repetition_penalty"), None)
+    if process is not None:
+        logits = decoding.apply(process, list(prefix), logits)
+    if not knobs.get("do_sample"):
+        return abs(float(logits[page] - logits[library])) < LOGPROB
+    probs = reshape(logits, knobs.get("temperature", 1.0), knobs.get("top_k"), knobs.get("top_p")).double()
+    lo, hi = sorted((page, library))
+    if (probs[lo + 1:hi] > 0).any():
+        return False
+    rolls = Rolls(knobs.get("seed", 0))
+    for _ in range(step):
+        rolls.next()
+    edge = float(probs[:lo + 1].sum() / probs.sum())
+    return abs(rolls.next() - edge) < LOGPROB
 
 
 def test_patching_the_residual_stream_is_the_librarys(node, lm):

@@ -195,14 +195,16 @@ def _calibration_numbers(seed):
     confident = [s for s in groups["impossible"] if s.top_prob > 0.9]
     local = sum((s.prompt.split()[-1], s.top) in pairs for s in confident)
     caught = calibration.caught_in_top(1 - sure, wrong, CHECK_SHARE)
+    auroc_hard = _auroc(1 - conf[~easy], ~right[~easy])
     return {"positions": len(conf), "rounds": HALLUCINATION_ROUNDS, "bins": CALIBRATION_BINS, "easy_at": EASY,
             "easy_share": float(easy.mean()), "easy_acc": float(right[easy].mean()),
             "ece": ece, "ece_hard": ece_hard, "ece_ratio": ece_hard / ece if ece > 0 else float("inf"),
             "accuracy": float(right.mean()), "auroc_all": _auroc(1 - conf, ~right),
-            "auroc_hard": _auroc(1 - conf[~easy], ~right[~easy]), "hard_right": float(right[~easy].mean()),
+            "auroc_hard": auroc_hard, "hard_right": float(right[~easy].mean()),
             "n_fixed": len(fixed), "mistakes": int(wrong.sum()), "check": 100 * CHECK_SHARE, "caught": caught,
             "caught_share": caught / max(1, int(wrong.sum())),
             "auroc_top": aurocs["top"], "auroc_entropy": aurocs["entropy"], "auroc_margin": aurocs["margin"],
+            "auroc_gap": aurocs["top"] - auroc_hard,
             "top_lead": aurocs["top"] - max(aurocs["entropy"], aurocs["margin"]),
             "best_reading": max(aurocs, key=aurocs.get),
             "n_imp": len(imp), "n_legal": len(legal), "shift_auroc": shifted, "n_confident": len(confident),
@@ -250,10 +252,10 @@ claim("hallucination.detectors", "hallucination",
 claim("hallucination.allowed-auroc", "hallucination",
       "On {runs}, on the hard positions of the allowed rounds, where a top word the round did not play is usually "
       "an open choice taken another way, one minus the top probability ranks the positions whose top word was not "
-      "played first with an AUROC of only {auroc_hard:.2f}, below its {auroc_top:.2f} at finding the mistakes",
-      words={"only {auroc_hard:.2f}, below its {auroc_top:.2f} at finding the mistakes":
-             Q("auroc_hard") < Q("auroc_top")},
-      others="it ranks them with an AUROC of {auroc_hard:.2f}",
+      "played first with an AUROC lower, by {auroc_gap:.2f}, than the same reading's at finding the mistakes",
+      words={"lower, by {auroc_gap:.2f}, than the same reading's at finding the mistakes": Q("auroc_gap") > 0},
+      others="it ranks them with an AUROC of {auroc_hard:.2f}, no lower than its {auroc_top:.2f} at finding the "
+             "mistakes",
       setup=("a top word the round did not play", "whose top word was not played"),
       note="on the hard positions (top probability below 0.99) of allowed rounds, the AUROC for a top word the round "
            "did not play is below the one for rule-breaking mistakes",
