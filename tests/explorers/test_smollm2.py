@@ -182,14 +182,16 @@ def _tied(lm, prefix, page, library, step, knobs) -> bool:
     if not knobs.get("do_sample"):
         return abs(float(logits[page] - logits[library])) < LOGPROB
     probs = reshape(logits, knobs.get("temperature", 1.0), knobs.get("top_k"), knobs.get("top_p")).double()
+    cdf = torch.cumsum(probs, 0) / probs.sum()
     lo, hi = sorted((page, library))
-    if (probs[lo + 1:hi] > 0).any():
-        return False
     rolls = Rolls(knobs.get("seed", 0))
     for _ in range(step):
         rolls.next()
-    edge = float(probs[:lo + 1].sum() / probs.sum())
-    return abs(rolls.next() - edge) < LOGPROB
+    u = rolls.next()
+    # the slices laid in vocabulary order: the draw sits within LOGPROB of the span from the end of the
+    # lower token's slice to the start of the higher one's, and that span holds less than LOGPROB
+    start, end = float(cdf[lo]), float(cdf[hi - 1])
+    return end - start < LOGPROB and start - LOGPROB < u < end + LOGPROB
 
 
 def test_patching_the_residual_stream_is_the_librarys(node, lm):

@@ -4,23 +4,26 @@
 ;;   Q4_1, 20 bytes a block: a half-precision scale d, a half-precision minimum m, then 16 bytes of 4-bit
 ;;         codes q (the low nibbles are numbers 0-15 of the block, the high nibbles 16-31); a number is d*q + m.
 ;;   Q8_0, 34 bytes a block: a half-precision scale d, then 32 signed bytes q; a number is d*q.
-;; The codes are read here as they are stored and multiplied with the float32 activations in float32:
-;; nothing is rounded to fewer bits than the library keeps (its float32 copy of the weights is d*q + m
-;; computed in float32, as gguf's NumPy code does), only summed in another order. Half-precision numbers are read
-;; through a table of all 65,536 of them (`lut`, 256 KB, filled by the page's JavaScript), since
-;; WebAssembly has no half-precision instruction.
+;; Several vectors (the prompt's positions, the 31 stages of the logit lens): each block is widened once to
+;; float32, d*q + m, as the library's float32 copy of the weights is (gguf's NumPy code), and used for every
+;; vector, their sums kept in `acc`: nothing is rounded to fewer bits than the library keeps, only summed in
+;; another order. Within a block the eight products are added as a tree; the blocks of a row in order.
+;; One vector (a new token) is bound by the work of widening every code, done for a single use. There the
+;; vector is rounded instead, block by block, to 16-bit integers (x ~ scale * xq, scale = the block's largest
+;; magnitude / 32767, so each number moves by at most 1/65,534 of that magnitude), the codes meet it as
+;; integers, pairs of products summed by i32x4.dot_i16x8_s, and each block's sum is scaled once:
+;; sum(d*q*x) + m*sum(x) ~ d*scale*sum(q*xq) + m*sum(x). Two rows go together and share the loads of xq. The
+;; tests hold both paths to the library's probabilities within 1e-3 (tests/explorers/test_smollm2.py).
+;; Half-precision numbers are read through a table of all 65,536 of them (`lut`, 256 KB, filled by the page's
+;; JavaScript), since WebAssembly has no half-precision instruction.
 ;;
 ;; Both exported functions take:
 ;;   w     the address of the matrix's first block     rows  how many rows (outputs)
 ;;   nb    blocks in a row (inputs / 32)                 x     n input vectors, each nb*32 float32, one after another
 ;;   sx    each block's sum of x (one vector only)       n     how many vectors
 ;;   out   n output vectors, each rows float32: out[j*rows + r]
-;;   lut   the half-precision table                      acc   scratch of 16 bytes a vector (n > 1 only)
-;; One vector (a new token): a block's 32 products are summed with the codes as they are, then scaled,
-;; sum(d*q*x) + m*sum(x) = d*sum(q*x) + m*sum(x), the row's sum in a register: the same numbers in
-;; another order, half the work of widening every code. Several vectors (the prompt's positions, the 31
-;; stages of the logit lens): each block is widened once, d*q + m, and used for every vector, their sums
-;; kept in `acc`. Within a block the eight products are added as a tree; the blocks of a row in order.
+;;   lut   the half-precision table                      acc   scratch: 16 bytes a vector (n > 1), or the rounded
+;;                                                             vector and its scales, 68 bytes a block (n = 1)
 ;; Codes become floats by signed conversion (they are small, so it is exact, and x86 has no unsigned one).
 (module
   (import "env" "memory" (memory 1 6144))
@@ -74,91 +77,169 @@
       (br $l))))
 
   
-  ;; one vector, Q4_1: each block's codes meet the vector's 32 numbers as they are converted, d*sum(q x) + m*sum(x)
+  ;; one vector: x rounded to 16-bit integers, block by block, at xq (64 bytes a block), each block's scale at xs:
+  ;; x ~ scale * xq, scale = the block's largest magnitude / 32767 (0 for a block of zeros)
+  (func $quant16 (param $x i32) (param $nb i32) (param $xq i32) (param $xs i32)
+    (local $b i32) (local $mx v128) (local $inv v128) (local $big f32)
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $b) (local.get $nb)))
+      (local.set $mx (f32x4.max
+        (f32x4.max (f32x4.max (f32x4.abs (v128.load offset=0 align=4 (local.get $x))) (f32x4.abs (v128.load offset=16 align=4 (local.get $x))))
+                   (f32x4.max (f32x4.abs (v128.load offset=32 align=4 (local.get $x))) (f32x4.abs (v128.load offset=48 align=4 (local.get $x)))))
+        (f32x4.max (f32x4.max (f32x4.abs (v128.load offset=64 align=4 (local.get $x))) (f32x4.abs (v128.load offset=80 align=4 (local.get $x))))
+                   (f32x4.max (f32x4.abs (v128.load offset=96 align=4 (local.get $x))) (f32x4.abs (v128.load offset=112 align=4 (local.get $x)))))))
+      (local.set $big (f32.max (f32.max (f32x4.extract_lane 0 (local.get $mx)) (f32x4.extract_lane 1 (local.get $mx)))
+                               (f32.max (f32x4.extract_lane 2 (local.get $mx)) (f32x4.extract_lane 3 (local.get $mx)))))
+      (if (f32.gt (local.get $big) (f32.const 0))
+        (then
+          (f32.store (local.get $xs) (f32.div (local.get $big) (f32.const 32767)))
+          (local.set $inv (f32x4.splat (f32.div (f32.const 32767) (local.get $big)))))
+        (else
+          (f32.store (local.get $xs) (f32.const 0))
+          (local.set $inv (v128.const i32x4 0 0 0 0))))
+      (v128.store offset=0 (local.get $xq) (i16x8.narrow_i32x4_s
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load offset=0 align=4 (local.get $x)) (local.get $inv))))
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load offset=16 align=4 (local.get $x)) (local.get $inv))))))
+      (v128.store offset=16 (local.get $xq) (i16x8.narrow_i32x4_s
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load offset=32 align=4 (local.get $x)) (local.get $inv))))
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load offset=48 align=4 (local.get $x)) (local.get $inv))))))
+      (v128.store offset=32 (local.get $xq) (i16x8.narrow_i32x4_s
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load offset=64 align=4 (local.get $x)) (local.get $inv))))
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load offset=80 align=4 (local.get $x)) (local.get $inv))))))
+      (v128.store offset=48 (local.get $xq) (i16x8.narrow_i32x4_s
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load offset=96 align=4 (local.get $x)) (local.get $inv))))
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load offset=112 align=4 (local.get $x)) (local.get $inv))))))
+      (local.set $x (i32.add (local.get $x) (i32.const 128)))
+      (local.set $xq (i32.add (local.get $xq) (i32.const 64)))
+      (local.set $xs (i32.add (local.get $xs) (i32.const 4)))
+      (local.set $b (i32.add (local.get $b) (i32.const 1)))
+      (br $l))))
+
+  ;; one vector, Q4_1: d*scale*sum(q xq) + m*sum(x); the codes meet xq as 16-bit integers, pairs summed
+  ;; (i32x4.dot_i16x8_s), 32 products in four dots; two rows at a time share the loads of xq
   (func $q4_1_one (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $sx i32) (param $out i32)
-      (param $lut i32)
-    (local $r i32) (local $b i32) (local $blk i32) (local $xp i32)
-    (local $v v128) (local $lo v128) (local $hi v128) (local $t v128) (local $s v128) (local $p v128) (local $mt f32)
+      (param $lut i32) (param $xq i32)
+    (local $r i32) (local $b i32) (local $blk i32) (local $blk2 i32) (local $qp i32) (local $xs i32) (local $stride i32)
+    (local $v v128) (local $lo v128) (local $hi v128) (local $s v128) (local $mt f32)
+    (local $v2 v128) (local $lo2 v128) (local $hi2 v128) (local $s2 v128) (local $mt2 f32)
+    (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128) (local $sc f32) (local $sxb f32)
+    (local.set $xs (i32.add (local.get $xq) (i32.shl (local.get $nb) (i32.const 6))))
+    (call $quant16 (local.get $x) (local.get $nb) (local.get $xq) (local.get $xs))
+    (local.set $stride (i32.mul (local.get $nb) (i32.const 20)))
     (local.set $blk (local.get $w))
     (block $rows_done (loop $row
       (br_if $rows_done (i32.ge_u (local.get $r) (local.get $rows)))
+      ;; an odd last row is paired with itself (computed twice, written once)
+      (local.set $blk2 (select (i32.add (local.get $blk) (local.get $stride)) (local.get $blk)
+                               (i32.lt_u (i32.add (local.get $r) (i32.const 1)) (local.get $rows))))
       (local.set $s (v128.const i32x4 0 0 0 0))
+      (local.set $s2 (v128.const i32x4 0 0 0 0))
       (local.set $mt (f32.const 0))
+      (local.set $mt2 (f32.const 0))
       (local.set $b (i32.const 0))
-      (local.set $xp (local.get $x))
+      (local.set $qp (local.get $xq))
       (block $blocks_done (loop $block
         (br_if $blocks_done (i32.ge_u (local.get $b) (local.get $nb)))
+        (local.set $q0 (v128.load offset=0 (local.get $qp)))
+        (local.set $q1 (v128.load offset=16 (local.get $qp)))
+        (local.set $q2 (v128.load offset=32 (local.get $qp)))
+        (local.set $q3 (v128.load offset=48 (local.get $qp)))
+        (local.set $sc (f32.load (i32.add (local.get $xs) (i32.shl (local.get $b) (i32.const 2)))))
+        (local.set $sxb (f32.load (i32.add (local.get $sx) (i32.shl (local.get $b) (i32.const 2)))))
         (local.set $v (v128.load offset=4 align=1 (local.get $blk)))
         (local.set $lo (v128.and (local.get $v) (i8x16.splat (i32.const 15))))
         (local.set $hi (i8x16.shr_u (local.get $v) (i32.const 4)))
-        (local.set $t (i16x8.extend_low_i8x16_u (local.get $lo)))
-        (local.set $p (f32x4.add
-          (f32x4.add
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.get $t))) (v128.load offset=0 align=4 (local.get $xp)))
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))) (v128.load offset=16 align=4 (local.get $xp))))
-          (f32x4.add
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.tee $t (i16x8.extend_high_i8x16_u (local.get $lo)))))
-                       (v128.load offset=32 align=4 (local.get $xp)))
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))) (v128.load offset=48 align=4 (local.get $xp))))))
-        (local.set $t (i16x8.extend_low_i8x16_u (local.get $hi)))
-        (local.set $p (f32x4.add (local.get $p) (f32x4.add
-          (f32x4.add
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.get $t))) (v128.load offset=64 align=4 (local.get $xp)))
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))) (v128.load offset=80 align=4 (local.get $xp))))
-          (f32x4.add
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_u (local.tee $t (i16x8.extend_high_i8x16_u (local.get $hi)))))
-                       (v128.load offset=96 align=4 (local.get $xp)))
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_u (local.get $t))) (v128.load offset=112 align=4 (local.get $xp)))))))
-        (local.set $s (f32x4.add (local.get $s) (f32x4.mul (local.get $p) (f32x4.splat (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))))))
+        (local.set $v2 (v128.load offset=4 align=1 (local.get $blk2)))
+        (local.set $lo2 (v128.and (local.get $v2) (i8x16.splat (i32.const 15))))
+        (local.set $hi2 (i8x16.shr_u (local.get $v2) (i32.const 4)))
+        (local.set $s (f32x4.add (local.get $s) (f32x4.mul
+          (f32x4.convert_i32x4_s (i32x4.add
+            (i32x4.add (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_u (local.get $lo)) (local.get $q0))
+                       (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_u (local.get $lo)) (local.get $q1)))
+            (i32x4.add (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_u (local.get $hi)) (local.get $q2))
+                       (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_u (local.get $hi)) (local.get $q3)))))
+          (f32x4.splat (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))
+                                (local.get $sc))))))
+        (local.set $s2 (f32x4.add (local.get $s2) (f32x4.mul
+          (f32x4.convert_i32x4_s (i32x4.add
+            (i32x4.add (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_u (local.get $lo2)) (local.get $q0))
+                       (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_u (local.get $lo2)) (local.get $q1)))
+            (i32x4.add (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_u (local.get $hi2)) (local.get $q2))
+                       (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_u (local.get $hi2)) (local.get $q3)))))
+          (f32x4.splat (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk2)) (i32.const 2))))
+                                (local.get $sc))))))
         (local.set $mt (f32.add (local.get $mt) (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u offset=2 align=1 (local.get $blk)) (i32.const 2))))
-                                                         (f32.load (i32.add (local.get $sx) (i32.shl (local.get $b) (i32.const 2)))))))
+                                                         (local.get $sxb))))
+        (local.set $mt2 (f32.add (local.get $mt2) (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u offset=2 align=1 (local.get $blk2)) (i32.const 2))))
+                                                           (local.get $sxb))))
         (local.set $blk (i32.add (local.get $blk) (i32.const 20)))
-        (local.set $xp (i32.add (local.get $xp) (i32.const 128)))
+        (local.set $blk2 (i32.add (local.get $blk2) (i32.const 20)))
+        (local.set $qp (i32.add (local.get $qp) (i32.const 64)))
         (local.set $b (i32.add (local.get $b) (i32.const 1)))
         (br $block)))
       (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))) (f32.add (call $hsum (local.get $s)) (local.get $mt)))
-      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (if (i32.lt_u (i32.add (local.get $r) (i32.const 1)) (local.get $rows))
+        (then (f32.store offset=4 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2)))
+                         (f32.add (call $hsum (local.get $s2)) (local.get $mt2)))))
+      (local.set $blk (local.get $blk2))
+      (local.set $r (i32.add (local.get $r) (i32.const 2)))
       (br $row))))
 
-  ;; one vector, Q8_0: d*sum(q x)
+  ;; one vector, Q8_0: d*scale*sum(q xq), as Q4_1's, two rows at a time
   (func $q8_0_one (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $out i32) (param $lut i32)
-    (local $r i32) (local $b i32) (local $blk i32) (local $xp i32)
-    (local $v v128) (local $t v128) (local $s v128) (local $p v128)
+      (param $xq i32)
+    (local $r i32) (local $b i32) (local $blk i32) (local $blk2 i32) (local $qp i32) (local $xs i32) (local $stride i32)
+    (local $v v128) (local $u v128) (local $s v128) (local $v2 v128) (local $u2 v128) (local $s2 v128)
+    (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128) (local $sc f32)
+    (local.set $xs (i32.add (local.get $xq) (i32.shl (local.get $nb) (i32.const 6))))
+    (call $quant16 (local.get $x) (local.get $nb) (local.get $xq) (local.get $xs))
+    (local.set $stride (i32.mul (local.get $nb) (i32.const 34)))
     (local.set $blk (local.get $w))
     (block $rows_done (loop $row
       (br_if $rows_done (i32.ge_u (local.get $r) (local.get $rows)))
+      (local.set $blk2 (select (i32.add (local.get $blk) (local.get $stride)) (local.get $blk)
+                               (i32.lt_u (i32.add (local.get $r) (i32.const 1)) (local.get $rows))))
       (local.set $s (v128.const i32x4 0 0 0 0))
+      (local.set $s2 (v128.const i32x4 0 0 0 0))
       (local.set $b (i32.const 0))
-      (local.set $xp (local.get $x))
+      (local.set $qp (local.get $xq))
       (block $blocks_done (loop $block
         (br_if $blocks_done (i32.ge_u (local.get $b) (local.get $nb)))
+        (local.set $q0 (v128.load offset=0 (local.get $qp)))
+        (local.set $q1 (v128.load offset=16 (local.get $qp)))
+        (local.set $q2 (v128.load offset=32 (local.get $qp)))
+        (local.set $q3 (v128.load offset=48 (local.get $qp)))
+        (local.set $sc (f32.load (i32.add (local.get $xs) (i32.shl (local.get $b) (i32.const 2)))))
         (local.set $v (v128.load offset=2 align=1 (local.get $blk)))
-        (local.set $t (i16x8.extend_low_i8x16_s (local.get $v)))
-        (local.set $p (f32x4.add
-          (f32x4.add
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $t))) (v128.load offset=0 align=4 (local.get $xp)))
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))) (v128.load offset=16 align=4 (local.get $xp))))
-          (f32x4.add
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.tee $t (i16x8.extend_high_i8x16_s (local.get $v)))))
-                       (v128.load offset=32 align=4 (local.get $xp)))
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))) (v128.load offset=48 align=4 (local.get $xp))))))
-        (local.set $v (v128.load offset=18 align=1 (local.get $blk)))
-        (local.set $t (i16x8.extend_low_i8x16_s (local.get $v)))
-        (local.set $p (f32x4.add (local.get $p) (f32x4.add
-          (f32x4.add
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.get $t))) (v128.load offset=64 align=4 (local.get $xp)))
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))) (v128.load offset=80 align=4 (local.get $xp))))
-          (f32x4.add
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_low_i16x8_s (local.tee $t (i16x8.extend_high_i8x16_s (local.get $v)))))
-                       (v128.load offset=96 align=4 (local.get $xp)))
-            (f32x4.mul (f32x4.convert_i32x4_s (i32x4.extend_high_i16x8_s (local.get $t))) (v128.load offset=112 align=4 (local.get $xp)))))))
-        (local.set $s (f32x4.add (local.get $s) (f32x4.mul (local.get $p) (f32x4.splat (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))))))
+        (local.set $u (v128.load offset=18 align=1 (local.get $blk)))
+        (local.set $v2 (v128.load offset=2 align=1 (local.get $blk2)))
+        (local.set $u2 (v128.load offset=18 align=1 (local.get $blk2)))
+        (local.set $s (f32x4.add (local.get $s) (f32x4.mul
+          (f32x4.convert_i32x4_s (i32x4.add
+            (i32x4.add (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $v)) (local.get $q0))
+                       (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $v)) (local.get $q1)))
+            (i32x4.add (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $u)) (local.get $q2))
+                       (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $u)) (local.get $q3)))))
+          (f32x4.splat (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))
+                                (local.get $sc))))))
+        (local.set $s2 (f32x4.add (local.get $s2) (f32x4.mul
+          (f32x4.convert_i32x4_s (i32x4.add
+            (i32x4.add (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $v2)) (local.get $q0))
+                       (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $v2)) (local.get $q1)))
+            (i32x4.add (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $u2)) (local.get $q2))
+                       (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $u2)) (local.get $q3)))))
+          (f32x4.splat (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk2)) (i32.const 2))))
+                                (local.get $sc))))))
         (local.set $blk (i32.add (local.get $blk) (i32.const 34)))
-        (local.set $xp (i32.add (local.get $xp) (i32.const 128)))
+        (local.set $blk2 (i32.add (local.get $blk2) (i32.const 34)))
+        (local.set $qp (i32.add (local.get $qp) (i32.const 64)))
         (local.set $b (i32.add (local.get $b) (i32.const 1)))
         (br $block)))
       (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))) (call $hsum (local.get $s)))
-      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (if (i32.lt_u (i32.add (local.get $r) (i32.const 1)) (local.get $rows))
+        (then (f32.store offset=4 (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))) (call $hsum (local.get $s2)))))
+      (local.set $blk (local.get $blk2))
+      (local.set $r (i32.add (local.get $r) (i32.const 2)))
       (br $row))))
 
   ;; ------------------------------------------------------------------------------------------------ Q4_1
@@ -170,7 +251,7 @@
     (local $w4 v128) (local $w5 v128) (local $w6 v128) (local $w7 v128)
     (if (i32.eq (local.get $n) (i32.const 1))
       (then
-        (call $q4_1_one (local.get $w) (local.get $rows) (local.get $nb) (local.get $x) (local.get $sx) (local.get $out) (local.get $lut))
+        (call $q4_1_one (local.get $w) (local.get $rows) (local.get $nb) (local.get $x) (local.get $sx) (local.get $out) (local.get $lut) (local.get $acc))
         (return)))
     (local.set $xstride (i32.mul (local.get $nb) (i32.const 128)))
     (local.set $blk (local.get $w))
@@ -226,7 +307,7 @@
     (local $w4 v128) (local $w5 v128) (local $w6 v128) (local $w7 v128)
     (if (i32.eq (local.get $n) (i32.const 1))
       (then
-        (call $q8_0_one (local.get $w) (local.get $rows) (local.get $nb) (local.get $x) (local.get $out) (local.get $lut))
+        (call $q8_0_one (local.get $w) (local.get $rows) (local.get $nb) (local.get $x) (local.get $out) (local.get $lut) (local.get $acc))
         (return)))
     (local.set $xstride (i32.mul (local.get $nb) (i32.const 128)))
     (local.set $blk (local.get $w))

@@ -25,7 +25,8 @@ import { ByteBPE } from "./tokenizer.js";
 
 const PAGE = 65536;
 const LUT = 0;                       // 65,536 float32: every half-precision number
-const ACC = 256 * 1024;              // the kernel's scratch, 16 bytes a vector
+const WARM_PASSES = 3;                // one-token passes at load (see warm)
+const ACC = 256 * 1024;              // the kernel's scratch: 16 bytes a vector, or 68 a block for one vector
 const FILE = 1024 * 1024;            // where the file's bytes start
 export const MAX_ROWS = 256;         // positions (or vectors) one kernel call takes
 export const LOGIT_ROWS = 32;        // read-outs one call takes (the lens: 31 stages)
@@ -84,7 +85,16 @@ export class SmolLM2 {
       at += u.byteLength;
     }
     halfTable(new Float32Array(memory.buffer, LUT, 65536));
-    return new SmolLM2(instance.exports, memory, header, cfg, work, size, classes);
+    const model = new SmolLM2(instance.exports, memory, header, cfg, work, size, classes);
+    model.warm();
+    return model;
+  }
+
+  /** A few passes of one token before the reader's first: the browser compiles a WebAssembly function
+   *  quickly at first and optimises it once it has run for a while, so the reader's first new tokens
+   *  would otherwise cost two to three times the later ones. */
+  warm(passes = WARM_PASSES) {
+    for (let i = 0; i < passes; i++) this.forward([this.eos], this.newCache(1));
   }
 
   constructor(kernel, memory, header, cfg, work, size, classes) {
