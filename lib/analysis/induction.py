@@ -69,19 +69,24 @@ def merged(batches) -> Merged:
 
 def pattern_scores(model: Transformer, batches) -> dict[str, np.ndarray]:
     """Each head's previous-token, duplicate-token and induction score, [layer, head], averaged over every
-    query of every sequence (each query counted once)."""
+    query of every sequence (each query counted once), and its avoidance ratio: from each letter of the
+    second copy, its attention on that letter's earlier occurrence over its mean attention on the two
+    positions beside it (below 1: the head avoids the earlier occurrence; above 1: it seeks it)."""
     m = merged(batches)
     _, cache = model.run_with_cache(torch.as_tensor(m.ids))
-    prev, dup, ind = [], [], []
+    prev, dup, ind, avoid = [], [], [], []
     for layer in range(model.cfg.n_layers):
         pat = cache[f"blocks.{layer}.attn.pattern"].double()         # [row, head, query, key]
         r, q = m.queries
         prev.append(pat[r, :, q, q - 1].mean(0).numpy())
         r, q, k = m.duplicate
         dup.append(pat[r, :, q, k].mean(0).numpy())
+        beside = 0.5 * (pat[r, :, q, k - 1] + pat[r, :, q, k + 1])
+        avoid.append((pat[r, :, q, k].mean(0) / beside.mean(0)).numpy())
         r, q, k = m.induction
         ind.append(pat[r, :, q, k].mean(0).numpy())
-    return {"previous": np.array(prev), "duplicate": np.array(dup), "induction": np.array(ind)}
+    return {"previous": np.array(prev), "duplicate": np.array(dup), "induction": np.array(ind),
+            "avoidance": np.array(avoid)}
 
 
 def prefix_matching_score(pattern, tokens) -> float:
@@ -254,6 +259,23 @@ def resample_ablation(model: Transformer, batches, heads: list[Head], runs: _Run
             return x
         hooks.append((f"blocks.{layer}.attn.head_out", swap))
     return _run(model, m, hooks)
+
+
+def fill_hole(model: Transformer, batches) -> dict[str, float]:
+    """The second copy's loss and logit difference when layer 0's attention, from each letter of the second
+    copy, on that letter's earlier occurrence is set to the mean of its attention on the two positions
+    beside it, in every head (each query's row then divided by its sum): a hole there, where a head avoids
+    the earlier occurrence, is filled; a peak, where it seeks it, is flattened."""
+    m = merged(batches)
+    r, q, k = m.duplicate
+    keep = q < m.ids.shape[1] - 1                  # the model reads every position but the last
+    r, q, k = (torch.as_tensor(a[keep]) for a in (r, q, k))
+
+    def fill(pat, name):
+        pat = pat.clone()
+        pat[r, :, q, k] = 0.5 * (pat[r, :, q, k - 1] + pat[r, :, q, k + 1])
+        return pat / pat.sum(-1, keepdim=True)
+    return _run(model, m, [("blocks.0.attn.pattern", fill)])
 
 
 INPUTS = {"K": ("k", "W_K"), "Q": ("q", "W_Q"), "V": ("v", "W_V")}

@@ -335,6 +335,13 @@ def count(id: str) -> tuple[int, int]:
     return sum(r.holds for r in rows), len(rows)
 
 
+def count_where(id: str, test) -> RunCount:
+    """On how many of the panel's runs of claim `id` its kept numbers pass `test` (a run that lacks the role
+    the claim looks for does not), out of all of them: a count of one part of a claim, printed as a claim's."""
+    rows = runs(id)
+    return RunCount(sum(1 for r in rows if not r.absent and test(r.numbers)), len(rows))
+
+
 def per_run(id: str) -> dict[int, dict]:
     """{training seed: the claim's numbers on that run}, from the kept panel."""
     return {r.seed: r.numbers for r in runs(id)}

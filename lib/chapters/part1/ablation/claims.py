@@ -404,12 +404,11 @@ def _lost_all(seed, kind, head):
 
 @claim("ablation.flat-head", "ablation",
        "{flat}, whose pattern is {rank} of the eight (mean largest weight {weight:.2f}), loses {all_zero:.0f} "
-       "answers over the six sets when zeroed and {all_mean:.0f} mean-ablated; most of them when Pietro or Paolo "
-       "was just called and the next caller is due ({next_mean:.0f} of {next_held:.0f} mean-ablated), where it cuts "
-       "the logit difference by {next_drop:.1f} of {next_base:.1f}",
+       "answers over the six sets when zeroed and {all_mean:.0f} mean-ablated; mean-ablated, it loses "
+       "{next_mean:.0f} of the {next_held:.0f} next callers the model gets right after Pietro or Paolo was just "
+       "called, where it cuts the logit difference by {next_drop:.1f} of {next_base:.1f}",
        words={"whose pattern is {rank} of the eight": Q("rank_i") <= 2,
-              "most of them when Pietro or Paolo was just called": (Q("next_mean") > Q("all_mean") / 2,
-                                                                     Q("next_mean") >= 0.15 * Q("next_held")),
+              "{next_mean:.0f} of the {next_held:.0f} next callers": Q("next_mean") >= 0.15 * Q("next_held"),
               "where it cuts the logit difference by {next_drop:.1f} of {next_base:.1f}":
               Q("next_drop") >= 0.4 * Q("next_base")},
        note="the head losing the most answers (zeroed) besides the reader: among the three flattest patterns; "
@@ -593,11 +592,11 @@ def _copier_over_runs(seed):
 
 @claim("ablation.copy-suppression", "ablation",
        "On {runs}, most of the {later:.0f} heads of layer 1 have a copying score below -0.5 ({suppressors:.0f} of "
-       "them; the lowest {lo:.2f}): what they attend to, they push down (copy suppression)",
+       "them; the lowest {lo:.2f}): read from the embedding, their OV circuits lower the logit of the player "
+       "they read (copy suppression, as the weights have it; the score does not say what the heads attend to)",
        words={"most of the {later:.0f} heads of layer 1 have a copying score below -0.5":
               Q("suppressors") > Q("later") / 2},
-       others="{suppressors:.0f} of the {later:.0f} heads of layer 1 push down what they attend to (the layer's "
-              "copying scores run from {lo:.2f} to {hi:.2f})",
+       others="{suppressors:.0f} of the {later:.0f} heads of layer 1 score below -0.5",
        seeded=False, scope=EVERY_RUN, models=("calling-game",),
        note="OV copying scores (eigenvalues) of the layer-1 heads: over half below -0.5")
 def _suppression(seed):

@@ -140,6 +140,26 @@ def _ablation(seed):
             "n_ind": len(c["induction_heads"]), "clean": base, "diff": c["clean"]["logit_diff"]}
 
 
+@claim("induction.reads-hole", "induction",
+       "On {runs}, the induction heads find the earlier occurrence by a hole: every head of layer 0 puts less "
+       "attention on the current letter's earlier occurrence than on the positions beside it (at most {max_dip:.2f} "
+       "times as much), and filling that hole, the attention there set to the mean of its two neighbours in every "
+       "head of layer 0, raises the loss on the second copy by {fill_rise:.2f} nats, more than 1 nat",
+       words={"every head of layer 0 puts less": Q("max_dip") < 1, "more than 1 nat": Q("fill_rise") > 1},
+       others="filling the hole raises the loss by only {fill_rise:.2f} nats",
+       setup=("filling that hole", "the attention there set to the mean of its two neighbours"),
+       note="each layer-0 head's avoidance ratio (attention on the earlier occurrence over the mean on the two "
+            "positions beside it) below 1, and filling the hole in every layer-0 head raises the second copy's loss "
+            "by more than 1 nat")
+def _reads_hole(seed):
+    model = _lm().model
+    batches = induction.merged(induction.sequences(seed, per_period=PER_PERIOD))
+    dips = induction.pattern_scores(model, batches)["avoidance"][0]
+    base = induction.clean(model, batches)["loss"]
+    return {"max_dip": float(dips.max()), "dips": [float(x) for x in dips], "clean": base,
+            "fill_rise": induction.fill_hole(model, batches)["loss"] - base}
+
+
 @claim("induction.forms-at", "induction",
        "On {runs}, the induction head forms during training, its score passing {formed:.1f} at step {ind_step:.0f}; "
        "training reaches its floor at step {stop:.0f}",
@@ -153,25 +173,25 @@ def _forms_at(seed):
 
 
 @claim("induction.heads-order", "induction",
-       "On {runs}, the induction head's score passes {formed:.1f} no later than layer 0's best {kind} score passes "
-       "{formed_previous:.1f} (by up to {lead:.0f} steps): the two heads form together, or the induction head first",
+       "On {runs}, the induction head's score passes {formed:.1f} no later than layer 0's best previous-token score "
+       "passes {formed_previous:.1f} (by up to {lead:.0f} steps): the two heads form together, or the induction head "
+       "first",
        words={"no later than": Q("lead") >= 0},
-       others="layer 0's best {kind} score passes {formed_previous:.1f} {lead_back:.0f} steps before the induction "
-              "score passes {formed:.1f}",
+       others="layer 0's best previous-token score passes {formed_previous:.1f} {lead_back:.0f} steps before the "
+              "induction score passes {formed:.1f}",
        seeded=False,
-       note="on each run, the step at which the best induction score passes 0.5 against the step at which layer 0's "
-            "best score of the kind the sender has (previous-token or duplicate-token) passes 0.3")
+       note="on each run that forms a previous-token head, the step at which the best induction score passes 0.5 "
+            "against the step at which layer 0's best previous-token score passes 0.3")
 def _heads_order(seed):
-    c = _formed(0)
     r = training_record(_lm())
-    kind = "previous-token" if c["sender_previous"] >= c["sender_duplicate"] else "duplicate-token"
-    sender_step = r["prev_step"] if kind == "previous-token" else r["dup_step"]
     if r["ind_step"] is None:
         raise Absent("its induction score never passed 0.5 while it trained")
-    late = r["stop"] + 10 if sender_step is None else sender_step     # never passed: later than the end
-    return {"kind": kind, "formed": induction.FORMED, "formed_previous": induction.FORMED_PREVIOUS,
-            "lead": late - r["ind_step"], "lead_back": r["ind_step"] - late, "ind_step": r["ind_step"],
-            "sender_step": sender_step}
+    if r["prev_step"] is None:
+        raise Absent(f"no head of layer 0 became a previous-token head while it trained (a score of "
+                     f"{induction.FORMED_PREVIOUS} or more)")
+    return {"formed": induction.FORMED, "formed_previous": induction.FORMED_PREVIOUS,
+            "lead": r["prev_step"] - r["ind_step"], "lead_back": r["ind_step"] - r["prev_step"],
+            "ind_step": r["ind_step"], "sender_step": r["prev_step"]}
 
 
 @claim("induction.plateau", "induction",
