@@ -77,10 +77,11 @@ def _mistake_numbers(seed):
 
 claim("hallucination.mistakes-rare", "hallucination",
       "On {runs}, over the prompts cut from {rounds:,.0f} fresh rounds where the rules fix the next word "
-      "({n:,.0f} distinct prompts), the model's top word breaks the rules on {mistakes:.0f}, under 2% of them",
-      words={"under 2% of them": Q("mistake_share") < 0.02},
+      "({n:,.0f} distinct prompts), the model's top word breaks the rules on {mistakes:.0f}, under 2.5% of them",
+      words={"under 2.5% of them": Q("mistake_share") < 0.025},
       others="its top word breaks the rules on {mistake_share:.1%} of them",
-      note="top word against the rules on under 2% of prompts of the five fixed kinds",
+      note="top word against the rules on under 2.5% of prompts of the five fixed kinds (a run trained on a seed of "
+           "its own came out at 2.0%, so 2% would sit inside one run's sampling noise)",
       scope=EVERY_RUN, models=('calling-game',))(_mistake_numbers)
 
 claim("hallucination.mistakes-unsure", "hallucination",
@@ -172,6 +173,17 @@ def played_positions(seed: int, rounds: int = HALLUCINATION_ROUNDS):
     return np.array(conf), np.array(right), frozenset(pairs)
 
 
+FLOOR_DRAWS = 200    # outcomes drawn from the confidences for the calibrated model's ECE
+
+
+def calibration_floor(conf, seed: int, draws: int = FLOOR_DRAWS) -> np.ndarray:
+    """What a model calibrated exactly scores: the expected calibration error of `draws` sets of outcomes, each
+    answer right with the probability its confidence says (a finite sample's error is above 0 even then)."""
+    rng = np.random.default_rng(seed)
+    return np.array([calibration.expected_calibration_error(conf, rng.random(len(conf)) < conf, CALIBRATION_BINS)
+                     for _ in range(draws)])
+
+
 def _auroc(unsure, mistakes) -> float:
     return calibration.auroc(np.asarray(unsure, float), np.asarray(mistakes, bool))
 
@@ -196,7 +208,15 @@ def _calibration_numbers(seed):
     local = sum((s.prompt.split()[-1], s.top) in pairs for s in confident)
     caught = calibration.caught_in_top(1 - sure, wrong, CHECK_SHARE)
     auroc_hard = _auroc(1 - conf[~easy], ~right[~easy])
-    return {"positions": len(conf), "rounds": HALLUCINATION_ROUNDS, "bins": CALIBRATION_BINS, "easy_at": EASY,
+    floor = calibration_floor(conf[~easy], seed)
+    legal_fixed = [s.top_prob for s in groups["legal_fixed"]]
+    legal_open = [s.top_prob for s in groups["legal_open"]]
+    return {"ece_floor": float(floor.mean()), "ece_floor_high": float(np.quantile(floor, 0.95)),
+            "floor_ratio": ece_hard / float(floor.mean()), "floor_draws": len(floor),
+            "shift_fixed": calibration.auroc(1 - np.array(imp + legal_fixed), [True] * len(imp) + [False] * len(legal_fixed)),
+            "shift_open": calibration.auroc(1 - np.array(imp + legal_open), [True] * len(imp) + [False] * len(legal_open)),
+            "n_fixed_legal": len(legal_fixed), "n_open_legal": len(legal_open),
+            "positions": len(conf), "rounds": HALLUCINATION_ROUNDS, "bins": CALIBRATION_BINS, "easy_at": EASY,
             "easy_share": float(easy.mean()), "easy_acc": float(right[easy].mean()),
             "ece": ece, "ece_hard": ece_hard, "ece_ratio": ece_hard / ece if ece > 0 else float("inf"),
             "accuracy": float(right.mean()), "auroc_all": _auroc(1 - conf, ~right),
@@ -223,13 +243,14 @@ claim("hallucination.easy-positions", "hallucination",
 
 claim("hallucination.calibration-hard", "hallucination",
       "On {runs}, the expected calibration error over the hard positions, those below {easy_at:.2f}, is "
-      "{ece_hard:.3f} ({bins:.0f} bins of confidence), higher than over every position, {ece_ratio:.1f} times as "
-      "much: the easy positions, sure and right, pull the average down",
-      words={"higher than over every position": Q("ece_hard") > Q("ece")},
-      others="it is {ece_hard:.3f}, {ece_ratio:.1f} times the error over the positions of both kinds",
-      setup=("the hard positions, those below",),
-      note="the expected calibration error on the positions with a top probability below 0.99 exceeds the one over "
-           "every position",
+      "{ece_hard:.3f} ({bins:.0f} bins of confidence, equal in width), {floor_ratio:.1f} times what a model "
+      "calibrated exactly would score on as many positions with the same confidences ({ece_floor:.3f}, its outcomes "
+      "drawn from them {floor_draws:.0f} times), and so not calibrated exactly",
+      words={"and so not calibrated exactly": Q("ece_hard") > Q("ece_floor_high")},
+      others="it is {ece_hard:.3f}, within what a model calibrated exactly would score ({ece_floor:.3f} on average)",
+      setup=("the hard positions, those below", "what a model calibrated exactly would score"),
+      note="the expected calibration error on the positions with a top probability below 0.99 exceeds the 95th "
+           "percentile of what a calibrated model (outcomes drawn from the same confidences) scores there",
       scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
 
 claim("hallucination.detectors", "hallucination",
@@ -238,37 +259,42 @@ claim("hallucination.detectors", "hallucination",
       "probability reaches an AUROC of {auroc_top:.3f}, the entropy {auroc_entropy:.3f} and one minus the margin "
       "{auroc_margin:.3f}, all above 0.9; checking the least-sure {check:.0f}% by the top probability catches "
       "{caught_share:.0%} of each run's mistakes, more than half",
-      words={"three readings of the page do about as well as each other": abs(Q("top_lead")) < 0.02,
+      words={"three readings of the page do about as well as each other":
+             (abs(Q("auroc_top") - Q("auroc_entropy")) < 0.02, abs(Q("auroc_top") - Q("auroc_margin")) < 0.02,
+              abs(Q("auroc_entropy") - Q("auroc_margin")) < 0.02),
              "all above 0.9": (Q("auroc_top") > 0.9, Q("auroc_entropy") > 0.9, Q("auroc_margin") > 0.9),
              "more than half": Q("caught_share") > 0.5},
       others="the top probability reaches {auroc_top:.3f}, the entropy {auroc_entropy:.3f} and the margin "
              "{auroc_margin:.3f}, and the least-sure {check:.0f}% hold {caught_share:.0%} of the mistakes",
       setup=("the least-sure",),
       note="AUROC of one minus the top probability, the entropy and one minus the margin at ranking the model's "
-           "mistakes on fixed-word prompts: each above 0.9, within 0.02 of the best other; the least-sure 5% hold "
+           "mistakes on fixed-word prompts: each above 0.9, every two within 0.02; the least-sure 5% hold "
            "most mistakes",
       scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
 
 claim("hallucination.allowed-auroc", "hallucination",
       "On {runs}, on the hard positions of the allowed rounds, where a top word the round did not play is usually "
       "an open choice taken another way, one minus the top probability ranks the positions whose top word was not "
-      "played first with an AUROC lower, by {auroc_gap:.2f}, than the same reading's at finding the mistakes",
-      words={"lower, by {auroc_gap:.2f}, than the same reading's at finding the mistakes": Q("auroc_gap") > 0},
-      others="it ranks them with an AUROC of {auroc_hard:.2f}, no lower than its {auroc_top:.2f} at finding the "
-             "mistakes",
+      "played first with an AUROC of {auroc_hard:.2f}, above 0.8: there a low top probability flags words taken "
+      "another way, which are no mistakes",
+      words={"above 0.8": Q("auroc_hard") > 0.8},
+      others="it ranks them with an AUROC of {auroc_hard:.2f}",
       setup=("a top word the round did not play", "whose top word was not played"),
       note="on the hard positions (top probability below 0.99) of allowed rounds, the AUROC for a top word the round "
-           "did not play is below the one for rule-breaking mistakes",
+           "did not play is above 0.8",
       scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
 
 claim("hallucination.shift-blind", "hallucination",
-      "On {runs}, telling the {n_imp:.0f} random impossible prompts from {n_legal:.0f} legal ones, a different task "
-      "from finding the model's mistakes, one minus the top probability does worse than a coin: an AUROC of "
-      "{shift_auroc:.2f}, below 0.5, the impossible prompts getting surer pages than the legal ones",
-      words={"does worse than a coin: an AUROC of {shift_auroc:.2f}, below 0.5, the impossible prompts getting "
-             "surer pages than the legal ones": Q("shift_auroc") < 0.5},
-      others="its AUROC is {shift_auroc:.2f}",
-      note="one minus the top probability ranks impossible prompts below legal ones (AUROC under 0.5)",
+      "On {runs}, telling the {n_imp:.0f} random impossible prompts from legal ones, a different task from finding "
+      "the model's mistakes, one minus the top probability does no better than a coin against the "
+      "{n_fixed_legal:.0f} legal prompts whose word the rules fix (an AUROC of {shift_fixed:.2f}, between 0.4 and "
+      "0.6), and against the {n_open_legal:.0f} where the caller may choose it ranks the impossible prompts as the "
+      "surer ones (an AUROC of {shift_open:.2f}, below 0.1)",
+      words={"between 0.4 and 0.6": (Q("shift_fixed") > 0.4, Q("shift_fixed") < 0.6),
+             "below 0.1": Q("shift_open") < 0.1},
+      others="the AUROC is {shift_fixed:.2f} against the fixed-word prompts and {shift_open:.2f} against the open ones",
+      note="one minus the top probability: AUROC between 0.4 and 0.6 for impossible against fixed-word legal prompts, "
+           "below 0.1 against open legal prompts",
       scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
 
 claim("hallucination.local-grammar", "hallucination",

@@ -234,6 +234,6 @@ claim("results-page.beam-mean-keeps-rules", "results-page",
       "On {runs}, ranked instead by the mean per token (a length penalty of 1), its best round keeps the rules "
       "({mean_length:.0f} tokens)",
       words={"its best round keeps the rules": Q("mean_valid").eq(1)},
-      others="that round, {mean_length:.0f} tokens, breaks them too",
+      others="that round, {mean_length:.0f} tokens, breaks them",
       scope=EVERY_RUN, models=("calling-game",), seeded=False,
       note="beam search by mean log-probability per token finds a round that keeps the rules")(_beams)
