@@ -54,6 +54,17 @@ class Reliability:
         return float((w * np.abs(self.accuracy[full] - self.confidence[full])).sum())
 
 
+def wilson_interval(right, total, z: float = 1.96) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson's score interval (95% by default) for a share of `right` out of `total`, elementwise: an interval
+    that stays inside [0, 1] and is honest for small bins (a bin of 3 answers all right is not "100%")."""
+    k, n = np.asarray(right, dtype=float), np.asarray(total, dtype=float)
+    require(bool(np.all(n > 0)) and bool(np.all((0 <= k) & (k <= n))), "a share needs 0 <= right <= total and total > 0")
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
 def reliability(confidence, correct, n_bins: int = 10) -> Reliability:
     """The reliability diagram's data: answers binned by confidence into `n_bins` equal-width bins
     (a confidence of exactly 1 falls in the last), each bin's mean confidence and accuracy."""

@@ -312,8 +312,9 @@ STORAGE_WORDS = {"Q4_1": "4 bits", "Q4_0": "4 bits", "Q8_0": "8 bits", "F16": "1
 
 
 def quantisation(path: Path | None = None, short: bool = False) -> str:
-    """How the file stores the weights the course reads, in words, from its own header: "the 4-bit Q4_1 file
-    (most weights in 4 bits, Q4_1; the token table in 8 bits, Q8_0)", or with `short` "its 4-bit Q4_1 file".
+    """How the file stores the weights the course reads, in words, from its own header, and the file's name:
+    "the 4-bit Q4_1 GGUF file SmolLM2-135M-Instruct.Q4_1.gguf (most weights in 4 bits, Q4_1; the token table in
+    8 bits, Q8_0)", or with `short` "its 4-bit Q4_1 GGUF file, SmolLM2-135M-Instruct.Q4_1.gguf".
     Every figure of SmolLM2 the course prints is of these numbers, expanded to float32, not of the model's
     original 16-bit weights."""
     facts = file_facts(path)
@@ -321,9 +322,10 @@ def quantisation(path: Path | None = None, short: bool = False) -> str:
     main = next(iter(kinds))
     table = facts.types.get("token_embd.weight")
     words = STORAGE_WORDS.get(main, main)
+    name = _file(path).name
     if short:
-        return f"its {words.replace(' bits', '-bit')} {main} file"
-    out = f"the {words.replace(' bits', '-bit')} {main} file (most weights in {words}, {main}"
+        return f"its {words.replace(' bits', '-bit')} {main} GGUF file, {name}"
+    out = f"the {words.replace(' bits', '-bit')} {main} GGUF file {name} (most weights in {words}, {main}"
     if table is not None and table != main:
         out += f"; the token table in {STORAGE_WORDS.get(table, table)}, {table}"
     return out + ")"

@@ -79,3 +79,15 @@ def test_bad_detection_input():
         cal.reliability([0.1], [True], 0)
     with pytest.raises(CourseError, match="share"):
         cal.caught_in_top([0.1, 0.2], [True, False], 0)
+
+
+def test_wilson_interval_holds_the_share_and_known_values():
+    from lib.analysis.calibration import wilson_interval
+
+    lo, hi = wilson_interval([0, 3, 50], [3, 3, 100])
+    # Wilson's 95% interval for 50 of 100 is 0.404 to 0.596; for 3 of 3, 0.438 to 1 (not a point at 1)
+    assert abs(lo[2] - 0.4038) < 1e-3 and abs(hi[2] - 0.5962) < 1e-3
+    assert abs(lo[1] - 0.4385) < 1e-3 and abs(hi[1] - 1.0) < 1e-9 and abs(lo[0]) < 1e-9
+    assert np.all(lo <= np.array([0, 1, 0.5])) and np.all(np.array([0, 1, 0.5]) <= hi)
+    with pytest.raises(CourseError):
+        wilson_interval([4], [3])

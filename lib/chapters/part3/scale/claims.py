@@ -13,7 +13,7 @@ from lib.shipped.presets import get_preset
 from lib.content.prompt_sets import fixed_and_open
 from lib.model import smollm2
 
-SMOLLM2 = "SmolLM2-135M"
+SMOLLM2 = "SmolLM2-135M-Instruct"
 
 
 def model_rows():
@@ -29,7 +29,7 @@ def model_rows():
        "Counted from the published configurations (SmolLM2's from its file), the read-out dictionary is {gpt3_share:.2%} of GPT-3's "
        "{gpt3_params:,.0f} parameters and {toy_share:.1%} of the calling-game model's {toy_params:,.0f}, but "
        "{gpt2_share:.1%} of GPT-2 small's {gpt2_params:,.0f} ({gpt2_compute:.0%} of the multiply-adds of one token "
-       "through its weight matrices) and {smol_share:.1%} of SmolLM2-135M's; in GPT-2 XL {xl_share:.1%}, in "
+       "through its weight matrices) and {smol_share:.1%} of SmolLM2-135M-Instruct's; in GPT-2 XL {xl_share:.1%}, in "
        "Llama-2-7B {llama2_share:.1%} and in Llama-3-8B, whose vocabulary is four times Llama 2's, {llama3_share:.1%}",
        words={"is {gpt3_share:.2%} of GPT-3's {gpt3_params:,.0f} parameters and {toy_share:.1%} of the calling-game "
               "model's {toy_params:,.0f}, but {gpt2_share:.1%} of GPT-2 small's":
@@ -40,7 +40,7 @@ def model_rows():
        scope=NO_RUN)
 def _(seed):
     rows = model_rows()
-    names = {"gpt3": "GPT-3 175B", "toy": "calling game", "gpt2": "GPT-2 small", "smol": "SmolLM2-135M",
+    names = {"gpt3": "GPT-3 175B", "toy": "calling game", "gpt2": "GPT-2 small", "smol": "SmolLM2-135M-Instruct",
              "xl": "GPT-2 XL", "llama2": "Llama-2-7B", "llama3": "Llama-3-8B"}
     out = {f"{k}_share": rows[n].unembed_share for k, n in names.items()}
     out.update({f"{k}_params": rows[n].parameters for k, n in names.items()})
