@@ -165,3 +165,16 @@ def by_regime(regimes: dict[str, tuple[object, object]], n_bins: int = 10) -> li
         a = auroc(1 - c, ~y) if 0 < (~y).sum() < len(y) else float("nan")
         out.append(RegimeReport(name, len(c), expected_calibration_error(c, y, n_bins), a, int((~y).sum())))
     return out
+
+
+def median_difference_interval(a, b, level: float = 0.95, draws: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """A bootstrap interval for median(b) - median(a): each group resampled with replacement (`draws` times,
+    drawn with `seed`), and the central `level` of the differences. Two groups of ten and twenty-four prompts
+    give a wide one; a difference whose interval holds 0 is no difference the sample can show."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    require(0 < level < 1, f"level must be between 0 and 1, got {level!r}")
+    require(len(a) >= 2 and len(b) >= 2, "an interval needs at least two values in each group")
+    rng = np.random.default_rng(seed)
+    got = [np.median(rng.choice(b, len(b))) - np.median(rng.choice(a, len(a))) for _ in range(int(draws))]
+    tail = 100 * (1 - level) / 2
+    return float(np.percentile(got, tail)), float(np.percentile(got, 100 - tail))

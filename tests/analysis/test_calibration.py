@@ -91,3 +91,15 @@ def test_wilson_interval_holds_the_share_and_known_values():
     assert np.all(lo <= np.array([0, 1, 0.5])) and np.all(np.array([0, 1, 0.5]) <= hi)
     with pytest.raises(CourseError):
         wilson_interval([4], [3])
+
+
+def test_median_difference_interval_holds_a_clear_gap_and_not_a_null_one():
+    from lib.analysis.calibration import median_difference_interval
+
+    rng = np.random.default_rng(0)
+    lo, hi = median_difference_interval(rng.normal(0, 1, 30), rng.normal(3, 1, 30))
+    assert 2 < lo < 3 < hi < 4
+    lo, hi = median_difference_interval(rng.normal(0, 1, 10), rng.normal(0, 1, 10))
+    assert lo < 0 < hi
+    with pytest.raises(CourseError):
+        median_difference_interval([1.0], [2.0, 3.0])

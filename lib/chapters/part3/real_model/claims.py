@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from lib.analysis.calibration import auroc, auroc_interval
+from lib.analysis.calibration import auroc, auroc_interval, median_difference_interval
 from lib.chapters.part3.real_model import decoding, stored
 from lib.claims.registry import THIS_RUN, claim
 from lib.claims.words import Max, Q
@@ -72,17 +72,23 @@ def _named(numbers: dict) -> dict:
 @claim("real-model.sharp-and-flat", "real-model",
        "Over the {n_fact:.0f} prompts whose next word the world fixes, SmolLM2's page ({quant}) carries a median of "
        "{fact_med:.1f} bits (from {fact_lo:.1f} to {fact_hi:.1f}) and top-p {top_p} keeps a median of {fact_keep:.0f} "
-       "tokens; over the {n_open:.0f} open prompts, more: {open_med:.1f} bits (from {open_lo:.1f} to {open_hi:.1f}) "
-       "and {open_keep:.0f} tokens",
-       words={"more: {open_med:.1f} bits": (Q("fact_med") < Q("open_med"), Q("fact_keep") < Q("open_keep"))},
+       "tokens; over the {n_open:.0f} open prompts, more bits: {open_med:.1f} (from {open_lo:.1f} to {open_hi:.1f}), "
+       "the medians {bits_diff:.1f} bits apart with a 95% bootstrap interval of {bits_diff_lo:.3f} to "
+       "{bits_diff_hi:.1f}, above 0 if only just; top-p keeps a median of {open_keep:.0f} tokens there, a difference "
+       "of {keep_diff:.0f} whose interval, {keep_diff_lo:.0f} to {keep_diff_hi:.0f}, is too wide on so few prompts "
+       "to say more",
+       words={"more bits": Q("fact_med") < Q("open_med"), "above 0": Q("bits_diff_lo") > 0},
        seeded=False, scope=THIS_RUN,
        note="median entropy and top-p 0.9 count: fixed-answer prompts below open ones (SmolLM2's weights)")
 def _(seed):
     fe, oe = _group("fact", "entropy"), _group("open", "entropy")
     fk, ok = _group("fact", "nucleus"), _group("open", "nucleus")
+    bits, keep = median_difference_interval(fe, oe), median_difference_interval(fk, ok)
     return {"n_fact": len(fe), "fact_med": float(np.median(fe)), "fact_lo": min(fe), "fact_hi": max(fe),
             "n_open": len(oe), "open_med": float(np.median(oe)), "open_lo": min(oe), "open_hi": max(oe),
             "fact_keep": float(np.median(fk)), "open_keep": float(np.median(ok)), "top_p": TOP_P,
+            "bits_diff": float(np.median(oe) - np.median(fe)), "bits_diff_lo": bits[0], "bits_diff_hi": bits[1],
+            "keep_diff": float(np.median(ok) - np.median(fk)), "keep_diff_lo": keep[0], "keep_diff_hi": keep[1],
             "overlap": max(fe) > min(oe), "quant": smollm2.quantisation(short=True)}
 
 
