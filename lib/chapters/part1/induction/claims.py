@@ -15,6 +15,7 @@ import numpy as np
 
 import lib
 from lib.analysis import induction
+from lib.analysis.calibration import wilson_interval
 from lib.claims.registry import EVERY_RUN, THIS_RUN, Absent, listed
 from lib.claims.registry import claim as register
 from lib.claims.words import Q
@@ -330,15 +331,16 @@ def _smollm2_heads(seed):
 
 
 @claim("induction.smollm2-ablation", "induction",
-       "Intact, SmolLM2 ({quant}) predicts {clean:.0f}% of the second copy's {n:.0f} predictable tokens (loss "
-       "{clean_loss:.2f} nats). With its {k:.0f} induction heads resample-ablated, {ablated:.0f}% (loss "
-       "{ablated_loss:.2f}), less than half as many. With {k:.0f} other heads drawn at random resample-ablated "
+       "Intact, SmolLM2 ({quant}) predicts {clean:.0f}% of the second copy's {n:.0f} predictable tokens (95% "
+       "interval {clean_lo:.0f}% to {clean_hi:.0f}%; loss {clean_loss:.2f} nats). With its {k:.0f} induction heads "
+       "resample-ablated, {ablated:.0f}% ({ablated_lo:.0f}% to {ablated_hi:.0f}%; loss {ablated_loss:.2f}), less "
+       "than half as many, interval against interval. With {k:.0f} other heads drawn at random resample-ablated "
        "instead, {rand_lo:.0f}% to {rand_hi:.0f}% (median {rand_median:.0f}%) over {draws:.0f} draws; {as_costly:.0f} "
        "of them, 5 in 100 or fewer, cost the copy as much as the induction heads, and {with_previous:.0f} of those, "
        "all of them, took a previous-token head with them ({costly_previous}). {previous_head}, the strongest "
        "previous-token head before layer {first:.0f}, resample-ablated alone, leaves {previous_alone:.0f}% (loss "
        "{previous_loss:.2f}), less than half too",
-       words={"less than half as many": Q("ablated") < Q("clean") / 2,
+       words={"less than half as many, interval against interval": Q("ablated_hi") < Q("clean_lo") / 2,
               "5 in 100 or fewer, cost the copy as much as the induction heads": Q("as_costly") <= 0.05 * Q("draws"),
               "all of them": Q("with_previous").eq(Q("as_costly")),
               "less than half too": Q("previous_alone") < Q("clean") / 2},
@@ -352,7 +354,12 @@ def _smollm2_ablation(seed):
     previous = {tuple(hd) for hd in f["previous_heads"]}
     costly = [r for r in f["random"] if r["accuracy"] <= f["ablated"]["accuracy"]]
     taken = sorted({tuple(hd) for r in costly for hd in r["heads"] if tuple(hd) in previous})
+    n = f["clean"]["n"]
+    (clean_lo, ablated_lo), (clean_hi, ablated_hi) = wilson_interval(
+        [round(f["clean"]["accuracy"] * n), round(f["ablated"]["accuracy"] * n)], [n, n])
     return {"clean": 100 * f["clean"]["accuracy"], "n": f["clean"]["n"], "clean_loss": f["clean"]["loss"],
+            "clean_lo": 100 * clean_lo, "clean_hi": 100 * clean_hi,
+            "ablated_lo": 100 * ablated_lo, "ablated_hi": 100 * ablated_hi,
             "k": len(f["heads"]), "ablated": 100 * f["ablated"]["accuracy"], "ablated_loss": f["ablated"]["loss"],
             "rand_lo": 100 * min(rand), "rand_hi": 100 * max(rand), "rand_median": 100 * float(np.median(rand)),
             "draws": len(rand), "as_costly": len(costly),
