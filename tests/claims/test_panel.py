@@ -33,8 +33,6 @@ def test_every_shipped_run_of_the_panel_is_the_run_of_its_seed():
             store.read_model(name, f)           # whole: checksum, shapes, finite numbers
 
 
-@pytest.mark.xfail(strict=True, reason="the panel is not complete yet: `python -m lib panel` lists the runs still "
-                                       "to train (`python -m lib panel --write` trains them)")
 def test_every_trainable_model_ships_a_panel_of_20_runs():
     assert all(not seeds for seeds in panel.missing().values()), panel.missing()
 

@@ -596,7 +596,10 @@ def _copier_over_runs(seed):
        "they read (copy suppression, as the weights have it; the score does not say what the heads attend to)",
        words={"most of the {later:.0f} heads of layer 1 have a copying score below -0.5":
               Q("suppressors") > Q("later") / 2},
-       others="{suppressors:.0f} of the {later:.0f} heads of layer 1 score below -0.5",
+       others="{suppressors:.0f} of the {later:.0f} heads of layer 1 have such a score (the layer's copying scores "
+              "run from {lo:.2f} to {hi:.2f})",
+       setup=("their OV circuits lower the logit of the player they read",
+              "the score does not say what the heads attend to"),
        seeded=False, scope=EVERY_RUN, models=("calling-game",),
        note="OV copying scores (eigenvalues) of the layer-1 heads: over half below -0.5")
 def _suppression(seed):

@@ -146,9 +146,11 @@ def _ablation(seed):
        "attention on the current letter's earlier occurrence than on the positions beside it (at most {max_dip:.2f} "
        "times as much), and filling that hole, the attention there set to the mean of its two neighbours in every "
        "head of layer 0, raises the loss on the second copy by {fill_rise:.2f} nats, more than 1 nat",
-       words={"every head of layer 0 puts less": Q("max_dip") < 1, "more than 1 nat": Q("fill_rise") > 1},
-       others="filling the hole raises the loss by only {fill_rise:.2f} nats",
-       setup=("filling that hole", "the attention there set to the mean of its two neighbours"),
+       words={"every head of layer 0 puts less attention on the current letter's earlier occurrence than on the "
+              "positions beside it (at most {max_dip:.2f} times as much)": Q("max_dip") < 1,
+              "more than 1 nat": Q("fill_rise") > 1},
+       others="filling the hole raises the loss by {fill_rise:.2f} nats",
+       setup=("filling that hole", "the attention there set to the mean of its two neighbours in every head of layer 0"),
        note="each layer-0 head's avoidance ratio (attention on the earlier occurrence over the mean on the two "
             "positions beside it) below 1, and filling the hole in every layer-0 head raises the second copy's loss "
             "by more than 1 nat")

@@ -247,8 +247,9 @@ claim("hallucination.calibration-hard", "hallucination",
       "calibrated exactly would score on as many positions with the same confidences ({ece_floor:.3f}, its outcomes "
       "drawn from them {floor_draws:.0f} times), and so not calibrated exactly",
       words={"and so not calibrated exactly": Q("ece_hard") > Q("ece_floor_high")},
-      others="it is {ece_hard:.3f}, within what a model calibrated exactly would score ({ece_floor:.3f} on average)",
-      setup=("the hard positions, those below", "what a model calibrated exactly would score"),
+      others="it is {ece_hard:.3f}, and a perfectly calibrated model would score {ece_floor:.3f} on average",
+      setup=("the hard positions, those below", "what a model calibrated exactly would score", "equal in width",
+             "with the same confidences"),
       note="the expected calibration error on the positions with a top probability below 0.99 exceeds the 95th "
            "percentile of what a calibrated model (outcomes drawn from the same confidences) scores there",
       scope=EVERY_RUN, models=('calling-game',))(_calibration_numbers)
@@ -276,7 +277,7 @@ claim("hallucination.allowed-auroc", "hallucination",
       "On {runs}, on the hard positions of the allowed rounds, where a top word the round did not play is usually "
       "an open choice taken another way, one minus the top probability ranks the positions whose top word was not "
       "played first with an AUROC of {auroc_hard:.2f}, above 0.8: there a low top probability flags words taken "
-      "another way, which are no mistakes",
+      "another way, choices the rules allow",
       words={"above 0.8": Q("auroc_hard") > 0.8},
       others="it ranks them with an AUROC of {auroc_hard:.2f}",
       setup=("a top word the round did not play", "whose top word was not played"),
@@ -290,8 +291,10 @@ claim("hallucination.shift-blind", "hallucination",
       "{n_fixed_legal:.0f} legal prompts whose word the rules fix (an AUROC of {shift_fixed:.2f}, between 0.4 and "
       "0.6), and against the {n_open_legal:.0f} where the caller may choose it ranks the impossible prompts as the "
       "surer ones (an AUROC of {shift_open:.2f}, below 0.1)",
-      words={"between 0.4 and 0.6": (Q("shift_fixed") > 0.4, Q("shift_fixed") < 0.6),
-             "below 0.1": Q("shift_open") < 0.1},
+      words={"does no better than a coin against the {n_fixed_legal:.0f} legal prompts whose word the rules fix (an "
+             "AUROC of {shift_fixed:.2f}, between 0.4 and 0.6)": (Q("shift_fixed") > 0.4, Q("shift_fixed") < 0.6),
+             "ranks the impossible prompts as the surer ones (an AUROC of {shift_open:.2f}, below 0.1)":
+             Q("shift_open") < 0.1},
       others="the AUROC is {shift_fixed:.2f} against the fixed-word prompts and {shift_open:.2f} against the open ones",
       note="one minus the top probability: AUROC between 0.4 and 0.6 for impossible against fixed-word legal prompts, "
            "below 0.1 against open legal prompts",
