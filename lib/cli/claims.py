@@ -49,9 +49,12 @@ def cmd_claims(args, seeds: list[int]) -> int:
     rows, ok = [], True
     for c in registry.claims(chapter):
         verdicts = {str(s): registry.holds(c.id, s) for s in (seeds if c.seeded else [0])}
-        why = {s: _why(registry.why_not(c.id, int(s))) for s, v in verdicts.items() if not v}
+        reasons = {s: _why(registry.why_not(c.id, int(s))) for s, v in verdicts.items() if not v}
+        # a claim measured once (not seeded) answers for every seed asked, with its one measurement's reasons
+        measured_on = {str(s): str(s if c.seeded else 0) for s in seeds}
+        why = {s: reasons[m] for s, m in measured_on.items() if m in reasons}
         row = {"id": c.id, "chapter": c.chapter, "scope": c.scope, "model": ",".join(c.models) or None,
-               "holds": {str(s): verdicts[str(s if c.seeded else 0)] for s in seeds}, "why": why}
+               "holds": {s: verdicts[m] for s, m in measured_on.items()}, "why": why}
         if c.scope == registry.EVERY_RUN:
             says = _panel_says(c.id)
             row["statement"] = panel.statement(c.id)
