@@ -5,10 +5,11 @@ run changes"), measured on every run of the panel by the chapter's claims about 
 The designed table confounds two axes with the three classes: every human and animal is alive and every
 thing but two is lifeless, so a probe that reads a word's class reads its animacy too (class alone, each
 class's mean, predicts animacy with R² above 0.9). An axis "comes back" as an axis of its own only if a
-straight line reads what the class does *not* tell: each class's mean is taken out of the axis's values,
-and the probe is scored on what is left, beside the same probe on those leftovers shuffled among the words
-of each class (`SHUFFLES` draws): a null built the same way, which keeps the class structure and breaks
-the word-by-word facts. The leftovers' probe and its null are the same ridge probe scored by leave-one-out
+straight line reads what the class does *not* tell: each class's mean is taken out of the axis's values
+and out of every coordinate of the embedding (the class partialled out of both sides, so that the line
+cannot spend itself on the classes' own offsets), and the probe is scored on what is left, beside the same
+probe on those leftovers shuffled among the words of each class (`SHUFFLES` draws): a null built the same
+way, which keeps the class structure and breaks the word-by-word facts. The leftovers' probe and its null are the same ridge probe scored by leave-one-out
 in closed form, each choosing its strength on its own targets (`probes.loo_r2`). Nothing here depends on a
 cut such as R² 0.8: an axis is compared with its own null.
 
@@ -36,11 +37,11 @@ STATED = tuple(a for a in hand_wired.AXES if a not in hand_wired.COMPARATIVES)
 
 
 def class_means_taken_out(values: np.ndarray, classes: list[str]) -> np.ndarray:
-    """`values` minus the mean of each word's class."""
+    """`values` (one per word, or a row of coordinates per word) minus the mean of each word's class."""
     out = np.asarray(values, float).copy()
     for c in set(classes):
         at = np.array([k == c for k in classes])
-        out[at] -= out[at].mean()
+        out[at] -= out[at].mean(axis=0)
     return out
 
 
@@ -72,15 +73,16 @@ def axes(lm, seed: int = 0) -> dict:
     classes = [hand_wired.word_class(w) for w in words]
     vecs = embedding_vectors(lm)
     x = np.array([vecs[w] for w in words])
+    x_left = class_means_taken_out(x, classes)
     designed = hand_wired.designed_matrix(words)
     rng = np.random.default_rng(seed)
     out = {"gap": gap}
     for k, axis in enumerate(hand_wired.AXES):
         y = designed[:, k]
         left = class_means_taken_out(y, classes)
-        null = np.array([loo_r2(x, _within_shuffles(left, classes, rng)) for _ in range(SHUFFLES)])
+        null = np.array([loo_r2(x_left, _within_shuffles(left, classes, rng)) for _ in range(SHUFFLES)])
         out[axis] = {"r2": float(best_probe(x, y).r2), "class_r2": class_r2(y, classes),
-                     "within_r2": loo_r2(x, left), "null_95": float(np.percentile(null, 95)),
+                     "within_r2": loo_r2(x_left, left), "null_95": float(np.percentile(null, 95)),
                      "null_hi": float(null.max())}
     # A probe of the class "thing" (1 for a thing, 0 otherwise): what reading the class alone gives.
     out["thing_r2"] = float(best_probe(x, np.array([c == "thing" for c in classes], float), levels=(0.0, 1.0)).r2)
