@@ -290,8 +290,16 @@ def direction_numbers(seed: int) -> dict:
         c = _sorted_right(off, axis)
         null = off @ random_dirs.T / (np.linalg.norm(off, axis=1)[:, None] * np.linalg.norm(random_dirs, axis=1)[None, :])
         right_null = np.maximum((null > 0).sum(0), (null < 0).sum(0))
+        null_cos = float(np.abs(null.mean(0)).max())
+        # which pair names the direction matters: each held-out pair's own offset as the direction in turn,
+        # its mean cosine with the others' offsets
+        unit = off / np.linalg.norm(off, axis=1)[:, None]
+        cos = unit @ unit.T
+        builders = np.array([np.delete(cos[i], i).mean() for i in range(len(off))])
         out.update({f"{key}_n": len(pairs), f"{key}_right": int((c > 0).sum()), f"{key}_cos": float(c.mean()),
-                    f"{key}_null_right": int(right_null.max()), f"{key}_null_cos": float(np.abs(null.mean(0)).max())})
+                    f"{key}_null_right": int(right_null.max()), f"{key}_null_cos": null_cos,
+                    f"{key}_builders_beat": int((builders > null_cos).sum()),
+                    f"{key}_builder_median": float(np.median(builders))})
     # the other axis: how far each kind of pair moves along the direction it was not named for
     out["gender_on_plural"] = float(_sorted_right(offsets(GENDER_PAIRS), axes[1]).mean())
     out["plural_on_gender"] = float(_sorted_right(offsets(PLURAL_PAIRS), axes[0]).mean())
