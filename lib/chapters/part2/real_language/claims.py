@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 import torch.nn.functional as F
 
 from lib.chapters.part2.real_language.contextual import separation, word_vectors
 from lib.analysis import nulls
+from lib.analysis.calibration import wilson_interval
 from lib.analysis.maps.analogy import methods_right, rank_methods
 from lib.analysis.maps.neighbours import knn_accuracy, same_group_share
 from lib.claims.registry import THIS_RUN, claim
@@ -145,7 +147,20 @@ def _vocabulary_numbers(seed):
     r = vocabulary_ranking()
     baselines = {m: r.right(m) for m in r.methods if m not in ("offset", "3CosMul")}
     king = r.quads.index(("king", "man", "woman", "queen"))
-    return {"n": len(r.quads), "pool": r.pool + 3, "offset": r.right("offset"), "near_a": r.right("nearest to a"),
+    n = len(r.quads)
+    best = max(baselines, key=baselines.get)
+    (off_lo, base_lo), (off_hi, base_hi) = wilson_interval([r.right("offset"), baselines[best]], [n, n])
+    # the analogies on which the two part: the offset right and the best baseline wrong, or the other way
+    only_offset = sum(a == 1 and b != 1 for a, b in zip(r.ranks["offset"], r.ranks[best]))
+    only_base = sum(b == 1 and a != 1 for a, b in zip(r.ranks["offset"], r.ranks[best]))
+    parted = only_offset + only_base
+    # exact McNemar: the chance of a split at least this uneven if each parting went either way at even odds
+    mcnemar = min(1.0, 2 * sum(math.comb(parted, k) for k in range(min(only_offset, only_base) + 1)) / 2 ** parted) \
+        if parted else 1.0
+    return {"n": len(r.quads), "pool": r.pool + 3, "offset": r.right("offset"),
+            "offset_lo": 100 * off_lo, "offset_hi": 100 * off_hi, "best_name": best,
+            "base_lo": 100 * base_lo, "base_hi": 100 * base_hi, "only_offset": only_offset,
+            "only_base": only_base, "mcnemar_p": mcnemar, "near_a": r.right("nearest to a"),
             "near_b": r.right("nearest to b"), "near_c": r.right("nearest to c"), "a_plus_c": r.right("a + c"),
             "opposite": r.right("add-opposite"), "cosmul": r.right("3CosMul"), "best_baseline": max(baselines.values()),
             "king_nn": r.best["nearest to a"][king], "queen_rank_nn": r.ranks["nearest to a"][king]}
@@ -156,8 +171,13 @@ claim("real-language.analogy-vocabulary", "real-language",
       "{n:.0f} analogies, more than any baseline, and 3CosMul {cosmul:.0f}; the baselines get {a_plus_c:.0f} (a + "
       "c), {near_c:.0f} (nearest to c), {near_a:.0f} (nearest to a), {near_b:.0f} (nearest to b) and "
       "{opposite:.0f} (ADD-OPPOSITE, a + b − c: the offset turned round, under a quarter of the offset's count). "
-      "King's nearest word there is {king_nn}; queen is number {queen_rank_nn:.0f}",
+      "On so few analogies the counts are loose (95% intervals: the offset {offset_lo:.0f}% to {offset_hi:.0f}%, "
+      "{best_name} {base_lo:.0f}% to {base_hi:.0f}%); what separates the two is the analogies on which they part, "
+      "{only_offset:.0f} to {only_base:.0f} for the offset, a split that even odds would give with a chance of "
+      "{mcnemar_p:.3f} (exact McNemar test), under 0.05. King's nearest word there is {king_nn}; queen is number "
+      "{queen_rank_nn:.0f}",
       words={"more than any baseline": Q("offset") > Q("best_baseline"),
+             "under 0.05": Q("mcnemar_p") < 0.05,
              "under a quarter of the offset's count": Q("opposite") < Q("offset") / 4}, seeded=False,
       note="over the whole-word vocabulary the offset method beats every baseline that leaves part of the "
            "arithmetic out, and ADD-OPPOSITE gets under a quarter of its count",
