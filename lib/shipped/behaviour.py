@@ -212,50 +212,78 @@ class CheckResult:
 
 
 def _targets_calling_game(fig: dict) -> list[tuple[bool, str]]:
+    """What every run of the recipe meets; the figures on which its runs differ are reported, each with the
+    page that counts it over the panel, and are targets for the pages' run only (`_targets_calling_game_shipped`)."""
     out = []
     p = fig["confident"]["tarso_prob"]
     out.append((p >= 0.99, f"P(Tarso | {CONFIDENT}) = {p:.4f} (target >= 0.99)"))
-    legal = fig["uncertain"]["legal_probs"]
-    lo, hi = min(legal.values()), max(legal.values())
-    out.append((0.08 <= lo and hi <= 0.14,
-                f"after {UNCERTAIN}, the 9 legal callees range {lo:.3f} to {hi:.3f} (target 0.08 to 0.14)"))
-    stages = {s["stage"]: s for s in fig["lens"]}
-    first = stages.get("blocks.0.mlp") or stages.get("blocks.0.attn")
-    out.append((first["top"] == "Tarso",
-                f"logit lens after block 0: top-1 {first['top']!r}, P(Tarso) = {first['tarso_prob']:.3f} (target: Tarso top-1)"))
+    lo, hi = _legal_range(fig)
+    out.append((True, f"after {UNCERTAIN}, the 9 legal callees range {lo:.3f} to {hi:.3f} (no target for the "
+                      f"recipe: its runs differ)"))
+    first = _lens_after_block_0(fig)
+    out.append((True, f"logit lens after block 0: top-1 {first['top']!r}, P(Tarso) = {first['tarso_prob']:.3f} "
+                      f"(no target for the recipe: its runs differ)"))
     last = fig["lens"][-1]
     out.append((last["top"] == "Tarso" and last["tarso_prob"] >= 0.99,
                 f"logit lens after the last block: P(Tarso) = {last['tarso_prob']:.4f} (target >= 0.99)"))
     v = fig["sampled_rounds_valid"]
-    out.append((v >= RECIPE_VALID_ROUNDS, f"sampled rounds that obey the grammar: {v:.1%} of {SAMPLED_ROUNDS} "
-                                          f"(target >= {RECIPE_VALID_ROUNDS:.0%})"))
+    # a figure, not a target: the runs of the recipe differ here, and the results page counts them over the panel
+    # (results-page.broken-rounds)
+    out.append((True, f"sampled rounds that obey the grammar: {v:.1%} of {SAMPLED_ROUNDS} (no target for the "
+                      f"recipe: its runs differ, and the results page counts them)"))
     return out
 
 
 # Every run of the recipe reaches the targets above; the shipped run (training seed 0, the one the
-# pages draw) also these, which other seeds do not all reach: over the five shipped runs, rounds that
-# obey the grammar range 62-79% (seed 0: 79%), and one run of five (seed 3) puts Cefa in Tarso's corner.
-RECIPE_VALID_ROUNDS = 0.60
+# pages draw) also these, which other seeds do not all reach: one run in a few puts an epithet out of its
+# corner, and the share of sampled rounds that obey the grammar differs widely from run to run.
+
+
+def _legal_range(fig: dict) -> tuple[float, float]:
+    legal = fig["uncertain"]["legal_probs"]
+    return min(legal.values()), max(legal.values())
+
+
+def _lens_after_block_0(fig: dict) -> dict:
+    stages = {s["stage"]: s for s in fig["lens"]}
+    return stages.get("blocks.0.mlp") or stages.get("blocks.0.attn")
 
 
 def _targets_calling_game_shipped(fig: dict) -> list[tuple[bool, str]]:
+    lo, hi = _legal_range(fig)
+    first = _lens_after_block_0(fig)
     corners = fig["epithet_plane"]["corners"]
     ok = all(np.sign(corners[w][0]) == sx and np.sign(corners[w][1]) == sy
              for w, (sx, sy) in EPITHET_CORNERS.items())
     where = ", ".join(f"{w} ({c[0]:+.2f}, {c[1]:+.2f})" for w, c in corners.items())
     v = fig["sampled_rounds_valid"]
     return [(ok, f"epithets on the concept plane: {where} (target: each in its role's corner)"),
-            (v >= 0.75, f"sampled rounds that obey the grammar: {v:.1%} (target for the pages' run: >= 75%)")]
+            (v >= 0.75, f"sampled rounds that obey the grammar: {v:.1%} (target for the pages' run: >= 75%)"),
+            (0.08 <= lo and hi <= 0.14, f"after {UNCERTAIN}, the 9 legal callees range {lo:.3f} to {hi:.3f} "
+                                        f"(target for the pages' run: 0.08 to 0.14)"),
+            (first["top"] == "Tarso", f"logit lens after block 0: top-1 {first['top']!r} (target for the pages' "
+                                      f"run: Tarso top-1)")]
 
 
 def _targets_hand_wired(fig: dict) -> list[tuple[bool, str]]:
+    """A run of the recipe may stop short of its corpus's floor (it trains for a fixed most of steps): that is
+    reported, and the chapter's claims count such a run as no evidence; the pages' run must reach it."""
     fit = fig["corpus_fit"]
-    out = [(fit["gap"] <= HAND_WIRED_MAX_GAP,
-            f"expected loss {fit['expected_loss']:.4f} nats per token, {fit['gap']:.4f} above the corpus's entropy "
-            f"{fit['entropy_floor']:.4f} (target: within {HAND_WIRED_MAX_GAP})")]
+    reached = fit["gap"] <= HAND_WIRED_MAX_GAP
+    out = [(True, f"expected loss {fit['expected_loss']:.4f} nats per token, {fit['gap']:.4f} above the corpus's "
+                  f"entropy {fit['entropy_floor']:.4f} (" + (f"within {HAND_WIRED_MAX_GAP}: trained to its floor)"
+                                                             if reached else f"more than {HAND_WIRED_MAX_GAP}: "
+                                                             "not trained to its floor, so no evidence either way "
+                                                             "for the chapter's claims)"))]
     for kind, k in fit["by_kind"].items():
         out.append((True, f"{kind} prefixes learned: {k['learned']} of {k['prefixes']} (worst total variation {k['max_tv']:.3f})"))
     return out
+
+
+def _targets_hand_wired_shipped(fig: dict) -> list[tuple[bool, str]]:
+    gap = fig["corpus_fit"]["gap"]
+    return [(gap <= HAND_WIRED_MAX_GAP, f"{gap:.4f} nats above the corpus's entropy (target for the pages' run: "
+                                        f"within {HAND_WIRED_MAX_GAP})")]
 
 
 # How close a recorded figure must come out again. Figures from a float32 forward pass differ across
@@ -302,7 +330,7 @@ class Behaviour:
 BEHAVIOUR: dict[str, Behaviour] = {
     "calling-game": Behaviour(calling_game_figures, _targets_calling_game, recorded=False,
                               shipped_targets=_targets_calling_game_shipped),
-    "hand-wired": Behaviour(hand_wired_figures, _targets_hand_wired,
+    "hand-wired": Behaviour(hand_wired_figures, _targets_hand_wired, shipped_targets=_targets_hand_wired_shipped,
                             gap_to_floor=lambda lm: expected_loss(lm) - hand_wired.entropy_floor()),
     "zero-layer": Behaviour(zero_layer_figures),
     "induction": Behaviour(induction_figures, _targets_induction, shipped_targets=_targets_induction_shipped),
