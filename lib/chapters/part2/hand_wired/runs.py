@@ -55,7 +55,9 @@ def class_r2(values: np.ndarray, classes: list[str]) -> float:
 
 def _within_shuffles(values: np.ndarray, classes: list[str], rng: np.random.Generator) -> np.ndarray:
     out = values.copy()
-    for c in set(classes):
+    # in a fixed order: a set of strings iterates in an order that changes from process to process (hash
+    # randomisation), and the draws would go to other classes in each
+    for c in sorted(set(classes)):
         at = np.flatnonzero([k == c for k in classes])
         out[at] = values[rng.permutation(at)]
     return out
