@@ -34,17 +34,16 @@ def test_retraining_the_calling_game_from_scratch_learns_the_game(fresh_runs):
     On another processor the same seed is another training run (a float32 step summed in another
     order grows into different weights), so a retrained model is held to what every run of the
     recipe reaches, not to the shipped model's own figures (`python -m lib check` holds the shipped
-    weights to those). Measured over seeds 1-4, and seed 0 on torch's AVX-512, AVX2 and scalar paths (7 runs):
-    P(Tarso | opening call) 0.9999-1.0000; the 9 legal callees 0.091-0.143 (the shipped model:
-    0.094-0.134); sampled rounds that obey the rules 62-78%; the lens names Tarso after block 0 in
-    every run; the epithets' four corners of the concept plane in 6 of 7 (so not asserted here)."""
+    weights to those). Over the panel's 20 runs (data/runs/calling-game): P(Tarso | opening call) 0.99 or
+    more, and the lens's last stage too, on every run; the 9 legal callees within 0.07 to 0.17. What the runs
+    differ on is not asserted: the grammar's share of sampled rounds (from under half to about 80%), the
+    lens's top word after block 0 (not Tarso on some runs), the epithets' corners."""
     fig = json.loads((fresh_runs["calling-game"] / "meta.json").read_text())["behaviour"]
     assert fig["confident"]["tarso_prob"] >= 0.99
     legal = fig["uncertain"]["legal_probs"].values()
     assert 0.07 <= min(legal) and max(legal) <= 0.17, sorted(legal)
-    assert fig["sampled_rounds_valid"] >= 0.55
-    stages = {s["stage"]: s for s in fig["lens"]}
-    assert stages["blocks.0.mlp"]["top"] == "Tarso" and fig["lens"][-1]["tarso_prob"] >= 0.99
+    assert 0 < fig["sampled_rounds_valid"] <= 1
+    assert fig["lens"][-1]["top"] == "Tarso" and fig["lens"][-1]["tarso_prob"] >= 0.99
 
 
 def test_retraining_the_zero_layer_model_reproduces_the_shipped_weights(run_process, tmp_path):

@@ -13,7 +13,7 @@ from lib.shipped.presets import get_preset
 from lib.content.prompt_sets import fixed_and_open
 from lib.model import smollm2
 
-SMOLLM2 = "SmolLM2-135M-Instruct"
+SMOLLM2 = "SmolLM2-135M"   # its published configuration's name (the course runs the Instruct model of it)
 
 
 def model_rows():
@@ -40,7 +40,7 @@ def model_rows():
        scope=NO_RUN)
 def _(seed):
     rows = model_rows()
-    names = {"gpt3": "GPT-3 175B", "toy": "calling game", "gpt2": "GPT-2 small", "smol": "SmolLM2-135M-Instruct",
+    names = {"gpt3": "GPT-3 175B", "toy": "calling game", "gpt2": "GPT-2 small", "smol": SMOLLM2,
              "xl": "GPT-2 XL", "llama2": "Llama-2-7B", "llama3": "Llama-3-8B"}
     out = {f"{k}_share": rows[n].unembed_share for k, n in names.items()}
     out.update({f"{k}_params": rows[n].parameters for k, n in names.items()})

@@ -26,7 +26,7 @@ import { ByteBPE } from "./tokenizer.js";
 const PAGE = 65536;
 const LUT = 0;                       // 65,536 float32: every half-precision number
 const WARM_PASSES = 3;                // one-token passes at load (see warm)
-const ACC = 256 * 1024;              // the kernel's scratch: 16 bytes a vector, or 68 a block for one vector
+const ACC = 256 * 1024;              // the kernel's scratch: 16 bytes a vector, or 132 a block for one vector
 const FILE = 1024 * 1024;            // where the file's bytes start
 export const MAX_ROWS = 256;         // positions (or vectors) one kernel call takes
 export const LOGIT_ROWS = 32;        // read-outs one call takes (the lens: 31 stages)
