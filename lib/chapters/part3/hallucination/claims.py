@@ -257,16 +257,16 @@ claim("hallucination.calibration-hard", "hallucination",
 claim("hallucination.detectors", "hallucination",
       "On {runs}, ranking the {n_fixed:,.0f} prompts whose next word the rules fix by how unsure the page is, to find "
       "the model's own mistakes, three readings of the page do about as well as each other: one minus the top "
-      "probability reaches an AUROC of {auroc_top:.3f}, the entropy {auroc_entropy:.3f} and one minus the margin "
-      "{auroc_margin:.3f}, all above 0.9; checking the least-sure {check:.0f}% by the top probability catches "
+      "probability reaches an AUROC of {auroc_top:.2f}, the entropy {auroc_entropy:.2f} and one minus the margin "
+      "{auroc_margin:.2f}, all above 0.9; checking the least-sure {check:.0f}% by the top probability catches "
       "{caught_share:.0%} of each run's mistakes, more than half",
       words={"three readings of the page do about as well as each other":
              (abs(Q("auroc_top") - Q("auroc_entropy")) < 0.02, abs(Q("auroc_top") - Q("auroc_margin")) < 0.02,
               abs(Q("auroc_entropy") - Q("auroc_margin")) < 0.02),
              "all above 0.9": (Q("auroc_top") > 0.9, Q("auroc_entropy") > 0.9, Q("auroc_margin") > 0.9),
              "more than half": Q("caught_share") > 0.5},
-      others="the top probability reaches {auroc_top:.3f}, the entropy {auroc_entropy:.3f} and the margin "
-             "{auroc_margin:.3f}, and the least-sure {check:.0f}% hold {caught_share:.0%} of the mistakes",
+      others="the top probability reaches {auroc_top:.2f}, the entropy {auroc_entropy:.2f} and the margin "
+             "{auroc_margin:.2f}, and the least-sure {check:.0f}% hold {caught_share:.0%} of the mistakes",
       setup=("the least-sure",),
       note="AUROC of one minus the top probability, the entropy and one minus the margin at ranking the model's "
            "mistakes on fixed-word prompts: each above 0.9, every two within 0.02; the least-sure 5% hold "
