@@ -60,6 +60,7 @@ function configFrom(meta, tensors) {
     eps: need("llama.attention.layer_norm_rms_epsilon"), nCtx: need("llama.context_length"),
   };
   if (tensors["token_embd.weight"].type !== TYPES.Q8_0) throw new ModelError("the embedding is not Q8_0");
+  if (cfg.dh % 8 !== 0) throw new ModelError("a head's width must be a multiple of 8 (the attention sums eight numbers at a time)");
   if ("output.weight" in tensors) throw new ModelError("the file has its own unembedding; the page ties it");
   return cfg;
 }
@@ -147,6 +148,12 @@ export class SmolLM2 {
       g: f("g", MAX_ROWS * dm), u: f("u", MAX_ROWS * dm), logits: f("logits", LOGIT_ROWS * vocab),
       sx: f("sx", dm / 32),
     };
+  }
+
+  /** Scores of one query against `keys` keys (kept between calls: a token's pass makes 270 of them). */
+  scratch(keys) {
+    if (!this.scores || this.scores.length < keys) this.scores = new Float64Array(Math.max(keys, 2 * (this.scores?.length || 64)));
+    return this.scores;
   }
 
   f32(info) {
@@ -274,32 +281,45 @@ export class SmolLM2 {
       const keys = start + n;
       const wantPattern = keep(p + "attn.pattern");
       const pattern = wantPattern ? new Float32Array(H * n * keys) : null;
-      const z = b.z, scores = new Float64Array(keys);
+      const z = b.z, scores = this.scratch(keys);
       for (let h = 0; h < H; h++) {
         const g = Math.floor(h / group), kb = g * cap * dh;
         for (let r = 0; r < n; r++) {
           const qo = r * H * dh + h * dh, last = start + r;
           let max = -Infinity;
           for (let s = 0; s <= last; s++) {
+            // four sums in turn (one would wait on each addition before the next), added as a pair of pairs
             const ko = kb + s * dh;
-            let dot = 0;
-            for (let i = 0; i < dh; i++) dot += q[qo + i] * ck[ko + i];
-            const sc = Math.fround(Math.fround(dot) * scale);
+            let d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+            for (let i = 0; i < dh; i += 4) {
+              d0 += q[qo + i] * ck[ko + i];
+              d1 += q[qo + i + 1] * ck[ko + i + 1];
+              d2 += q[qo + i + 2] * ck[ko + i + 2];
+              d3 += q[qo + i + 3] * ck[ko + i + 3];
+            }
+            const sc = Math.fround(Math.fround((d0 + d1) + (d2 + d3)) * scale);
             scores[s] = sc;
             if (sc > max) max = sc;
           }
           let sum = 0;
           for (let s = 0; s <= last; s++) { scores[s] = Math.exp(scores[s] - max); sum += scores[s]; }
-          const zo = r * H * dh + h * dh;
-          for (let i = 0; i < dh; i++) z[zo + i] = 0;
-          const acc = new Float64Array(dh);
           for (let s = 0; s <= last; s++) {
             const pr = Math.fround(scores[s] / sum);
+            scores[s] = pr;
             if (pattern) pattern[(h * n + r) * keys + s] = pr;
-            const vo = kb + s * dh;
-            for (let i = 0; i < dh; i++) acc[i] += pr * cv[vo + i];
           }
-          for (let i = 0; i < dh; i++) z[zo + i] = acc[i];
+          // each of the head's numbers summed over the keys, eight numbers at a time
+          const zo = r * H * dh + h * dh;
+          for (let i = 0; i < dh; i += 8) {
+            let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+            for (let s = 0, vo = kb + i; s <= last; s++, vo += dh) {
+              const pr = scores[s];
+              a0 += pr * cv[vo]; a1 += pr * cv[vo + 1]; a2 += pr * cv[vo + 2]; a3 += pr * cv[vo + 3];
+              a4 += pr * cv[vo + 4]; a5 += pr * cv[vo + 5]; a6 += pr * cv[vo + 6]; a7 += pr * cv[vo + 7];
+            }
+            z[zo + i] = a0; z[zo + i + 1] = a1; z[zo + i + 2] = a2; z[zo + i + 3] = a3;
+            z[zo + i + 4] = a4; z[zo + i + 5] = a5; z[zo + i + 6] = a6; z[zo + i + 7] = a7;
+          }
         }
       }
       if (pattern) kept[p + "attn.pattern"] = pattern;
