@@ -338,7 +338,9 @@ def real_model_costs() -> list[tuple]:
 def page_model_costs(repeat: int = 40) -> list[tuple]:
     """SmolLM2 as the page runs it (lib/explorers/js/smollm2/), in Node on one thread: the site's modules and the
     model's file written as the build writes them, CPU milliseconds of the page's own operations
-    (scripts/smollm2_node.mjs); the browser's figures are scripts/site_bench.py's."""
+    (scripts/smollm2_node.mjs); the browser's figures are scripts/site_bench.py's. Node runs with
+    `--single-threaded`: V8's collector and compiler then work on the one thread too, so the process's CPU time
+    is that thread's, all of it (without it, their helper threads' time is added to the token's)."""
     node = shutil.which("node")
     if node is None or smollm2.package_file() is None:
         return [("SmolLM2 in the page: Node.js or the model is missing, not measured", 0.0, None)]
@@ -351,7 +353,8 @@ def page_model_costs(repeat: int = 40) -> list[tuple]:
         web.install(folder)
         page_model.export(folder)
         runner = Path(__file__).resolve().parents[2] / "scripts" / "smollm2_node.mjs"
-        done = subprocess.run([node, str(runner), str(folder), str(folder / page_model.FOLDER)], capture_output=True,
+        done = subprocess.run([node, "--single-threaded", str(runner), str(folder), str(folder / page_model.FOLDER)],
+                              capture_output=True,
                               text=True, input=json.dumps([{"op": "bench", "ids": ids, "steps": repeat}]), check=True)
     out = json.loads(done.stdout)
     b = out["answers"][0]["result"]
