@@ -179,6 +179,17 @@ const OPS = {
   },
 };
 
+/** Whether an operation runs in steps (a generator): decoding, beam search, the patching grid. */
+const STEPPED = Object.getPrototypeOf(function* () {});
+const stepped = (op) => !!OPS[op] && Object.getPrototypeOf(OPS[op]) === STEPPED;
+
+/** The requests of quick operations waiting in the queue, taken out of it in the order they came. */
+function quickOnes() {
+  const out = queue.filter((r) => !stepped(r.op));
+  if (out.length) queue.splice(0, queue.length, ...queue.filter((r) => stepped(r.op)));
+  return out;
+}
+
 async function call({ id, op, args }) {
   const fn = OPS[op];
   try {
@@ -192,6 +203,9 @@ async function call({ id, op, args }) {
         post({ type: "partial", id, result: r.value });
         await pause();                               // let a cancel in
         if (cancelled.has(id)) { cancelled.delete(id); post({ type: "error", id, message: "cancelled", cancelled: true }); return; }
+        // A picture asked for meanwhile (a page, a lens: well under a second) is answered between two steps, not
+        // after the whole continuation or grid.
+        for (const q of quickOnes()) await start(q);
         r = out.next();
       }
       result = r.value;
@@ -202,13 +216,24 @@ async function call({ id, op, args }) {
   }
 }
 
+/** A request taken from the queue: answered, or told it was cancelled. */
+async function start(request) {
+  if (cancelled.has(request.id)) {
+    cancelled.delete(request.id);
+    post({ type: "error", id: request.id, message: "cancelled", cancelled: true });
+    return;
+  }
+  await call(request);
+}
+
 async function drain() {
   if (running) return;
   running = true;
   while (queue.length) {
-    const next = queue.shift();
-    if (cancelled.has(next.id)) { cancelled.delete(next.id); post({ type: "error", id: next.id, message: "cancelled", cancelled: true }); continue; }
-    await call(next);
+    // quick operations first, then those that run in steps, each group in the order asked
+    const i = queue.findIndex((r) => !stepped(r.op));
+    const [next] = queue.splice(i < 0 ? 0 : i, 1);
+    await start(next);
   }
   running = false;
 }
