@@ -23,10 +23,9 @@
 ;; Both exported functions take:
 ;;   w     the address of the matrix's first block     rows  how many rows (outputs)
 ;;   nb    blocks in a row (inputs / 32)                 x     n input vectors, each nb*32 float32, one after another
-;;   sx    each block's sum of x (one vector only)       n     how many vectors
-;;   out   n output vectors, each rows float32: out[j*rows + r]
+;;   n     how many vectors                              out   n output vectors, each rows float32: out[j*rows + r]
 ;;   lut   the half-precision table                      acc   scratch: 16 bytes a vector (n > 1), or the split
-;;                                                             vector and its scales, 132 bytes a block (n = 1)
+;;                                                             vector, 144 bytes a block (n = 1: see $quant16)
 ;; Codes become floats by signed conversion (they are small, so it is exact, and x86 has no unsigned one).
 (module
   (import "env" "memory" (memory 1 6144))
@@ -80,8 +79,6 @@
       (br $l))))
 
   
-  ;; one vector: x rounded to 16-bit integers, block by block, at xq (64 bytes a block), each block's scale at xs:
-  ;; x ~ scale * xq, scale = the block's largest magnitude / 32767 (0 for a block of zeros)
   ;; eight numbers times inv, split into a 16-bit integer part (at hi) and the rest in 32768ths (at lo)
   (func $split8 (param $a v128) (param $b v128) (param $inv v128) (param $hi i32) (param $lo i32)
     (local $ta v128) (local $tb v128) (local $ia v128) (local $ib v128)
@@ -96,11 +93,14 @@
       (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (f32x4.sub (local.get $tb) (f32x4.convert_i32x4_s (local.get $ib)))
                                                          (f32x4.splat (f32.const 32768))))))))
 
-  (func $quant16 (param $x i32) (param $nb i32) (param $xq i32) (param $xs i32)
-    (local $b i32) (local $mx v128) (local $inv v128) (local $big f32) (local $xl i32)
-    (local.set $xl (i32.add (local.get $xq) (i32.shl (local.get $nb) (i32.const 6))))
-    (block $done (loop $l
-      (br_if $done (i32.ge_u (local.get $b) (local.get $nb)))
+  ;; One vector split, block by block, into records of 144 bytes at rec, all a block's kernels read from one place:
+  ;;   +0    32 whole steps xq (16-bit)        +64   32 rests xl, in 32768ths of a step (16-bit)
+  ;;   +128  the block's scale (float32): its largest magnitude / 32767, 0 for a block of zeros
+  ;;   +132  the block's sum of x (float32: Q4_1's minimum multiplies it)
+  (func $quant16 (param $x i32) (param $nb i32) (param $rec i32)
+    (local $end i32) (local $mx v128) (local $inv v128) (local $big f32) (local $sum v128)
+    (local.set $end (i32.add (local.get $rec) (i32.mul (local.get $nb) (i32.const 144))))
+    (loop $l
       (local.set $mx (f32x4.max
         (f32x4.max (f32x4.max (f32x4.abs (v128.load offset=0 align=4 (local.get $x))) (f32x4.abs (v128.load offset=16 align=4 (local.get $x))))
                    (f32x4.max (f32x4.abs (v128.load offset=32 align=4 (local.get $x))) (f32x4.abs (v128.load offset=48 align=4 (local.get $x)))))
@@ -110,48 +110,48 @@
                                (f32.max (f32x4.extract_lane 2 (local.get $mx)) (f32x4.extract_lane 3 (local.get $mx)))))
       (if (f32.gt (local.get $big) (f32.const 0))
         (then
-          (f32.store (local.get $xs) (f32.div (local.get $big) (f32.const 32767)))
+          (f32.store offset=128 (local.get $rec) (f32.div (local.get $big) (f32.const 32767)))
           (local.set $inv (f32x4.splat (f32.div (f32.const 32767) (local.get $big)))))
         (else
-          (f32.store (local.get $xs) (f32.const 0))
+          (f32.store offset=128 (local.get $rec) (f32.const 0))
           (local.set $inv (v128.const i32x4 0 0 0 0))))
+      (local.set $sum (f32x4.add
+        (f32x4.add (f32x4.add (v128.load offset=0 align=4 (local.get $x)) (v128.load offset=16 align=4 (local.get $x)))
+                   (f32x4.add (v128.load offset=32 align=4 (local.get $x)) (v128.load offset=48 align=4 (local.get $x))))
+        (f32x4.add (f32x4.add (v128.load offset=64 align=4 (local.get $x)) (v128.load offset=80 align=4 (local.get $x)))
+                   (f32x4.add (v128.load offset=96 align=4 (local.get $x)) (v128.load offset=112 align=4 (local.get $x))))))
+      (f32.store offset=132 (local.get $rec) (call $hsum (local.get $sum)))
       (call $split8 (v128.load offset=0 align=4 (local.get $x)) (v128.load offset=16 align=4 (local.get $x))
-                    (local.get $inv) (i32.add (local.get $xq) (i32.const 0)) (i32.add (local.get $xl) (i32.const 0)))
+                    (local.get $inv) (local.get $rec) (i32.add (local.get $rec) (i32.const 64)))
       (call $split8 (v128.load offset=32 align=4 (local.get $x)) (v128.load offset=48 align=4 (local.get $x))
-                    (local.get $inv) (i32.add (local.get $xq) (i32.const 16)) (i32.add (local.get $xl) (i32.const 16)))
+                    (local.get $inv) (i32.add (local.get $rec) (i32.const 16)) (i32.add (local.get $rec) (i32.const 80)))
       (call $split8 (v128.load offset=64 align=4 (local.get $x)) (v128.load offset=80 align=4 (local.get $x))
-                    (local.get $inv) (i32.add (local.get $xq) (i32.const 32)) (i32.add (local.get $xl) (i32.const 32)))
+                    (local.get $inv) (i32.add (local.get $rec) (i32.const 32)) (i32.add (local.get $rec) (i32.const 96)))
       (call $split8 (v128.load offset=96 align=4 (local.get $x)) (v128.load offset=112 align=4 (local.get $x))
-                    (local.get $inv) (i32.add (local.get $xq) (i32.const 48)) (i32.add (local.get $xl) (i32.const 48)))
+                    (local.get $inv) (i32.add (local.get $rec) (i32.const 48)) (i32.add (local.get $rec) (i32.const 112)))
       (local.set $x (i32.add (local.get $x) (i32.const 128)))
-      (local.set $xq (i32.add (local.get $xq) (i32.const 64)))
-      (local.set $xl (i32.add (local.get $xl) (i32.const 64)))
-      (local.set $xs (i32.add (local.get $xs) (i32.const 4)))
-      (local.set $b (i32.add (local.get $b) (i32.const 1)))
-      (br $l))))
+      (local.set $rec (i32.add (local.get $rec) (i32.const 144)))
+      (br_if $l (i32.lt_u (local.get $rec) (local.get $end)))))
 
   ;; one vector, Q4_1: d*scale*(sum(q xq) + sum(q xl)/32768) + m*sum(x). The codes meet xq as 16-bit integers,
   ;; pairs of products summed by i32x4.dot_i16x8_s (four dots a block), and the rest of x, in 32768ths of a step,
-  ;; the same way, so that nothing is lost against float32. One row at a time: the vector's parts are read again
+  ;; the same way, so that nothing is lost against float32. One row at a time: the vector's records are read again
   ;; for each row (they stay in the processor's nearest cache); rows taken four at a time to share those reads
   ;; ran slower, since their sums no longer fitted in the processor's registers.
-  (func $q4_1_one (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $sx i32) (param $out i32)
-      (param $lut i32) (param $xq i32)
-    (local $r i32) (local $b i32) (local $qp i32) (local $lp i32) (local $xs i32) (local $blk i32)
+  (func $q4_1_one (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $out i32) (param $lut i32) (param $rec i32)
+    (local $r i32) (local $xp i32) (local $end i32) (local $blk i32)
     (local $t v128) (local $c v128) (local $e0 v128) (local $e1 v128) (local $e2 v128) (local $e3 v128)
     (local $mask v128) (local $rest v128) (local $s v128) (local $mt f32)
-    (local.set $xs (i32.add (local.get $xq) (i32.shl (local.get $nb) (i32.const 7))))
     (local.set $mask (i8x16.splat (i32.const 15)))
     (local.set $rest (f32x4.splat (f32.const 0x1p-15)))
-    (call $quant16 (local.get $x) (local.get $nb) (local.get $xq) (local.get $xs))
+    (call $quant16 (local.get $x) (local.get $nb) (local.get $rec))
+    (local.set $end (i32.add (local.get $rec) (i32.mul (local.get $nb) (i32.const 144))))
     (local.set $blk (local.get $w))
     (block $rows_done (loop $row
       (br_if $rows_done (i32.ge_u (local.get $r) (local.get $rows)))
       (local.set $s (v128.const i32x4 0 0 0 0))
       (local.set $mt (f32.const 0))
-      (local.set $b (i32.const 0))
-      (local.set $qp (local.get $xq))
-      (local.set $lp (i32.add (local.get $xq) (i32.shl (local.get $nb) (i32.const 6))))
+      (local.set $xp (local.get $rec))
       (loop $block
         ;; the 32 codes as 16-bit integers: low nibbles are numbers 0-15, high ones 16-31
         (local.set $t (v128.load offset=4 align=1 (local.get $blk)))
@@ -164,47 +164,42 @@
         (local.set $s (f32x4.add (local.get $s) (f32x4.mul
           (f32x4.add
             (f32x4.convert_i32x4_s (i32x4.add
-              (i32x4.add (i32x4.dot_i16x8_s (local.get $e0) (v128.load offset=0 (local.get $qp)))
-                         (i32x4.dot_i16x8_s (local.get $e1) (v128.load offset=16 (local.get $qp))))
-              (i32x4.add (i32x4.dot_i16x8_s (local.get $e2) (v128.load offset=32 (local.get $qp)))
-                         (i32x4.dot_i16x8_s (local.get $e3) (v128.load offset=48 (local.get $qp))))))
+              (i32x4.add (i32x4.dot_i16x8_s (local.get $e0) (v128.load offset=0 (local.get $xp)))
+                         (i32x4.dot_i16x8_s (local.get $e1) (v128.load offset=16 (local.get $xp))))
+              (i32x4.add (i32x4.dot_i16x8_s (local.get $e2) (v128.load offset=32 (local.get $xp)))
+                         (i32x4.dot_i16x8_s (local.get $e3) (v128.load offset=48 (local.get $xp))))))
             (f32x4.mul (local.get $rest) (f32x4.convert_i32x4_s (i32x4.add
-              (i32x4.add (i32x4.dot_i16x8_s (local.get $e0) (v128.load offset=0 (local.get $lp)))
-                         (i32x4.dot_i16x8_s (local.get $e1) (v128.load offset=16 (local.get $lp))))
-              (i32x4.add (i32x4.dot_i16x8_s (local.get $e2) (v128.load offset=32 (local.get $lp)))
-                         (i32x4.dot_i16x8_s (local.get $e3) (v128.load offset=48 (local.get $lp))))))))
+              (i32x4.add (i32x4.dot_i16x8_s (local.get $e0) (v128.load offset=64 (local.get $xp)))
+                         (i32x4.dot_i16x8_s (local.get $e1) (v128.load offset=80 (local.get $xp))))
+              (i32x4.add (i32x4.dot_i16x8_s (local.get $e2) (v128.load offset=96 (local.get $xp)))
+                         (i32x4.dot_i16x8_s (local.get $e3) (v128.load offset=112 (local.get $xp))))))))
           ;; d * the block's scale
           (f32x4.splat (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))
-                                (f32.load (i32.add (local.get $xs) (i32.shl (local.get $b) (i32.const 2)))))))))
+                                (f32.load offset=128 (local.get $xp)))))))
         ;; m * the block's sum of x
         (local.set $mt (f32.add (local.get $mt)
           (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u offset=2 align=1 (local.get $blk)) (i32.const 2))))
-                   (f32.load (i32.add (local.get $sx) (i32.shl (local.get $b) (i32.const 2)))))))
+                   (f32.load offset=132 (local.get $xp)))))
         (local.set $blk (i32.add (local.get $blk) (i32.const 20)))
-        (local.set $qp (i32.add (local.get $qp) (i32.const 64)))
-        (local.set $lp (i32.add (local.get $lp) (i32.const 64)))
-        (local.set $b (i32.add (local.get $b) (i32.const 1)))
-        (br_if $block (i32.lt_u (local.get $b) (local.get $nb))))
+        (local.set $xp (i32.add (local.get $xp) (i32.const 144)))
+        (br_if $block (i32.lt_u (local.get $xp) (local.get $end))))
       (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))) (f32.add (call $hsum (local.get $s)) (local.get $mt)))
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $row))))
 
   ;; one vector, Q8_0: d*scale*(sum(q xq) + sum(q xl)/32768), as Q4_1's
-  (func $q8_0_one (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $out i32)
-      (param $lut i32) (param $xq i32)
-    (local $r i32) (local $b i32) (local $qp i32) (local $lp i32) (local $xs i32) (local $blk i32)
+  (func $q8_0_one (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $out i32) (param $lut i32) (param $rec i32)
+    (local $r i32) (local $xp i32) (local $end i32) (local $blk i32)
     (local $t v128) (local $c v128) (local $e0 v128) (local $e1 v128) (local $e2 v128) (local $e3 v128)
     (local $rest v128) (local $s v128)
-    (local.set $xs (i32.add (local.get $xq) (i32.shl (local.get $nb) (i32.const 7))))
     (local.set $rest (f32x4.splat (f32.const 0x1p-15)))
-    (call $quant16 (local.get $x) (local.get $nb) (local.get $xq) (local.get $xs))
+    (call $quant16 (local.get $x) (local.get $nb) (local.get $rec))
+    (local.set $end (i32.add (local.get $rec) (i32.mul (local.get $nb) (i32.const 144))))
     (local.set $blk (local.get $w))
     (block $rows_done (loop $row
       (br_if $rows_done (i32.ge_u (local.get $r) (local.get $rows)))
       (local.set $s (v128.const i32x4 0 0 0 0))
-      (local.set $b (i32.const 0))
-      (local.set $qp (local.get $xq))
-      (local.set $lp (i32.add (local.get $xq) (i32.shl (local.get $nb) (i32.const 6))))
+      (local.set $xp (local.get $rec))
       (loop $block
         ;; the 32 signed codes as 16-bit integers
         (local.set $c (v128.load offset=2 align=1 (local.get $blk)))
@@ -216,28 +211,27 @@
         (local.set $s (f32x4.add (local.get $s) (f32x4.mul
           (f32x4.add
             (f32x4.convert_i32x4_s (i32x4.add
-              (i32x4.add (i32x4.dot_i16x8_s (local.get $e0) (v128.load offset=0 (local.get $qp)))
-                         (i32x4.dot_i16x8_s (local.get $e1) (v128.load offset=16 (local.get $qp))))
-              (i32x4.add (i32x4.dot_i16x8_s (local.get $e2) (v128.load offset=32 (local.get $qp)))
-                         (i32x4.dot_i16x8_s (local.get $e3) (v128.load offset=48 (local.get $qp))))))
+              (i32x4.add (i32x4.dot_i16x8_s (local.get $e0) (v128.load offset=0 (local.get $xp)))
+                         (i32x4.dot_i16x8_s (local.get $e1) (v128.load offset=16 (local.get $xp))))
+              (i32x4.add (i32x4.dot_i16x8_s (local.get $e2) (v128.load offset=32 (local.get $xp)))
+                         (i32x4.dot_i16x8_s (local.get $e3) (v128.load offset=48 (local.get $xp))))))
             (f32x4.mul (local.get $rest) (f32x4.convert_i32x4_s (i32x4.add
-              (i32x4.add (i32x4.dot_i16x8_s (local.get $e0) (v128.load offset=0 (local.get $lp)))
-                         (i32x4.dot_i16x8_s (local.get $e1) (v128.load offset=16 (local.get $lp))))
-              (i32x4.add (i32x4.dot_i16x8_s (local.get $e2) (v128.load offset=32 (local.get $lp)))
-                         (i32x4.dot_i16x8_s (local.get $e3) (v128.load offset=48 (local.get $lp))))))))
+              (i32x4.add (i32x4.dot_i16x8_s (local.get $e0) (v128.load offset=64 (local.get $xp)))
+                         (i32x4.dot_i16x8_s (local.get $e1) (v128.load offset=80 (local.get $xp))))
+              (i32x4.add (i32x4.dot_i16x8_s (local.get $e2) (v128.load offset=96 (local.get $xp)))
+                         (i32x4.dot_i16x8_s (local.get $e3) (v128.load offset=112 (local.get $xp))))))))
+          ;; d * the block's scale
           (f32x4.splat (f32.mul (f32.load (i32.add (local.get $lut) (i32.shl (i32.load16_u align=1 (local.get $blk)) (i32.const 2))))
-                                (f32.load (i32.add (local.get $xs) (i32.shl (local.get $b) (i32.const 2)))))))))
+                                (f32.load offset=128 (local.get $xp)))))))
         (local.set $blk (i32.add (local.get $blk) (i32.const 34)))
-        (local.set $qp (i32.add (local.get $qp) (i32.const 64)))
-        (local.set $lp (i32.add (local.get $lp) (i32.const 64)))
-        (local.set $b (i32.add (local.get $b) (i32.const 1)))
-        (br_if $block (i32.lt_u (local.get $b) (local.get $nb))))
+        (local.set $xp (i32.add (local.get $xp) (i32.const 144)))
+        (br_if $block (i32.lt_u (local.get $xp) (local.get $end))))
       (f32.store (i32.add (local.get $out) (i32.shl (local.get $r) (i32.const 2))) (call $hsum (local.get $s)))
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $row))))
 
   ;; ------------------------------------------------------------------------------------------------ Q4_1
-  (func (export "q4_1") (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $sx i32) (param $n i32)
+  (func (export "q4_1") (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $n i32)
       (param $out i32) (param $lut i32) (param $acc i32)
     (local $r i32) (local $b i32) (local $blk i32) (local $xp i32) (local $xstride i32)
     (local $d v128) (local $m v128) (local $v v128) (local $lo v128) (local $hi v128) (local $t v128)
@@ -245,7 +239,7 @@
     (local $w4 v128) (local $w5 v128) (local $w6 v128) (local $w7 v128)
     (if (i32.eq (local.get $n) (i32.const 1))
       (then
-        (call $q4_1_one (local.get $w) (local.get $rows) (local.get $nb) (local.get $x) (local.get $sx) (local.get $out) (local.get $lut) (local.get $acc))
+        (call $q4_1_one (local.get $w) (local.get $rows) (local.get $nb) (local.get $x) (local.get $out) (local.get $lut) (local.get $acc))
         (return)))
     (local.set $xstride (i32.mul (local.get $nb) (i32.const 128)))
     (local.set $blk (local.get $w))
@@ -293,7 +287,7 @@
       (br $row))))
 
   ;; ------------------------------------------------------------------------------------------------ Q8_0
-  (func (export "q8_0") (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $sx i32) (param $n i32)
+  (func (export "q8_0") (param $w i32) (param $rows i32) (param $nb i32) (param $x i32) (param $n i32)
       (param $out i32) (param $lut i32) (param $acc i32)
     (local $r i32) (local $b i32) (local $blk i32) (local $xp i32) (local $xstride i32)
     (local $d v128) (local $v v128) (local $t v128)

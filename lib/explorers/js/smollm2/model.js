@@ -26,7 +26,7 @@ import { ByteBPE } from "./tokenizer.js";
 const PAGE = 65536;
 const LUT = 0;                       // 65,536 float32: every half-precision number
 const WARM_PASSES = 3;                // one-token passes at load (see warm)
-const ACC = 256 * 1024;              // the kernel's scratch: 16 bytes a vector, or 132 a block for one vector
+const ACC = 256 * 1024;              // the kernel's scratch: 16 bytes a vector, or 144 a block for one vector
 const FILE = 1024 * 1024;            // where the file's bytes start
 export const MAX_ROWS = 256;         // positions (or vectors) one kernel call takes
 export const LOGIT_ROWS = 32;        // read-outs one call takes (the lens: 31 stages)
@@ -146,7 +146,6 @@ export class SmolLM2 {
       x: f("x", MAX_ROWS * d), xn: f("xn", MAX_ROWS * d), q: f("q", MAX_ROWS * d), k: f("k", MAX_ROWS * d),
       v: f("v", MAX_ROWS * d), z: f("z", MAX_ROWS * d), o: f("o", MAX_ROWS * d),
       g: f("g", MAX_ROWS * dm), u: f("u", MAX_ROWS * dm), logits: f("logits", LOGIT_ROWS * vocab),
-      sx: f("sx", dm / 32),
     };
   }
 
@@ -167,16 +166,7 @@ export class SmolLM2 {
     const fn = w.type === TYPES.Q4_1 ? this.kernel.q4_1 : w.type === TYPES.Q8_0 ? this.kernel.q8_0 : null;
     if (!fn) throw new ModelError(`no kernel for ${w.typeName}`);
     if (n > (this.work.accBytes / 16)) throw new ModelError("too many vectors for one kernel call");
-    if (n === 1) {
-      // one vector: the kernel wants each block's sum of x (Q4_1's minimum multiplies it)
-      const xs = new Float32Array(this.memory.buffer, x, nb * 32), sx = this.buf.sx;
-      for (let b = 0; b < nb; b++) {
-        let s = 0;
-        for (let i = b * 32; i < b * 32 + 32; i++) s += xs[i];
-        sx[b] = s;
-      }
-    }
-    fn(w.at, rows, nb, x, this.work.sx, n, out, LUT, ACC);
+    fn(w.at, rows, nb, x, n, out, LUT, ACC);
   }
 
   /** A fresh KV cache: each layer's turned keys and values, [kv head][position][d_head]. */
@@ -397,7 +387,6 @@ function workLayout(cfg, fileEnd) {
   take("g", MAX_ROWS * dm);
   take("u", MAX_ROWS * dm);
   take("logits", LOGIT_ROWS * vocab);
-  take("sx", Math.max(d, dm) / 32);
   out.end = at;
   return out;
 }
