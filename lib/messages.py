@@ -103,7 +103,7 @@ MESSAGES: dict[str, str] = {
              "reach), got {got}",
     "decoding_method": "the decoding method must be one of {methods}; got {got}",
     # SmolLM2's text, in the library (lib.model.smollm2, lib.model.bytebpe) and in the page (smollm2/ops.js)
-    "text_empty": "the prompt is empty: give smollm2 some text, for example 'The capital of France is'",
+    "text_empty": "the prompt is empty: give SmolLM2 some text, for example 'The capital of France is'",
     "text_surrogate": "the text holds {code}, half of a surrogate pair, which is not a character UTF-8 can write: "
                       "give the text as ordinary Unicode",
     "text_unwritable": "SmolLM2's vocabulary cannot write {char} ({code}): its byte {byte} is no token of its "

@@ -37,6 +37,15 @@ function one(r) {
       return { tokens: out.tokens, summary: { ...out.summary, ids: undefined }, lens: out.lens,
         patterns: Buffer.from(out.patterns).toString("base64"), logits: Array.from(out.logits) };
     }
+    case "patterns": {
+      // every layer's and head's attention pattern, as the page's forward pass computes it (floats, not the bytes a
+      // run keeps): [layer, head, query, key] float32, base64
+      const n = r.ids.length;
+      const { kept } = model.forward(r.ids, model.newCache(n), { keep: (name) => name.endsWith("attn.pattern"), logits: "none" });
+      const all = new Float32Array(model.cfg.L * model.cfg.H * n * n);
+      for (let l = 0; l < model.cfg.L; l++) all.set(kept[`blocks.${l}.attn.pattern`], l * model.cfg.H * n * n);
+      return { patterns: Buffer.from(all.buffer).toString("base64") };
+    }
     case "decode": {
       const o = r.knobs || {};
       const knobs = { doSample: !!o.do_sample, temperature: o.temperature ?? 1, seed: BigInt(o.seed ?? 0),

@@ -54,13 +54,14 @@ def file_bytes() -> int | None:
     return path.stat().st_size if path is not None else None
 
 
-def live_args(texts=("prompt",), labels=("Your text",), opening: bool = False) -> dict:
+def live_args(texts=("prompt",), labels=("Your text",), opening: bool = False, max_tokens: int | None = None) -> dict:
     """What an explorer that can run SmolLM2 in the page declares (its page twin's `args.real`): which of its
     controls take a reader's text once the model is loaded, and the name of each one's box then (the first is
-    "Your text"), how much the model's file weighs, the longest text the page runs, and whether, before the model
-    is loaded, the page holds its opening picture only (`opening`: no menu of stored runs)."""
+    "Your text"), how much the model's file weighs, the longest text the explorer takes (`max_tokens`, the page's
+    MAX_TOKENS unless it takes fewer), and whether, before the model is loaded, the page holds its opening picture
+    only (`opening`: no menu of stored runs)."""
     return {"real": {"model": "smollm2", "texts": list(texts), "labels": list(labels), "bytes": file_bytes(),
-                     "max_tokens": MAX_TOKENS, "opening": opening}}
+                     "max_tokens": MAX_TOKENS if max_tokens is None else max_tokens, "opening": opening}}
 
 
 def page_ids(lm, text: str, what: str = "the text") -> list[int]:

@@ -103,7 +103,7 @@ def test_a_refused_download_leaves_the_stored_menu_working(visit, site_url):
     page.wait_for_function("window.courseExplorers && window.courseExplorers.ready")
     page.route(re.compile(r".*/smollm2/model-1\.bin$"), lambda route: route.fulfill(status=503, body="busy"))
     loaded = load_model(page)
-    assert loaded["state"] == "failed" and "menu of stored prompts still works" in loaded["message"], loaded
+    assert loaded["state"] == "failed" and "pictures the site's build made still work" in loaded["message"], loaded
     status = page.locator(".course-real-status").first
     assert status.inner_text() == loaded["message"]
     i = explorer_index(page, "real_page")

@@ -6,11 +6,12 @@ What is compared, and how closely (the page computes in float32, as the library 
   emoji, tabs, a chat-template text) and on texts drawn from a fresh seed;
 - the next token: every probability of the 49,152 within `PROB` of the library's;
 - the logit lens: the same top token at every one of the 31 stages, its probability within `PROB`;
-- attention: every weight of every head within `PATTERN` (the page keeps them as bytes: within 1/510 of its
-  own float, so within 1/510 + `PATTERN` of the library's);
+- attention: every weight of every head of every layer within `PATTERN`, as the page's forward pass computes it;
+  and as a run keeps them, bytes, within 1/510 + `PATTERN` (a byte is within 1/510 of the page's own float);
 - decoding: the same tokens, greedy, with a repetition penalty, sampled with a seed and min-p, and beam search;
   each token's log-probability within `LOGPROB`;
-- patching the residual stream: every cell of the grid within `FRACTION`.
+- patching the residual stream: every cell of the grid within `FRACTION`, restoring the clean run (denoise) and
+  spoiling it (noise).
 One Node process answers every request of a test session (the model loads once: about 0.2 s).
 """
 from __future__ import annotations
@@ -115,8 +116,9 @@ def test_every_token_of_the_vocabulary_is_shown_as_the_library_shows_it(node, lm
 def test_the_next_token_lens_and_patterns_are_the_librarys(node, lm):
     texts = [HELD[0], HELD[3], HELD[6], *seeded_texts(random.SystemRandom().randrange(2**32), 2)]
     ids = [lm.encode(t) for t in texts]
-    answers = node([{"op": "run", "ids": i} for i in ids])
-    for text, i, a in zip(texts, ids, answers):
+    answers = node([{"op": "run", "ids": i} for i in ids] + [{"op": "patterns", "ids": i} for i in ids])
+    answers, floats = answers[:len(ids)], answers[len(ids):]
+    for text, i, a, f in zip(texts, ids, answers, floats):
         r = a["result"]
         want = stored.run(lm, text)
         with torch.no_grad():
@@ -133,6 +135,8 @@ def test_the_next_token_lens_and_patterns_are_the_librarys(node, lm):
         _, cache = lm.model.run_with_cache(i)
         exact = torch.stack([cache[f"blocks.{layer}.attn.pattern"] for layer in range(lm.cfg.n_layers)]).numpy()
         assert np.abs(page_patterns / 255 - exact).max() <= 0.5 / 255 + PATTERN, text
+        page_floats = np.frombuffer(base64.b64decode(f["result"]["patterns"]), dtype=np.float32).reshape(exact.shape)
+        assert np.abs(page_floats - exact).max() < PATTERN, text
 
 
 def test_decoding_is_the_librarys(node, lm):
@@ -199,12 +203,16 @@ def test_patching_the_residual_stream_is_the_librarys(node, lm):
 
     # Short texts that differ late: the library's patching costs a pass per cell from the first difference on.
     clean, corrupted = "Anna met Tom. Tom thanked", "Anna met Tom. Anna thanked"
-    want = patch_stream(lm, clean, corrupted)
-    t, u = lm.vocab.id(want.target), lm.vocab.id(want.against)
-    [a] = node([{"op": "patch", "clean": lm.encode(clean), "corrupted": lm.encode(corrupted), "target": t, "against": u}])
-    got = a["result"]
-    assert abs(got["cleanDiff"] - want.clean_diff) < FRACTION and abs(got["corruptedDiff"] - want.corrupted_diff) < FRACTION
-    assert np.abs(np.array(got["grid"]) - want.resid).max() < FRACTION
+    for direction in ("denoise", "noise"):
+        want = patch_stream(lm, clean, corrupted, direction=direction)
+        t, u = lm.vocab.id(want.target), lm.vocab.id(want.against)
+        [a] = node([{"op": "patch", "clean": lm.encode(clean), "corrupted": lm.encode(corrupted), "target": t,
+                     "against": u, "direction": direction}])
+        got = a["result"]
+        assert abs(got["cleanDiff"] - want.clean_diff) < FRACTION, direction
+        assert abs(got["corruptedDiff"] - want.corrupted_diff) < FRACTION, direction
+        assert np.abs(np.array(got["grid"]) - want.resid).max() < FRACTION, direction
+        assert np.abs(want.resid).max() > 0.1, direction       # a grid with something in it
 
 
 def test_induction_heads_and_their_ablation_are_the_librarys(node, lm):

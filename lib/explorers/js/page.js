@@ -207,7 +207,7 @@ function liveBar(live, ownText, loaded) {
       button.hidden = true;
       const from = r.info.fromCache === r.info.bytes ? "from your browser's cache" : "downloaded";
       status.textContent = `SmolLM2 runs in this page (${smol.mb(r.info.bytes)} ${from} in ${r.info.seconds.toFixed(1)} s): ` +
-        `type any text of up to ${r.info.maxTokens} tokens.`;
+        `type any text of up to ${live.max_tokens || r.info.maxTokens} tokens.`;
       if (!done) { done = true; setTimeout(loaded); }
     } else if (r.state === "failed") {
       button.disabled = false;

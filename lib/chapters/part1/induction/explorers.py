@@ -215,6 +215,6 @@ def smol_induction_explorer(text: str = SMOL_TEXT, repeat: bool = True, group: s
             return smol.run(smollm2.load(), v["text"], v["repeat"], v["group"], v["kind"], v["layer"], v["head"])
         return live.opening_view("smol_induction", opening, view) if v == opening else view()
 
-    args = {**live.live_args(("text",), opening=True), "most": smol.MAX_TEXT, "formed": induction.FORMED,
+    args = {**live.live_args(("text",), opening=True, max_tokens=smol.MAX_TEXT), "most": smol.MAX_TEXT, "formed": induction.FORMED,
             "formed_previous": induction.FORMED_PREVIOUS}
     return Explorer("smol_induction", rows, compute, None, args, SMOL_NOTE)

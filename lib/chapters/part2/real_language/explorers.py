@@ -25,7 +25,7 @@ def smol_rows_explorer(words: str = WORDS) -> Explorer:
     from lib.chapters.part2.real_language import smol_map  # deferred: reads the model's file on first use
 
     rows = [[text_menu(words, (words,), "words", "words, separated by commas")]]
-    args = {**live.live_args(("words",), ("Your words, separated by commas",), opening=True), "most": smol_map.MAX_WORDS, "k": smol_map.K}
+    args = {**live.live_args(("words",), ("Your text: words, separated by commas",), opening=True), "most": smol_map.MAX_WORDS, "k": smol_map.K}
     def compute(v):
         view = lambda: smol_map.rows_view(v["words"])   # noqa: E731
         return live.opening_view("smol_rows", {"words": words}, view) if v == {"words": words} else view()

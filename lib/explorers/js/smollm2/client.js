@@ -2,13 +2,16 @@
  * asks (a button on every explorer that shows the real model), run in a Web Worker (worker.js), so the page's
  * main thread only sends requests and draws answers.
  *
- * Until it is loaded the explorers offer their menu of stored prompts. Loading downloads the model's file
+ * Until it is loaded the explorers show what the site's build ran (a menu of stored prompts, or one opening text). Loading downloads the model's file
  * from the site (about 98 MB, in parts; progress in bytes), which the browser keeps (its Cache API), so a
  * second visit reads it from disk. A browser without WebAssembly SIMD or module workers, one that refuses the
  * memory, or a download that fails, gets one sentence, and the menu goes on working.
  */
 
 const listeners = new Set();
+// What the reader keeps when the model cannot run: every explorer's pictures as the site's build made them (its menu
+// of stored prompts, or the one text it opens with).
+const STILL = "The pictures the site's build made still work.";
 export const real = {
   state: "idle",           // idle | loading | ready | failed
   loaded: 0, total: 0, cached: 0, info: null, message: "",
@@ -28,7 +31,7 @@ export function watch(fn) { listeners.add(fn); fn(real); return () => listeners.
 export function unsupported() {
   if (typeof WebAssembly !== "object" || typeof WebAssembly.validate !== "function") return "this browser has no WebAssembly";
   if (typeof Worker !== "function") return "this browser cannot run a Web Worker";
-  if (navigator.deviceMemory !== undefined && navigator.deviceMemory < 1) return "this device has too little memory for the model (it needs about 300 MB)";
+  if (navigator.deviceMemory !== undefined && navigator.deviceMemory < 1) return "this device has too little memory for the model (it runs in about 110 MB, and needs as much again while it loads)";
   return null;
 }
 
@@ -38,7 +41,7 @@ export function load(base) {
   const why = unsupported();
   if (why) {
     real.state = "failed";
-    real.message = `SmolLM2 cannot run in this browser: ${why}. The menu of stored prompts still works.`;
+    real.message = `SmolLM2 cannot run in this browser: ${why}. ${STILL}`;
     tell();
     return Promise.resolve(false);
   }
@@ -52,7 +55,7 @@ export function load(base) {
       worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "smollm2" });
     } catch (e) {
       real.state = "failed";
-      real.message = "SmolLM2 cannot run in this browser: it cannot start the page's worker. The menu of stored prompts still works.";
+      real.message = `SmolLM2 cannot run in this browser: it cannot start the page's worker. ${STILL}`;
       tell();
       resolve(false);
       return;
@@ -61,7 +64,7 @@ export function load(base) {
     worker.onerror = (e) => {
       if (real.state !== "loading") return;
       real.state = "failed";
-      real.message = `SmolLM2 could not start in this page (${e.message || "its worker failed"}). The menu of stored prompts still works.`;
+      real.message = `SmolLM2 could not start in this page (${e.message || "its worker failed"}). ${STILL}`;
       tell();
       resolve(false);
     };
@@ -76,8 +79,8 @@ export function load(base) {
         resolve(true);
       } else if (data.type === "failed") {
         real.state = "failed";
-        real.message = data.reader ? `SmolLM2 cannot run in this browser: ${data.message}. The menu of stored prompts still works.`
-          : `SmolLM2 could not be loaded: ${data.message}. The menu of stored prompts still works; try again later.`;
+        real.message = data.reader ? `SmolLM2 cannot run in this browser: ${data.message}. ${STILL}`
+          : `SmolLM2 could not be loaded: ${data.message}. ${STILL} Try again later.`;
         worker.terminate();
         real.worker = null;
         tell();

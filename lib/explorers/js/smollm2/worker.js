@@ -58,10 +58,17 @@ async function part(base, p, cache, report) {
   return bytes;
 }
 
+/** A file of the site's smollm2 folder, or an error that names it and what the site answered. */
+async function fetched(base, name) {
+  const response = await fetch(new URL(name, base));
+  if (!response.ok) throw new Error(`the site answered ${response.status} for ${name}`);
+  return response;
+}
+
 async function load(base) {
   const t0 = performance.now();
-  manifest = await (await fetch(new URL("model.json", base))).json();
-  const kernelBytes = await (await fetch(new URL("kernel.wasm", base))).arrayBuffer();
+  manifest = await (await fetched(base, "model.json")).json();
+  const kernelBytes = await (await fetched(base, "kernel.wasm")).arrayBuffer();
   if (!WebAssembly.validate(kernelBytes)) {
     throw Object.assign(new Error("this browser's WebAssembly has no SIMD instructions, which the page's model needs"), { reader: true });
   }
@@ -85,7 +92,7 @@ async function load(base) {
   try {
     model = await SmolLM2.create(kernel, parts, manifest.classes);
   } catch (e) {
-    if (e instanceof RangeError) throw Object.assign(new Error("this browser would not give the page the memory the model needs (about 110 MB)"), { reader: true });
+    if (e instanceof RangeError) throw Object.assign(new Error("this browser would not give the page the memory the model runs in (about 110 MB)"), { reader: true });
     throw e;
   }
   model.maxContext = manifest.max_tokens + manifest.max_new;
