@@ -19,6 +19,7 @@ id="solution-content"): an id must be unique in a page, so they are numbered.
 The bibliography's entries carry role="doc-biblioentry", which ARIA 1.3 deprecates (an
 accessibility checker reports each one); inside their role="list" they are list items, and say so.
 """
+import html
 import re
 from pathlib import Path
 
@@ -135,6 +136,29 @@ def _subset_icon_fonts(app, exception):
                              text), encoding="utf-8")
 
 
+def _index_page(app, exception):
+    """The site's root, index.html: a page that sends the reader on to the book's first page, with a head of its own
+    (the site's icon above all). sphinx-external-toc writes a bare redirect when none exists (it runs after this, at
+    the default priority, and leaves this one); with no icon named, a browser asks for /favicon.ico, which the site
+    does not serve: a 404 in the console of the site's front door, whenever it asks before the redirect."""
+    if exception is not None or app.builder.format != "html" or app.config.root_doc == "index":
+        return
+    first = f"{app.config.root_doc}.html"
+    title = html.escape(str(app.config.html_title or app.config.project))
+    (Path(app.outdir) / "index.html").write_text(
+        f"""<!doctype html>
+<html lang="{html.escape(app.config.language or 'en')}">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<link rel="icon" href="_static/favicon.svg">
+<meta http-equiv="Refresh" content="0; url={first}">
+</head>
+<body><p><a href="{first}">{title}</a></p></body>
+</html>
+""", encoding="utf-8")
+
+
 def setup(app):
     app.connect("html-page-context", _current_roles)
     app.connect("html-page-context", _unique_ids)
@@ -142,4 +166,5 @@ def setup(app):
     app.connect("html-page-context", _dedupe_scripts, priority=999)
     app.connect("build-finished", _drop_fontawesome_js)
     app.connect("build-finished", _subset_icon_fonts)
+    app.connect("build-finished", _index_page, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
