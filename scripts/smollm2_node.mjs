@@ -46,6 +46,14 @@ function one(r) {
       for (let l = 0; l < model.cfg.L; l++) all.set(kept[`blocks.${l}.attn.pattern`], l * model.cfg.H * n * n);
       return { patterns: Buffer.from(all.buffer).toString("base64") };
     }
+    case "silu": {
+      // the kernel's SwiGLU product on given numbers (a multiple of 4 of them): silu(gate) * up
+      const n = r.gate.length;
+      model.buf.g.set(r.gate);
+      model.buf.u.set(r.up);
+      model.kernel.silu_mul(model.work.g, model.work.u, n);
+      return { out: Array.from(model.buf.g.subarray(0, n)) };
+    }
     case "decode": {
       const o = r.knobs || {};
       const knobs = { doSample: !!o.do_sample, temperature: o.temperature ?? 1, seed: BigInt(o.seed ?? 0),

@@ -60,6 +60,7 @@ function configFrom(meta, tensors) {
     eps: need("llama.attention.layer_norm_rms_epsilon"), nCtx: need("llama.context_length"),
   };
   if (tensors["token_embd.weight"].type !== TYPES.Q8_0) throw new ModelError("the embedding is not Q8_0");
+  if (cfg.dm % 4 !== 0) throw new ModelError("the MLP's width must be a multiple of 4 (its product is taken four numbers at a time)");
   if (cfg.dh % 8 !== 0) throw new ModelError("a head's width must be a multiple of 8 (the attention sums eight numbers at a time)");
   if ("output.weight" in tensors) throw new ModelError("the file has its own unembedding; the page ties it");
   return cfg;
@@ -320,11 +321,7 @@ export class SmolLM2 {
       this.rmsnorm(x, b.xn, n, blk.ffnNorm);
       this.matmul(blk.gate, w.xn, n, w.g);
       this.matmul(blk.up, w.xn, n, w.u);
-      const gg = b.g, uu = b.u;
-      for (let i = 0; i < n * dm; i++) {
-        const a = gg[i];
-        gg[i] = Math.fround(a / (1 + Math.exp(-a))) * uu[i];
-      }
+      this.kernel.silu_mul(w.g, w.u, n * dm);          // SiLU(gate) * up, in place of the gate
       this.matmul(blk.down, w.g, n, w.o);
       for (let i = 0; i < n * d; i++) x[i] += b.o[i];
       hook(p + "resid_post", x);
