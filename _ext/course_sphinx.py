@@ -21,6 +21,7 @@ accessibility checker reports each one); inside their role="list" they are list 
 """
 import html
 import re
+import urllib.parse
 from pathlib import Path
 
 # Roles deprecated by DPUB-ARIA 1.1 / ARIA 1.3, and what each becomes.
@@ -140,18 +141,21 @@ def _index_page(app, exception):
     """The site's root, index.html: a page that sends the reader on to the book's first page, with a head of its own
     (the site's icon above all). sphinx-external-toc writes a bare redirect when none exists (it runs after this, at
     the default priority, and leaves this one); with no icon named, a browser asks for /favicon.ico, which the site
-    does not serve: a 404 in the console of the site's front door, whenever it asks before the redirect."""
+    does not serve: a 404 in the console of the site's front door, whenever it asks before the redirect. The icon
+    is written into the page (a data: address): a request for a file would be cut off by the redirect."""
     if exception is not None or app.builder.format != "html" or app.config.root_doc == "index":
         return
     first = f"{app.config.root_doc}.html"
     title = html.escape(str(app.config.html_title or app.config.project))
+    svg = Path(app.outdir) / "_static" / "favicon.svg"
+    icon = "data:image/svg+xml," + urllib.parse.quote(svg.read_text(encoding="utf-8")) if svg.is_file() else "data:,"
     (Path(app.outdir) / "index.html").write_text(
         f"""<!doctype html>
 <html lang="{html.escape(app.config.language or 'en')}">
 <head>
 <meta charset="utf-8">
 <title>{title}</title>
-<link rel="icon" href="_static/favicon.svg">
+<link rel="icon" href="{html.escape(icon)}">
 <meta http-equiv="Refresh" content="0; url={first}">
 </head>
 <body><p><a href="{first}">{title}</a></p></body>
