@@ -138,7 +138,11 @@ def test_a_warm_fork_runs_as_a_fresh_process_would(tmp_path):
         nb = nbformat.v4.new_notebook()
         nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
         NotebookClient(nb, kernel_name=kernel, timeout=120, resources={"metadata": {"path": str(tmp_path)}}).execute()
-        return [[o.get("text") or sorted(o.get("data", {})) for o in c.outputs] for c in nb.cells]
+        # a cell's printed text whole (a kernel may send one print in several messages), then its displays
+        def shape(c):
+            text = "".join(o.get("text", "") for o in c.outputs if o.get("output_type") == "stream")
+            return ([text] if text else []) + [sorted(o.get("data", {})) for o in c.outputs if o.get("output_type") != "stream"]
+        return [shape(c) for c in nb.cells]
 
     env = dict(os.environ, COURSE_MARK="warm", OMP_NUM_THREADS="1")
     with pytest.MonkeyPatch.context() as mp:
